@@ -1,0 +1,17 @@
+"""dy2st: Paddle-style eager code on numpy, converted to static graphs by rewriting its source."""
+from __future__ import annotations
+
+from .runtime import ops as _ops
+from .runtime.config import get_default_dtype, seed, set_default_dtype
+from .runtime.dtype import (DType, bool_ as bool, float16, float32, float64, int8, int16, int32,
+                            int64, uint8)
+from .runtime.ops import *  # noqa: F401,F403 - the public op functions
+from .runtime.ops import is_tensor
+from .runtime.tensor import Parameter, Tensor
+
+from . import static  # noqa: E402
+from . import tensor  # noqa: E402
+
+__version__ = "0.1.0"
+
+dtype = DType

@@ -1,0 +1,37 @@
+"""User-settable defaults: the default float dtype and the random seed."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .dtype import convert_dtype
+
+
+class _Config:
+    def __init__(self) -> None:
+        self.default_dtype = "float32"
+        self.rng = np.random.default_rng(0)
+
+
+config = _Config()
+
+
+def get_default_dtype() -> str:
+    return config.default_dtype
+
+
+def set_default_dtype(d: Any) -> None:
+    d = convert_dtype(d)
+    if not d.is_floating:
+        raise TypeError(f"the default dtype must be a float type, got {d}")
+    config.default_dtype = str(d)
+
+
+def seed(n: int) -> None:
+    """Make random initialisation and random ops deterministic."""
+    config.rng = np.random.default_rng(int(n))
+
+
+def rng() -> np.random.Generator:
+    return config.rng

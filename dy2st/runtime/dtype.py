@@ -1,0 +1,69 @@
+"""Paddle-named dtypes: string-like objects that map to numpy dtypes."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+class DType(str):
+    """A dtype that compares equal to its name (`x.dtype == 'float32'`)."""
+
+    __slots__ = ()
+
+    @property
+    def np(self) -> np.dtype:
+        return _NUMPY[str(self)]
+
+    @property
+    def is_floating(self) -> bool:
+        return self.np.kind == "f"
+
+    @property
+    def is_integer(self) -> bool:
+        return self.np.kind in "iu"
+
+    def __repr__(self) -> str:
+        return f"paddle.{str(self)}"
+
+
+_NAMES = ["float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"]
+_NUMPY = {n: np.dtype(n) for n in _NAMES}
+DTYPES = {n: DType(n) for n in _NAMES}
+
+float16 = DTYPES["float16"]
+float32 = DTYPES["float32"]
+float64 = DTYPES["float64"]
+int8 = DTYPES["int8"]
+int16 = DTYPES["int16"]
+int32 = DTYPES["int32"]
+int64 = DTYPES["int64"]
+uint8 = DTYPES["uint8"]
+bool_ = DTYPES["bool"]
+
+
+def convert_dtype(dtype: Any) -> DType:
+    """Any dtype spelling (DType, str, numpy dtype, Python type) to a DType."""
+    if isinstance(dtype, DType):
+        return dtype
+    if dtype is bool:
+        return bool_
+    if dtype is int:
+        return int64
+    if dtype is float:
+        return float32
+    if isinstance(dtype, str):
+        name = dtype.replace("paddle.", "")
+        if name in DTYPES:
+            return DTYPES[name]
+    try:
+        name = np.dtype(dtype).name
+    except TypeError:
+        name = None
+    if name in DTYPES:
+        return DTYPES[name]
+    raise TypeError(f"unsupported dtype {dtype!r}; use one of {', '.join(_NAMES)}")
+
+
+def dtype_of_array(a: np.ndarray) -> DType:
+    return DTYPES[a.dtype.name]

@@ -1,0 +1,145 @@
+"""Tensor arrays: growable lists of tensors usable as loop state (a Python list when run)."""
+from __future__ import annotations
+
+from typing import Any, List, Optional
+
+import numpy as np
+
+from ..dtype import convert_dtype, int64
+from ..program import Variable
+from ..registry import Meta, apply, register_op
+from ..tensor import Tensor
+from .operands import as_tensor, is_tensor
+
+
+def _elem_of(x) -> tuple:
+    return (tuple(x._shape), str(x.dtype))
+
+
+@register_op("create_array", infer=lambda dtype: Meta((), convert_dtype(dtype), "array", None))
+def _create_array_kernel(dtype):
+    return []
+
+
+def _write_infer(array, i, x):
+    elem = _elem_of(x)
+    if array.elem is not None:
+        old_shape, old_dtype = array.elem
+        if old_dtype != elem[1] or len(old_shape) != len(elem[0]):
+            raise ValueError(f"array_write: the array holds {old_dtype}{list(old_shape)} items, "
+                             f"got {x.dtype}{list(x._shape)}")
+        elem = (tuple(a if a == b else -1 for a, b in zip(old_shape, elem[0])), elem[1])
+    return Meta((), x.dtype, "array", elem)
+
+
+@register_op("array_write", infer=_write_infer)
+def _array_write_kernel(array, i, x):
+    i = int(i)
+    if i == len(array):
+        array.append(x)
+    elif 0 <= i < len(array):
+        array[i] = x
+    else:
+        raise IndexError(f"array_write: index {i} is out of range for an array of length {len(array)}")
+    return array
+
+
+def _read_infer(array, i):
+    if array.elem is None:
+        raise ValueError("array_read: the array has no element written yet, so its item type is unknown")
+    return Meta(tuple(array.elem[0]), convert_dtype(array.elem[1]))
+
+
+@register_op("array_read", infer=_read_infer)
+def _array_read_kernel(array, i):
+    return array[int(i)]
+
+
+@register_op("array_length", infer=lambda array: Meta((), int64))
+def _array_length_kernel(array):
+    return np.array(len(array), dtype=np.int64)
+
+
+def _stack_infer(array, axis):
+    if array.elem is None:
+        raise ValueError("stacking a tensor array that is never written")
+    shape = list(array.elem[0])
+    shape.insert(axis % (len(shape) + 1), -1)
+    return Meta(tuple(shape), convert_dtype(array.elem[1]))
+
+
+@register_op("array_stack", infer=_stack_infer)
+def _array_stack_kernel(array, axis):
+    if not array:
+        raise ValueError("cannot stack an empty tensor array")
+    return np.stack(array, axis=axis)
+
+
+def _concat_infer(array, axis):
+    if array.elem is None:
+        raise ValueError("concatenating a tensor array that is never written")
+    shape = list(array.elem[0])
+    shape[axis % len(shape)] = -1
+    return Meta(tuple(shape), convert_dtype(array.elem[1]))
+
+
+@register_op("array_concat", infer=_concat_infer)
+def _array_concat_kernel(array, axis):
+    if not array:
+        raise ValueError("cannot concatenate an empty tensor array")
+    return np.concatenate(array, axis=axis)
+
+
+def create_array(dtype: Any = "float32", initialized_list: Optional[List[Any]] = None) -> Any:
+    """An empty tensor array (eagerly a Python list)."""
+    d = convert_dtype(dtype)
+    from .. import state
+    if not state._state.blocks:
+        return list(initialized_list or [])
+    arr = apply("create_array", [], {"dtype": str(d)})
+    for k, item in enumerate(initialized_list or []):
+        arr = array_write(item, k, arr)
+    return arr
+
+
+def _index(i: Any) -> Any:
+    return as_tensor(i, "int64") if not is_tensor(i) else i
+
+
+def array_write(x: Any, i: Any, array: Any = None) -> Any:
+    """Write x at position i (i == length appends); returns the array."""
+    if array is None:
+        array = create_array(x.dtype)
+    if isinstance(array, list):
+        if isinstance(i, Variable) or isinstance(x, Variable):
+            raise TypeError("array_write: a Python list cannot hold symbolic tensors by a "
+                            "symbolic index")
+        _array_write_kernel(array, int(i), x)
+        return array
+    return apply("array_write", [array, _index(i), as_tensor(x)])
+
+
+def array_read(array: Any, i: Any) -> Any:
+    if isinstance(array, list):
+        return array[int(i)]
+    return apply("array_read", [array, _index(i)])
+
+
+def array_length(array: Any) -> Any:
+    if isinstance(array, list):
+        return Tensor(np.array(len(array), dtype=np.int64))
+    return apply("array_length", [array])
+
+
+def array_stack(array: Any, axis: int = 0) -> Any:
+    return apply("array_stack", [array], {"axis": int(axis)})
+
+
+def array_concat(array: Any, axis: int = 0) -> Any:
+    return apply("array_concat", [array], {"axis": int(axis)})
+
+
+def array_append(array: Variable, x: Any) -> None:
+    """array.append(x) on a symbolic array: the handle is rebound to the written array."""
+    out = array_write(x, array_length(array), array)
+    array.name, array.elem, array.block = out.name, out.elem, out.block

@@ -1,0 +1,260 @@
+"""Creation ops: to_tensor, full / zeros / ones (and *_like), cast, assign, arange, eye."""
+from __future__ import annotations
+
+from typing import Any, List, Optional, Sequence
+
+import numpy as np
+
+from .. import state
+from ..dtype import DType, bool_, convert_dtype, dtype_of_array, float32, int64
+from ..registry import Meta, apply, register_op
+from ..tensor import Tensor, TensorLike
+from .operands import cast as _cast_to, is_tensor, scalar_dtype
+
+
+def default_float() -> DType:
+    from ..config import get_default_dtype
+    return convert_dtype(get_default_dtype())
+
+
+# ----------------------------------------------------------------------------- to_tensor
+def _infer_data_dtype(data: Any) -> Optional[DType]:
+    if isinstance(data, (bool, np.bool_)):
+        return bool_
+    if isinstance(data, (int, np.integer)) and not isinstance(data, np.ndarray):
+        return int64
+    if isinstance(data, float):
+        return default_float()
+    return None
+
+
+def _to_array(data: Any, dtype: Optional[DType]) -> np.ndarray:
+    if isinstance(data, Tensor):
+        arr = data._value.copy()
+    elif isinstance(data, np.ndarray):
+        arr = data.copy()
+    elif isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in data):
+        arr = np.stack([np.asarray(d._value if isinstance(d, Tensor) else d) for d in data])
+    else:
+        guessed = _infer_data_dtype(data)
+        arr = np.array(data)
+        if guessed is not None:
+            arr = arr.astype(guessed.np)
+        elif arr.dtype.kind == "f" and not isinstance(data, np.generic):
+            arr = arr.astype(default_float().np)   # Python float lists become float32
+        elif arr.dtype.kind in "iu" and arr.dtype != np.int64 and not isinstance(data, np.generic):
+            arr = arr.astype(np.int64)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"to_tensor: cannot make a tensor of {arr.dtype} data")
+    if dtype is not None:
+        arr = arr.astype(dtype.np)
+    elif arr.dtype.name not in ("float16", "float32", "float64", "int8", "int16", "int32", "int64",
+                                "uint8", "bool"):
+        arr = arr.astype(np.int64 if arr.dtype.kind in "iu" else np.float64)
+    return arr
+
+
+def to_tensor(data: Any, dtype: Any = None, place: Any = None, stop_gradient: bool = True) -> Any:
+    """A tensor from Python data, a numpy array or another tensor (a copy)."""
+    d = convert_dtype(dtype) if dtype is not None else None
+    if is_tensor(data) and not isinstance(data, Tensor):     # a static Variable
+        out = apply("assign", [data])
+        return _cast_to(out, d) if d is not None else out
+    if state._state.blocks and isinstance(data, (list, tuple)) and any(is_tensor(v) for v in data):
+        from .shape import stack
+        out = stack([v if is_tensor(v) else full([], v, d or scalar_dtype(v)) for v in data])
+        return _cast_to(out, d) if d is not None else out
+    arr = _to_array(data, d)
+    t = Tensor(arr, stop_gradient=stop_gradient)
+    if state._state.blocks:
+        return apply("assign", [t])       # a constant captured into the Program
+    return t
+
+
+def _assign_kernel(x):
+    return x.copy() if isinstance(x, np.ndarray) else list(x)
+
+
+register_op("assign", infer=lambda x: Meta(x._shape, x.dtype, x.kind, x.elem))(_assign_kernel)
+
+
+def assign(x: Any, output: Any = None) -> Any:
+    """A copy of x (a tensor, array or Python data)."""
+    if not is_tensor(x):
+        x = to_tensor(x)
+    return apply("assign", [x])
+
+
+# ----------------------------------------------------------------------------- cast
+@register_op("cast", infer=lambda x, dtype: Meta(x._shape, convert_dtype(dtype)))
+def _cast_kernel(x, dtype):
+    return x.astype(dtype)
+
+
+def cast(x: Any, dtype: Any) -> Any:
+    """x converted to dtype."""
+    d = convert_dtype(dtype)
+    if not is_tensor(x):
+        return to_tensor(x, dtype=d)
+    if x.dtype == d:
+        return apply("assign", [x]) if state._state.blocks else Tensor(x._value.copy())
+    return apply("cast", [x], {"dtype": str(d)})
+
+
+# ----------------------------------------------------------------------------- full & co
+@register_op("full", infer=lambda shape, value, dtype: Meta(tuple(shape), convert_dtype(dtype)))
+def _full_kernel(shape, value, dtype):
+    return np.full(shape, value, dtype=dtype)
+
+
+def _fill_infer(value, *dims, shape, dtype):
+    return Meta(tuple(-1 if d is None else d for d in shape),
+                convert_dtype(dtype) if dtype else value.dtype)
+
+
+@register_op("fill", infer=_fill_infer)
+def _fill_kernel(value, *dims, shape, dtype):
+    it = iter(dims)
+    real = [int(next(it)) if d is None else d for d in shape]
+    return np.full(real, value, dtype=dtype or value.dtype)
+
+
+def _split_shape(shape: Any):
+    """(static template with None for tensor dims, [dim tensors]) from a shape argument."""
+    if is_tensor(shape):
+        if isinstance(shape, Tensor):
+            return [int(d) for d in shape._value.reshape(-1)], []
+        n = shape._shape[0] if shape._shape else 0
+        if n < 0:
+            raise ValueError("a shape tensor must have a known length")
+        return [None] * n, [shape[i] for i in range(n)]
+    if isinstance(shape, int):
+        shape = [shape]
+    template, dims = [], []
+    for d in shape:
+        if is_tensor(d):
+            if isinstance(d, Tensor):
+                template.append(int(d._value))
+            else:
+                template.append(None)
+                dims.append(d)
+        else:
+            template.append(int(d))
+    return template, dims
+
+
+def full(shape: Any, fill_value: Any, dtype: Any = None, name: Optional[str] = None) -> Any:
+    """A tensor of `shape` filled with `fill_value` (a number or a one-element tensor)."""
+    template, dims = _split_shape(shape)
+    if dtype is None:
+        d = fill_value.dtype if is_tensor(fill_value) else (
+            bool_ if isinstance(fill_value, bool) else default_float())
+    else:
+        d = convert_dtype(dtype)
+    if not dims and not is_tensor(fill_value):
+        if not state._state.blocks:
+            return Tensor(np.full(template, fill_value, dtype=d.np))
+        return apply("full", [], {"shape": template, "value": _py_value(fill_value, d), "dtype": str(d)})
+    if not is_tensor(fill_value):
+        from .operands import constant
+        fill_value = constant(fill_value, d)
+    elif fill_value.ndim:
+        from .shape import reshape
+        fill_value = reshape(fill_value, [])
+    return apply("fill", [fill_value, *dims], {"shape": template, "dtype": str(d)})
+
+
+def _py_value(v: Any, d: DType) -> Any:
+    if d == bool_:
+        return bool(v)
+    if d.is_integer:
+        return int(v)
+    return float(v)
+
+
+def zeros(shape: Any, dtype: Any = None, name: Optional[str] = None) -> Any:
+    return full(shape, 0, dtype or default_float())
+
+
+def ones(shape: Any, dtype: Any = None, name: Optional[str] = None) -> Any:
+    return full(shape, 1, dtype or default_float())
+
+
+def empty(shape: Any, dtype: Any = None, name: Optional[str] = None) -> Any:
+    return full(shape, 0, dtype or default_float())
+
+
+def _like_infer(x, value, dtype):
+    return Meta(x._shape, convert_dtype(dtype) if dtype else x.dtype)
+
+
+@register_op("full_like", infer=_like_infer)
+def _full_like_kernel(x, value, dtype):
+    return np.full(x.shape, value, dtype=dtype or x.dtype)
+
+
+def full_like(x: Any, fill_value: Any, dtype: Any = None, name: Optional[str] = None) -> Any:
+    d = convert_dtype(dtype) if dtype is not None else x.dtype
+    if is_tensor(fill_value):
+        from .shape import shape as shape_of
+        return full(x.shape, fill_value, d)
+    return apply("full_like", [x], {"value": _py_value(fill_value, d), "dtype": str(d)})
+
+
+def zeros_like(x: Any, dtype: Any = None, name: Optional[str] = None) -> Any:
+    return full_like(x, 0, dtype)
+
+
+def ones_like(x: Any, dtype: Any = None, name: Optional[str] = None) -> Any:
+    return full_like(x, 1, dtype)
+
+
+def empty_like(x: Any, dtype: Any = None, name: Optional[str] = None) -> Any:
+    return full_like(x, 0, dtype)
+
+
+# ----------------------------------------------------------------------------- ranges
+def _arange_infer(start, end, step, dtype):
+    return Meta((-1,), convert_dtype(dtype))
+
+
+@register_op("arange", infer=_arange_infer)
+def _arange_kernel(start, end, step, dtype):
+    return np.arange(start, end, step).astype(dtype)
+
+
+def arange(start: Any = 0, end: Any = None, step: Any = 1, dtype: Any = None,
+           name: Optional[str] = None) -> Any:
+    """Values from start to end (exclusive) by step."""
+    if end is None:
+        start, end = 0, start
+    vals = [start, end, step]
+    if dtype is None:
+        dtype = default_float() if any(
+            isinstance(v, float) or (is_tensor(v) and v.dtype.is_floating) for v in vals) else int64
+    d = convert_dtype(dtype)
+    if not any(is_tensor(v) for v in vals):
+        n = len(range(0)) if False else None
+        if not state._state.blocks:
+            return Tensor(np.arange(start, end, step).astype(d.np))
+        count = int(np.ceil((end - start) / step)) if step else 0
+        return apply("full_range", [], {"start": start, "end": end, "step": step, "dtype": str(d),
+                                        "n": max(count, 0)})
+    from .operands import as_tensor
+    return apply("arange", [as_tensor(v, d) for v in vals], {"dtype": str(d)})
+
+
+@register_op("full_range", infer=lambda start, end, step, dtype, n: Meta((n,), convert_dtype(dtype)))
+def _full_range_kernel(start, end, step, dtype, n):
+    return np.arange(start, end, step).astype(dtype)
+
+
+@register_op("eye", infer=lambda n, m, dtype: Meta((n, m), convert_dtype(dtype)))
+def _eye_kernel(n, m, dtype):
+    return np.eye(n, m, dtype=dtype)
+
+
+def eye(num_rows: int, num_columns: Optional[int] = None, dtype: Any = None,
+        name: Optional[str] = None) -> Any:
+    d = convert_dtype(dtype) if dtype is not None else default_float()
+    return apply("eye", [], {"n": int(num_rows), "m": int(num_columns or num_rows), "dtype": str(d)})

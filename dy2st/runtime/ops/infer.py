@@ -1,0 +1,88 @@
+"""Shape and dtype inference shared by many ops (unknown dims are -1)."""
+from __future__ import annotations
+
+from typing import Iterable, List, Optional, Sequence, Tuple
+
+from ..dtype import DType, bool_, convert_dtype
+from ..registry import Meta
+
+
+def broadcast_shapes(op: str, a: Sequence[int], b: Sequence[int]) -> Tuple[int, ...]:
+    out: List[int] = []
+    for i in range(1, max(len(a), len(b)) + 1):
+        da = a[-i] if i <= len(a) else 1
+        db = b[-i] if i <= len(b) else 1
+        if da == db:
+            out.append(da)
+        elif da == 1:
+            out.append(db)
+        elif db == 1:
+            out.append(da)
+        elif da == -1 or db == -1:
+            out.append(max(da, db))
+        else:
+            raise ValueError(f"{op}: shapes {list(a)} and {list(b)} cannot be broadcast "
+                             f"(dim {len(out) and -i} is {da} vs {db})")
+    return tuple(reversed(out))
+
+
+def same(x, **attrs) -> Meta:
+    return Meta(x._shape, x.dtype)
+
+
+def same_as_bool(x, **attrs) -> Meta:
+    return Meta(x._shape, bool_)
+
+
+def binary(op: str):
+    def infer(x, y, **attrs) -> Meta:
+        return Meta(broadcast_shapes(op, x._shape, y._shape), x.dtype)
+    return infer
+
+
+def binary_bool(op: str):
+    def infer(x, y, **attrs) -> Meta:
+        return Meta(broadcast_shapes(op, x._shape, y._shape), bool_)
+    return infer
+
+
+def norm_axes(axis, ndim: int) -> Optional[Tuple[int, ...]]:
+    if axis is None:
+        return None
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    if not axes:
+        return None
+    out = []
+    for a in axes:
+        if not -max(ndim, 1) <= a < max(ndim, 1):
+            raise ValueError(f"axis {a} is out of range for a tensor of rank {ndim}")
+        out.append(a % ndim if ndim else 0)
+    return tuple(out)
+
+
+def reduced_shape(shape: Sequence[int], axis, keepdim: bool) -> Tuple[int, ...]:
+    axes = norm_axes(axis, len(shape))
+    if axes is None:
+        axes = tuple(range(len(shape)))
+    if keepdim:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def reduce(dtype: Optional[str] = None):
+    def infer(x, axis=None, keepdim=False, **attrs) -> Meta:
+        out_dtype = convert_dtype(attrs["dtype"]) if attrs.get("dtype") else (
+            convert_dtype(dtype) if dtype else x.dtype)
+        return Meta(reduced_shape(x._shape, axis, keepdim), out_dtype)
+    return infer
+
+
+def known(dims: Iterable[int]) -> bool:
+    return all(d >= 0 for d in dims)
+
+
+def prod(dims: Iterable[int]) -> int:
+    n = 1
+    for d in dims:
+        n *= d
+    return n

@@ -1,0 +1,97 @@
+"""Turning Python scalars and mixed dtypes into operands of one dtype, as Paddle does."""
+from __future__ import annotations
+
+from typing import Any, Tuple
+
+import numpy as np
+
+from .. import state
+from ..dtype import DType, DTYPES, bool_, convert_dtype, float32, int64
+from ..registry import apply
+from ..tensor import Tensor, TensorLike
+
+_RANK = {"bool": 0, "uint8": 1, "int8": 1, "int16": 2, "int32": 3, "int64": 4,
+         "float16": 5, "float32": 6, "float64": 7}
+
+
+def is_tensor(x: Any) -> bool:
+    return isinstance(x, TensorLike)
+
+
+def constant(value: Any, dtype: DType) -> Any:
+    """A 0-d constant: an eager Tensor, or a `full` op while a Program is built."""
+    if state._state.blocks:
+        return apply("full", [], {"shape": [], "value": _py(value, dtype), "dtype": str(dtype)})
+    return Tensor(np.array(value, dtype=dtype.np))
+
+
+def _py(value: Any, dtype: DType) -> Any:
+    if dtype == bool_:
+        return bool(value)
+    if dtype.is_integer:
+        return int(value)
+    return float(value)
+
+
+def scalar_dtype(value: Any) -> DType:
+    if isinstance(value, (bool, np.bool_)):
+        return bool_
+    if isinstance(value, (int, np.integer)):
+        return int64
+    return float32
+
+
+def promote(a: DType, b: DType) -> DType:
+    if a == b:
+        return a
+    fa, fb = a.is_floating, b.is_floating
+    if fa and not fb:
+        return a
+    if fb and not fa:
+        return b
+    return a if _RANK[str(a)] >= _RANK[str(b)] else b
+
+
+def cast(x: Any, dtype: DType) -> Any:
+    if x.dtype == dtype:
+        return x
+    return apply("cast", [x], {"dtype": str(dtype)})
+
+
+def scalar_result_dtype(t: DType, value: Any) -> DType:
+    if isinstance(value, (bool, np.bool_)):
+        return t
+    if isinstance(value, (int, np.integer)):
+        return int64 if t == bool_ else t
+    if isinstance(value, (float, np.floating)):
+        return t if t.is_floating else float32
+    if isinstance(value, complex):
+        raise TypeError("complex scalars are not supported")
+    raise TypeError(f"unsupported operand type {type(value).__name__}")
+
+
+def binary_operands(x: Any, y: Any) -> Tuple[Any, Any]:
+    """Both operands as tensors of one dtype (a Python scalar takes the tensor's dtype)."""
+    xt, yt = is_tensor(x), is_tensor(y)
+    if xt and yt:
+        if x.dtype != y.dtype:
+            d = promote(x.dtype, y.dtype)
+            return cast(x, d), cast(y, d)
+        return x, y
+    if xt:
+        d = scalar_result_dtype(x.dtype, y)
+        return cast(x, d), constant(y, d)
+    if yt:
+        d = scalar_result_dtype(y.dtype, x)
+        return constant(x, d), cast(y, d)
+    raise TypeError("at least one operand must be a tensor")
+
+
+def as_tensor(x: Any, dtype: Any = None) -> Any:
+    """A tensor operand from a tensor, Python number, list or numpy array."""
+    if is_tensor(x):
+        return x if dtype is None else cast(x, convert_dtype(dtype))
+    if isinstance(x, (bool, int, float, np.number, np.bool_)) and not isinstance(x, np.ndarray):
+        return constant(x, convert_dtype(dtype) if dtype is not None else scalar_dtype(x))
+    from .creation import to_tensor
+    return to_tensor(x, dtype=dtype)

@@ -1,0 +1,156 @@
+"""Reductions: sum, mean, max, min, prod, any, all, argmax, argmin."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from ..dtype import convert_dtype, int64
+from ..registry import Meta, apply, register_op
+from . import infer as I
+from .operands import as_tensor
+
+
+def _np_axis(axis):
+    if axis is None:
+        return None
+    if isinstance(axis, (list, tuple)):
+        return tuple(axis) if axis else None
+    return axis
+
+
+def _sum_kernel(x, axis, keepdim, dtype):
+    out = np.sum(x, axis=_np_axis(axis), keepdims=keepdim)
+    if dtype:
+        return np.asarray(out).astype(dtype)
+    if x.dtype.kind in "biu":
+        return np.asarray(out).astype(np.int64)
+    return np.asarray(out).astype(x.dtype)
+
+
+def _sum_infer(x, axis, keepdim, dtype):
+    if dtype:
+        d = convert_dtype(dtype)
+    else:
+        d = int64 if (x.dtype.is_integer or x.dtype == "bool") else x.dtype
+    return Meta(I.reduced_shape(x._shape, axis, keepdim), d)
+
+
+register_op("sum", infer=_sum_infer)(_sum_kernel)
+
+
+def _float_reduce_infer(x, axis, keepdim):
+    from ..dtype import float32
+    return Meta(I.reduced_shape(x._shape, axis, keepdim), x.dtype if x.dtype.is_floating else float32)
+
+
+@register_op("mean", infer=_float_reduce_infer)
+def _mean_kernel(x, axis, keepdim):
+    out = np.asarray(np.mean(x, axis=_np_axis(axis), keepdims=keepdim))
+    return out.astype(x.dtype if x.dtype.kind == "f" else np.float32)
+
+
+def _same_reduce(np_fn):
+    def k(x, axis, keepdim):
+        return np.asarray(np_fn(x, axis=_np_axis(axis), keepdims=keepdim)).astype(x.dtype, copy=False)
+    return k
+
+
+for _name, _fn in {"max": np.max, "min": np.min, "prod": np.prod}.items():
+    register_op(_name, infer=I.reduce())(_same_reduce(_fn))
+
+
+def _bool_reduce(np_fn):
+    def k(x, axis, keepdim):
+        return np.asarray(np_fn(x, axis=_np_axis(axis), keepdims=keepdim))
+    return k
+
+
+register_op("any", infer=I.reduce("bool"))(_bool_reduce(np.any))
+register_op("all", infer=I.reduce("bool"))(_bool_reduce(np.all))
+
+
+def _arg_infer(x, axis, keepdim, dtype):
+    if axis is None:
+        shape = (1,) * len(x._shape) if keepdim else ()
+    else:
+        shape = I.reduced_shape(x._shape, axis, keepdim)
+    return Meta(shape, convert_dtype(dtype))
+
+
+def _arg_kernel(np_fn):
+    def k(x, axis, keepdim, dtype):
+        if axis is None:
+            out = np.asarray(np_fn(x.reshape(-1)))
+            if keepdim:
+                out = out.reshape((1,) * x.ndim)
+        else:
+            out = np.asarray(np_fn(x, axis=axis))
+            if keepdim:
+                out = np.expand_dims(out, axis)
+        return out.astype(dtype)
+    return k
+
+
+register_op("argmax", infer=_arg_infer)(_arg_kernel(np.argmax))
+register_op("argmin", infer=_arg_infer)(_arg_kernel(np.argmin))
+
+
+def _norm_axis(axis):
+    if isinstance(axis, tuple):
+        return list(axis)
+    if hasattr(axis, "_value") or hasattr(axis, "_shape"):
+        return int(axis)
+    return axis
+
+
+def sum(x: Any, axis: Any = None, dtype: Any = None, keepdim: bool = False,
+        name: Optional[str] = None) -> Any:
+    """Sum over `axis` (all axes when None); integer and bool inputs sum to int64."""
+    return apply("sum", [as_tensor(x)], {"axis": _norm_axis(axis), "keepdim": bool(keepdim),
+                                         "dtype": str(convert_dtype(dtype)) if dtype else None})
+
+
+def mean(x: Any, axis: Any = None, keepdim: bool = False, name: Optional[str] = None) -> Any:
+    """Arithmetic mean over `axis`."""
+    return apply("mean", [as_tensor(x)], {"axis": _norm_axis(axis), "keepdim": bool(keepdim)})
+
+
+def _simple(op: str):
+    def fn(x: Any, axis: Any = None, keepdim: bool = False, name: Optional[str] = None) -> Any:
+        return apply(op, [as_tensor(x)], {"axis": _norm_axis(axis), "keepdim": bool(keepdim)})
+    fn.__name__ = op
+    fn.__doc__ = f"{op} over `axis` (all axes when None)."
+    return fn
+
+
+max = _simple("max")
+min = _simple("min")
+amax = max
+amin = min
+any = _simple("any")
+all = _simple("all")
+
+
+def prod(x: Any, axis: Any = None, keepdim: bool = False, dtype: Any = None,
+         name: Optional[str] = None) -> Any:
+    """Product over `axis`."""
+    out = apply("prod", [as_tensor(x)], {"axis": _norm_axis(axis), "keepdim": bool(keepdim)})
+    if dtype is not None:
+        from .creation import cast
+        out = cast(out, dtype)
+    return out
+
+
+def argmax(x: Any, axis: Any = None, keepdim: bool = False, dtype: Any = "int64",
+           name: Optional[str] = None) -> Any:
+    """Index of the largest value (over the flattened tensor when axis is None)."""
+    return apply("argmax", [x], {"axis": axis, "keepdim": bool(keepdim),
+                                 "dtype": str(convert_dtype(dtype))})
+
+
+def argmin(x: Any, axis: Any = None, keepdim: bool = False, dtype: Any = "int64",
+           name: Optional[str] = None) -> Any:
+    """Index of the smallest value."""
+    return apply("argmin", [x], {"axis": axis, "keepdim": bool(keepdim),
+                                 "dtype": str(convert_dtype(dtype))})

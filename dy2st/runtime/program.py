@@ -1,0 +1,279 @@
+"""The static Program IR: Programs hold Blocks; Blocks hold Variables and Operators.
+
+Control flow is functional: `cond` / `while` ops own closed sub-blocks whose inputs are listed in
+`Block.params` and whose outputs are `Block.results`. A reference to an outer Variable while a
+sub-block is being built is captured as a new param (like a closure conversion)."""
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+
+from . import state
+from .dtype import DType
+from .origin import Origin
+from .tensor import Tensor, TensorLike
+
+
+class Variable(TensorLike):
+    """A symbolic tensor in a Block: name, shape (-1 for unknown dims), dtype."""
+
+    __slots__ = ("name", "_shape", "dtype", "block", "persistable", "kind", "elem", "stop_gradient",
+                 "_shape_cache", "__weakref__")
+
+    def __init__(self, block: "Block", name: str, shape: Sequence[int], dtype: DType,
+                 persistable: bool = False, kind: str = "dense", elem: Any = None) -> None:
+        self.name = name
+        self._shape = tuple(int(d) for d in shape)
+        self.dtype = dtype
+        self.block = block
+        self.persistable = persistable
+        self.kind = kind          # "dense" or "array" (a tensor array; elem is (shape, dtype))
+        self.elem = elem
+        self.stop_gradient = True
+        self._shape_cache = None
+
+    @property
+    def is_static(self) -> bool:
+        return True
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    def dim(self) -> int:
+        return len(self._shape)
+
+    @property
+    def size(self):
+        if all(d >= 0 for d in self._shape):
+            n = 1
+            for d in self._shape:
+                n *= d
+            return n
+        from . import ops
+        return ops.numel(self)
+
+    @property
+    def place(self) -> str:
+        return "Place(cpu)"
+
+    @property
+    def shape(self) -> List[Any]:
+        """Known dims as ints, unknown dims as int64 scalar Variables."""
+        if all(d >= 0 for d in self._shape):
+            return list(self._shape)
+        from . import ops
+        full = ops.shape(self)
+        return [d if d >= 0 else full[i] for i, d in enumerate(self._shape)]
+
+    def __bool__(self) -> bool:
+        raise TypeError(
+            f"the truth value of the symbolic tensor {self.name} (shape {list(self._shape)}) is only "
+            "known when the program runs; use it in an `if`/`while` converted by to_static, or "
+            "dy2st.static.nn.cond / while_loop")
+
+    def __len__(self) -> int:
+        if self.kind == "array":
+            raise TypeError("len() of a tensor array is data-dependent; use dy2st.tensor.array_length")
+        if not self._shape:
+            raise TypeError("len() of a 0-d tensor")
+        if self._shape[0] < 0:
+            raise TypeError(f"len() of {self.name}: its first dim is unknown while tracing; "
+                            "use x.shape[0] or dy2st.shape(x)[0]")
+        return self._shape[0]
+
+    def __iter__(self):
+        if self._shape and self._shape[0] >= 0:
+            return (self[i] for i in range(self._shape[0]))
+        raise TypeError(f"cannot iterate over {self.name} with an unknown first dim outside a "
+                        "converted for loop")
+
+    def __int__(self) -> int:
+        raise TypeError(f"int() of the symbolic tensor {self.name} is only known at run time")
+
+    __float__ = __int__
+    __index__ = __int__
+
+    def numpy(self):
+        raise TypeError(f"{self.name} is a symbolic tensor: its value is only known at run time")
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        if self.kind == "array":
+            return f"var {self.name} : tensor_array<{self.elem[1] if self.elem else '?'}>"
+        return f"var {self.name} : {self.dtype}{list(self._shape)}"
+
+    __str__ = __repr__
+
+
+class Operator:
+    """One op: type, input and output variable names, attributes and the user's origin."""
+
+    __slots__ = ("type", "inputs", "outputs", "attrs", "origin")
+
+    def __init__(self, type_: str, inputs: List[str], outputs: List[str], attrs: Dict[str, Any],
+                 origin: Optional[Origin] = None) -> None:
+        self.type = type_
+        self.inputs = inputs
+        self.outputs = outputs
+        self.attrs = attrs
+        self.origin = origin
+
+    def sub_blocks(self) -> List[int]:
+        return [v for k, v in self.attrs.items() if k.endswith("_block")]
+
+
+class Block:
+    """A list of ops over Variables; a sub-block is closed: it sees only its params."""
+
+    def __init__(self, program: "Program", idx: int, parent_idx: int) -> None:
+        self.program = program
+        self.idx = idx
+        self.parent_idx = parent_idx
+        self.vars: Dict[str, Variable] = {}
+        self.ops: List[Operator] = []
+        self.params: List[str] = []       # inputs of a closed sub-block, in call order
+        self.results: List[str] = []      # outputs of a sub-block
+        self.captures: Dict[str, str] = {}  # outer variable name -> local param name
+
+    @property
+    def parent(self) -> Optional["Block"]:
+        return None if self.parent_idx < 0 else self.program.blocks[self.parent_idx]
+
+    def create_var(self, shape: Sequence[int], dtype: DType, prefix: str = "t", kind: str = "dense",
+                   elem: Any = None, persistable: bool = False, name: Optional[str] = None) -> Variable:
+        name = name or self.program.fresh_name(prefix)
+        var = Variable(self, name, shape, dtype, persistable=persistable, kind=kind, elem=elem)
+        self.vars[name] = var
+        return var
+
+    def var(self, name: str) -> Variable:
+        return self.vars[name]
+
+    def local(self, var: Variable) -> Variable:
+        """`var` as seen from this block: itself, or a param capturing it from an outer block."""
+        if var.block is self:
+            return var
+        if var.block.program is not self.program:
+            raise ValueError(f"{var.name} belongs to another Program")
+        name = self.captures.get(var.name)
+        if name is not None:
+            return self.vars[name]
+        if self.parent_idx < 0:
+            raise ValueError(f"{var.name} is not defined in the global block")
+        local = self.create_var(var._shape, var.dtype, prefix=var.name.split("@")[0] + "@cap",
+                                kind=var.kind, elem=var.elem)
+        self.params.append(local.name)
+        self.captures[var.name] = local.name
+        return local
+
+    def capture_sources(self) -> List[str]:
+        """Outer variable names captured by this block, in param order."""
+        back = {v: k for k, v in self.captures.items()}
+        return [back[p] for p in self.params if p in back]
+
+    def append_op(self, type_: str, inputs: Sequence[Variable], outputs: Sequence[Variable],
+                  attrs: Dict[str, Any], origin: Optional[Origin]) -> Operator:
+        op = Operator(type_, [v.name for v in inputs], [v.name for v in outputs], attrs, origin)
+        self.ops.append(op)
+        self.program.version += 1
+        return op
+
+    def find_var(self, name: str) -> Optional[Variable]:
+        return self.vars.get(name)
+
+
+class Program:
+    """A static graph: blocks[0] is the global block; persistable tensors are read at run time."""
+
+    def __init__(self) -> None:
+        self.blocks: List[Block] = [Block(self, 0, -1)]
+        self.version = 0
+        self._counter: Dict[str, int] = {}
+        self.persistables: Dict[str, Tensor] = {}   # var name -> tensor read when the program runs
+        self._captured: Dict[int, str] = {}         # id(tensor) -> var name (tensor kept alive above)
+        self.feed_names: List[str] = []
+        self.fetch_names: List[str] = []
+        self._compiled: Dict[Tuple, Any] = {}
+
+    def global_block(self) -> Block:
+        return self.blocks[0]
+
+    def block(self, idx: int) -> Block:
+        return self.blocks[idx]
+
+    def fresh_name(self, prefix: str) -> str:
+        n = self._counter.get(prefix, 0)
+        self._counter[prefix] = n + 1
+        return f"{prefix}_{n}"
+
+    def create_block(self, parent_idx: int) -> Block:
+        block = Block(self, len(self.blocks), parent_idx)
+        self.blocks.append(block)
+        return block
+
+    def capture_tensor(self, tensor: Tensor) -> Variable:
+        """An eager tensor used in the graph: a persistable global var read at run time."""
+        name = self._captured.get(id(tensor))
+        if name is not None:
+            return self.blocks[0].vars[name]
+        base = tensor.name if tensor.persistable and tensor.name else "const"
+        name = base if base not in self.blocks[0].vars and base != "const" else self.fresh_name(base)
+        var = self.blocks[0].create_var(tensor._value.shape, tensor.dtype, persistable=True, name=name)
+        self.persistables[name] = tensor
+        self._captured[id(tensor)] = name
+        return var
+
+    def num_ops(self) -> int:
+        return sum(len(b.ops) for b in self.blocks)
+
+    def __str__(self) -> str:
+        from .printer import program_to_text
+        return program_to_text(self)
+
+    def __repr__(self) -> str:
+        return f"<Program: {len(self.blocks)} blocks, {self.num_ops()} ops>"
+
+
+@contextlib.contextmanager
+def program_guard(main_program: Program, startup_program: Optional[Program] = None) -> Iterator[Program]:
+    """Ops created inside append to `main_program` (the startup program is accepted and unused)."""
+    if not isinstance(main_program, Program):
+        raise TypeError(f"program_guard expects a Program, got {type(main_program).__name__}")
+    state.push_program(main_program)
+    state.push_block(main_program.global_block())
+    try:
+        yield main_program
+    finally:
+        state.pop_block()
+        state.pop_program()
+
+
+@contextlib.contextmanager
+def block_guard(block: Block) -> Iterator[Block]:
+    state.push_block(block)
+    try:
+        yield block
+    finally:
+        state.pop_block()
+
+
+def new_sub_block() -> Block:
+    parent = state.current_block()
+    if parent is None:
+        raise RuntimeError("sub-blocks can only be created while building a Program")
+    return parent.program.create_block(parent.idx)
+
+
+_default_main = {"program": None}
+
+
+def default_main_program() -> Program:
+    prog = state.current_program()
+    if prog is not None:
+        return prog
+    if _default_main["program"] is None:
+        _default_main["program"] = Program()
+    return _default_main["program"]

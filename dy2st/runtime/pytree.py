@@ -1,0 +1,66 @@
+"""Flatten nested tuples / lists / dicts into leaves and a structure that can rebuild them."""
+from __future__ import annotations
+
+from typing import Any, Callable, List, Tuple
+
+from .tensor import TensorLike
+
+
+class Leaf:
+    """Marks where a leaf goes in a structure."""
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "*"
+
+
+LEAF = Leaf()
+
+
+def flatten(obj: Any, is_leaf: Callable[[Any], bool] = None) -> Tuple[List[Any], Any]:
+    """(leaves, structure): leaves are every non-container value, in order."""
+    leaves: List[Any] = []
+
+    def walk(o: Any) -> Any:
+        if is_leaf is not None and is_leaf(o):
+            leaves.append(o)
+            return LEAF
+        if isinstance(o, TensorLike):
+            leaves.append(o)
+            return LEAF
+        if type(o) is tuple:
+            return ("tuple", tuple(walk(v) for v in o))
+        if type(o) is list:
+            return ("list", tuple(walk(v) for v in o))
+        if type(o) is dict:
+            return ("dict", tuple((k, walk(v)) for k, v in o.items()))
+        leaves.append(o)
+        return LEAF
+
+    return leaves, walk(obj)
+
+
+def unflatten(structure: Any, leaves: List[Any]) -> Any:
+    it = iter(leaves)
+
+    def build(s: Any) -> Any:
+        if s is LEAF:
+            return next(it)
+        kind, items = s
+        if kind == "tuple":
+            return tuple(build(v) for v in items)
+        if kind == "list":
+            return [build(v) for v in items]
+        return {k: build(v) for k, v in items}
+
+    return build(structure)
+
+
+def describe(structure: Any) -> str:
+    if structure is LEAF:
+        return "value"
+    kind, items = structure
+    if kind == "dict":
+        return "{" + ", ".join(f"{k!r}: {describe(v)}" for k, v in items) + "}"
+    inner = ", ".join(describe(v) for v in items)
+    return f"({inner})" if kind == "tuple" else f"[{inner}]"

@@ -1,0 +1,103 @@
+"""The one op registry: every op is declared once (kernel, shape/dtype inference) and reached
+through `apply`, which computes eagerly or appends an Operator to the Block being built."""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import state
+from .dtype import DType
+from .origin import user_origin
+from .program import Block, Variable
+from .tensor import Tensor
+
+
+class Meta(NamedTuple):
+    """What static inference knows of an output: shape (-1 unknown), dtype, kind, array element."""
+    shape: Tuple[int, ...]
+    dtype: DType
+    kind: str = "dense"
+    elem: Any = None
+
+
+class OpDef(NamedTuple):
+    name: str
+    kernel: Callable[..., Any]
+    infer: Callable[..., Any]
+    n_outputs: int
+    doc: str
+
+
+OPS: Dict[str, OpDef] = {}
+
+
+def register_op(name: str, infer: Callable[..., Any], n_outputs: int = 1) -> Callable:
+    """Declare op `name` with the decorated numpy kernel `kernel(*arrays, **attrs)`."""
+    def deco(kernel: Callable) -> Callable:
+        if name in OPS:
+            raise ValueError(f"op {name!r} is declared twice")
+        OPS[name] = OpDef(name, kernel, infer, n_outputs, (kernel.__doc__ or "").strip())
+        return kernel
+    return deco
+
+
+def get_op(name: str) -> OpDef:
+    try:
+        return OPS[name]
+    except KeyError:
+        raise KeyError(f"unknown op type {name!r}") from None
+
+
+def _wrap(value: Any) -> Tensor:
+    if type(value) is not np.ndarray:
+        if isinstance(value, list):      # a tensor array in eager mode is a Python list
+            return value
+        value = np.asarray(value)
+    return Tensor(value)
+
+
+def apply(name: str, inputs: Sequence[Any], attrs: Optional[Dict[str, Any]] = None):
+    """Run op `name` on eager tensors, or append it to the current Block."""
+    opdef = OPS[name]
+    attrs = attrs if attrs is not None else {}
+    if not state._state.blocks:
+        try:
+            values = [x._value for x in inputs]
+        except AttributeError:
+            values = None
+        if values is not None:
+            out = opdef.kernel(*values, **attrs)
+            if opdef.n_outputs == 1:
+                return _wrap(out)
+            return tuple(_wrap(o) for o in out)
+        if any(isinstance(x, Variable) for x in inputs):
+            raise RuntimeError(f"{name}: symbolic tensors can only be used while a Program is "
+                               "being built (inside static.program_guard or a to_static call)")
+        values = [x if isinstance(x, list) else x._value for x in inputs]
+        return _wrap(opdef.kernel(*values, **attrs))
+    return append_op(name, inputs, attrs)
+
+
+def to_local(block: Block, x: Any) -> Variable:
+    if isinstance(x, Tensor):
+        x = block.program.capture_tensor(x)
+    if not isinstance(x, Variable):
+        raise TypeError(f"expected a tensor, got {type(x).__name__}")
+    return block.local(x)
+
+
+def append_op(name: str, inputs: Sequence[Any], attrs: Dict[str, Any],
+              metas: Optional[List[Meta]] = None):
+    block = state.current_block()
+    opdef = OPS[name]
+    local = [to_local(block, x) for x in inputs]
+    explicit = metas is not None
+    if metas is None:
+        inferred = opdef.infer(*local, **attrs)
+        metas = [inferred] if opdef.n_outputs == 1 else list(inferred)
+    outs = [block.create_var(m.shape, m.dtype, kind=m.kind, elem=m.elem) for m in metas]
+    block.append_op(name, local, outs, attrs, user_origin(2))
+    if explicit or opdef.n_outputs != 1:
+        return tuple(outs)
+    return outs[0]

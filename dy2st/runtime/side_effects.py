@@ -1,0 +1,39 @@
+"""Ops run for their effect: printing tensor values and run-time assertions."""
+from __future__ import annotations
+
+import sys
+from typing import Any, List, Optional
+
+import numpy as np
+
+from .registry import apply, register_op
+
+
+def _format(v: Any) -> str:
+    from .tensor import Tensor
+    return repr(Tensor(np.asarray(v)))
+
+
+@register_op("print", infer=lambda *xs, parts, sep, end: [], n_outputs=0)
+def _print_kernel(*xs, parts, sep, end):
+    texts = [p["s"] if "s" in p else _format(xs[p["t"]]) for p in parts]
+    sys.stdout.write(sep.join(texts) + end)
+    sys.stdout.flush()
+    return ()
+
+
+def print_values(parts: List[dict], tensors: List[Any], sep: str = " ", end: str = "\n") -> None:
+    """Append a print op: parts are {"s": text} or {"t": index into tensors}."""
+    apply("print", tensors, {"parts": parts, "sep": sep, "end": end})
+
+
+@register_op("assert", infer=lambda cond, *xs, message, where: [], n_outputs=0)
+def _assert_kernel(cond, *xs, message, where):
+    if not np.all(cond):
+        detail = f": {message}" if message else ""
+        raise AssertionError(f"assertion failed when the program ran{detail}{where}")
+    return ()
+
+
+def assert_true(cond: Any, message: Optional[str] = None, where: str = "") -> None:
+    apply("assert", [cond], {"message": message or "", "where": where})

@@ -1,0 +1,49 @@
+"""Per-thread build state: which Block ops are appended to (None means eager)."""
+from __future__ import annotations
+
+import threading
+from typing import Any, List, Optional
+
+
+class _BuildState(threading.local):
+    def __init__(self) -> None:
+        self.blocks: List[Any] = []     # innermost last; empty means eager execution
+        self.programs: List[Any] = []   # program_guard stack (main programs)
+
+
+_state = _BuildState()
+
+
+def current_block() -> Optional[Any]:
+    blocks = _state.blocks
+    return blocks[-1] if blocks else None
+
+
+def push_block(block: Any) -> None:
+    _state.blocks.append(block)
+
+
+def pop_block() -> Any:
+    return _state.blocks.pop()
+
+
+def push_program(program: Any) -> None:
+    _state.programs.append(program)
+
+
+def pop_program() -> Any:
+    return _state.programs.pop()
+
+
+def current_program() -> Optional[Any]:
+    return _state.programs[-1] if _state.programs else None
+
+
+def in_static_mode() -> bool:
+    return bool(_state.blocks)
+
+
+def reset() -> None:
+    """Forget every open program and block (for tests and after a failed trace)."""
+    _state.blocks.clear()
+    _state.programs.clear()

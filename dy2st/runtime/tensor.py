@@ -1,0 +1,132 @@
+"""The eager Tensor: a numpy array with Paddle's surface (methods are installed by tensor_methods)."""
+from __future__ import annotations
+
+from typing import Any, List
+
+import numpy as np
+
+from .dtype import DType, dtype_of_array
+
+
+class TensorLike:
+    """Common base of eager Tensors and static Variables; operators and methods live here."""
+
+    __slots__ = ()
+
+
+class Tensor(TensorLike):
+    """An eager tensor holding a numpy array."""
+
+    __slots__ = ("_value", "stop_gradient", "name", "persistable", "trainable", "__weakref__")
+
+    def __init__(self, value: np.ndarray, name: str = "", stop_gradient: bool = True,
+                 persistable: bool = False) -> None:
+        self._value = value
+        self.stop_gradient = stop_gradient
+        self.name = name
+        self.persistable = persistable
+        self.trainable = False
+
+    # -- attributes ---------------------------------------------------------------------
+    @property
+    def shape(self) -> List[int]:
+        return list(self._value.shape)
+
+    @property
+    def dtype(self) -> DType:
+        return dtype_of_array(self._value)
+
+    @property
+    def ndim(self) -> int:
+        return self._value.ndim
+
+    @property
+    def size(self) -> int:
+        return int(self._value.size)
+
+    @property
+    def place(self) -> str:
+        return "Place(cpu)"
+
+    @property
+    def is_static(self) -> bool:
+        return False
+
+    def numpy(self) -> np.ndarray:
+        return self._value
+
+    def item(self, *index: int) -> Any:
+        return self._value.item(*index)
+
+    def tolist(self) -> Any:
+        return self._value.tolist()
+
+    def numel(self) -> int:
+        return int(self._value.size)
+
+    def dim(self) -> int:
+        return self._value.ndim
+
+    def set_value(self, value: Any) -> None:
+        arr = np.asarray(value.numpy() if isinstance(value, Tensor) else value)
+        if list(arr.shape) != list(self._value.shape):
+            raise ValueError(f"set_value: shape {list(arr.shape)} does not match {self.shape}")
+        self._value = arr.astype(self._value.dtype, copy=True)
+
+    # -- Python protocol ------------------------------------------------------------------
+    def __bool__(self) -> bool:
+        return bool(self._value)
+
+    def __int__(self) -> int:
+        return int(self._value)
+
+    def __float__(self) -> float:
+        return float(self._value)
+
+    def __index__(self) -> int:
+        if self._value.dtype.kind not in "iub" or self._value.size != 1:
+            raise TypeError("only integer tensors of one element can be used as an index")
+        return int(self._value)
+
+    def __len__(self) -> int:
+        if self._value.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._value.shape[0]
+
+    def __iter__(self):
+        if self._value.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        for row in self._value:
+            yield Tensor(np.asarray(row))
+
+    def __array__(self, dtype=None, copy=None):
+        return self._value if dtype is None else self._value.astype(dtype)
+
+    def __repr__(self) -> str:
+        body = np.array2string(self._value, separator=", ", prefix=" " * 7)
+        return (f"Tensor(shape={self.shape}, dtype={self.dtype}, place={self.place}, "
+                f"stop_gradient={self.stop_gradient},\n       {body})")
+
+    __str__ = __repr__
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __deepcopy__(self, memo):
+        t = Tensor(self._value.copy(), self.name, self.stop_gradient, self.persistable)
+        t.trainable = self.trainable
+        memo[id(self)] = t
+        return t
+
+
+class Parameter(Tensor):
+    """A trainable, persistable tensor owned by a Layer."""
+
+    __slots__ = ()
+
+    def __init__(self, value: np.ndarray, name: str, trainable: bool = True) -> None:
+        super().__init__(value, name=name, stop_gradient=not trainable, persistable=True)
+        self.trainable = trainable
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + super().__repr__()

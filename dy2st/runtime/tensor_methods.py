@@ -1,0 +1,129 @@
+"""Installs Python operators and Paddle's tensor methods on TensorLike (eager and static alike)."""
+from __future__ import annotations
+
+from typing import Any
+
+from . import ops
+from .ops import indexing
+from .program import Variable
+from .tensor import Tensor, TensorLike
+
+
+def _reflect(fn):
+    return lambda self, other: fn(other, self)
+
+
+def _astype(self, dtype):
+    return ops.cast(self, dtype)
+
+
+def _getitem(self, index):
+    if isinstance(self, Variable) and self.kind == "array":
+        return ops.array_read(self, index)
+    return indexing.getitem(self, index)
+
+
+def _setitem(self, index, value):
+    indexing.setitem_inplace(self, index, value)
+
+
+def _append(self, x):
+    if self.kind != "array":
+        raise AttributeError("append() is only defined for tensor arrays")
+    ops.array.array_append(self, x)
+
+
+def _matmul_method(self, y, transpose_x=False, transpose_y=False, name=None):
+    return ops.matmul(self, y, transpose_x, transpose_y)
+
+
+def _T(self):
+    return ops.transpose(self, list(range(self.ndim))[::-1])
+
+
+def _clone(self):
+    return ops.assign(self)
+
+
+def _detach(self):
+    return self if isinstance(self, Variable) else Tensor(self._value, stop_gradient=True)
+
+
+def _reshape(self, *shape, name=None):
+    if len(shape) == 1 and isinstance(shape[0], (list, tuple)) or (len(shape) == 1 and hasattr(shape[0], "_shape")):
+        shape = shape[0]
+    return ops.reshape(self, shape)
+
+
+def _transpose(self, *perm, name=None):
+    if len(perm) == 1 and isinstance(perm[0], (list, tuple)):
+        perm = perm[0]
+    return ops.transpose(self, perm)
+
+
+def _inplace(fn):
+    def method(self, *args, **kwargs):
+        out = fn(self, *args, **kwargs)
+        if isinstance(self, Tensor) and isinstance(out, Tensor):
+            self._value = out._value
+            return self
+        self.name, self._shape, self.dtype, self.block = out.name, out._shape, out.dtype, out.block
+        return self
+    return method
+
+
+OPERATORS = {
+    "__add__": ops.add, "__radd__": _reflect(ops.add),
+    "__sub__": ops.subtract, "__rsub__": _reflect(ops.subtract),
+    "__mul__": ops.multiply, "__rmul__": _reflect(ops.multiply),
+    "__truediv__": ops.divide, "__rtruediv__": _reflect(ops.divide),
+    "__floordiv__": ops.floor_divide, "__rfloordiv__": _reflect(ops.floor_divide),
+    "__mod__": ops.remainder, "__rmod__": _reflect(ops.remainder),
+    "__pow__": ops.pow, "__rpow__": _reflect(ops.pow),
+    "__matmul__": ops.matmul, "__rmatmul__": _reflect(ops.matmul),
+    "__and__": ops.bitwise_and, "__rand__": _reflect(ops.bitwise_and),
+    "__or__": ops.bitwise_or, "__ror__": _reflect(ops.bitwise_or),
+    "__xor__": ops.bitwise_xor, "__rxor__": _reflect(ops.bitwise_xor),
+    "__eq__": ops.equal, "__ne__": ops.not_equal,
+    "__lt__": ops.less_than, "__le__": ops.less_equal,
+    "__gt__": ops.greater_than, "__ge__": ops.greater_equal,
+    "__neg__": ops.neg, "__pos__": lambda self: self, "__abs__": ops.abs,
+    "__invert__": ops.bitwise_not,
+    "__getitem__": _getitem, "__setitem__": _setitem,
+}
+
+METHOD_ALIASES = {
+    "astype": _astype, "cast": _astype, "matmul": _matmul_method, "mm": ops.mm,
+    "clone": _clone, "detach": _detach, "reshape": _reshape, "transpose": _transpose,
+    "append": _append,
+    "add_": _inplace(ops.add), "subtract_": _inplace(ops.subtract),
+    "multiply_": _inplace(ops.multiply), "scale_": _inplace(ops.scale),
+    "unsqueeze_": _inplace(ops.unsqueeze), "squeeze_": _inplace(ops.squeeze),
+    "reshape_": _inplace(_reshape), "clip_": _inplace(ops.clip),
+    "__iadd__": _inplace(ops.add), "__isub__": _inplace(ops.subtract),
+    "__imul__": _inplace(ops.multiply), "__itruediv__": _inplace(ops.divide),
+}
+
+# Functions whose first argument is a tensor become methods of the same name.
+NOT_METHODS = {"to_tensor", "full", "zeros", "ones", "empty", "arange", "eye", "create_array",
+               "array_write", "is_tensor", "rank", "concat", "stack", "linspace", "meshgrid",
+               "rand", "randn", "randint", "uniform", "normal", "shape"}
+
+
+def install(extra: Any = None) -> None:
+    for name, fn in OPERATORS.items():
+        setattr(TensorLike, name, fn)
+    TensorLike.__hash__ = lambda self: id(self)
+    TensorLike.T = property(_T)
+    for name in dir(ops):
+        fn = getattr(ops, name)
+        if name.startswith("_") or name in NOT_METHODS or not callable(fn) or isinstance(fn, type):
+            continue
+        if getattr(fn, "__module__", "").startswith("dy2st.runtime.ops"):
+            if not hasattr(TensorLike, name):
+                setattr(TensorLike, name, fn)
+    for name, fn in METHOD_ALIASES.items():
+        setattr(TensorLike, name, fn)
+    # Tensor / Variable define their own __hash__/__bool__ etc. in class bodies; keep them.
+    Tensor.__hash__ = Tensor.__dict__["__hash__"]
+    Variable.__hash__ = Variable.__dict__["__hash__"]
