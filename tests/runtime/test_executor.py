@@ -1,0 +1,219 @@
+"""The compiled executor: caching, run-time parameters, error re-raising, generated source,
+and static shape inference with unknown dims."""
+import numpy as np
+import pytest
+
+import dy2st as paddle
+from dy2st import static
+from dy2st.runtime.executor import compile_program
+from dy2st.tensor import array_read, array_write, create_array
+
+
+def build(fn):
+    main = static.Program()
+    with static.program_guard(main):
+        fetch = fn()
+    return main, fetch
+
+
+def test_compiled_callable_is_cached_on_the_program():
+    def fn():
+        x = static.data("x", [2], "float32")
+        return [x * 2.0]
+
+    main, fetch = build(fn)
+    exe = static.Executor()
+    exe.run(main, feed={"x": np.ones(2, "float32")}, fetch_list=fetch)
+    first = compile_program(main, ["x"], [fetch[0].name])
+    out = exe.run(main, feed={"x": np.full(2, 3.0, "float32")}, fetch_list=fetch)
+    assert compile_program(main, ["x"], [fetch[0].name]) is first
+    assert len(main._compiled) == 1
+    np.testing.assert_allclose(out[0], [6.0, 6.0])
+
+
+def test_cache_is_invalidated_when_the_program_grows():
+    main = static.Program()
+    with static.program_guard(main):
+        x = static.data("x", [2], "float32")
+        y = x + 1.0
+    first = compile_program(main, ["x"], [y.name])
+    with static.program_guard(main):
+        z = y * 3.0
+    assert compile_program(main, ["x"], [y.name]) is not first
+    out = static.Executor().run(main, feed={"x": np.zeros(2, "float32")}, fetch_list=[z])
+    np.testing.assert_allclose(out[0], [3.0, 3.0])
+
+
+def test_parameters_are_read_at_run_time():
+    w = paddle.to_tensor(np.ones((2, 2), "float32"))
+
+    def fn():
+        x = static.data("x", [None, 2], "float32")
+        return [paddle.matmul(x, w)]
+
+    main, fetch = build(fn)
+    exe = static.Executor()
+    feed = {"x": np.ones((1, 2), "float32")}
+    np.testing.assert_allclose(exe.run(main, feed=feed, fetch_list=fetch)[0], [[2, 2]])
+    w.set_value(np.full((2, 2), 3.0, "float32"))
+    np.testing.assert_allclose(exe.run(main, feed=feed, fetch_list=fetch)[0], [[6, 6]])
+    w._value = np.full((2, 2), 5.0, "float32")
+    np.testing.assert_allclose(exe.run(main, feed=feed, fetch_list=fetch)[0], [[10, 10]])
+    assert "T" in compile_program(main, ["x"], [fetch[0].name]).source   # read, not a constant
+
+
+def test_parameter_captured_inside_a_sub_block_is_read_at_run_time():
+    w = paddle.to_tensor(np.array(2.0, "float32"))
+
+    def fn():
+        x = static.data("x", [], "float32")
+        return [static.nn.cond(x > 0, lambda: x * w, lambda: x)]
+
+    main, fetch = build(fn)
+    exe = static.Executor()
+    assert float(exe.run(main, feed={"x": np.array(3.0)}, fetch_list=fetch)[0]) == 6.0
+    w.set_value(np.array(10.0, "float32"))
+    assert float(exe.run(main, feed={"x": np.array(3.0)}, fetch_list=fetch)[0]) == 30.0
+
+
+def test_runtime_failure_names_op_and_user_line():
+    def fn():
+        x = static.data("x", [None, 2], "float32")
+        return [x.reshape([3, -1])]    # impossible when the batch is 4
+
+    main, fetch = build(fn)
+    exe = static.Executor()
+    ok = exe.run(main, feed={"x": np.ones((3, 2), "float32")}, fetch_list=fetch)
+    assert ok[0].shape == (3, 2)
+    with pytest.raises(ValueError) as err:
+        exe.run(main, feed={"x": np.ones((4, 2), "float32")}, fetch_list=fetch)
+    msg = str(err.value)
+    assert "reshape(" in msg                          # the op as printed
+    assert "x.reshape([3, -1])" in msg                # the user's source line
+    assert "test_executor.py" in msg
+    assert err.value.dy2st_origin.function == "fn"
+
+
+def test_runtime_failure_keeps_exception_type_inside_a_loop():
+    def fn():
+        n = static.data("n", [], "int64")
+        arr = array_write(paddle.ones([2], "float32"), paddle.zeros([], "int64"), create_array())
+        return [array_read(arr, n)]
+
+    main, fetch = build(fn)
+    exe = static.Executor()
+    assert exe.run(main, feed={"n": np.array(0)}, fetch_list=fetch)[0].tolist() == [1.0, 1.0]
+    with pytest.raises(IndexError) as err:
+        exe.run(main, feed={"n": np.array(5)}, fetch_list=fetch)
+    assert "array_read(" in str(err.value)
+    assert "array_read(arr, n)" in str(err.value)
+
+
+def test_generated_source_deletes_dead_values():
+    def fn():
+        x = static.data("x", [4], "float32")
+        a = x + 1.0
+        b = a * 2.0
+        c = b - 3.0
+        return [c]
+
+    main, fetch = build(fn)
+    source = compile_program(main, ["x"], [fetch[0].name]).source
+    assert source.count("del ") >= 3
+    assert source.startswith("def run(")
+    assert "K_add(" in source and "K_multiply(" in source
+    out = static.Executor().run(main, feed={"x": np.zeros(4, "float32")}, fetch_list=fetch)
+    np.testing.assert_allclose(out[0], [-1.0] * 4)
+
+
+def test_sub_blocks_become_functions_in_the_generated_source():
+    def fn():
+        i = static.data("i", [], "int64")
+        (out,) = static.nn.while_loop(lambda v: v < 10, lambda v: [v + 3], [i])
+        return [out]
+
+    main, fetch = build(fn)
+    source = compile_program(main, ["i"], [fetch[0].name]).source
+    assert "while C" in source and "def B" in source
+    assert int(static.Executor().run(main, feed={"i": np.array(1)}, fetch_list=fetch)[0]) == 10
+
+
+def test_feed_shape_and_name_are_checked():
+    def fn():
+        x = static.data("x", [None, 3], "float32")
+        return [x + 1.0]
+
+    main, fetch = build(fn)
+    exe = static.Executor()
+    with pytest.raises(ValueError, match=r"feed 'x' has shape \[2, 4\].*\[-1, 3\]"):
+        exe.run(main, feed={"x": np.ones((2, 4), "float32")}, fetch_list=fetch)
+    with pytest.raises(KeyError, match="'nope'"):
+        exe.run(main, feed={"nope": np.ones(3)}, fetch_list=fetch)
+    out = exe.run(main, feed={"x": np.ones((2, 3), "float64")}, fetch_list=fetch)
+    assert out[0].dtype == np.float32                    # feeds are cast to the declared dtype
+
+
+def test_return_numpy_false_gives_tensors():
+    main, fetch = build(lambda: [static.data("x", [2], "int64") * 2])
+    out = static.Executor().run(main, feed={"x": np.array([1, 2])}, fetch_list=fetch,
+                                return_numpy=False)
+    assert isinstance(out[0], paddle.Tensor) and out[0].tolist() == [2, 4]
+
+
+# ----------------------------------------------------------------------------- shape inference
+def test_shape_inference_propagates_unknown_dims():
+    def fn():
+        x = static.data("x", [None, 4], "float32")
+        w = paddle.ones([4, 5], "float32")
+        y = paddle.matmul(x, w)
+        s = y.sum(axis=1)
+        t = paddle.concat([x, x], axis=0)
+        return [y, s, t]
+
+    main, (y, s, t) = build(fn)
+    assert y._shape == (-1, 5) and y.dtype == "float32"
+    assert s._shape == (-1,)
+    assert t._shape == (-1, 4)
+    outs = static.Executor().run(main, feed={"x": np.ones((3, 4), "float32")}, fetch_list=[y, s, t])
+    assert [o.shape for o in outs] == [(3, 5), (3,), (6, 4)]
+
+
+def test_definite_shape_mismatch_raises_at_build_time():
+    def fn():
+        return [paddle.matmul(static.data("a", [3, 4]), static.data("b", [5, 6]))]
+
+    with pytest.raises(ValueError, match=r"matmul.*\[3, 4\].*\[5, 6\]"):
+        build(fn)
+
+
+def test_variable_shape_gives_ints_and_int64_variables():
+    seen = {}
+
+    def fn():
+        x = static.data("x", [None, 3], "float32")
+        shape = x.shape
+        seen["shape"] = shape
+        seen["full"] = paddle.shape(x)
+        return [shape[0] * 10, seen["full"]]
+
+    main, fetch = build(fn)
+    shape = seen["shape"]
+    assert isinstance(shape, list) and shape[1] == 3 and type(shape[1]) is int
+    assert isinstance(shape[0], static.Variable)
+    assert shape[0].dtype == "int64" and shape[0]._shape == ()
+    assert seen["full"].dtype == "int64" and seen["full"]._shape == (2,)
+    first, full = static.Executor().run(main, feed={"x": np.zeros((7, 3), "float32")},
+                                        fetch_list=fetch)
+    assert int(first) == 70
+    assert full.tolist() == [7, 3]
+
+
+def test_known_shape_is_a_plain_list_of_ints():
+    def fn():
+        x = static.data("x", [2, 3], "float32")
+        assert x.shape == [2, 3]
+        assert x.ndim == 2 and x.size == 6
+        return [x]
+
+    main, _ = build(fn)
+    assert main.num_ops() == 0
