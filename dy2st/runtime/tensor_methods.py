@@ -100,9 +100,9 @@ METHOD_ALIASES = {
     "multiply_": _inplace(ops.multiply), "scale_": _inplace(ops.scale),
     "unsqueeze_": _inplace(ops.unsqueeze), "squeeze_": _inplace(ops.squeeze),
     "reshape_": _inplace(_reshape), "clip_": _inplace(ops.clip),
-    "__iadd__": _inplace(ops.add), "__isub__": _inplace(ops.subtract),
-    "__imul__": _inplace(ops.multiply), "__itruediv__": _inplace(ops.divide),
 }
+# No __iadd__ & co: `x += y` rebinds x (as for immutable values), which keeps the symbolic
+# Variables used by converted control flow free of hidden in-place updates.
 
 # Functions whose first argument is a tensor become methods of the same name.
 NOT_METHODS = {"to_tensor", "full", "zeros", "ones", "empty", "arange", "eye", "create_array",
