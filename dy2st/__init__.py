@@ -9,6 +9,7 @@ from .runtime.ops import *  # noqa: F401,F403 - the public op functions
 from .runtime.ops import is_tensor
 from .runtime.tensor import Parameter, Tensor
 
+from . import linalg  # noqa: E402
 from . import static  # noqa: E402
 from . import tensor  # noqa: E402
 

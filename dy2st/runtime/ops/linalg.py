@@ -60,3 +60,63 @@ def bmm(x: Any, y: Any, name: Optional[str] = None) -> Any:
     if x.ndim != 3 or y.ndim != 3:
         raise ValueError(f"bmm expects rank-3 inputs, got ranks {x.ndim} and {y.ndim}")
     return matmul(x, y)
+
+
+# ----------------------------------------------------------------------------- dot / outer
+def _dot_infer(x, y):
+    xs, ys = x._shape, y._shape
+    if len(xs) not in (1, 2) or len(xs) != len(ys):
+        raise ValueError(f"dot: inputs must both be 1-D or both 2-D, got shapes {list(xs)} and "
+                         f"{list(ys)}")
+    I.broadcast_shapes("dot", xs, ys)
+    if xs[-1] >= 0 and ys[-1] >= 0 and xs[-1] != ys[-1]:
+        raise ValueError(f"dot: shapes {list(xs)} and {list(ys)} do not match")
+    return Meta(() if len(xs) == 1 else (I.broadcast_shapes("dot", xs, ys)[0],), x.dtype)
+
+
+@register_op("dot", infer=_dot_infer)
+def _dot_kernel(x, y):
+    return np.asarray(np.sum(x * y, axis=-1)).astype(x.dtype)
+
+
+def dot(x: Any, y: Any, name: Optional[str] = None) -> Any:
+    """Inner product of 1-D tensors (0-D result), or row-wise of 2-D tensors ([N] result)."""
+    x, y = binary_operands(x, y)
+    return apply("dot", [x, y])
+
+
+def _outer_infer(x, y):
+    def flat(s):
+        return I.prod(s) if I.known(s) else -1
+    return Meta((flat(x._shape), flat(y._shape)), x.dtype)
+
+
+@register_op("outer", infer=_outer_infer)
+def _outer_kernel(x, y):
+    return np.outer(x, y)
+
+
+def outer(x: Any, y: Any, name: Optional[str] = None) -> Any:
+    """Outer product of the flattened x and y."""
+    x, y = binary_operands(x, y)
+    return apply("outer", [x, y])
+
+
+# ----------------------------------------------------------------------------- inverse
+def _inv_infer(x):
+    s = x._shape
+    if len(s) < 2 or (s[-1] >= 0 and s[-2] >= 0 and s[-1] != s[-2]):
+        raise ValueError(f"inv: the input must be a (batch of) square matrices, got shape {list(s)}")
+    if not x.dtype.is_floating:
+        raise TypeError(f"inv: the input must be float32 or float64, got {x.dtype}")
+    return Meta(s, x.dtype)
+
+
+@register_op("inv", infer=_inv_infer)
+def _inv_kernel(x):
+    return np.linalg.inv(x).astype(x.dtype)
+
+
+def inv(x: Any, name: Optional[str] = None) -> Any:
+    """Inverse of a square matrix (or of each matrix in a batch)."""
+    return apply("inv", [x])

@@ -1,12 +1,14 @@
 """Elementwise math, comparison and logic ops (with broadcasting)."""
 from __future__ import annotations
 
+import math as _math
 from typing import Any, Optional
 
 import numpy as np
 
 from ..dtype import bool_, float32
 from ..registry import Meta, apply, register_op
+from ..tensor import Tensor
 from . import infer as I
 from .operands import as_tensor, binary_operands, cast, is_tensor
 
@@ -208,3 +210,38 @@ def scale(x: Any, scale: float = 1.0, bias: float = 0.0, bias_after_scale: bool 
         return add(multiply(x, scale), bias) if bias_after_scale else multiply(add(x, bias), scale)
     return apply("scale", [x], {"scale": float(scale), "bias": float(bias),
                                 "bias_after_scale": bool(bias_after_scale)})
+
+
+# np.frompyfunc(math.erf) is exact to double precision; numpy has no erf and scipy is not a dependency.
+_ERF = np.frompyfunc(_math.erf, 1, 1)
+
+
+@register_op("erf", infer=_float_infer)
+def _erf(x):
+    return _ERF(x).astype(x.dtype if x.dtype.kind == "f" else np.float32)
+
+
+def erf(x: Any, name: Optional[str] = None) -> Any:
+    """The Gauss error function, elementwise."""
+    return apply("erf", [as_tensor(x)])
+
+
+@register_op("increment", infer=I.same)
+def _increment(x, value):
+    return (x + value).astype(x.dtype)
+
+
+def increment(x: Any, value: float = 1.0, name: Optional[str] = None) -> Any:
+    """x + value, written back into x (a static Variable is rebound to the result)."""
+    out = apply("increment", [x], {"value": value})
+    if isinstance(x, Tensor):
+        x._value = out._value
+        return x
+    x.name, x._shape, x.dtype, x.block = out.name, out._shape, out.dtype, out.block
+    return x
+
+
+# Only the op functions are public: a bare star-import would also re-export helpers such as
+# operands.cast, which then shadowed the public creation.cast in the ops package.
+__all__ = [_n for _n, _v in list(globals().items())
+           if not _n.startswith("_") and callable(_v) and getattr(_v, "__module__", None) == __name__]
