@@ -65,5 +65,11 @@ def convert_dtype(dtype: Any) -> DType:
     raise TypeError(f"unsupported dtype {dtype!r}; use one of {', '.join(_NAMES)}")
 
 
+_BY_NUMPY = {np.dtype(n): d for n, d in DTYPES.items()}
+
+
 def dtype_of_array(a: np.ndarray) -> DType:
-    return DTYPES[a.dtype.name]
+    try:
+        return _BY_NUMPY[a.dtype]      # np.dtype.name is a slow property; hashing is fast
+    except KeyError:
+        return DTYPES[a.dtype.name]
