@@ -64,3 +64,8 @@ def test_default_dtype_controls_python_floats():
 def test_default_dtype_must_be_float():
     with pytest.raises(TypeError, match="float type"):
         paddle.set_default_dtype("int32")
+
+
+def test_non_native_byte_order_arrays_have_a_dtype():
+    t = paddle.Tensor(np.array([1.0, 2.0], dtype=">f4"))
+    assert t.dtype == "float32"
