@@ -96,15 +96,19 @@ def test_unary_comparison_and_bitwise_operators():
     assert (1 | b).tolist() == [7, 5]
 
 
-def test_inplace_operators_keep_identity():
+def test_augmented_assignment_rebinds():
     x = paddle.to_tensor([1.0, 2.0])
     alias = x
     x += 1
     x *= 3
     x -= 1
     x /= 2
-    assert x is alias
     np.testing.assert_allclose(x.numpy(), [2.5, 4.0])
+    assert x.dtype == "float32"
+    assert alias.tolist() == [1.0, 2.0]       # `x += y` rebinds x, as for immutable values
+
+
+def test_inplace_methods_keep_identity():
     y = paddle.to_tensor([1.0])
     assert y.add_(paddle.to_tensor([2.0])) is y
     assert y.tolist() == [3.0]
