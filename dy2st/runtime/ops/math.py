@@ -29,7 +29,8 @@ def _pow(x, y):
 
 def _divide(x, y):
     out = np.true_divide(x, y)
-    return out.astype(x.dtype) if x.dtype.kind == "f" else out
+    # Paddle: integer / integer is float32 (numpy would give float64).
+    return out.astype(x.dtype if x.dtype.kind == "f" else np.float32)
 
 
 _BINARY = {
@@ -111,11 +112,17 @@ logical_or = _logical("logical_or")
 logical_xor = _logical("logical_xor")
 
 # ----------------------------------------------------------------------------- unary
+def _round_half_away(x):
+    """Paddle rounds halves away from zero; np.round rounds them to even."""
+    t = np.trunc(x)
+    return np.where(np.abs(x - t) == 0.5, t + np.sign(x), np.round(x))
+
+
 _UNARY_FLOAT = {
     "exp": np.exp, "log": np.log, "log2": np.log2, "log10": np.log10, "log1p": np.log1p,
     "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos, "tan": np.tan, "tanh": np.tanh,
     "sinh": np.sinh, "cosh": np.cosh, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
-    "floor": np.floor, "ceil": np.ceil, "round": np.round,
+    "floor": np.floor, "ceil": np.ceil, "round": _round_half_away,
 }
 _UNARY_SAME = {"abs": np.abs, "neg": np.negative, "sign": np.sign, "square": np.square}
 
