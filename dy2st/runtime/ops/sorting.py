@@ -12,7 +12,7 @@ from .operands import as_tensor, is_tensor
 
 
 def _axis_of(x, axis: int) -> int:
-    (ax,) = I.norm_axes(axis, len(x._shape))
+    (ax,) = I.norm_axes(axis, x.ndim)
     return ax
 
 
