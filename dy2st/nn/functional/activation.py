@@ -1,0 +1,186 @@
+"""Activation functions, each one fused numpy kernel registered once for eager and static mode."""
+from __future__ import annotations
+
+import math
+from typing import Any, Optional
+
+import numpy as np
+
+from ...runtime.dtype import convert_dtype
+from ...runtime.ops import sigmoid, tanh  # noqa: F401 - re-exported as nn.functional.sigmoid / tanh
+from ...runtime.ops.operands import as_tensor, cast
+from ...runtime.registry import Meta, apply, register_op
+from .erf_numpy import erf
+
+__all__ = ["relu", "relu6", "leaky_relu", "elu", "gelu", "silu", "swish", "sigmoid", "tanh",
+           "softmax", "log_softmax", "softplus", "hardtanh", "hardsigmoid", "hardswish", "mish"]
+
+
+def _float_meta(x: Any, **attrs: Any) -> Meta:
+    return Meta(x._shape, x.dtype if x.dtype.is_floating else convert_dtype("float32"))
+
+
+def _same_meta(x: Any, **attrs: Any) -> Meta:
+    return Meta(x._shape, x.dtype)
+
+
+def _out(result: np.ndarray, x: np.ndarray) -> np.ndarray:
+    # Kernels may compute in a wider type; results keep a float input's dtype (ints give float32).
+    return np.asarray(result).astype(x.dtype if x.dtype.kind == "f" else np.float32, copy=False)
+
+
+def _checked_axis(x: Any, axis: int, op: str) -> int:
+    nd = max(x.ndim, 1)
+    if not -nd <= axis < nd:
+        raise ValueError(f"{op}: axis {axis} is out of range for a tensor of rank {x.ndim}")
+    return axis
+
+
+# ----------------------------------------------------------------------------- piecewise linear
+@register_op("relu", infer=_same_meta)
+def _relu_kernel(x):
+    return np.maximum(x, np.zeros((), x.dtype))
+
+
+@register_op("relu6", infer=_same_meta)
+def _relu6_kernel(x, threshold):
+    return np.clip(x, 0, threshold).astype(x.dtype, copy=False)
+
+
+@register_op("leaky_relu", infer=_float_meta)
+def _leaky_relu_kernel(x, negative_slope):
+    return _out(np.where(x >= 0, x, x * negative_slope), x)
+
+
+@register_op("hardtanh", infer=_same_meta)
+def _hardtanh_kernel(x, min, max):
+    return np.clip(x, min, max).astype(x.dtype, copy=False)
+
+
+@register_op("hardsigmoid", infer=_float_meta)
+def _hardsigmoid_kernel(x, slope, offset):
+    return _out(np.clip(x * slope + offset, 0.0, 1.0), x)
+
+
+@register_op("hardswish", infer=_float_meta)
+def _hardswish_kernel(x):
+    return _out(x * np.clip(x + 3.0, 0.0, 6.0) / 6.0, x)
+
+
+def relu(x: Any, name: Optional[str] = None) -> Any:
+    """max(x, 0)."""
+    return apply("relu", [as_tensor(x)])
+
+
+def relu6(x: Any, name: Optional[str] = None) -> Any:
+    """min(max(x, 0), 6)."""
+    return apply("relu6", [as_tensor(x)], {"threshold": 6.0})
+
+
+def leaky_relu(x: Any, negative_slope: float = 0.01, name: Optional[str] = None) -> Any:
+    """x where x >= 0, else negative_slope * x."""
+    return apply("leaky_relu", [as_tensor(x)], {"negative_slope": float(negative_slope)})
+
+
+def hardtanh(x: Any, min: float = -1.0, max: float = 1.0, name: Optional[str] = None) -> Any:
+    return apply("hardtanh", [as_tensor(x)], {"min": float(min), "max": float(max)})
+
+
+def hardsigmoid(x: Any, slope: float = 0.1666667, offset: float = 0.5, name: Optional[str] = None) -> Any:
+    return apply("hardsigmoid", [as_tensor(x)], {"slope": float(slope), "offset": float(offset)})
+
+
+def hardswish(x: Any, name: Optional[str] = None) -> Any:
+    return apply("hardswish", [as_tensor(x)])
+
+
+# ----------------------------------------------------------------------------- smooth
+@register_op("elu", infer=_float_meta)
+def _elu_kernel(x, alpha):
+    # expm1 of min(x, 0): no overflow warnings from the branch np.where discards.
+    return _out(np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))), x)
+
+
+@register_op("gelu", infer=_float_meta)
+def _gelu_kernel(x, approximate):
+    xf = x.astype(np.float64)
+    if approximate:
+        inner = math.sqrt(2.0 / math.pi) * (xf + 0.044715 * xf ** 3)
+        return _out(0.5 * xf * (1.0 + np.tanh(inner)), x)
+    return _out(0.5 * xf * (1.0 + erf(xf / math.sqrt(2.0))), x)
+
+
+@register_op("silu", infer=_float_meta)
+def _silu_kernel(x):
+    # sigmoid(x) = (1 + tanh(x/2)) / 2 never overflows, unlike 1 / (1 + exp(-x)).
+    return _out(x * (0.5 * (1.0 + np.tanh(0.5 * x))), x)
+
+
+@register_op("softplus", infer=_float_meta)
+def _softplus_kernel(x, beta, threshold):
+    bx = x * beta
+    return _out(np.where(bx > threshold, x, np.logaddexp(0.0, bx) / beta), x)
+
+
+@register_op("mish", infer=_float_meta)
+def _mish_kernel(x):
+    return _out(x * np.tanh(np.logaddexp(0.0, x)), x)
+
+
+def elu(x: Any, alpha: float = 1.0, name: Optional[str] = None) -> Any:
+    """x where x > 0, else alpha * (exp(x) - 1)."""
+    return apply("elu", [as_tensor(x)], {"alpha": float(alpha)})
+
+
+def gelu(x: Any, approximate: bool = False, name: Optional[str] = None) -> Any:
+    """x * Phi(x) with the exact erf form, or the tanh approximation when approximate=True."""
+    return apply("gelu", [as_tensor(x)], {"approximate": bool(approximate)})
+
+
+def silu(x: Any, name: Optional[str] = None) -> Any:
+    """x * sigmoid(x)."""
+    return apply("silu", [as_tensor(x)])
+
+
+def swish(x: Any, name: Optional[str] = None) -> Any:
+    return silu(x)
+
+
+def softplus(x: Any, beta: float = 1.0, threshold: float = 20.0, name: Optional[str] = None) -> Any:
+    """log(1 + exp(beta * x)) / beta, and x itself where beta * x > threshold."""
+    return apply("softplus", [as_tensor(x)], {"beta": float(beta), "threshold": float(threshold)})
+
+
+def mish(x: Any, name: Optional[str] = None) -> Any:
+    return apply("mish", [as_tensor(x)])
+
+
+# ----------------------------------------------------------------------------- softmax
+@register_op("softmax", infer=_float_meta)
+def _softmax_kernel(x, axis):
+    shifted = x - np.max(x, axis=axis, keepdims=True)     # subtract the max: exp cannot overflow
+    e = np.exp(shifted)
+    return _out(e / np.sum(e, axis=axis, keepdims=True), x)
+
+
+@register_op("log_softmax", infer=_float_meta)
+def _log_softmax_kernel(x, axis):
+    shifted = x - np.max(x, axis=axis, keepdims=True)
+    return _out(shifted - np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True)), x)
+
+
+def _softmax_input(x: Any, dtype: Any) -> Any:
+    x = as_tensor(x)
+    return cast(x, convert_dtype(dtype)) if dtype is not None else x
+
+
+def softmax(x: Any, axis: int = -1, dtype: Any = None, name: Optional[str] = None) -> Any:
+    """exp(x) / sum(exp(x)) along axis, computed stably."""
+    x = _softmax_input(x, dtype)
+    return apply("softmax", [x], {"axis": _checked_axis(x, int(axis), "softmax")})
+
+
+def log_softmax(x: Any, axis: int = -1, dtype: Any = None, name: Optional[str] = None) -> Any:
+    """log(softmax(x)) along axis, computed without forming softmax."""
+    x = _softmax_input(x, dtype)
+    return apply("log_softmax", [x], {"axis": _checked_axis(x, int(axis), "log_softmax")})

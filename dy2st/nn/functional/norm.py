@@ -1,0 +1,135 @@
+"""Normalisation: layer_norm, batch_norm and normalize (Lp), each a fused kernel."""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from ...runtime.dtype import float32
+from ...runtime.ops.operands import as_tensor, cast
+from ...runtime.registry import Meta, apply, register_op
+from ...runtime.tensor import Tensor
+
+__all__ = ["layer_norm", "batch_norm", "normalize"]
+
+
+def _float_meta(x, *rest, **attrs) -> Meta:
+    return Meta(x._shape, x.dtype if x.dtype.is_floating else float32)
+
+
+# ----------------------------------------------------------------------------- layer_norm
+@register_op("layer_norm", infer=_float_meta)
+def _layer_norm_kernel(x, *affine, begin_axis, epsilon, has_weight, has_bias):
+    axes = tuple(range(begin_axis, x.ndim))
+    xf = x.astype(np.float32) if x.dtype.kind != "f" or x.dtype == np.float16 else x
+    mean = xf.mean(axis=axes, keepdims=True)
+    centered = xf - mean
+    var = np.mean(np.square(centered), axis=axes, keepdims=True)
+    out = centered / np.sqrt(var + epsilon)
+    tail = x.shape[begin_axis:]
+    rest = list(affine)
+    if has_weight:
+        out = out * rest.pop(0).reshape(tail)
+    if has_bias:
+        out = out + rest.pop(0).reshape(tail)
+    return out.astype(x.dtype if x.dtype.kind == "f" else np.float32, copy=False)
+
+
+def layer_norm(x: Any, normalized_shape: Any, weight: Any = None, bias: Any = None,
+               epsilon: float = 1e-05, name: Optional[str] = None) -> Any:
+    """Normalise over the trailing dims given by normalized_shape, then scale and shift."""
+    x = as_tensor(x)
+    dims = [int(normalized_shape)] if isinstance(normalized_shape, int) else [int(d) for d in normalized_shape]
+    tail = list(x._shape[x.ndim - len(dims):]) if hasattr(x, "_shape") else x.shape[x.ndim - len(dims):]
+    if len(dims) > x.ndim or any(t >= 0 and t != d for t, d in zip(tail, dims)):
+        raise ValueError(f"layer_norm: normalized_shape {dims} does not match the trailing dims of "
+                         f"an input of shape {list(getattr(x, '_shape', x.shape))}")
+    size = int(np.prod(dims))
+    inputs = [x]
+    for name_, t in (("weight", weight), ("bias", bias)):
+        if t is not None:
+            if int(np.prod(t.shape)) != size:
+                raise ValueError(f"layer_norm: {name_} has shape {list(t.shape)}; it needs "
+                                 f"{size} elements to match normalized_shape {dims}")
+            inputs.append(cast(t, x.dtype) if x.dtype.is_floating else t)
+    return apply("layer_norm", inputs, {"begin_axis": x.ndim - len(dims), "epsilon": float(epsilon),
+                                        "has_weight": weight is not None, "has_bias": bias is not None})
+
+
+# ----------------------------------------------------------------------------- batch_norm
+def _stats_infer(x, axis):
+    c = x._shape[axis]
+    return Meta((c,), x.dtype), Meta((c,), x.dtype)
+
+
+@register_op("batch_norm_stats", infer=_stats_infer, n_outputs=2)
+def _batch_norm_stats_kernel(x, axis):
+    """Per-channel mean and biased variance over every axis but `axis`."""
+    axes = tuple(i for i in range(x.ndim) if i != axis)
+    mean = x.mean(axis=axes)
+    var = np.mean(np.square(x - np.expand_dims(mean, axes)), axis=axes)
+    return mean.astype(x.dtype, copy=False), var.astype(x.dtype, copy=False)
+
+
+@register_op("batch_norm", infer=_float_meta)
+def _batch_norm_kernel(x, mean, var, *affine, axis, epsilon, has_weight, has_bias):
+    shape = [1] * x.ndim
+    shape[axis] = x.shape[axis]
+    out = (x - mean.reshape(shape)) / np.sqrt(var.reshape(shape) + epsilon)
+    rest = list(affine)
+    if has_weight:
+        out = out * rest.pop(0).reshape(shape)
+    if has_bias:
+        out = out + rest.pop(0).reshape(shape)
+    return out.astype(x.dtype, copy=False)
+
+
+_CHANNEL_LAST = ("NLC", "NHWC", "NDHWC")
+
+
+def batch_norm(x: Any, running_mean: Any, running_var: Any, weight: Any = None, bias: Any = None,
+               training: bool = False, momentum: float = 0.9, epsilon: float = 1e-05,
+               data_format: str = "NCHW", use_global_stats: Optional[bool] = None,
+               name: Optional[str] = None) -> Any:
+    """Batch normalisation over the channel axis (1, or the last for channel-last layouts).
+
+    Training uses the batch's statistics and, for eager running stats, updates them in place:
+    running = momentum * running + (1 - momentum) * batch. While a static program is built the
+    running stats are read but not updated (the program has no in-place assignment to state)."""
+    x = as_tensor(x)
+    if x.ndim < 2:
+        raise ValueError(f"batch_norm: the input must have rank >= 2, got shape {list(x.shape)}")
+    axis = x.ndim - 1 if data_format in _CHANNEL_LAST else 1
+    use_batch = training if use_global_stats is None else not use_global_stats
+    if use_batch:
+        mean, var = apply("batch_norm_stats", [x], {"axis": axis})
+        if isinstance(running_mean, Tensor) and isinstance(mean, Tensor):
+            running_mean.set_value(momentum * running_mean.numpy() + (1 - momentum) * mean.numpy())
+            running_var.set_value(momentum * running_var.numpy() + (1 - momentum) * var.numpy())
+    else:
+        mean, var = running_mean, running_var
+    inputs = [x, mean, var] + [t for t in (weight, bias) if t is not None]
+    return apply("batch_norm", inputs, {"axis": axis, "epsilon": float(epsilon),
+                                        "has_weight": weight is not None, "has_bias": bias is not None})
+
+
+# ----------------------------------------------------------------------------- normalize
+@register_op("normalize", infer=_float_meta)
+def _normalize_kernel(x, p, axis, epsilon):
+    if p == 2:
+        norm = np.sqrt(np.sum(np.square(x), axis=axis, keepdims=True))
+    elif np.isinf(p):
+        norm = np.max(np.abs(x), axis=axis, keepdims=True)
+    else:
+        norm = np.sum(np.abs(x) ** p, axis=axis, keepdims=True) ** (1.0 / p)
+    out = x / np.maximum(norm, epsilon)
+    return out.astype(x.dtype if x.dtype.kind == "f" else np.float32, copy=False)
+
+
+def normalize(x: Any, p: float = 2, axis: int = 1, epsilon: float = 1e-12, name: Optional[str] = None) -> Any:
+    """x / max(||x||_p along axis, epsilon)."""
+    x = as_tensor(x)
+    nd = max(x.ndim, 1)
+    if not -nd <= axis < nd:
+        raise ValueError(f"normalize: axis {axis} is out of range for a tensor of rank {x.ndim}")
+    return apply("normalize", [x], {"p": float(p), "axis": int(axis), "epsilon": float(epsilon)})
