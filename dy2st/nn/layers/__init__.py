@@ -1,0 +1,7 @@
+"""The concrete layers of dy2st.nn, one module per family."""
+from .activation import (ELU, GELU, Hardswish, LeakyReLU, LogSoftmax, Mish, ReLU, ReLU6, Sigmoid,
+                         Silu, Softmax, Softplus, Tanh)
+from .common import Dropout, Embedding, Flatten, Identity, Linear, Pad
+from .container import LayerDict, LayerList, ParameterList, Sequential
+from .loss import CrossEntropyLoss, L1Loss, MSELoss, NLLLoss, SmoothL1Loss
+from .norm import BatchNorm1D, BatchNorm2D, BatchNorm3D, LayerNorm
