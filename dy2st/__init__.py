@@ -10,6 +10,7 @@ from .runtime.ops import is_tensor
 from .runtime.tensor import Parameter, Tensor
 
 from . import linalg  # noqa: E402
+from . import nn  # noqa: E402
 from . import static  # noqa: E402
 from . import tensor  # noqa: E402
 
