@@ -121,7 +121,7 @@ class _Codegen:
         if op.type in HOISTABLE and not op.inputs:
             value = OPS[op.type].kernel(**op.attrs)
             value.setflags(write=False)
-            self.emit(f"{ind}{outs[0]} = {self.const('C', value)}", tag)
+            self.emit(f"{ind}{outs[0]} = {self.const('H', value)}", tag)
             return
         plain = ", ".join(outs)
         self.emit(f"{ind}{plain} = {call}" if outs else f"{ind}{call}", tag)
