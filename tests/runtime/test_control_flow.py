@@ -314,3 +314,63 @@ def test_while_loop_eager_runs_python():
 def test_while_loop_rejects_empty_loop_vars():
     with pytest.raises(TypeError, match="non-empty list or tuple"):
         while_loop(lambda: True, lambda: (), [])
+
+
+def test_while_nested_in_while_with_outer_capture():
+    def fn():
+        n = static.data("n", [], "int64")
+        scale = n * 10
+
+        def outer_body(i, total):
+            _, total = while_loop(lambda j, t: j < i, lambda j, t: (j + 1, t + scale),
+                                  [paddle.zeros([], "int64"), total])
+            return i + 1, total
+
+        zero = paddle.zeros([], "int64")
+        return while_loop(lambda i, t: i < n, outer_body, [zero, zero])
+
+    main, fetch = build(fn)
+    assert count_ops(main, "while") == 2
+    i, total = run(main, fetch, n=np.array(3))
+    assert int(i) == 3 and int(total) == (0 + 1 + 2) * 30
+    i, total = run(main, fetch, n=np.array(0))
+    assert int(i) == 0 and int(total) == 0
+
+
+def test_cond_nested_in_cond():
+    def fn():
+        x = static.data("x", [], "float32")
+        return [cond(x > 0, lambda: cond(x > 10, lambda: x * 100.0, lambda: x * 10.0),
+                     lambda: -x)]
+
+    main, fetch = build(fn)
+    assert [float(run(main, fetch, x=np.array(v, "float32"))[0]) for v in (20, 2, -3)] == \
+        [2000.0, 20.0, 3.0]
+
+
+def test_eager_tensor_as_loop_var_and_branch_output():
+    w = paddle.to_tensor(np.array(2.0, "float32"))
+
+    def fn():
+        x = static.data("x", [], "float32")
+        (grown,) = while_loop(lambda v: v < x, lambda v: [v * w], [w])
+        picked = cond(x > 5, lambda: w, lambda: x)
+        return [grown, picked]
+
+    main, fetch = build(fn)
+    assert [float(v) for v in run(main, fetch, x=np.array(10.0, "float32"))] == [16.0, 2.0]
+    assert [float(v) for v in run(main, fetch, x=np.array(1.0, "float32"))] == [2.0, 1.0]
+
+
+def test_python_number_loop_vars_become_tensors():
+    def fn():
+        x = static.data("x", [], "float32")
+        i, s, tag = while_loop(lambda i, s, tag: s < x, lambda i, s, tag: (i + 1, s + 1.5, tag),
+                               [0, 0.0, "keep"])
+        assert tag == "keep"
+        return [i, s]
+
+    main, fetch = build(fn)
+    i, s = run(main, fetch, x=np.array(4.0, "float32"))
+    assert int(i) == 3 and float(s) == 4.5
+    assert i.dtype == np.int64 and s.dtype == np.float32
