@@ -45,7 +45,8 @@ def _resolve_shape(op: str, in_shape: Sequence[int], template: Sequence[Optional
         if d == 0:
             if i >= len(in_shape):
                 raise ValueError(f"{op}: 0 in position {i} copies a dim the input does not have")
-            out.append(in_shape[i])
+            # A copied unknown dim is marked like a tensor dim so it is not taken for the -1.
+            out.append(in_shape[i] if in_shape[i] >= 0 else -2)
         elif d is None:
             out.append(-2)          # a tensor dim, value unknown until run time
         else:
