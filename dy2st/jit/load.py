@@ -1,0 +1,14 @@
+"""`dy2st.jit.load(path)`: a saved model as a TranslatedLayer."""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from .model_format import read_model
+from .translated_layer import TranslatedLayer
+
+
+def load(path: "str | os.PathLike[str]", **configs: Any) -> TranslatedLayer:
+    """Load the model saved by `jit.save(..., path)` (raises ModelFormatError for bad files)."""
+    model = read_model(os.fspath(path))
+    return TranslatedLayer(model.concrete, model.extra, source=model.json_path)

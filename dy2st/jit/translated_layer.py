@@ -1,0 +1,216 @@
+"""TranslatedLayer: a saved model loaded back as a callable layer, without the user's source."""
+from __future__ import annotations
+
+import collections
+import copy
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..runtime.executor import compile_program
+from ..runtime.program import Program, Variable
+from ..runtime.pytree import describe, unflatten
+from ..runtime.tensor import Tensor
+from ..static.input_spec import InputSpec
+from .concrete import ConcreteProgram
+
+try:
+    from ..nn import Layer as _Base
+except ImportError:        # dy2st.nn is optional here: the same surface on a plain class
+    _Base = object
+
+_MISSING = object()
+
+
+class InputMismatchError(TypeError, ValueError):
+    """A call does not fit the saved InputSpecs (a TypeError and a ValueError, catch either)."""
+
+
+def spec_text(spec: InputSpec) -> str:
+    return f"{spec.dtype}[{', '.join('None' if d is None else str(d) for d in spec.shape)}]"
+
+
+def _array_text(a: np.ndarray) -> str:
+    return f"{a.dtype.name}[{', '.join(str(d) for d in a.shape)}]"
+
+
+class TranslatedLayer(_Base):
+    """A loaded model: call it with Tensors or numpy arrays in input-spec order (or by name).
+
+    The saved graph is the eval-mode graph; `train()` / `eval()` only flip `training`."""
+
+    def __init__(self, concrete: ConcreteProgram, extra: Optional[Dict[str, Any]] = None,
+                 source: str = "") -> None:
+        if _Base is not object:
+            super().__init__()
+        setattr_ = object.__setattr__     # Layer.__setattr__ would file Tensors as parameters
+        setattr_(self, "training", False)
+        setattr_(self, "_concrete", concrete)
+        setattr_(self, "_extra", dict(extra or {}))
+        setattr_(self, "_source", source)
+        setattr_(self, "_compiled", None)
+        names = [s.name or feed for s, feed in zip(concrete.inputs, concrete.program.feed_names)]
+        setattr_(self, "_input_names", names)
+        setattr_(self, "_input_index", {n: i for i, n in enumerate(names)})
+
+    # ----------------------------------------------------------------------------- calling
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        arrays = self._bind(args, kwargs)
+        compiled = self._compiled
+        if compiled is None:
+            p = self._concrete.program
+            compiled = compile_program(p, p.feed_names, p.fetch_names)
+            object.__setattr__(self, "_compiled", compiled)
+        outs = compiled(arrays)
+        return self._rebuild(outs, arrays)
+
+    if _Base is object:
+        def __call__(self, *args: Any, **kwargs: Any) -> Any:
+            return self.forward(*args, **kwargs)
+
+    def _bind(self, args: Sequence[Any], kwargs: Dict[str, Any]) -> List[np.ndarray]:
+        specs = self._concrete.inputs
+        names = self._input_names
+        if len(args) > len(specs):
+            raise InputMismatchError(f"the model takes {len(specs)} input(s) "
+                                     f"({self._signature()}), got {len(args)}")
+        values = list(args) + [_MISSING] * (len(specs) - len(args))
+        for key, v in kwargs.items():
+            i = self._input_index.get(key)
+            if i is None:
+                raise InputMismatchError(f"the model has no input named {key!r}; its inputs are "
+                                         f"{self._signature()}")
+            if values[i] is not _MISSING:
+                raise InputMismatchError(f"input {key!r} is given twice")
+            values[i] = v
+        missing = [f"'{names[i]}' ({spec_text(specs[i])})" for i, v in enumerate(values)
+                   if v is _MISSING]
+        if missing:
+            raise InputMismatchError(f"the model takes {len(specs)} input(s) ({self._signature()}), "
+                                     f"missing {', '.join(missing)}")
+        return [self._convert(names[i], specs[i], v) for i, v in enumerate(values)]
+
+    def _convert(self, name: str, spec: InputSpec, v: Any) -> np.ndarray:
+        expects = f"input '{name}' expects {spec_text(spec)}"
+        if isinstance(v, Tensor):
+            arr = v._value
+        elif isinstance(v, (np.ndarray, np.generic)):
+            arr = np.asarray(v)
+        elif isinstance(v, (bool, int, float)):
+            arr = self._scalar(expects, spec, v)
+        elif isinstance(v, Variable):
+            raise InputMismatchError(f"{expects}, got the symbolic tensor {v.name}: a loaded model "
+                                     "runs on concrete values only")
+        else:
+            raise InputMismatchError(f"{expects}, got {type(v).__name__} (pass a Tensor or a "
+                                     "numpy array)")
+        if arr.dtype.name != str(spec.dtype):
+            raise InputMismatchError(f"{expects}, got {_array_text(arr)} (dtypes are not cast; "
+                                     f"convert with .astype('{spec.dtype}'))")
+        if not spec.matches(arr.shape, spec.dtype):
+            raise InputMismatchError(f"{expects}, got {_array_text(arr)}")
+        return arr
+
+    @staticmethod
+    def _scalar(expects: str, spec: InputSpec, v: Any) -> np.ndarray:
+        """A Python scalar becomes an array of the spec's dtype when no value is lost."""
+        d = spec.dtype
+        fits = (d == "bool") if isinstance(v, bool) else (
+            d.is_integer or d.is_floating) if isinstance(v, int) else d.is_floating
+        if not fits:
+            raise InputMismatchError(f"{expects}, got the Python {type(v).__name__} {v!r}")
+        try:
+            return np.array(v, dtype=d.np)
+        except OverflowError:
+            raise InputMismatchError(f"{expects}, got {v!r}, which does not fit {d}") from None
+
+    def _rebuild(self, outs: List[Any], inputs: List[np.ndarray]) -> Any:
+        # An output may be an input or a parameter passed straight through: copy it so that
+        # changing the result cannot change the caller's array or the model's weights.
+        shared = {id(a) for a in inputs} | {id(t._value) for t in
+                                            self._concrete.program.persistables.values()}
+
+        def wrap(a: Any) -> Any:
+            if isinstance(a, list):                         # a tensor array
+                return [wrap(x) for x in a]
+            a = np.asarray(a)
+            return Tensor(a.copy() if id(a) in shared else a)
+
+        leaves = [wrap(outs[v]) if kind == "var" else copy.deepcopy(v)
+                  for kind, v in self._concrete.output_leaves]
+        return unflatten(self._concrete.output_tree, leaves)
+
+    # ----------------------------------------------------------------------------- description
+    @property
+    def input_spec(self) -> List[InputSpec]:
+        return [InputSpec(s.shape, s.dtype, s.name) for s in self._concrete.inputs]
+
+    @property
+    def concrete_program(self) -> ConcreteProgram:
+        return self._concrete
+
+    @property
+    def extra(self) -> Dict[str, Any]:
+        """Extra metadata stored by the saver."""
+        return dict(self._extra)
+
+    def program(self, method_name: str = "forward") -> Program:
+        """The loaded Program (print it to read the graph)."""
+        if method_name != "forward":
+            raise ValueError(f"a loaded model only has 'forward', not {method_name!r}")
+        return self._concrete.program
+
+    def _signature(self) -> str:
+        return ", ".join(f"{n}: {spec_text(s)}" for n, s in zip(self._input_names,
+                                                                self._concrete.inputs))
+
+    def __repr__(self) -> str:
+        c = self._concrete
+        where = f"{self._source!r}, " if self._source else ""
+        return (f"TranslatedLayer({where}inputs=({self._signature()}), "
+                f"outputs={describe(c.output_tree)}, parameters={len(c.program.persistables)}, "
+                f"ops={c.program.num_ops()})")
+
+    # ----------------------------------------------------------------------------- state
+    def train(self) -> "TranslatedLayer":
+        object.__setattr__(self, "training", True)
+        return self
+
+    def eval(self) -> "TranslatedLayer":
+        object.__setattr__(self, "training", False)
+        return self
+
+    def named_parameters(self, prefix: str = "", include_sublayers: bool = True
+                         ) -> Iterator[Tuple[str, Tensor]]:
+        for name, t in self._concrete.program.persistables.items():
+            yield (f"{prefix}.{name}" if prefix else name), t
+
+    def parameters(self, include_sublayers: bool = True) -> List[Tensor]:
+        return [t for _, t in self.named_parameters()]
+
+    def named_buffers(self, prefix: str = "", include_sublayers: bool = True
+                      ) -> Iterator[Tuple[str, Tensor]]:
+        return iter(())               # every persistable of the graph is listed as a parameter
+
+    def buffers(self, include_sublayers: bool = True) -> List[Tensor]:
+        return []
+
+    def state_dict(self, *args: Any, **kwargs: Any) -> "collections.OrderedDict[str, Tensor]":
+        return collections.OrderedDict(self.named_parameters())
+
+    def set_state_dict(self, state_dict: Dict[str, Any], use_structured_name: bool = True
+                       ) -> Tuple[List[str], List[str]]:
+        """Copy values into the parameters (same shape and dtype); returns (missing, unexpected)."""
+        params = self._concrete.program.persistables
+        for name, value in state_dict.items():
+            if name in params:
+                arr = np.asarray(value._value if isinstance(value, Tensor) else value)
+                old = params[name]._value
+                if arr.shape != old.shape or arr.dtype != old.dtype:
+                    raise ValueError(f"set_state_dict: {name!r} is {_array_text(old)}, got "
+                                     f"{_array_text(arr)}")
+                params[name]._value = arr.copy()
+        return ([n for n in params if n not in state_dict],
+                [n for n in state_dict if n not in params])
+
+    set_dict = set_state_dict
