@@ -84,6 +84,7 @@ class _Codegen:
         for i, op in enumerate(block.ops):
             self.op(block, op, ind)
             dead = [n for n in dict.fromkeys(op.inputs) if last_use.get(n) == i and n not in keep]
+            dead += [n for n in op.outputs if n not in last_use and n not in keep]  # never read
             if dead:
                 self.emit(f"{ind}del {', '.join(self.ident(n) for n in dead)}")
         if not block.ops:
