@@ -126,6 +126,19 @@ def test_generated_source_deletes_dead_values():
     np.testing.assert_allclose(out[0], [-1.0] * 4)
 
 
+def test_generated_source_deletes_values_that_are_never_read():
+    def fn():
+        x = static.data("x", [4], "float32")
+        unused = x * 5.0
+        return [x + 1.0]
+
+    main, fetch = build(fn)
+    source = compile_program(main, ["x"], [fetch[0].name]).source
+    mul_line = next(l for l in source.splitlines() if "K_multiply(" in l)
+    unused_name = mul_line.split("=")[0].strip()
+    assert f"del {unused_name}" in source
+
+
 def test_sub_blocks_become_functions_in_the_generated_source():
     def fn():
         i = static.data("i", [], "int64")
