@@ -8,6 +8,7 @@ import numpy as np
 from ...runtime.dtype import float32
 from ...runtime.ops.operands import as_tensor
 from ...runtime.registry import Meta, apply, register_op
+from .dims import known_dims
 
 __all__ = ["one_hot", "embedding"]
 
@@ -40,7 +41,7 @@ def _embedding_kernel(ids, w, padding_idx):
     _check_ids(ids, w.shape[0], "embedding")
     out = w[ids]          # fancy indexing copies, so zeroing padding rows below is safe
     if padding_idx is not None:
-        out[ids == padding_idx] = 0
+        out[ids == padding_idx % w.shape[0]] = 0
     return out
 
 
@@ -48,9 +49,10 @@ def embedding(x: Any, weight: Any, padding_idx: Optional[int] = None, max_norm: 
               norm_type: float = 2.0, sparse: bool = False, scale_grad_by_freq: bool = False,
               name: Optional[str] = None) -> Any:
     """Rows of weight picked by the integer ids in x; ids equal to padding_idx give zero rows."""
-    num = weight.shape[0]
+    num = known_dims(weight)[0]
     if padding_idx is not None:
-        if not -num <= padding_idx < num:
+        # A negative padding_idx counts from the end; the kernel resolves it if num is unknown here.
+        if num >= 0 and not -num <= padding_idx < num:
             raise ValueError(f"embedding: padding_idx must be in [-{num}, {num}), got {padding_idx}")
-        padding_idx = int(padding_idx) % num
+        padding_idx = int(padding_idx) % num if num >= 0 else int(padding_idx)
     return apply("embedding", [as_tensor(x), weight], {"padding_idx": padding_idx})

@@ -9,6 +9,7 @@ from ...runtime.dtype import float32
 from ...runtime.ops.operands import as_tensor, cast
 from ...runtime.registry import Meta, apply, register_op
 from ...runtime.tensor import Tensor
+from .dims import known_dims
 
 __all__ = ["layer_norm", "batch_norm", "normalize"]
 
@@ -40,16 +41,18 @@ def layer_norm(x: Any, normalized_shape: Any, weight: Any = None, bias: Any = No
     """Normalise over the trailing dims given by normalized_shape, then scale and shift."""
     x = as_tensor(x)
     dims = [int(normalized_shape)] if isinstance(normalized_shape, int) else [int(d) for d in normalized_shape]
-    tail = list(x._shape[x.ndim - len(dims):]) if hasattr(x, "_shape") else x.shape[x.ndim - len(dims):]
-    if len(dims) > x.ndim or any(t >= 0 and t != d for t, d in zip(tail, dims)):
+    shape = known_dims(x)
+    tail = shape[len(shape) - len(dims):]
+    if len(dims) > len(shape) or any(t >= 0 and t != d for t, d in zip(tail, dims)):
         raise ValueError(f"layer_norm: normalized_shape {dims} does not match the trailing dims of "
-                         f"an input of shape {list(getattr(x, '_shape', x.shape))}")
+                         f"an input of shape {shape}")
     size = int(np.prod(dims))
     inputs = [x]
     for name_, t in (("weight", weight), ("bias", bias)):
         if t is not None:
-            if int(np.prod(t.shape)) != size:
-                raise ValueError(f"layer_norm: {name_} has shape {list(t.shape)}; it needs "
+            t_dims = known_dims(t)
+            if all(d >= 0 for d in t_dims) and int(np.prod(t_dims)) != size:
+                raise ValueError(f"layer_norm: {name_} has shape {t_dims}; it needs "
                                  f"{size} elements to match normalized_shape {dims}")
             inputs.append(cast(t, x.dtype) if x.dtype.is_floating else t)
     return apply("layer_norm", inputs, {"begin_axis": x.ndim - len(dims), "epsilon": float(epsilon),
