@@ -42,7 +42,12 @@ def _matmul_kernel(x, y, transpose_x, transpose_y):
         x = np.swapaxes(x, -1, -2)
     if transpose_y and y.ndim >= 2:
         y = np.swapaxes(y, -1, -2)
-    return np.matmul(x, y)
+    try:
+        return np.matmul(x, y)
+    except ValueError:
+        # Eager calls skip inference: give the same message naming both shapes.
+        raise ValueError(f"matmul: shapes {list(x.shape)} and {list(y.shape)} do not match "
+                         f"(transpose_x={transpose_x}, transpose_y={transpose_y})") from None
 
 
 def matmul(x: Any, y: Any, transpose_x: bool = False, transpose_y: bool = False,
