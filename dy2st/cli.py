@@ -1,0 +1,304 @@
+"""The `dy2st` command: `dump`, `export`, `inspect` and `run` (user errors exit with status 2)."""
+from __future__ import annotations
+
+import argparse
+import collections
+import importlib
+import importlib.util
+import os
+import sys
+from typing import Any, Iterator, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+USER_ERROR = 2
+RUN_FAILED = 1
+
+
+class UserError(Exception):
+    """A mistake in the command line or its files: reported as one line, no traceback."""
+
+
+# ----------------------------------------------------------------------------- helpers
+def _specs(texts: Optional[Sequence[str]]) -> List[Any]:
+    from .jit.spec_text import parse_input_spec
+    try:
+        return [parse_input_spec(t) for t in texts or []]
+    except ValueError as e:
+        raise UserError(str(e)) from None
+
+
+def _load(path: str) -> Any:
+    from .jit.load import load
+    return load(path)
+
+
+def _leaf_paths(tree: Any, prefix: str = "out") -> Iterator[str]:
+    """Dotted names of the leaves of a runtime.pytree structure, in leaf order."""
+    from .runtime.pytree import LEAF
+    if tree is LEAF:
+        yield prefix
+        return
+    kind, items = tree
+    pairs = items if kind == "dict" else enumerate(items)
+    for key, sub in pairs:
+        yield from _leaf_paths(sub, f"{prefix}.{key}")
+
+
+def _flat_values(obj: Any, prefix: str = "out") -> Iterator[Tuple[str, Any]]:
+    """(dotted name, value) for every tensor or constant in a model's output."""
+    if isinstance(obj, (tuple, list)):
+        for i, v in enumerate(obj):
+            yield from _flat_values(v, f"{prefix}.{i}")
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _flat_values(v, f"{prefix}.{k}")
+    else:
+        yield prefix, obj
+
+
+def _type_text(var: Any) -> str:
+    if var.kind == "array":
+        return f"tensor_array<{var.elem[1]}{list(var.elem[0])}>" if var.elem else "tensor_array"
+    return f"{var.dtype}{list(var._shape)}"
+
+
+# ----------------------------------------------------------------------------- inspect
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from .jit.model_format import read_model
+    from .jit.translated_layer import spec_text
+    from .runtime.pytree import describe
+    model = read_model(args.path)
+    c = model.concrete
+    program = c.program
+    g = program.global_block()
+    out = [f"model: {model.json_path}",
+           f"format: dy2st.model version {model.format_version} (saved by dy2st "
+           f"{model.dy2st_version})", "inputs:"]
+    for spec, feed in zip(c.inputs, program.feed_names):
+        out.append(f"  {spec.name or feed}: {spec_text(spec)}")
+    out.append(f"outputs: {describe(c.output_tree)}")
+    for path, (kind, v) in zip(_leaf_paths(c.output_tree), c.output_leaves):
+        if kind == "var":
+            name = program.fetch_names[v]
+            out.append(f"  {path}: {_type_text(g.vars[name])}  ({name})")
+        else:
+            out.append(f"  {path}: constant {v!r}")
+    counts = collections.Counter(op.type for b in program.blocks for op in b.ops)
+    out.append(f"ops: {program.num_ops()} in {len(program.blocks)} block(s)")
+    width = max((len(t) for t in counts), default=0)
+    for t, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        out.append(f"  {t:<{width}}  {n}")
+    flow = [f"{t} x{counts[t]}" for t in ("cond", "while") if counts[t]]
+    out.append(f"control flow: {', '.join(flow) if flow else 'none'}")
+    values = [t._value for t in program.persistables.values()]
+    out.append(f"parameters: {len(values)} tensor(s), {sum(int(a.size) for a in values)} values, "
+               f"{sum(int(a.nbytes) for a in values)} bytes  ({os.path.basename(model.npz_path)})")
+    for name, t in program.persistables.items():
+        out.append(f"  {name}: {t._value.dtype.name}{list(t._value.shape)}")
+    print("\n".join(out))
+    if args.program:
+        print()
+        print(program)
+    return 0
+
+
+# ----------------------------------------------------------------------------- run
+def _read_input(text: str, names: Sequence[str]) -> Tuple[Optional[str], np.ndarray]:
+    name, sep, path = text.partition("=")
+    if not sep or name not in names:
+        name, path = None, text
+    if not os.path.isfile(path):
+        raise UserError(f"{path}: no such input file")
+    try:
+        arr = np.load(path, allow_pickle=False)
+    except (ValueError, OSError, EOFError) as e:
+        raise UserError(f"{path}: not a .npy array file ({e})") from None
+    if not isinstance(arr, np.ndarray):
+        arr.close()
+        raise UserError(f"{path}: is an .npz archive; pass one .npy file per input")
+    return name, arr
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .runtime.tensor import Tensor
+    layer = _load(args.path)
+    names = [s.name for s in layer.input_spec]
+    positional, named = [], {}
+    for text in args.input or []:
+        name, arr = _read_input(text, names)
+        if name is None:
+            positional.append(arr)
+        else:
+            named[name] = arr
+    from .jit.translated_layer import InputMismatchError
+    try:
+        result = layer(*positional, **named)
+    except InputMismatchError as e:
+        raise UserError(str(e)) from None
+    except Exception as e:  # noqa: BLE001 - the model itself failed: report it, status 1
+        print(f"dy2st run: the model failed: {type(e).__name__}: {e}", file=sys.stderr)
+        return RUN_FAILED
+    items = [(k, v._value if isinstance(v, Tensor) else v) for k, v in _flat_values(result)]
+    if args.output:
+        arrays = {k: np.asarray(v) for k, v in items}
+        skipped = [k for k, a in arrays.items() if a.dtype.kind not in "biufUS"]
+        arrays = {k: a for k, a in arrays.items() if k not in skipped}
+        np.savez(args.output, allow_pickle=False, **arrays)
+        print(f"wrote {len(arrays)} output(s) to {args.output}: {', '.join(arrays)}")
+        if skipped:
+            print(f"not written (not arrays): {', '.join(skipped)}")
+        return 0
+    for k, v in items:
+        if isinstance(v, np.ndarray):
+            print(f"{k}: {v.dtype.name}{list(v.shape)}")
+            print(np.array2string(v, separator=", "))
+        else:
+            print(f"{k} = {v!r}")
+    return 0
+
+
+# ----------------------------------------------------------------------------- export
+def import_object(target: str) -> Any:
+    """The object named by `module.path:Name` or `file.py:Name` (dots in Name walk attributes)."""
+    where, sep, qualname = target.rpartition(":")
+    if not sep or not where or not qualname:
+        raise UserError(f"bad target {target!r}: expected MODULE_OR_FILE:OBJECT, e.g. "
+                        "'model.py:Net' or 'pkg.models:Net'")
+    try:
+        if where.endswith(".py") or os.sep in where or "/" in where:
+            module = _import_file(where)
+        else:
+            sys.path.insert(0, os.getcwd())       # as `python -m` does
+            module = importlib.import_module(where)
+    except UserError:
+        raise
+    except BaseException as e:  # noqa: BLE001 - any failure in the user's module is reported
+        if isinstance(e, KeyboardInterrupt):
+            raise
+        raise UserError(f"cannot import {where}: {type(e).__name__}: {e}") from None
+    obj = module
+    for part in qualname.split("."):
+        if not hasattr(obj, part):
+            raise UserError(f"{where} has no attribute {qualname!r}")
+        obj = getattr(obj, part)
+    return obj
+
+
+def _import_file(path: str) -> Any:
+    if not os.path.isfile(path):
+        raise UserError(f"{path}: no such file")
+    path = os.path.abspath(path)
+    sys.path.insert(0, os.path.dirname(path))    # so the file can import its neighbours
+    name = os.path.splitext(os.path.basename(path))[0]
+    if name in sys.modules or not name.isidentifier():
+        name = f"_dy2st_user_{abs(hash(path))}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise UserError(f"{path}: cannot be imported as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module                   # inspect / the transpiler look modules up here
+    spec.loader.exec_module(module)
+    return module
+
+
+def _exportable(obj: Any, qualname: str) -> Any:
+    from .nn import Layer
+    if isinstance(obj, type):
+        if not issubclass(obj, Layer):
+            raise UserError(f"{qualname} is a class but not a dy2st.nn.Layer")
+        try:
+            return obj()
+        except Exception as e:  # noqa: BLE001 - the user's constructor failed
+            raise UserError(f"cannot create {qualname}() with no arguments: "
+                            f"{type(e).__name__}: {e}") from None
+    if isinstance(obj, Layer) or callable(obj):
+        return obj
+    raise UserError(f"{qualname} is a {type(obj).__name__}, not a Layer or a function")
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    specs = _specs(args.input_spec)
+    obj = _exportable(import_object(args.target), args.target.rpartition(":")[2])
+    try:
+        from .jit import save
+    except ImportError:
+        raise UserError("dy2st.jit.save is not available in this dy2st") from None
+    try:
+        save(obj, args.output, input_spec=specs or None)
+    except Exception as e:  # noqa: BLE001 - conversion errors carry the user's location
+        if args.traceback:
+            raise
+        raise UserError(f"cannot export {args.target}: {type(e).__name__}: {e}") from None
+    print(f"saved {args.target} to {args.output}.json")
+    return 0
+
+
+# ----------------------------------------------------------------------------- dump
+def cmd_dump(args: argparse.Namespace) -> int:
+    specs = _specs(args.input_spec)
+    try:
+        from .jit.dump import DumpError, dump
+    except ModuleNotFoundError as e:
+        if e.name != "dy2st.jit.dump":
+            raise
+        raise UserError("dy2st dump is not available in this dy2st") from None
+    try:
+        text = dump(args.target, args.passes or None, args.program, specs)
+    except DumpError as e:
+        raise UserError(str(e)) from None
+    print(text)
+    return 0
+
+
+# ----------------------------------------------------------------------------- main
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="dy2st", description="Convert, export, inspect and run "
+                                                         "dy2st models.")
+    p.add_argument("--traceback", action="store_true", help="show full tracebacks of errors")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    d = sub.add_parser("dump", help="show a function's transformed source and program")
+    d.add_argument("target", metavar="FILE.py[:QUALNAME]")
+    d.add_argument("--pass", dest="passes", action="append", metavar="NAME",
+                   help="stop after this pass (repeatable)")
+    d.add_argument("--program", action="store_true", help="also trace and print the Program")
+    d.add_argument("--input-spec", action="append", metavar="SPEC", help="e.g. x:float32[None,10]")
+    d.set_defaults(func=cmd_dump)
+
+    e = sub.add_parser("export", help="convert a Layer or function and save it")
+    e.add_argument("target", metavar="MODULE_OR_FILE:OBJECT")
+    e.add_argument("--input-spec", action="append", metavar="SPEC", help="e.g. x:float32[None,10]")
+    e.add_argument("-o", "--output", required=True, metavar="PATH", help="model path prefix")
+    e.set_defaults(func=cmd_export)
+
+    i = sub.add_parser("inspect", help="describe a saved model")
+    i.add_argument("path", metavar="PATH")
+    i.add_argument("--program", action="store_true", help="print the whole Program")
+    i.set_defaults(func=cmd_inspect)
+
+    r = sub.add_parser("run", help="run a saved model on .npy inputs")
+    r.add_argument("path", metavar="PATH")
+    r.add_argument("--input", action="append", metavar="[NAME=]FILE.npy",
+                   help="one per model input, in order (or by name)")
+    r.add_argument("--output", metavar="OUT.npz", help="write the outputs here instead of printing")
+    r.set_defaults(func=cmd_run)
+    return p
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = build_parser().parse_args(argv)
+    if not hasattr(args, "traceback"):
+        args.traceback = False
+    from .jit.model_format import ModelFormatError
+    try:
+        return args.func(args)
+    except (UserError, ModelFormatError) as e:
+        if args.traceback:
+            raise
+        print(f"dy2st {args.command}: error: {e}", file=sys.stderr)
+        return USER_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())
