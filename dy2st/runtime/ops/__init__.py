@@ -20,7 +20,7 @@ from .einsum import einsum
 from .gather import (gather, gather_nd, index_select, put_along_axis, scatter,
                      take_along_axis)
 from .grids import linspace, meshgrid
-from .random import normal, rand, randint, randn, standard_normal, uniform
+from .random import normal, rand, randint, randn, uniform
 from .rearrange import flip, roll, tile
 from .scan import cumprod, cumsum
 from .selection import masked_select, nonzero, where

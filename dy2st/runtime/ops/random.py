@@ -3,8 +3,6 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-import numpy as np
-
 from .. import config
 from ..dtype import convert_dtype, int64
 from ..registry import Meta, apply, register_op
@@ -63,10 +61,6 @@ def randn(shape: Any, dtype: Any = None, name: Optional[str] = None) -> Any:
     template, dims = _split_shape(shape)
     return apply("gaussian_random", dims, {"shape": template, "dtype": str(_float_dtype(dtype)),
                                            "mean": 0.0, "std": 1.0})
-
-
-def standard_normal(shape: Any, dtype: Any = None, name: Optional[str] = None) -> Any:
-    return randn(shape, dtype)
 
 
 def randint(low: int = 0, high: Optional[int] = None, shape: Any = (1,), dtype: Any = None,

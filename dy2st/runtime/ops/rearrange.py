@@ -6,9 +6,8 @@ from typing import Any, List, Optional
 import numpy as np
 
 from ..registry import Meta, apply, register_op
-from ..tensor import Tensor
 from . import infer as I
-from .operands import as_tensor, is_tensor
+from .operands import is_tensor
 
 
 def _axes(x: Any, axis: Any) -> List[int]:

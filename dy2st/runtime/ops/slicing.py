@@ -11,7 +11,6 @@ import numpy as np
 
 from ..registry import Meta, apply, register_op
 from ..tensor import Tensor
-from . import infer as I
 from .operands import as_tensor, is_tensor
 
 

@@ -6,7 +6,6 @@ from typing import Any, Optional
 import numpy as np
 
 from ..registry import Meta, apply, register_op
-from . import infer as I
 
 
 def _tri_infer(x, diagonal):
