@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import collections
+import copy
 import warnings
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
@@ -255,6 +256,21 @@ class Layer:
 
     def float(self) -> "Layer":
         return self.to(dtype="float32")
+
+    def __deepcopy__(self, memo: Dict[int, Any]) -> "Layer":
+        # Tensor.__deepcopy__ returns a plain Tensor even for a Parameter, so copy parameters
+        # ourselves first (through memo, so a parameter shared by two sublayers stays shared).
+        for layer in self.sublayers(include_self=True):
+            for p in layer._parameters.values():
+                if p is not None and id(p) not in memo:
+                    q = Parameter(p._value.copy(), name=p.name, trainable=p.trainable)
+                    q.stop_gradient = p.stop_gradient
+                    memo[id(p)] = q
+        new = type(self).__new__(type(self))
+        memo[id(self)] = new
+        for key, value in self.__dict__.items():
+            new.__dict__[key] = copy.deepcopy(value, memo)
+        return new
 
     # ----------------------------------------------------------------------------- attributes
     def _check_initialized(self, what: str) -> None:
