@@ -52,7 +52,11 @@ class Sequential(Layer):
         return iter(self._sub_layers.values())
 
     def append(self, layer: Layer) -> "Sequential":
-        self.add_sublayer(str(len(self)), layer)
+        # After a deletion str(len(self)) may already be taken; never overwrite a layer.
+        n = len(self)
+        while str(n) in self._sub_layers:
+            n += 1
+        self.add_sublayer(str(n), layer)
         return self
 
     def forward(self, input: Any) -> Any:
