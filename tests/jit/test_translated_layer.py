@@ -1,0 +1,146 @@
+"""TranslatedLayer: calling conventions, input checks, outputs, parameters and description."""
+import numpy as np
+import pytest
+
+import dy2st
+from dy2st import static
+from dy2st.jit.concrete import ConcreteProgram
+from dy2st.jit.load import load
+from dy2st.jit.model_format import save_concrete
+from dy2st.jit.translated_layer import InputMismatchError, TranslatedLayer
+from dy2st.runtime.pytree import flatten
+from dy2st.static import InputSpec
+from dy2st.static import nn as snn
+
+
+def saved_model(tmp_path, build, specs):
+    """Save the program built by build(*inputs) -> result pytree and load it back."""
+    prog = static.Program()
+    with static.program_guard(prog):
+        ins = [static.data(s.name, [None if d is None else d for d in s.shape], s.dtype)
+               for s in specs]
+        result = build(*ins)
+    leaves, tree = flatten(result)
+    out = []
+    for leaf in leaves:
+        if isinstance(leaf, static.Variable):
+            prog.fetch_names.append(leaf.name)
+            out.append(("var", len(prog.fetch_names) - 1))
+        else:
+            out.append(("const", leaf))
+    save_concrete(ConcreteProgram(prog, specs, tree, out), str(tmp_path / "m"))
+    return load(str(tmp_path / "m"))
+
+
+@pytest.fixture
+def affine(tmp_path):
+    w = dy2st.Parameter(np.eye(4, 3, dtype=np.float32), name="w")
+
+    def build(x, k):
+        y = dy2st.matmul(x, w)
+        y = snn.cond(k > 0, lambda: y * 2.0, lambda: y)
+        return {"y": y, "k": k, "note": ("scaled", 2)}
+
+    return saved_model(tmp_path, build, [InputSpec([None, 4], "float32", "x"),
+                                         InputSpec([], "int64", "k")])
+
+
+X = np.arange(8, dtype=np.float32).reshape(2, 4)
+
+
+def test_positional_keyword_and_tensor_inputs(affine):
+    expected = X[:, :3] * 2
+    out = affine(X, np.array(1))
+    assert isinstance(out["y"], dy2st.Tensor)
+    np.testing.assert_array_equal(out["y"].numpy(), expected)
+    assert out["note"] == ("scaled", 2) and int(out["k"]) == 1
+    np.testing.assert_array_equal(affine(k=np.array(0), x=X)["y"].numpy(), X[:, :3])
+    np.testing.assert_array_equal(affine(dy2st.to_tensor(X), k=1)["y"].numpy(), expected)
+
+
+def test_batch_sizes_other_than_any_example(affine):
+    for n in (1, 5, 17):
+        x = np.ones((n, 4), np.float32)
+        assert affine(x, 0)["y"].shape == [n, 3]
+
+
+@pytest.mark.parametrize("args, kwargs, message", [
+    ((X,), {}, "missing 'k' (int64[])"),
+    ((X, 1, 2), {}, "takes 2 input(s) (x: float32[None, 4], k: int64[]), got 3"),
+    ((np.zeros((3, 7), np.float32), 1), {}, "input 'x' expects float32[None, 4], got float32[3, 7]"),
+    ((np.zeros((3, 4)), 1), {}, "input 'x' expects float32[None, 4], got float64[3, 4]"),
+    ((np.zeros(4, np.float32), 1), {}, "input 'x' expects float32[None, 4], got float32[4]"),
+    ((X, np.array([1])), {}, "input 'k' expects int64[], got int64[1]"),
+    ((X, 1.5), {}, "input 'k' expects int64[], got the Python float 1.5"),
+    ((X, np.int32(1)), {}, "input 'k' expects int64[], got int32[]"),
+    (([[1.0] * 4], 1), {}, "input 'x' expects float32[None, 4], got list"),
+    ((X,), {"q": 1}, "no input named 'q'"),
+    ((X, 1), {"x": X}, "input 'x' is given twice"),
+])
+def test_calls_that_do_not_fit_the_specs(affine, args, kwargs, message):
+    with pytest.raises(InputMismatchError) as info:
+        affine(*args, **kwargs)
+    assert message in str(info.value)
+    assert isinstance(info.value, TypeError) and isinstance(info.value, ValueError)
+
+
+def test_parameters_state_dict_and_weights_read_at_run_time(affine):
+    (name, p), = affine.named_parameters()
+    assert name == "w" and affine.parameters()[0] is p
+    assert list(affine.state_dict()) == ["w"]
+    affine.set_state_dict({"w": np.full((4, 3), 0.5, np.float32)})
+    np.testing.assert_array_equal(affine(X, 0)["y"].numpy(), np.full((2, 3), X.sum(1)[:, None] / 2))
+    with pytest.raises(ValueError, match="is float32\\[4, 3\\], got float32\\[2\\]"):
+        affine.set_state_dict({"w": np.zeros(2, np.float32)})
+
+
+def test_modes_description_and_layer_base(affine):
+    assert affine.training is False
+    assert affine.train() is affine and affine.training
+    assert affine.eval().training is False
+    assert isinstance(affine, dy2st.nn.Layer)
+    assert affine.input_spec == [InputSpec([None, 4], "float32", "x"), InputSpec([], "int64", "k")]
+    text = str(affine.program())
+    assert "matmul" in text and "cond" in text and "true_block" in text
+    r = repr(affine)
+    assert "x: float32[None, 4]" in r and "parameters=1" in r
+
+
+def test_outputs_never_alias_inputs_or_parameters(tmp_path):
+    w = dy2st.Tensor(np.ones(3, np.float32), name="w", persistable=True)
+    layer = saved_model(tmp_path, lambda x: (x, w * 1.0, dy2st.assign(w)),
+                        [InputSpec([3], "float32", "x")])
+    x = np.zeros(3, np.float32)
+    a, _, c = layer(x)
+    a.numpy()[:] = 9
+    c.numpy()[:] = 9
+    assert x.sum() == 0 and layer.parameters()[0].numpy().sum() == 3
+
+
+def test_tensor_array_outputs_become_lists_of_tensors(tmp_path):
+    def build(x, n):
+        arr = dy2st.tensor.create_array("float32")
+        i0 = dy2st.zeros([], "int64")
+
+        def body(i, arr):
+            return i + 1, dy2st.tensor.array_write(x * i.astype("float32"), i, arr)
+
+        _, arr = snn.while_loop(lambda i, arr: i < n, body, [i0, arr])
+        return arr
+
+    layer = saved_model(tmp_path, build, [InputSpec([2], "float32", "x"), InputSpec([], "int64", "n")])
+    out = layer(np.array([1.0, 2.0], np.float32), 3)
+    assert isinstance(out, list) and len(out) == 3 and all(isinstance(t, dy2st.Tensor) for t in out)
+    np.testing.assert_array_equal(out[2].numpy(), [2.0, 4.0])
+    assert layer(np.zeros(2, np.float32), 0) == []
+
+
+def test_a_translated_layer_can_wrap_a_concrete_program_directly(tmp_path):
+    prog = static.Program()
+    with static.program_guard(prog):
+        x = static.data("x", [None], "float32")
+        y = x + 1.0
+    prog.fetch_names = [y.name]
+    layer = TranslatedLayer(ConcreteProgram(prog, [InputSpec([None], "float32", "x")], flatten(y)[1],
+                                            [("var", 0)]))
+    np.testing.assert_array_equal(layer(np.zeros(2, np.float32)).numpy(), [1.0, 1.0])
