@@ -2,6 +2,7 @@
 from .activation import (elu, gelu, hardsigmoid, hardswish, hardtanh, leaky_relu, log_softmax, mish,
                          relu, relu6, sigmoid, silu, softmax, softplus, swish, tanh)
 from .common import dropout, linear, pad
+from .conv import conv2d
 from .input import embedding, one_hot
 from .loss import (cross_entropy, l1_loss, mse_loss, nll_loss, smooth_l1_loss,
                    softmax_with_cross_entropy)
@@ -9,6 +10,6 @@ from .norm import batch_norm, layer_norm, normalize
 
 __all__ = ["elu", "gelu", "hardsigmoid", "hardswish", "hardtanh", "leaky_relu", "log_softmax", "mish",
            "relu", "relu6", "sigmoid", "silu", "softmax", "softplus", "swish", "tanh", "dropout",
-           "linear", "pad", "embedding", "one_hot", "cross_entropy", "l1_loss", "mse_loss",
+           "linear", "pad", "conv2d", "embedding", "one_hot", "cross_entropy", "l1_loss", "mse_loss",
            "nll_loss", "smooth_l1_loss", "softmax_with_cross_entropy", "batch_norm", "layer_norm",
            "normalize"]

@@ -3,5 +3,12 @@ from .activation import (ELU, GELU, Hardswish, LeakyReLU, LogSoftmax, Mish, ReLU
                          Silu, Softmax, Softplus, Tanh)
 from .common import Dropout, Embedding, Flatten, Identity, Linear, Pad
 from .container import LayerDict, LayerList, ParameterList, Sequential
+from .conv import Conv2D
 from .loss import CrossEntropyLoss, L1Loss, MSELoss, NLLLoss, SmoothL1Loss
 from .norm import BatchNorm1D, BatchNorm2D, BatchNorm3D, LayerNorm
+
+__all__ = ["ELU", "GELU", "Hardswish", "LeakyReLU", "LogSoftmax", "Mish", "ReLU", "ReLU6", "Sigmoid",
+           "Silu", "Softmax", "Softplus", "Tanh", "Dropout", "Embedding", "Flatten", "Identity",
+           "Linear", "Pad", "LayerDict", "LayerList", "ParameterList", "Sequential", "Conv2D",
+           "CrossEntropyLoss", "L1Loss", "MSELoss", "NLLLoss", "SmoothL1Loss", "BatchNorm1D",
+           "BatchNorm2D", "BatchNorm3D", "LayerNorm"]
