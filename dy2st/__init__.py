@@ -13,6 +13,7 @@ from . import linalg  # noqa: E402
 from . import nn  # noqa: E402
 from . import static  # noqa: E402
 from . import tensor  # noqa: E402
+from . import jit  # noqa: E402
 
 __version__ = "0.1.0"
 

@@ -310,8 +310,12 @@ def static_while(cond: Callable, body: Callable, loop_vars: List[Any],
                     "a tensor loop changes the structure of its loop variables: "
                     f"{describe(tree)} before the loop, {describe(out_tree)} after one iteration")
             results = []
+            learned = {}
             for i, (o, p) in enumerate(zip(out_leaves, b_params)):
                 if not is_var[i]:
+                    if is_undefined(p) and (isinstance(o, TensorLike) or _is_number(o)):
+                        learned[i] = o      # first defined inside the loop: learn its type
+                        continue
                     if not _same_constant(o, p):
                         raise TypeError(f"loop variable {labels[i]} is the Python value {p!r} before "
                                         f"a tensor loop and {o!r} after an iteration; only tensors "
@@ -323,6 +327,14 @@ def static_while(cond: Callable, body: Callable, loop_vars: List[Any],
                     raise TypeError(f"loop variable {labels[i]} becomes {type(o).__name__} in the "
                                     "loop body; it must stay a tensor")
                 results.append(_local(bb, o))
+        if learned:
+            del program.blocks[n_blocks:]
+            with block_guard(parent):
+                for i, o in learned.items():
+                    init[i] = _constant(o) if _is_number(o) else _placeholder(o)
+                    is_var[i] = True
+                    specs[i] = _spec(init[i])
+            continue
         new_specs = list(specs)
         k = 0
         for i in range(len(init)):
@@ -347,6 +359,14 @@ def static_while(cond: Callable, body: Callable, loop_vars: List[Any],
     it = iter(outs)
     final = [next(it) if var else v for v, var in zip(init, is_var)]
     return _as_list(unflatten(tree, final), len(loop_vars))
+
+
+def _placeholder(v: Variable) -> Any:
+    """Zeros standing in for a loop variable that is first assigned inside the loop."""
+    from . import ops
+    if v.kind == "array":
+        return ops.create_array(v.dtype)
+    return ops.full([d if d >= 0 else 1 for d in v._shape], 0, v.dtype)
 
 
 def _leaf_label(names, tree, i) -> str:

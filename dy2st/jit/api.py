@@ -1,0 +1,103 @@
+"""jit switches and entry points: enable_to_static, set_verbosity / set_code_level, to_code,
+save and load."""
+from __future__ import annotations
+
+import logging
+import types
+from typing import Any, Callable, Optional, Sequence
+
+from ..static.input_spec import InputSpec
+from .convert_call import options
+from .static_function import StaticFunction
+
+log = logging.getLogger("dy2st.jit")
+
+
+def enable_to_static(enable: bool) -> None:
+    """False makes every to_static function run its original eager code."""
+    if not isinstance(enable, bool):
+        raise TypeError(f"enable_to_static expects a bool, got {type(enable).__name__}")
+    options.enabled = enable
+
+
+def set_verbosity(level: int = 0, also_to_stdout: bool = False) -> None:
+    """0: quiet; 1 and more: log re-traces and conversions (logger 'dy2st.jit', INFO)."""
+    log.setLevel(logging.INFO if level > 0 else logging.WARNING)
+    if also_to_stdout and not any(isinstance(h, logging.StreamHandler) for h in log.handlers):
+        log.addHandler(logging.StreamHandler())
+
+
+def set_code_level(level: int = 100, also_to_stdout: bool = False) -> None:
+    """Log the transformed code after each pass while converting (0 turns it off)."""
+    from . import transform
+    transform.code_level = level
+    set_verbosity(1 if level > 0 else 0, also_to_stdout)
+
+
+def to_code(function: Callable) -> str:
+    """The transformed source of a function, method, Layer or StaticFunction."""
+    from .transform import converted_source
+    from ..nn import Layer
+    target = function
+    if isinstance(target, Layer):
+        target = type(target).forward
+    if isinstance(target, StaticFunction):
+        return target.code
+    target = getattr(target, "__func__", target)
+    if not isinstance(target, types.FunctionType):
+        raise TypeError(f"to_code expects a function, got {type(function).__name__}")
+    return converted_source(target)
+
+
+def _static_function_of(obj: Any) -> StaticFunction:
+    from ..nn import Layer
+    if isinstance(obj, StaticFunction):
+        return obj
+    if isinstance(obj, Layer):
+        fwd = obj.__dict__.get("forward")
+        if isinstance(fwd, StaticFunction):
+            return fwd
+        cls_fwd = type(obj).forward
+        if isinstance(cls_fwd, StaticFunction):
+            return cls_fwd.__get__(obj, type(obj))
+        return StaticFunction(cls_fwd, instance=obj)
+    if isinstance(obj, types.MethodType):
+        return StaticFunction(obj.__func__, instance=obj.__self__)
+    if isinstance(obj, types.FunctionType):
+        return StaticFunction(obj)
+    raise TypeError(f"jit.save expects a Layer, a function or a StaticFunction, got {type(obj).__name__}")
+
+
+def save(layer: Any, path: str, input_spec: Optional[Sequence[Any]] = None, **configs: Any) -> None:
+    """Export the whole graph (control flow included) and its parameters to path.json / .npz."""
+    from ..nn import Layer
+    from .model_format import save_concrete
+    if not isinstance(path, str) or not path:
+        raise ValueError("jit.save needs a non-empty path prefix")
+    sf = _static_function_of(layer)
+    if input_spec is not None:
+        specs = [s if isinstance(s, InputSpec) else InputSpec.from_tensor(s) for s in input_spec]
+    elif sf._input_spec:
+        specs = list(sf._input_spec)
+    elif sf.last_input_spec:
+        specs = [InputSpec(s.shape, s.dtype) for s in sf.last_input_spec]
+    else:
+        raise ValueError(f"jit.save: cannot tell the inputs of {sf.__name__}: give input_spec "
+                         "(a list of dy2st.static.InputSpec or example tensors) or call the "
+                         "converted function once before saving")
+    owner = layer if isinstance(layer, Layer) else sf._instance
+    was_training = getattr(owner, "training", None)
+    if isinstance(owner, Layer) and not configs.get("keep_training", False):
+        owner.eval()
+    try:
+        concrete = sf.get_concrete_program(*specs)
+    finally:
+        if isinstance(owner, Layer) and was_training:
+            owner.train()
+    save_concrete(concrete, path, {"function": sf.__name__})
+
+
+def load(path: str, **configs: Any) -> Any:
+    """A saved model as a callable TranslatedLayer (no user source needed)."""
+    from .load import load as _load
+    return _load(path, **configs)

@@ -1,0 +1,141 @@
+"""convert_call: user functions, methods and Layers called from converted code are converted
+too; builtins, the standard library, numpy, dy2st itself, ignored modules and @not_to_static
+functions are called as they are."""
+from __future__ import annotations
+
+import builtins
+import functools
+import inspect
+import logging
+import os
+import sys
+import sysconfig
+import types
+from typing import Any, Callable, Iterable, Set
+
+from ..runtime.origin import source_maps
+from .errors import ConversionError
+
+log = logging.getLogger("dy2st.jit")
+
+_SKIP_ROOTS = {"dy2st", "numpy", "gast", "builtins", "functools", "typing", "abc", "collections",
+               "math", "itertools", "operator", "copy", "logging", "inspect", "paddle", "pytest"}
+_STDLIB = os.path.normcase(sysconfig.get_paths()["stdlib"])
+
+
+class ConvertOptions:
+    """Process-wide conversion switches (reset with `reset()`)."""
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.enabled = True
+        self.ignored_modules: Set[str] = set()
+
+
+options = ConvertOptions()
+
+
+def not_to_static(func: Callable = None) -> Callable:
+    """Decorator: run `func` as it is even when called from converted code."""
+    if func is None:
+        return not_to_static
+    func._dy2st_not_to_static = True
+    return func
+
+
+def ignore_module(modules: Iterable[Any]) -> None:
+    """Functions from these modules are called as they are from converted code."""
+    for m in modules:
+        options.ignored_modules.add(m if isinstance(m, str) else m.__name__)
+
+
+def _module_skipped(fn: Any) -> bool:
+    module = getattr(fn, "__module__", None) or ""
+    root = module.split(".")[0]
+    if root in _SKIP_ROOTS or module in options.ignored_modules or root in options.ignored_modules:
+        return True
+    if module in sys.builtin_module_names:
+        return True
+    code = getattr(fn, "__code__", None)
+    if code is not None:
+        path = os.path.normcase(code.co_filename)
+        if path.startswith(_STDLIB) and "site-packages" not in path and "dist-packages" not in path:
+            return True
+    return False
+
+
+def _skip_function(fn: types.FunctionType) -> bool:
+    return (getattr(fn, "_dy2st_not_to_static", False) or _module_skipped(fn)
+            or source_maps.is_generated(fn.__code__.co_filename)
+            or fn.__name__ == "<lambda>" or inspect.isgeneratorfunction(fn)
+            or inspect.iscoroutinefunction(fn))
+
+
+def convert_function_or_self(fn: types.FunctionType) -> Callable:
+    from .transform import convert_function
+    try:
+        return convert_function(fn)
+    except ConversionError as e:
+        if "source code is not available" in str(e):
+            log.warning("dy2st: calling %s as it is: %s", fn.__qualname__, e)
+            return fn
+        raise
+
+
+def convert_call(fn: Any) -> Any:
+    """The callable to use instead of `fn` inside converted code."""
+    from .static_function import StaticFunction
+    if isinstance(fn, StaticFunction):
+        return fn.converted_callable()
+    if isinstance(fn, (types.BuiltinFunctionType, types.BuiltinMethodType, type)):
+        return fn
+    if isinstance(fn, types.FunctionType):
+        return fn if _skip_function(fn) else convert_function_or_self(fn)
+    if isinstance(fn, types.MethodType):
+        func = fn.__func__
+        if isinstance(func, StaticFunction):
+            return types.MethodType(func.converted_callable(), fn.__self__)
+        if not isinstance(func, types.FunctionType) or _skip_function(func):
+            return fn
+        converted = convert_function_or_self(func)
+        return fn if converted is func else types.MethodType(converted, fn.__self__)
+    from ..nn import Layer
+    if isinstance(fn, Layer):
+        return _layer_caller(fn)
+    return fn
+
+
+def _layer_caller(layer: Any) -> Callable:
+    forward = type(layer).forward
+    own = layer.__dict__.get("forward")
+    if own is not None:
+        from .static_function import StaticFunction
+        target = getattr(own, "__func__", own)
+        if isinstance(target, StaticFunction):
+            forward = target.dygraph_function
+            forward = getattr(forward, "__func__", forward)
+        else:
+            return layer
+    if not isinstance(forward, types.FunctionType) or _skip_function(forward):
+        return layer
+    converted = convert_function_or_self(forward)
+    if converted is forward:
+        return layer
+
+    @functools.wraps(layer.__call__)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        saved = layer.__dict__.get("forward", _MISSING)
+        layer.__dict__["forward"] = types.MethodType(converted, layer)
+        try:
+            return layer(*args, **kwargs)
+        finally:
+            if saved is _MISSING:
+                layer.__dict__.pop("forward", None)
+            else:
+                layer.__dict__["forward"] = saved
+    return call
+
+
+_MISSING = object()

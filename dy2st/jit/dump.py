@@ -1,0 +1,107 @@
+"""`dy2st dump`: the transformed source of one function or of every function in a file, up to a
+given pass, and optionally the traced Program."""
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import os
+import sys
+import types
+from typing import List, Optional
+
+import gast
+
+from ..static.input_spec import InputSpec
+
+
+class DumpError(ValueError):
+    """A user error of `dy2st dump` (missing file, syntax error, unknown function)."""
+
+
+def _load_module(path: str) -> types.ModuleType:
+    if not os.path.isfile(path):
+        raise DumpError(f"no such file: {path}")
+    try:
+        with open(path, encoding="utf-8") as f:
+            compile(f.read(), path, "exec")
+    except SyntaxError as e:
+        raise DumpError(f"{path}, line {e.lineno}: syntax error: {e.msg}") from None
+    name = "_dy2st_dump_" + os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    try:
+        spec.loader.exec_module(module)
+    except Exception as e:  # noqa: BLE001 - the user's module failed to import
+        raise DumpError(f"importing {path} failed: {type(e).__name__}: {e}") from None
+    return module
+
+
+def _functions(module: types.ModuleType, path: str) -> List[str]:
+    """Qualified names of the functions and methods defined in the file, in source order."""
+    found = []
+    for name, obj in vars(module).items():
+        if inspect.isfunction(obj) and obj.__code__.co_filename == os.path.abspath(path) or (
+                inspect.isfunction(obj) and os.path.samefile(obj.__code__.co_filename, path)):
+            found.append((obj.__code__.co_firstlineno, obj.__qualname__))
+        elif inspect.isclass(obj) and obj.__module__ == module.__name__:
+            for attr, member in vars(obj).items():
+                fn = getattr(member, "_function", member)
+                if inspect.isfunction(fn):
+                    found.append((fn.__code__.co_firstlineno, fn.__qualname__))
+    return [q for _, q in sorted(found)]
+
+
+def _resolve(module: types.ModuleType, qualname: str):
+    obj = module
+    for part in qualname.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            raise DumpError(f"no function {qualname!r} in {module.__file__}")
+    obj = getattr(obj, "_function", obj)
+    if not inspect.isfunction(obj):
+        raise DumpError(f"{qualname!r} is not a function")
+    return obj
+
+
+def dump(target: str, passes: Optional[List[str]] = None, program: bool = False,
+         input_specs: Optional[List[InputSpec]] = None) -> str:
+    """Transformed source (and with program=True the traced Program) of FILE.py[:QUALNAME]."""
+    from ..transformers.pipeline import PASS_NAMES
+    from .transform import to_source, transform_tree
+    path, _, qualname = target.partition(":")
+    module = _load_module(path)
+    names = [qualname] if qualname else _functions(module, path)
+    if not names:
+        raise DumpError(f"{path} defines no functions")
+    for p in passes or []:
+        if p not in PASS_NAMES:
+            raise DumpError(f"unknown pass {p!r}; passes are: {', '.join(PASS_NAMES)}")
+    out = []
+    for q in names:
+        fn = _resolve(module, q)
+        out.append(f"# ---- {q} ({os.path.basename(path)}:{fn.__code__.co_firstlineno})")
+        if passes:
+            for p in passes:
+                node, _, _ = transform_tree(fn, until=p)
+                out.append(f"# after pass {p}")
+                out.append(to_source(node))
+        else:
+            node, _, _ = transform_tree(fn)
+            out.append(to_source(node))
+        if program:
+            out.append(_program_text(fn, input_specs or []))
+    return "\n".join(out) + "\n"
+
+
+def _program_text(fn, specs: List[InputSpec]) -> str:
+    from .static_function import StaticFunction
+    if not specs:
+        raise DumpError("--program needs --input-spec for every tensor input, e.g. "
+                        "--input-spec 'x:float32[None,4]'")
+    sf = StaticFunction(fn)
+    params = list(inspect.signature(fn).parameters)
+    if params and params[0] == "self":
+        raise DumpError(f"{fn.__qualname__} is a method; --program works on plain functions")
+    return "# program\n" + str(sf.get_concrete_program(*specs).program)

@@ -1,0 +1,63 @@
+"""Errors raised while converting, tracing or running a converted function, re-raised with the
+user's original file, line and source text (never generated code or dy2st internals)."""
+from __future__ import annotations
+
+import linecache
+import os
+import traceback
+from types import TracebackType
+from typing import List, NoReturn, Optional
+
+from ..runtime.errors import reraise_as
+from ..runtime.origin import Origin, is_internal, source_maps
+
+
+class ConversionError(Exception):
+    """The source of a function cannot be converted (unsupported syntax, no source, ...)."""
+
+
+def user_frames(tb: Optional[TracebackType]) -> List[Origin]:
+    frames: List[Origin] = []
+    for frame, line in traceback.walk_tb(tb):
+        filename = frame.f_code.co_filename
+        if source_maps.is_generated(filename):
+            origin = source_maps.lookup(filename, line)
+            if origin is not None:
+                frames.append(origin)
+        elif not is_internal(filename) and not filename.startswith("<frozen"):
+            text = linecache.getline(filename, line).strip()
+            frames.append(Origin(filename, line, frame.f_code.co_name, text))
+    return frames
+
+
+def format_user_code(frames: List[Origin]) -> str:
+    lines = ["In user code:"]
+    for k, o in enumerate(frames):
+        lines.append(f'    File "{o.file}", line {o.line}, in {o.function}')
+        lines.append(f"        {o.source}")
+        if k == len(frames) - 1:
+            lines.append(f"        {'~' * max(len(o.source), 1)} <--- HERE")
+    return "\n".join(lines)
+
+
+def raise_in_user_code(e: BaseException, tb: Optional[TracebackType] = None) -> NoReturn:
+    """Re-raise e (same type) with the user's frames; exceptions already mapped pass through."""
+    if getattr(e, "_dy2st_mapped", False):
+        raise e
+    frames = user_frames(tb if tb is not None else e.__traceback__)
+    origin = getattr(e, "dy2st_origin", None)
+    if origin is not None and (not frames or frames[-1] != origin):
+        frames.append(origin)
+    if not frames:
+        e._dy2st_mapped = True
+        raise e
+    message = f"{format_user_code(frames)}\n\n    {type(e).__name__}: {e}"
+    try:
+        reraise_as(e, message, origin)
+    except BaseException as new:  # noqa: BLE001 - mark it, then let it go
+        new._dy2st_mapped = True
+        raise
+
+
+def short_location(o: Origin) -> str:
+    return f"{os.path.basename(o.file)}:{o.line}"

@@ -1,0 +1,187 @@
+"""for loops: range / enumerate / zip / tensors iterate in Python when their bounds are Python
+values and become a `while` op over an index when a bound or the iterable is symbolic."""
+from __future__ import annotations
+
+from typing import Any, Callable, List, Optional, Sequence
+
+from ..runtime import ops
+from ..runtime.program import Variable
+from ..runtime.tensor import Tensor, TensorLike
+
+
+def _sym(x: Any) -> bool:
+    return isinstance(x, Variable)
+
+
+def _py_int(x: Any) -> Any:
+    return int(x) if isinstance(x, Tensor) else x
+
+
+class TensorRange:
+    """range() with a symbolic bound: item k is start + k * step."""
+
+    def __init__(self, start: Any, stop: Any, step: Any) -> None:
+        if isinstance(step, int) and step == 0:
+            raise ValueError("range() arg 3 must not be zero")
+        self.start, self.stop, self.step = start, stop, step
+
+    def length(self) -> Any:
+        span = ops.subtract(self.stop, self.start) if _sym(self.stop) or _sym(self.start) \
+            else self.stop - self.start
+        if isinstance(self.step, int) and self.step == 1:
+            return ops.maximum(_as_int64(span), _as_int64(0))
+        step = _as_int64(self.step)
+        n = ops.floor_divide(ops.add(_as_int64(span), ops.subtract(step, _sign(step))), step)
+        return ops.maximum(n, _as_int64(0))
+
+    def item(self, k: Any) -> Any:
+        if isinstance(self.step, int) and self.step == 1:
+            return ops.add(k, self.start) if not (isinstance(self.start, int) and self.start == 0) else k
+        return ops.add(ops.multiply(k, self.step), self.start)
+
+
+def _sign(step: Any) -> Any:
+    return ops.cast(ops.sign(step), "int64")
+
+
+def _as_int64(x: Any) -> Any:
+    if isinstance(x, TensorLike):
+        return x if x.dtype == "int64" else ops.cast(x, "int64")
+    return ops.full([], int(x), "int64")
+
+
+class TensorItems:
+    """Rows of a tensor along axis 0."""
+
+    def __init__(self, x: Any) -> None:
+        self.x = x
+
+    def length(self) -> Any:
+        from .jst import Len
+        return Len(self.x)
+
+    def item(self, k: Any) -> Any:
+        return self.x[k]
+
+
+class SymbolicEnumerate:
+    def __init__(self, inner: Any, start: Any) -> None:
+        self.inner, self.start = inner, start
+
+    def length(self) -> Any:
+        return self.inner.length()
+
+    def item(self, k: Any) -> Any:
+        index = k if isinstance(self.start, int) and self.start == 0 else ops.add(k, self.start)
+        return index, self.inner.item(k)
+
+
+class SymbolicZip:
+    def __init__(self, parts: List[Any]) -> None:
+        self.parts = parts
+
+    def length(self) -> Any:
+        lengths = [p.length() for p in self.parts]
+        out = lengths[0]
+        for n in lengths[1:]:
+            out = ops.minimum(_as_int64(out), _as_int64(n)) if (_sym(out) or _sym(n)) else min(out, n)
+        return out
+
+    def item(self, k: Any) -> Any:
+        return tuple(p.item(k) for p in self.parts)
+
+
+class _PythonSeq:
+    """A Python sequence zipped with symbolic iterables (indexed by a Python int only)."""
+
+    def __init__(self, seq: Sequence[Any]) -> None:
+        self.seq = list(seq)
+
+    def length(self) -> int:
+        return len(self.seq)
+
+    def item(self, k: Any) -> Any:
+        if _sym(k):
+            return ops.stack(self.seq)[k] if all(isinstance(v, TensorLike) for v in self.seq) else \
+                _unsupported(self.seq)
+        return self.seq[k]
+
+
+def _unsupported(seq: Any) -> Any:
+    raise TypeError("cannot index a Python list of non-tensors by a symbolic loop index; "
+                    "iterate over it with a Python loop instead")
+
+
+def symbolic_iterable(it: Any) -> Optional[Any]:
+    """The symbolic view of `it`, or None when a Python loop fits."""
+    if isinstance(it, (TensorRange, SymbolicEnumerate, SymbolicZip)):
+        return it
+    if isinstance(it, Variable):
+        if it.kind == "array":
+            raise TypeError("iterating over a tensor array is not supported; index it in a loop "
+                            "over range(dy2st.tensor.array_length(arr))")
+        return TensorItems(it)
+    return None
+
+
+def Range(*args: Any) -> Any:
+    """range() that accepts tensor bounds."""
+    if not 1 <= len(args) <= 3:
+        raise TypeError(f"range expected 1 to 3 arguments, got {len(args)}")
+    args = tuple(_py_int(a) for a in args)
+    if not any(_sym(a) for a in args):
+        return range(*args)
+    start, stop, step = (0, args[0], 1) if len(args) == 1 else (args[0], args[1], args[2] if len(args) == 3 else 1)
+    return TensorRange(start, stop, step)
+
+
+def Enumerate(iterable: Any, start: int = 0) -> Any:
+    sym = symbolic_iterable(iterable)
+    if sym is None:
+        return enumerate(iterable, start)
+    return SymbolicEnumerate(sym, start)
+
+
+def Zip(*iterables: Any) -> Any:
+    syms = [symbolic_iterable(it) for it in iterables]
+    if all(s is None for s in syms):
+        return zip(*iterables)
+    parts = [s if s is not None else (TensorItems(it) if isinstance(it, Tensor) else _PythonSeq(it))
+             for s, it in zip(syms, iterables)]
+    return SymbolicZip(parts)
+
+
+def For(iterable: Any, body: Callable, get_args: Callable, set_args: Callable,
+        names: Sequence[str], extra_cond: Optional[Callable]) -> None:
+    """for item in iterable: body(item), stopping when extra_cond() (a break flag) is false."""
+    from .jst import _as_bool, run_static_loop
+    sym = symbolic_iterable(iterable)
+    if sym is None:
+        for item in iterable:
+            if extra_cond is not None:
+                go = extra_cond()
+                if not _sym(go) and not go:
+                    break
+            body(item)
+        return
+    length = sym.length()
+    index: List[Any] = [None]
+
+    def cond_fn() -> Any:
+        c = ops.less_than(index[0], length)
+        if extra_cond is not None:
+            go = extra_cond()
+            c = ops.logical_and(c, _as_bool(go)) if _sym(go) else (c if go else _as_bool(False))
+        return c
+
+    def body_fn() -> None:
+        body(sym.item(index[0]))
+
+    def set_extra(vals: Sequence[Any]) -> None:
+        index[0] = vals[0]
+
+    def get_extra() -> List[Any]:
+        return [ops.add(index[0], 1)]
+
+    run_static_loop(cond_fn, body_fn, get_args, set_args, names,
+                    extra_vars=(ops.full([], 0, "int64"),), set_extra=set_extra, get_extra=get_extra)

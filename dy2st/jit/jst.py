@@ -1,0 +1,251 @@
+"""The `_jst` helpers that converted code calls. Each dispatches on its argument's kind: a static
+Variable builds graph ops, an eager Tensor or a Python value runs plain Python."""
+from __future__ import annotations
+
+import builtins
+import copy
+from typing import Any, Callable, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..runtime import ops, state
+from ..runtime.control_flow import UndefinedVar, cond, is_undefined, merge_branches, static_while
+from ..runtime.program import Block, Variable, block_guard
+from ..runtime.tensor import Tensor, TensorLike
+from .convert_call import convert_call as Call  # noqa: F401 - part of the _jst namespace
+from .iteration import Enumerate, For, Range, Zip  # noqa: F401
+from .printing import Assert, Print  # noqa: F401
+
+__all__ = ["IfElse", "IfElseExpr", "While", "For", "Range", "Enumerate", "Zip", "And", "Or",
+           "Not", "Print", "Assert", "Int", "Float", "Bool", "Len", "SetItem", "GetAttr",
+           "UndefinedVar", "ReturnValue", "Call"]
+
+
+def _symbolic(x: Any) -> bool:
+    return isinstance(x, Variable)
+
+
+def copy_containers(values: Any) -> Any:
+    """A copy of nested lists / dicts / tuples whose leaves are shared (branches may mutate)."""
+    if type(values) is list:
+        return [copy_containers(v) for v in values]
+    if type(values) is dict:
+        return {k: copy_containers(v) for k, v in values.items()}
+    if type(values) is tuple:
+        return tuple(copy_containers(v) for v in values)
+    return values
+
+
+# ----------------------------------------------------------------------------- if / else
+def IfElse(pred: Any, true_fn: Callable, false_fn: Callable, get_args: Callable,
+           set_args: Callable, names: Sequence[str], outputs: Sequence[int]) -> None:
+    """if pred: true_fn() else: false_fn(); a `cond` op over the live names when pred is symbolic."""
+    if not _symbolic(pred):
+        if pred:
+            true_fn()
+        else:
+            false_fn()
+        return
+    from ..runtime.control_flow import _as_pred
+    pred = _as_pred(pred)
+    parent = state.current_block()
+    program = parent.program
+    init = get_args()
+    tb = program.create_block(parent.idx)
+    with block_guard(tb):
+        set_args(copy_containers(init))
+        true_fn()
+        t_out = get_args()
+    fb = program.create_block(parent.idx)
+    with block_guard(fb):
+        set_args(copy_containers(init))
+        false_fn()
+        f_out = get_args()
+    live = list(outputs)
+    t_live = [t_out[i] for i in live]
+    f_live = [f_out[i] for i in live]
+    t_live, f_live = _fill_undefined(t_live, f_live, tb, fb)
+    merged = merge_branches(pred, tuple(t_live), tuple(f_live), tb, fb,
+                            [names[i] for i in live])
+    result = list(init)
+    for k, i in enumerate(live):
+        result[i] = merged[k]
+    for i in range(len(result)):
+        if i not in live:
+            result[i] = UndefinedVar(names[i], " after the tensor `if` that assigns it")
+    set_args(tuple(result))
+
+
+def _fill_undefined(t_vals, f_vals, tb: Block, fb: Block):
+    """A value defined in one branch only gets a placeholder of the same kind in the other."""
+    t_out, f_out = list(t_vals), list(f_vals)
+    for i, (a, b) in enumerate(zip(t_vals, f_vals)):
+        if is_undefined(a) and not is_undefined(b):
+            with block_guard(tb):
+                t_out[i] = placeholder_like(b)
+        elif is_undefined(b) and not is_undefined(a):
+            with block_guard(fb):
+                f_out[i] = placeholder_like(a)
+    return t_out, f_out
+
+
+def placeholder_like(value: Any) -> Any:
+    """Zeros of the same structure, dtype and rank (unknown dims become 1)."""
+    if isinstance(value, TensorLike):
+        if isinstance(value, Variable) and value.kind == "array":
+            return ops.create_array(value.dtype)
+        shape = [d if d >= 0 else 1 for d in (value._shape if isinstance(value, Variable)
+                                              else value._value.shape)]
+        return ops.full(shape, 0, value.dtype)
+    if type(value) in (list, tuple):
+        return type(value)(placeholder_like(v) for v in value)
+    if type(value) is dict:
+        return {k: placeholder_like(v) for k, v in value.items()}
+    return value
+
+
+def IfElseExpr(pred: Any, true_fn: Callable, false_fn: Callable) -> Any:
+    """`a if pred else b`."""
+    if not _symbolic(pred):
+        return true_fn() if pred else false_fn()
+    return cond(pred, true_fn, false_fn)
+
+
+# ----------------------------------------------------------------------------- while
+def While(cond_fn: Callable, body_fn: Callable, get_args: Callable, set_args: Callable,
+          names: Sequence[str]) -> None:
+    """while cond_fn(): body_fn(); a `while` op over the carried names once cond is symbolic."""
+    c = cond_fn()
+    while not _symbolic(c):
+        if not c:
+            return
+        body_fn()
+        c = cond_fn()
+    run_static_loop(cond_fn, body_fn, get_args, set_args, names)
+
+
+def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, set_args: Callable,
+                    names: Sequence[str], extra_vars: Tuple = (), set_extra: Callable = None,
+                    get_extra: Callable = None) -> None:
+    init = [lists_to_arrays(v) for v in get_args()] + list(extra_vars)
+    n = len(init) - len(extra_vars)
+
+    def assign(vals):
+        set_args(tuple(vals[:n]))
+        if set_extra is not None:
+            set_extra(vals[n:])
+
+    def loop_cond(*vals):
+        assign(vals)
+        return cond_fn()
+
+    def loop_body(*vals):
+        assign(vals)
+        body_fn()
+        out = list(get_args())
+        if get_extra is not None:
+            out += list(get_extra())
+        return out
+
+    out = static_while(loop_cond, loop_body, init, list(names) + ["<loop index>"] * len(extra_vars))
+    assign(out)
+
+
+def lists_to_arrays(value: Any) -> Any:
+    """A Python list carried by a tensor loop becomes a tensor array (appends become writes)."""
+    if type(value) is list and all(isinstance(v, TensorLike) for v in value):
+        dtype = value[0].dtype if value else "float32"
+        arr = ops.create_array(dtype)
+        for k, item in enumerate(value):
+            arr = ops.array_write(item, k, arr)
+        return arr
+    return value
+
+
+# ----------------------------------------------------------------------------- logic
+def And(left: Callable, right: Callable) -> Any:
+    x = left()
+    if _symbolic(x):
+        y = right()
+        return ops.logical_and(_as_bool(x), _as_bool(y))
+    if not x:
+        return x
+    return right()
+
+
+def Or(left: Callable, right: Callable) -> Any:
+    x = left()
+    if _symbolic(x):
+        y = right()
+        return ops.logical_or(_as_bool(x), _as_bool(y))
+    if x:
+        return x
+    return right()
+
+
+def Not(x: Any) -> Any:
+    if _symbolic(x):
+        return ops.logical_not(_as_bool(x))
+    return not x
+
+
+def _as_bool(x: Any) -> Any:
+    if isinstance(x, TensorLike):
+        return x if x.dtype == "bool" else ops.cast(x, "bool")
+    return ops.full([], bool(x), "bool")
+
+
+# ----------------------------------------------------------------------------- casts
+def Int(x: Any) -> Any:
+    if _symbolic(x):
+        return ops.cast(x, "int64")
+    return int(x)
+
+
+def Float(x: Any) -> Any:
+    if _symbolic(x):
+        return ops.cast(x, "float32" if not x.dtype.is_floating else x.dtype)
+    return float(x)
+
+
+def Bool(x: Any) -> Any:
+    if _symbolic(x):
+        return _as_bool(x)
+    return bool(x)
+
+
+def Len(x: Any) -> Any:
+    if isinstance(x, Variable):
+        if x.kind == "array":
+            return ops.array_length(x)
+        if x._shape and x._shape[0] >= 0:
+            return x._shape[0]
+        if not x._shape:
+            raise TypeError("len() of a 0-d tensor")
+        return ops.shape(x)[0]
+    return len(x)
+
+
+# ----------------------------------------------------------------------------- misc
+def SetItem(container: Any, index: Any, value: Any) -> Any:
+    """container[index] = value; a static Variable gets a new (rebound) value instead."""
+    if isinstance(container, Variable):
+        return ops.setitem(container, index, value)
+    if isinstance(container, Tensor) and (_symbolic(value) or _has_symbolic(index)):
+        return ops.setitem(container, index, value)
+    container[index] = value
+    return container
+
+
+def _has_symbolic(index: Any) -> bool:
+    if isinstance(index, tuple):
+        return any(_symbolic(i) for i in index)
+    return _symbolic(index)
+
+
+def GetAttr(obj: Any, name: str) -> Any:
+    return getattr(obj, name, UndefinedVar(name))
+
+
+def ReturnValue(value: Any) -> Any:
+    return None if is_undefined(value) else value

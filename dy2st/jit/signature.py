@@ -1,0 +1,112 @@
+"""Cache keys for converted calls: tensor shapes/dtypes, Python values, object identities.
+
+Objects are keyed by identity through a weak reference, never by a raw id(): an id is reused
+after its object dies, and a key built from it would hand the old program to a new object."""
+from __future__ import annotations
+
+import weakref
+from typing import Any, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..runtime.tensor import Tensor
+from ..static.input_spec import InputSpec
+
+
+class IdentityKey:
+    """Equal only to a key of the very same (still living) object."""
+
+    __slots__ = ("_ref", "_strong", "_hash", "type_name")
+
+    def __init__(self, obj: Any) -> None:
+        try:
+            self._ref = weakref.ref(obj)
+            self._strong = None
+        except TypeError:          # not weak-referenceable: keep it alive so its id stays its own
+            self._ref = None
+            self._strong = obj
+        self._hash = id(obj)
+        self.type_name = type(obj).__name__
+
+    def get(self) -> Any:
+        return self._strong if self._ref is None else self._ref()
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: Any) -> bool:
+        if not isinstance(other, IdentityKey):
+            return False
+        a, b = self.get(), other.get()
+        return a is not None and a is b
+
+    def __repr__(self) -> str:
+        return f"<{self.type_name} object>"
+
+
+def value_key(v: Any) -> Any:
+    """A hashable description of one argument."""
+    if isinstance(v, Tensor):
+        arr = v._value
+        return ("T", arr.shape, arr.dtype.char)
+    if v is None or isinstance(v, (bool, int, float, str, bytes, complex)):
+        return (type(v), v)
+    if isinstance(v, np.ndarray):
+        return ("T", v.shape, v.dtype.char)
+    if type(v) in (list, tuple):
+        return (type(v), tuple(value_key(x) for x in v))
+    if type(v) is dict:
+        return (dict, tuple((k, value_key(x)) for k, x in v.items()))
+    if isinstance(v, type) or callable(v) or not _hashable(v):
+        return ("O", IdentityKey(v))
+    return ("O", IdentityKey(v))
+
+
+def _hashable(v: Any) -> bool:
+    try:
+        hash(v)
+        return True
+    except TypeError:
+        return False
+
+
+def spec_key(v: Any, spec: Optional[InputSpec]) -> Any:
+    """Like value_key, but a tensor that fits `spec` is keyed by the spec (None dims)."""
+    if spec is not None and isinstance(v, (Tensor, np.ndarray)):
+        arr = v._value if isinstance(v, Tensor) else v
+        if spec.matches(arr.shape, arr.dtype):
+            return ("S", spec.shape, str(spec.dtype))
+    return value_key(v)
+
+
+def describe_change(names: Sequence[str], old: Tuple, new: Tuple) -> str:
+    """Why a new program was traced, e.g. "argument `x` dim 0: 16 -> 17"."""
+    reasons: List[str] = []
+    for name, a, b in zip(names, old, new):
+        if a == b:
+            continue
+        if a[0] == "T" and b[0] == "T":
+            if len(a[1]) != len(b[1]):
+                reasons.append(f"argument `{name}` rank {len(a[1])} -> {len(b[1])}")
+            for d, (x, y) in enumerate(zip(a[1], b[1])):
+                if x != y:
+                    reasons.append(f"argument `{name}` dim {d}: {x} -> {y}")
+            if a[2] != b[2]:
+                reasons.append(f"argument `{name}` dtype {np.dtype(a[2])} -> {np.dtype(b[2])}")
+        elif a[0] in (type(None), bool, int, float, str) and b[0] == a[0]:
+            reasons.append(f"argument `{name}` value {a[1]!r} -> {b[1]!r}")
+        else:
+            reasons.append(f"argument `{name}` changed ({_short(a)} -> {_short(b)})")
+    if len(new) > len(names) and old[len(names):] != new[len(names):]:
+        reasons.append("the Layer's training flag changed")
+    return "; ".join(reasons) or "a new signature"
+
+
+def _short(k: Any) -> str:
+    if k[0] == "T":
+        return f"tensor {list(k[1])} {np.dtype(k[2])}"
+    if k[0] == "S":
+        return f"tensor fitting {list(k[1])}"
+    if k[0] == "O":
+        return repr(k[1])
+    return repr(k[1]) if len(k) > 1 else repr(k)

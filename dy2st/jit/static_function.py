@@ -1,0 +1,335 @@
+"""StaticFunction: a converted function plus its program cache; the object `to_static` returns."""
+from __future__ import annotations
+
+import functools
+import inspect
+import logging
+import types
+import weakref
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..runtime import state
+from ..runtime.control_flow import is_undefined
+from ..runtime.executor import CompiledProgram, compile_program
+from ..runtime.passes import optimize
+from ..runtime.program import Program, Variable, program_guard
+from ..runtime.pytree import flatten, unflatten
+from ..runtime.tensor import Tensor, TensorLike
+from ..static.input_spec import InputSpec
+from .concrete import ConcreteProgram
+from .convert_call import options
+from .errors import raise_in_user_code
+from .signature import describe_change, spec_key, value_key
+
+log = logging.getLogger("dy2st.jit")
+
+
+def _is_input(x: Any) -> bool:
+    return isinstance(x, (Tensor, np.ndarray, InputSpec))
+
+
+class CacheEntry:
+    """One traced signature: the program, its compiled callable and how to call it."""
+
+    def __init__(self, concrete: ConcreteProgram, compiled: CompiledProgram, in_tree: Any,
+                 flat_positions: Optional[List[int]], key: Tuple) -> None:
+        self.concrete = concrete
+        self.compiled = compiled
+        self.run = compiled._run
+        self.in_tree = in_tree
+        self.flat_positions = flat_positions
+        self.key = key
+        leaves = concrete.output_leaves
+        self.single = (concrete.output_tree is not None and len(leaves) == 1 and
+                       leaves[0][0] == "var" and not isinstance(concrete.output_tree, tuple))
+
+    def feeds(self, args: Tuple, kwargs: Dict) -> List[Any]:
+        if self.flat_positions is not None and not kwargs:
+            out = []
+            for i in self.flat_positions:
+                a = args[i]
+                out.append(a._value if type(a) is Tensor else _array(a))
+            return out
+        leaves, _ = flatten((args, kwargs), is_leaf=_is_input)
+        return [_array(x) for x in leaves if _is_input(x)]
+
+    def build(self, outs: List[Any]) -> Any:
+        if self.single:
+            return Tensor(outs[0])
+        values = []
+        for kind, v in self.concrete.output_leaves:
+            values.append(Tensor(outs[v]) if kind == "var" else v)
+        return unflatten(self.concrete.output_tree, values)
+
+
+def _array(x: Any) -> np.ndarray:
+    return x._value if isinstance(x, Tensor) else np.asarray(x)
+
+
+class StaticFunction:
+    """Callable like the original; each new input signature is traced once into a Program."""
+
+    def __init__(self, function: Callable, input_spec: Optional[Sequence[Any]] = None,
+                 full_graph: bool = True, instance: Any = None, **kwargs: Any) -> None:
+        self._function = function
+        self._instance = instance
+        self._input_spec = [s if isinstance(s, InputSpec) else InputSpec.from_tensor(s)
+                            for s in input_spec] if input_spec else None
+        self._full_graph = full_graph
+        self._entries: Dict[Tuple, CacheEntry] = {}
+        self._last: Optional[CacheEntry] = None
+        self._converted: Optional[Callable] = None
+        self._bound: "weakref.WeakKeyDictionary[Any, StaticFunction]" = weakref.WeakKeyDictionary()
+        functools.update_wrapper(self, function)
+
+    # -- binding ----------------------------------------------------------------------------
+    def __get__(self, instance: Any, owner: Any = None) -> Any:
+        if instance is None:
+            return self
+        try:
+            bound = self._bound.get(instance)
+        except TypeError:
+            bound = None
+        if bound is None:
+            bound = StaticFunction(self._function, self._input_spec, self._full_graph, instance)
+            try:
+                self._bound[instance] = bound
+            except TypeError:
+                pass
+        return bound
+
+    @property
+    def dygraph_function(self) -> Callable:
+        if self._instance is not None:
+            return types.MethodType(self._function, self._instance)
+        return self._function
+
+    def converted_callable(self) -> Callable:
+        if self._converted is None:
+            from .transform import convert_function
+            fn = self._function
+            if not isinstance(fn, types.FunctionType):
+                raise TypeError(f"to_static expects a function, method or Layer, got {type(fn).__name__}")
+            self._converted = convert_function(fn)
+        if self._instance is not None:
+            return types.MethodType(self._converted, self._instance)
+        return self._converted
+
+    # -- calling ----------------------------------------------------------------------------
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not options.enabled or state._state.blocks:
+            if state._state.blocks:     # called while another program is traced: inline it
+                return self.converted_callable()(*args, **kwargs)
+            return self.dygraph_function(*args, **kwargs)
+        key = self._key(args, kwargs)
+        entry = self._entries.get(key)
+        if entry is None:
+            entry = self._trace(args, kwargs, key)
+        self._last = entry
+        feeds = entry.feeds(args, kwargs)
+        try:
+            outs = entry.run(feeds)
+        except Exception:  # noqa: BLE001 - map the failing op to the user's line
+            try:
+                outs = entry.compiled(feeds)
+            except Exception as e:  # noqa: BLE001
+                raise_in_user_code(e)
+        return entry.build(outs)
+
+    def _key(self, args: Tuple, kwargs: Dict) -> Tuple:
+        specs = self._input_spec
+        if specs:
+            key = tuple(spec_key(a, specs[i] if i < len(specs) else None) for i, a in enumerate(args))
+        else:
+            key = tuple([value_key(a) for a in args])
+        if kwargs:
+            key += (tuple((k, value_key(v)) for k, v in sorted(kwargs.items())),)
+        inst = self._instance
+        if inst is not None and hasattr(inst, "training"):
+            key += (bool(inst.training),)
+        return key
+
+    def _arg_names(self, n: int) -> List[str]:
+        try:
+            params = list(inspect.signature(self._function).parameters)
+        except (TypeError, ValueError):
+            params = []
+        if self._instance is not None:
+            params = params[1:]
+        return [params[i] if i < len(params) else f"arg{i}" for i in range(n)]
+
+    def _trace(self, args: Tuple, kwargs: Dict, key: Tuple) -> CacheEntry:
+        if self._entries:
+            names = self._arg_names(len(args))
+            last = self._last.key if self._last is not None else next(iter(self._entries))
+            log.info("to_static: tracing %s again: %s; give an InputSpec with None for the dims "
+                     "that vary to trace once", self.__name__, describe_change(names, last, key))
+        fn = self.converted_callable()
+        program = Program()
+        leaves, in_tree = flatten((args, kwargs), is_leaf=_is_input)
+        arg_names = self._arg_names(len(args))
+        specs = self._input_spec or []
+        inputs: List[InputSpec] = []
+        sym_leaves: List[Any] = []
+        positions = _flat_positions(args, kwargs)
+        pos_iter = iter(positions or [])
+        from ..static import data
+        with program_guard(program):
+            for leaf in leaves:
+                if not _is_input(leaf):
+                    sym_leaves.append(leaf)
+                    continue
+                arg_index = next(pos_iter, None)
+                spec = _spec_for(leaf, specs[arg_index] if arg_index is not None and arg_index < len(specs) else None)
+                base = arg_names[arg_index] if arg_index is not None else f"input{len(inputs)}"
+                name = base if base not in program.global_block().vars else f"{base}_{len(inputs)}"
+                spec = InputSpec(spec.shape, spec.dtype, name)
+                sym_leaves.append(data(name, list(spec.shape), spec.dtype))
+                inputs.append(spec)
+            sym_args, sym_kwargs = unflatten(in_tree, sym_leaves)
+            try:
+                out = fn(*sym_args, **sym_kwargs)
+                out_leaves, out_tree = flatten(out)
+                leaves_desc, fetch = _outputs(out_leaves)
+            except Exception as e:  # noqa: BLE001
+                raise_in_user_code(e)
+        program.fetch_names = fetch
+        optimize(program)
+        concrete = ConcreteProgram(program, inputs, out_tree, leaves_desc)
+        compiled = compile_program(program, program.feed_names, program.fetch_names)
+        entry = CacheEntry(concrete, compiled, in_tree, positions, key)
+        self._entries[key] = entry
+        self._last = entry
+        return entry
+
+    # -- introspection ------------------------------------------------------------------------
+    def get_concrete_program(self, *input_spec: Any, **kwargs: Any) -> ConcreteProgram:
+        """Trace (or reuse) the program for these InputSpecs / example tensors."""
+        specs = [s if isinstance(s, InputSpec) else InputSpec.from_tensor(s) for s in input_spec]
+        key = tuple(("S", s.shape, str(s.dtype)) for s in specs)
+        if self._instance is not None and hasattr(self._instance, "training"):
+            key += (bool(self._instance.training),)
+        entry = self._entries.get(key)
+        if entry is None:
+            saved = self._input_spec
+            self._input_spec = specs
+            try:
+                entry = self._trace(tuple(specs), kwargs, key)
+            finally:
+                self._input_spec = saved
+        return entry.concrete
+
+    @property
+    def concrete_program(self) -> ConcreteProgram:
+        if self._last is None:
+            if self._input_spec:
+                return self.get_concrete_program(*self._input_spec)
+            raise RuntimeError(f"{self.__name__} has not been called yet, so no program is traced; "
+                               "call it once or give input_spec")
+        return self._last.concrete
+
+    @property
+    def program(self) -> Program:
+        return self.concrete_program.program
+
+    main_program = program
+
+    @property
+    def code(self) -> str:
+        from .transform import converted_source
+        return converted_source(self._function)
+
+    @property
+    def num_programs(self) -> int:
+        return len(self._entries)
+
+    def signatures(self) -> List[List[InputSpec]]:
+        return [e.concrete.inputs for e in self._entries.values()]
+
+    @property
+    def last_input_spec(self) -> Optional[List[InputSpec]]:
+        return list(self._last.concrete.inputs) if self._last is not None else None
+
+    def rollback(self) -> Callable:
+        """The original eager function (a Layer gets its original forward back)."""
+        inst = self._instance
+        if inst is not None and inst.__dict__.get("forward") is self:
+            del inst.__dict__["forward"]
+        return self.dygraph_function
+
+    def __repr__(self) -> str:
+        return f"<StaticFunction {self.__name__}: {self.num_programs} program(s)>"
+
+
+def _flat_positions(args: Tuple, kwargs: Dict) -> Optional[List[int]]:
+    """Argument indices of the tensors when every argument is a plain value (fast feeding)."""
+    if kwargs:
+        return None
+    positions = []
+    for i, a in enumerate(args):
+        if _is_input(a):
+            positions.append(i)
+        elif type(a) in (list, tuple, dict):
+            inner, _ = flatten(a, is_leaf=_is_input)
+            if any(_is_input(x) for x in inner):
+                return None
+    return positions
+
+
+def _spec_for(leaf: Any, spec: Optional[InputSpec]) -> InputSpec:
+    if isinstance(leaf, InputSpec):
+        return leaf
+    arr = _array(leaf)
+    if spec is not None and spec.matches(arr.shape, arr.dtype):
+        return spec
+    return InputSpec(list(arr.shape), arr.dtype)
+
+
+def _outputs(out_leaves: List[Any]):
+    from ..runtime import ops
+    desc, fetch = [], []
+    for leaf in out_leaves:
+        if isinstance(leaf, Tensor):
+            leaf = ops.assign(leaf)
+        if isinstance(leaf, Variable):
+            if leaf.kind == "array":
+                leaf = ops.array_stack(leaf)
+            if leaf.block.idx != 0:
+                raise RuntimeError(f"internal error: output {leaf.name} is not in the global block")
+            desc.append(("var", len(fetch)))
+            fetch.append(leaf.name)
+        elif is_undefined(leaf):
+            desc.append(("const", None))
+        else:
+            desc.append(("const", leaf))
+    return desc, fetch
+
+
+def to_static(function: Any = None, input_spec: Optional[Sequence[Any]] = None,
+              full_graph: bool = True, **kwargs: Any) -> Any:
+    """Convert a function, a method or a Layer (its forward) to a static graph."""
+    def decorate(obj: Any) -> Any:
+        from ..nn import Layer
+        if isinstance(obj, Layer):
+            fwd = obj.__dict__.get("forward")
+            if isinstance(fwd, StaticFunction):
+                return obj
+            cls_fwd = type(obj).forward
+            if isinstance(cls_fwd, StaticFunction):
+                sf = cls_fwd.__get__(obj, type(obj))
+            else:
+                sf = StaticFunction(cls_fwd, input_spec, full_graph, instance=obj)
+            obj.__dict__["forward"] = sf
+            return obj
+        if isinstance(obj, StaticFunction):
+            return obj
+        if isinstance(obj, types.MethodType):
+            return StaticFunction(obj.__func__, input_spec, full_graph, instance=obj.__self__)
+        if not callable(obj):
+            raise TypeError(f"to_static expects a function, method or Layer, got {type(obj).__name__}")
+        return StaticFunction(obj, input_spec, full_graph, **kwargs)
+    if function is None:
+        return decorate
+    return decorate(function)

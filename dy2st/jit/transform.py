@@ -1,0 +1,210 @@
+"""Source to converted function: parse with gast, run the passes, unparse with ast.unparse,
+register the code (linecache + origin map), and rebuild the function with its globals/closure."""
+from __future__ import annotations
+
+import ast
+import copy
+import inspect
+import linecache
+import os
+import textwrap
+import types
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+import gast
+
+from ..runtime.origin import Origin, source_maps
+from ..transformers import anno
+from ..transformers.context import PassContext
+from ..transformers.naming import Namer, names_in
+from ..transformers.origin_info import attach_origins
+from ..transformers.pipeline import run_passes
+from .errors import ConversionError
+
+FACTORY = "dy2st_factory"
+
+
+@dataclass
+class ConvertedCode:
+    """The transformed source of one function and the compiled factory that rebuilds it."""
+    source: str
+    filename: str
+    factory_code: types.CodeType
+    freevars: Tuple[str, ...]
+
+
+class ConversionCache:
+    """Transformed code by the original code object (functions sharing code share it)."""
+
+    def __init__(self) -> None:
+        self._by_code: Dict[types.CodeType, ConvertedCode] = {}
+
+    def get(self, code: types.CodeType) -> Optional[ConvertedCode]:
+        return self._by_code.get(code)
+
+    def put(self, code: types.CodeType, converted: ConvertedCode) -> None:
+        self._by_code[code] = converted
+
+    def clear(self) -> None:
+        self._by_code.clear()
+
+
+cache = ConversionCache()
+
+
+def function_source(fn: Callable) -> Tuple[str, int, str]:
+    """(dedented source, first line number, file) of fn, or a ConversionError saying why not."""
+    code = getattr(fn, "__code__", None)
+    name = getattr(fn, "__qualname__", repr(fn))
+    try:
+        lines, start = inspect.getsourcelines(fn)
+    except (OSError, TypeError) as e:
+        where = f" (defined in {code.co_filename})" if code is not None else ""
+        raise ConversionError(
+            f"cannot convert {name}{where}: its source code is not available ({e}). Functions "
+            "typed into an interactive interpreter or shipped only as .pyc files cannot be "
+            "converted; put it in a .py file, or mark it with @dy2st.jit.not_to_static to run it "
+            "as it is") from None
+    return textwrap.dedent("".join(lines)), start, code.co_filename if code else "<unknown>"
+
+
+def parse_function(fn: Callable) -> Tuple[gast.FunctionDef, List[str], int, str]:
+    source, start, filename = function_source(fn)
+    try:
+        module = gast.parse(source)
+    except SyntaxError as e:
+        raise ConversionError(f"cannot parse the source of {fn.__qualname__} "
+                              f"({filename}, line {start + (e.lineno or 1) - 1}): {e.msg}") from None
+    node = next((n for n in module.body if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef))), None)
+    if node is None:
+        raise ConversionError(f"cannot convert {fn.__qualname__}: only functions defined with "
+                              "`def` can be converted (lambdas are converted as part of the "
+                              "function that defines them)")
+    return node, source.splitlines(), start, filename
+
+
+def check_supported(fn_node: Any, filename: str, start: int) -> None:
+    def fail(node: gast.AST, what: str) -> None:
+        line = start + node.lineno - 1
+        raise ConversionError(f"{what} is not supported by to_static "
+                              f'(File "{filename}", line {line})')
+
+    if isinstance(fn_node, gast.AsyncFunctionDef):
+        fail(fn_node, "an async function")
+    globals_ = {n for s in gast.walk(fn_node) if isinstance(s, gast.Global) for n in s.names}
+    for node in gast.walk(fn_node):
+        if isinstance(node, (gast.Yield, gast.YieldFrom)):
+            fail(node, "`yield` (a generator function)")
+        if isinstance(node, (gast.Await, gast.AsyncFor, gast.AsyncWith)):
+            fail(node, "`async` code")
+        if isinstance(node, (gast.If, gast.While, gast.For)) and globals_:
+            from ..transformers.analysis import written_names
+            hit = written_names(node.body + node.orelse) & globals_
+            if hit:
+                fail(node, f"assigning the global {sorted(hit)[0]!r} inside an if / loop")
+
+
+def _strip_signature_extras(node: gast.FunctionDef) -> None:
+    """Decorators and annotations go; defaults become None (the originals are copied back)."""
+    node.decorator_list = []
+    node.returns = None
+    a = node.args
+    for arg in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg]:
+        if arg is not None:
+            arg.annotation = None
+    a.defaults = [gast.Constant(value=None, kind=None) for _ in a.defaults]
+    a.kw_defaults = [None if d is None else gast.Constant(value=None, kind=None) for d in a.kw_defaults]
+
+
+def transform_tree(fn: Callable, until: Optional[str] = None,
+                   on_pass: Optional[Callable[[str, gast.AST], None]] = None) -> Tuple[gast.FunctionDef, str, int]:
+    node, lines, start, filename = parse_function(fn)
+    check_supported(node, filename, start)
+    attach_origins(node, filename, start, lines, node.name)
+    _strip_signature_extras(node)
+    ctx = PassContext(Namer(names_in(node)), filename, node.name)
+    wrapper = gast.Module(body=[node], type_ignores=[])
+    run_passes(wrapper, ctx, until=until, on_pass=on_pass)
+    return wrapper.body[0], filename, start
+
+
+def to_source(node: gast.AST) -> str:
+    tree = gast.gast_to_ast(node)
+    return ast.unparse(ast.fix_missing_locations(tree))
+
+
+def _line_map(converted: gast.AST, source: str) -> Dict[int, Origin]:
+    """Generated line -> user Origin: origins ride on line numbers through gast_to_ast, then a
+    lockstep walk pairs those nodes with the re-parsed generated source."""
+    origins: List[Optional[Origin]] = [None]
+    for n in gast.walk(converted):
+        if hasattr(n, "lineno"):
+            o = anno.getanno(n, anno.ORIGIN)
+            if o is not None:
+                origins.append(o)
+                n.lineno = len(origins) - 1
+                n.end_lineno = n.lineno
+            else:
+                n.lineno = 0
+                n.end_lineno = 0
+    tagged = gast.gast_to_ast(converted)
+    reparsed = ast.parse(source)
+    line_map: Dict[int, Origin] = {}
+    for a, b in zip(ast.walk(tagged), ast.walk(reparsed)):
+        if type(a) is not type(b):
+            break
+        if isinstance(b, ast.stmt) and getattr(a, "lineno", 0):
+            o = origins[a.lineno]
+            for line in range(b.lineno, (b.end_lineno or b.lineno) + 1):
+                line_map[line] = o
+    return line_map
+
+
+def build_code(fn: types.FunctionType) -> ConvertedCode:
+    node, filename, start = transform_tree(fn)
+    freevars = tuple(fn.__code__.co_freevars)
+    factory = gast.parse(f"def {FACTORY}(_jst{''.join(', ' + v for v in freevars)}):\n    pass\n").body[0]
+    factory.body = [node, gast.Return(value=gast.Name(id=node.name, ctx=gast.Load(),
+                                                        annotation=None, type_comment=None))]
+    module = gast.Module(body=[factory], type_ignores=[])
+    source = to_source(copy.deepcopy(module))
+    line_map = _line_map(module, source)
+    gen_name = f"<dy2st {os.path.basename(filename)}:{start} {fn.__qualname__}>"
+    linecache.cache[gen_name] = (len(source), None, source.splitlines(True), gen_name)
+    source_maps.register(gen_name, line_map)
+    code = compile(source, gen_name, "exec")
+    factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == FACTORY)
+    return ConvertedCode(source, gen_name, factory_code, freevars)
+
+
+def convert_function(fn: types.FunctionType) -> types.FunctionType:
+    """The converted twin of fn: same globals, closure values, defaults and name."""
+    converted = cache.get(fn.__code__)
+    if converted is None:
+        converted = build_code(fn)
+        cache.put(fn.__code__, converted)
+    from . import jst
+    cells = []
+    for cell in fn.__closure__ or ():
+        try:
+            cells.append(cell.cell_contents)
+        except ValueError:      # a closure variable not assigned yet
+            from ..runtime.control_flow import UndefinedVar
+            cells.append(UndefinedVar("<closure>"))
+    factory = types.FunctionType(converted.factory_code, fn.__globals__, FACTORY)
+    new_fn = factory(jst, *cells)
+    new_fn.__defaults__ = fn.__defaults__
+    new_fn.__kwdefaults__ = fn.__kwdefaults__
+    new_fn.__dict__.update(fn.__dict__)
+    new_fn.__qualname__ = fn.__qualname__
+    new_fn._dy2st_source = converted.source
+    return new_fn
+
+
+def converted_source(fn: types.FunctionType) -> str:
+    converted = cache.get(fn.__code__)
+    if converted is None:
+        converted = build_code(fn)
+        cache.put(fn.__code__, converted)
+    return converted.source

@@ -1,0 +1,43 @@
+"""Dead-code elimination: ops whose outputs are never used (and that have no effect) go away,
+then persistable values no op reads any more."""
+from __future__ import annotations
+
+from typing import Set
+
+from ..program import Block, Program
+
+# Ops kept even when nothing reads their outputs: they print, check or mutate in place.
+SIDE_EFFECTS = {"print", "assert", "array_write"}
+
+
+def _has_effect(program: Program, op) -> bool:
+    if op.type in SIDE_EFFECTS:
+        return True
+    for idx in op.sub_blocks():
+        if any(_has_effect(program, inner) for inner in program.blocks[idx].ops):
+            return True
+    return False
+
+
+def _sweep(program: Program, block: Block, live: Set[str]) -> None:
+    live = set(live)
+    kept = []
+    for op in reversed(block.ops):
+        if any(o in live for o in op.outputs) or _has_effect(program, op):
+            kept.append(op)
+            live.update(op.inputs)
+            for idx in op.sub_blocks():
+                sub = program.blocks[idx]
+                _sweep(program, sub, set(sub.results))
+    block.ops = list(reversed(kept))
+
+
+def eliminate_dead_code(program: Program) -> None:
+    g = program.global_block()
+    _sweep(program, g, set(program.fetch_names))
+    used = {n for op in g.ops for n in op.inputs} | set(program.fetch_names)
+    for name in [n for n in program.persistables if n not in used]:
+        del program.persistables[name]
+        g.vars.pop(name, None)
+        program._captured = {k: v for k, v in program._captured.items() if v != name}
+    program.version += 1

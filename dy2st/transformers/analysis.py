@@ -1,0 +1,172 @@
+"""Which names a statement reads and writes, and which are live after each if / loop.
+
+Loop-carried names are those written in the body and read before being written there, in the
+condition, or after the loop; names local to a body are not carried. Liveness is textual and
+conservative: a name read anywhere later (or anywhere in an enclosing loop) is live."""
+from __future__ import annotations
+
+from typing import Iterable, List, Set
+
+import gast
+
+from . import anno
+
+# Methods that change the object they are called on: `x.append(v)` counts as a write of x.
+MUTATING_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "update",
+                    "setdefault", "popitem", "add", "discard", "sort", "reverse"}
+
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+
+
+def _target_names(target: gast.AST, out: Set[str]) -> None:
+    if isinstance(target, gast.Name):
+        out.add(target.id)
+    elif isinstance(target, (gast.Tuple, gast.List)):
+        for e in target.elts:
+            _target_names(e, out)
+    elif isinstance(target, gast.Starred):
+        _target_names(target.value, out)
+
+
+def written_names(stmts: Iterable[gast.AST]) -> Set[str]:
+    """Plain names bound by the statements (not inside nested scopes, except their `nonlocal`)."""
+    out: Set[str] = set()
+
+    def walk(node: gast.AST) -> None:
+        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            out.add(node.name)
+            # A nested helper's `nonlocal` names are writes of this scope.
+            for sub in node.body:
+                if isinstance(sub, gast.Nonlocal):
+                    out.update(sub.names)
+            return
+        if isinstance(node, gast.Lambda):
+            return
+        if isinstance(node, (gast.Assign,)):
+            for t in node.targets:
+                _target_names(t, out)
+        elif isinstance(node, (gast.AugAssign, gast.AnnAssign)):
+            _target_names(node.target, out)
+        elif isinstance(node, (gast.For, gast.AsyncFor)):
+            _target_names(node.target, out)
+        elif isinstance(node, gast.withitem) and node.optional_vars is not None:
+            _target_names(node.optional_vars, out)
+        elif isinstance(node, gast.NamedExpr):
+            _target_names(node.target, out)
+        elif isinstance(node, gast.Delete):
+            for t in node.targets:
+                _target_names(t, out)
+        elif isinstance(node, gast.alias):
+            out.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, gast.ExceptHandler) and node.name is not None:
+            _target_names(node.name, out)
+        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                node.func.attr in MUTATING_METHODS and isinstance(node.func.value, gast.Name):
+            out.add(node.func.value.id)
+        for child in gast.iter_child_nodes(node):
+            walk(child)
+
+    for s in stmts:
+        walk(s)
+    return out
+
+
+def written_attributes(stmts: Iterable[gast.AST]) -> List[str]:
+    """Dotted targets like `self.x` or `st.total` assigned by the statements (in order)."""
+    found: List[str] = []
+
+    def walk(node: gast.AST) -> None:
+        if isinstance(node, _SCOPES):
+            return
+        targets: List[gast.AST] = []
+        if isinstance(node, gast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, (gast.AugAssign, gast.AnnAssign)):
+            targets = [node.target]
+        for t in targets:
+            for sub in ([t] if not isinstance(t, (gast.Tuple, gast.List)) else t.elts):
+                dotted = dotted_name(sub)
+                if dotted and "." in dotted and dotted not in found:
+                    found.append(dotted)
+        for child in gast.iter_child_nodes(node):
+            walk(child)
+
+    for s in stmts:
+        walk(s)
+    return found
+
+
+def dotted_name(node: gast.AST) -> str:
+    if isinstance(node, gast.Name):
+        return node.id
+    if isinstance(node, gast.Attribute):
+        base = dotted_name(node.value)
+        return f"{base}.{node.attr}" if base else ""
+    return ""
+
+
+def read_names(node: gast.AST) -> Set[str]:
+    """Every name loaded anywhere inside node (nested functions and lambdas included)."""
+    out: Set[str] = set()
+    for n in gast.walk(node):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+            out.add(n.id)
+        elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
+            out.add(n.target.id)
+        elif isinstance(n, gast.Nonlocal):
+            out.update(n.names)   # a nested helper's nonlocal names are read back after it runs
+    return out
+
+
+def _reads_of(nodes: Iterable[gast.AST]) -> Set[str]:
+    out: Set[str] = set()
+    for n in nodes:
+        out |= read_names(n)
+    return out
+
+
+def live_in_block(stmts: List[gast.stmt], live_out: Set[str]) -> Set[str]:
+    live = set(live_out)
+    for s in reversed(stmts):
+        live = live_in_stmt(s, live)
+    return live
+
+
+def live_in_stmt(s: gast.stmt, live_out: Set[str]) -> Set[str]:
+    anno.setanno(s, anno.LIVE_OUT, frozenset(live_out))
+    if isinstance(s, gast.If):
+        return read_names(s.test) | live_in_block(s.body, live_out) | live_in_block(s.orelse, live_out)
+    if isinstance(s, (gast.While, gast.For)):
+        head = read_names(s.test) if isinstance(s, gast.While) else read_names(s.iter)
+        after_else = live_in_block(s.orelse, live_out)
+        inner = set(live_out) | after_else | head
+        body_in = live_in_block(s.body, inner)
+        body_in = live_in_block(s.body, inner | body_in)   # a second round for the back edge
+        if isinstance(s, gast.For):
+            targets: Set[str] = set()
+            _target_names(s.target, targets)
+            body_in = body_in - targets
+        anno.setanno(s, anno.BODY_LIVE_IN, frozenset(body_in))
+        return inner | body_in
+    if isinstance(s, (gast.Try, gast.With)):
+        inner = set(live_out)
+        for field in ("finalbody", "orelse", "body"):
+            inner |= live_in_block(getattr(s, field, []) or [], live_out)
+        for h in getattr(s, "handlers", []) or []:
+            inner |= live_in_block(h.body, live_out)
+        return inner | _reads_of(getattr(s, "items", []) or [])
+    if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef)):
+        declared = {n for st in s.body if isinstance(st, gast.Nonlocal) for n in st.names}
+        live_in_block(s.body, declared)   # nonlocal names are read back by the caller
+        return (set(live_out) - {s.name}) | read_names(s)
+    kills: Set[str] = set()
+    if isinstance(s, gast.Assign):
+        for t in s.targets:
+            if isinstance(t, gast.Name):
+                kills.add(t.id)
+    return (set(live_out) - kills) | read_names(s)
+
+
+def analyze_function(fn: gast.FunctionDef) -> None:
+    """Annotate every statement of fn (nested functions included) with LIVE_OUT."""
+    live_in_block(fn.body, set())

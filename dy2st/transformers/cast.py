@@ -1,0 +1,27 @@
+"""int() / float() / bool() / len() of tensors become helpers that keep them symbolic.
+
+    n = int(x.sum())   ->   n = _jst.Int(x.sum())
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import gast
+
+from . import templates
+from .base import Transformer
+
+_CASTS = {"int": "Int", "float": "Float", "bool": "Bool", "len": "Len"}
+
+
+class CastTransformer(Transformer):
+    def visit_Call(self, node: gast.Call) -> Any:
+        self.generic_visit(node)
+        if isinstance(node.func, gast.Name) and node.func.id in _CASTS and len(node.args) == 1 \
+                and not node.keywords:
+            node.func = templates.replace_expr(f"_jst.{_CASTS[node.func.id]}")
+        return node
+
+
+def transform(node: gast.AST, ctx) -> gast.AST:
+    return CastTransformer(ctx).visit(node)

@@ -1,0 +1,17 @@
+"""What every pass may use while converting one function: its fresh-name source and its origin."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Set
+
+from .naming import Namer
+
+
+@dataclass
+class PassContext:
+    namer: Namer
+    filename: str = ""
+    function_name: str = ""
+    # names that must be bound (to UndefinedVar) at the top of a function before helpers use
+    # them as nonlocal; keyed by id() of the FunctionDef node during one conversion
+    pending_inits: dict = field(default_factory=dict)

@@ -1,0 +1,87 @@
+"""while and for loops become _jst.While / _jst.For calls over a condition and a body function.
+
+    while i < n:                      def while_cond_0():
+        s = s + x                         return i < n
+        i = i + 1             ->      def while_body_0():
+                                          nonlocal i, s
+                                          s = s + x
+                                          i = i + 1
+                                      ... get_args_0 / set_args_0 over (i, s) ...
+                                      _jst.While(while_cond_0, while_body_0, get_args_0,
+                                                 set_args_0, ('i', 's'))
+    for k in range(n): body   ->      def for_body_0(__item): nonlocal ...; k = __item; body
+                                      _jst.For(_jst.Range(n), for_body_0, get_args_0, set_args_0,
+                                               (...), None)
+Only loop-carried names (written in the body and read before being written there, in the
+condition, or after the loop) are nonlocal; other names stay local to the body function."""
+from __future__ import annotations
+
+from typing import Any, List, Set
+
+import gast
+
+from . import analysis, anno, templates
+from .ifelse import generated_helpers, mark_helpers
+from .scope import ControlFlowTransformer, names_tuple
+
+_ITER_HELPERS = {"range": "Range", "enumerate": "Enumerate", "zip": "Zip"}
+
+
+def _carried(node: Any, extra: Set[str]) -> Set[str]:
+    written = analysis.written_names(node.body) - generated_helpers(node.body)
+    if isinstance(node, gast.For):
+        analysis._target_names(node.target, written)
+    live_out = anno.getanno(node, anno.LIVE_OUT)
+    body_in = anno.getanno(node, anno.BODY_LIVE_IN)
+    if live_out is None or body_in is None:
+        return written | extra
+    head = analysis.read_names(node.test) if isinstance(node, gast.While) else set()
+    return (written & (set(live_out) | set(body_in) | head)) | extra
+
+
+class LoopTransformer(ControlFlowTransformer):
+    def visit_While(self, node: gast.While) -> Any:
+        self.generic_visit(node)
+        names = self.nonlocal_names(_carried(node, set()))
+        attrs = analysis.written_attributes(node.body)
+        cond_name = self.ctx.namer.new("while_cond")
+        body_name = self.ctx.namer.new("while_body")
+        cond_fn = templates.replace("def cond():\n    return test", cond=cond_name, test=node.test)
+        body_fn = templates.replace("def body():\n    nonlocal names\n    stmts", body=body_name,
+                                    names=names, stmts=node.body)
+        get_name, set_name, accessors = self.get_set_helpers(names, attrs)
+        call = templates.replace("_jst.While(cond, body, get_args, set_args, names)",
+                                 cond=cond_name, body=body_name, get_args=get_name,
+                                 set_args=set_name, names=names_tuple(names + attrs))
+        return mark_helpers(cond_fn + body_fn + accessors) + call
+
+    def visit_For(self, node: gast.For) -> Any:
+        self.generic_visit(node)
+        if node.orelse:
+            return node   # the break pass moved every else clause out; keep Python otherwise
+        flag = anno.getanno(node, anno.BREAK_FLAG)
+        names = self.nonlocal_names(_carried(node, {flag} if flag else set()))
+        attrs = analysis.written_attributes(node.body)
+        body_name = self.ctx.namer.new("for_body")
+        body_fn = templates.replace(
+            "def body(item):\n    nonlocal names\n    target = item\n    stmts", body=body_name,
+            item="__item", names=names, target=node.target, stmts=node.body)
+        get_name, set_name, accessors = self.get_set_helpers(names, attrs)
+        extra = (templates.replace_expr("lambda: not flag", flag=flag) if flag
+                 else gast.Constant(value=None, kind=None))
+        call = templates.replace("_jst.For(iterable, body, get_args, set_args, names, extra)",
+                                 iterable=_iter_expr(node.iter), body=body_name,
+                                 get_args=get_name, set_args=set_name,
+                                 names=names_tuple(names + attrs), extra=extra)
+        return mark_helpers(body_fn + accessors) + call
+
+
+def _iter_expr(node: gast.expr) -> gast.expr:
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+            node.func.id in _ITER_HELPERS:
+        node.func = templates.replace_expr(f"_jst.{_ITER_HELPERS[node.func.id]}")
+    return node
+
+
+def transform(node: gast.AST, ctx) -> gast.AST:
+    return LoopTransformer(ctx).visit(node)

@@ -1,0 +1,114 @@
+"""Returns inside if / loops become a flag and a value, so every path ends at one return.
+
+    if x.mean() < 0:                 return_flag_0 = False
+        return -x                    return_value_0 = _jst.UndefinedVar('return_value_0')
+    y = x + 1.0           ->         if x.mean() < 0:
+    return y                             return_flag_0 = True
+                                         return_value_0 = -x
+                                     if not return_flag_0:
+                                         y = x + 1.0
+                                         return_flag_0 = True
+                                         return_value_0 = y
+                                     return _jst.ReturnValue(return_value_0)
+A return inside a loop also breaks out of it (the break pass converts that break next)."""
+from __future__ import annotations
+
+from typing import Any, List
+
+import gast
+
+from . import templates
+from .base import Transformer, copy_origin
+
+_NESTED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+
+
+def _has_return(node: gast.AST) -> bool:
+    if isinstance(node, gast.Return):
+        return True
+    if isinstance(node, _NESTED):
+        return False
+    return any(_has_return(c) for c in gast.iter_child_nodes(node))
+
+
+def _needs_rewrite(fn: gast.FunctionDef) -> bool:
+    return any(not isinstance(s, gast.Return) and _has_return(s) for s in fn.body)
+
+
+class _Rewriter:
+    def __init__(self, flag: str, value: str) -> None:
+        self.flag = flag
+        self.value = value
+
+    def block(self, stmts: List[gast.stmt], in_loop: bool) -> List[gast.stmt]:
+        out: List[gast.stmt] = []
+        for i, s in enumerate(stmts):
+            if isinstance(s, gast.Return):
+                value = s.value if s.value is not None else gast.Constant(value=None, kind=None)
+                new = templates.replace("flag = True\nvalue = expr", flag=self.flag,
+                                        value=self.value, expr=value)
+                if in_loop:
+                    new.append(gast.Break())
+                copy_origin(s, new)
+                out.extend(new)
+                return out          # the rest of the block is dead code
+            if not _has_return(s):
+                out.append(s)
+                continue
+            self.compound(s, in_loop)
+            out.append(s)
+            rest = self.block(stmts[i + 1:], in_loop)
+            if rest:
+                guard = templates.replace("if not flag:\n    rest", flag=self.flag, rest=rest)
+                copy_origin(stmts[i + 1], guard)
+                out.extend(guard)
+            return out
+        return out
+
+    def compound(self, s: gast.stmt, in_loop: bool) -> None:
+        if isinstance(s, (gast.For, gast.While)):
+            s.body = self.block(s.body, True)
+            s.orelse = self.block(s.orelse, in_loop)
+        elif isinstance(s, gast.If):
+            s.body = self.block(s.body, in_loop) or [gast.Pass()]
+            s.orelse = self.block(s.orelse, in_loop)
+        elif isinstance(s, gast.With):
+            s.body = self.block(s.body, in_loop)
+        elif isinstance(s, gast.Try):
+            s.body = self.block(s.body, in_loop)
+            for h in s.handlers:
+                h.body = self.block(h.body, in_loop) or [gast.Pass()]
+            s.orelse = self.block(s.orelse, in_loop)
+            s.finalbody = self.block(s.finalbody, in_loop)
+
+
+class ReturnTransformer(Transformer):
+    def visit_FunctionDef(self, node: gast.FunctionDef) -> Any:
+        node = super().visit_FunctionDef(node)   # inner functions first
+        if not _needs_rewrite(node):
+            return node
+        flag = self.ctx.namer.new("return_flag")
+        value = self.ctx.namer.new("return_value")
+        head = templates.replace("flag = False\nvalue = _jst.UndefinedVar(value_name)", flag=flag,
+                                 value=value, value_name=gast.Constant(value=value, kind=None))
+        body = _Rewriter(flag, value).block(node.body, False)
+        tail = templates.replace("return _jst.ReturnValue(value)", value=value)
+        copy_origin(node, head)
+        copy_origin(node.body[-1], tail)
+        node.body = _docstring(node.body) + head + _after_docstring(body) + tail
+        return node
+
+
+def _docstring(body: List[gast.stmt]) -> List[gast.stmt]:
+    if body and isinstance(body[0], gast.Expr) and isinstance(body[0].value, gast.Constant) and \
+            isinstance(body[0].value.value, str):
+        return [body[0]]
+    return []
+
+
+def _after_docstring(body: List[gast.stmt]) -> List[gast.stmt]:
+    return body[len(_docstring(body)):]
+
+
+def transform(node: gast.AST, ctx) -> gast.AST:
+    return ReturnTransformer(ctx).visit(node)

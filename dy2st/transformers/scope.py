@@ -1,0 +1,115 @@
+"""Shared by the if and loop passes: helper functions that read and write the converted
+statement's names (`get_args` / `set_args`), and `UndefinedVar` bindings that make those names
+locals of the enclosing function so that helpers can declare them nonlocal."""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Sequence, Set, Tuple
+
+import gast
+
+from . import analysis, templates
+from .base import Transformer
+
+
+def params_of(fn: gast.FunctionDef) -> Set[str]:
+    a = fn.args
+    names = [x.id for x in a.posonlyargs + a.args + a.kwonlyargs if isinstance(x, gast.Name)]
+    for extra in (a.vararg, a.kwarg):
+        if extra is not None:
+            names.append(extra.id)
+    return set(names)
+
+
+def declared(fn: gast.FunctionDef, kind: type) -> Set[str]:
+    out: Set[str] = set()
+    for node in gast.walk(fn):
+        if isinstance(node, kind) and _directly_in(fn, node):
+            out.update(node.names)
+    return out
+
+
+def _directly_in(fn: gast.FunctionDef, target: gast.AST) -> bool:
+    stack = list(fn.body)
+    while stack:
+        n = stack.pop()
+        if n is target:
+            return True
+        if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
+            continue
+        stack.extend(gast.iter_child_nodes(n))
+    return False
+
+
+def _tuple(items: Sequence[gast.expr], store: bool) -> gast.Tuple:
+    return gast.Tuple(elts=list(items), ctx=gast.Store() if store else gast.Load())
+
+
+def _target(dotted: str, store: bool) -> gast.expr:
+    parts = dotted.split(".")
+    node: gast.expr = templates.name(parts[0])
+    for attr in parts[1:]:
+        node = gast.Attribute(value=node, attr=attr, ctx=gast.Load())
+    if store:
+        node.ctx = gast.Store()
+    return node
+
+
+class ControlFlowTransformer(Transformer):
+    """Adds `x = _jst.UndefinedVar('x')` at the top of a function for every name that a
+    generated helper declares nonlocal but that the function itself would not bind."""
+
+    def visit_FunctionDef(self, node: gast.FunctionDef) -> Any:
+        analysis.analyze_function(node) if not self.func_stack else None
+        self.ctx.pending_inits[id(node)] = []
+        node = super().visit_FunctionDef(node)
+        pending = self.ctx.pending_inits.pop(id(node))
+        skip = params_of(node) | declared(node, gast.Nonlocal) | declared(node, gast.Global)
+        inits: List[gast.stmt] = []
+        for n in dict.fromkeys(pending):
+            if n not in skip:
+                inits += templates.replace("name = _jst.UndefinedVar(text)", name=n,
+                                           text=gast.Constant(value=n, kind=None))
+        if inits:
+            k = 0
+            while k < len(node.body) and (isinstance(node.body[k], gast.Nonlocal) or (
+                    k == 0 and isinstance(node.body[k], gast.Expr) and
+                    isinstance(node.body[k].value, gast.Constant))):
+                k += 1
+            node.body[k:k] = inits
+        return node
+
+    def nonlocal_names(self, names: Set[str]) -> List[str]:
+        """The plain names a helper may rebind: not globals of the enclosing function."""
+        fn = self.current_function
+        if fn is None:
+            return []
+        glob = declared(fn, gast.Global)
+        out = sorted(n for n in names if n not in glob)
+        self.ctx.pending_inits[id(fn)].extend(out)
+        return out
+
+    def get_set_helpers(self, names: List[str], attrs: List[str]) -> Tuple[str, str, List[gast.stmt]]:
+        get_name = self.ctx.namer.new("get_args")
+        set_name = self.ctx.namer.new("set_args")
+        loads = [templates.name(n) for n in names] + [
+            templates.replace_expr("_jst.GetAttr(obj, attr)", obj=_target(a.rsplit(".", 1)[0], False),
+                                   attr=gast.Constant(value=a.rsplit(".", 1)[1], kind=None))
+            for a in attrs]
+        stores = [templates.name(n, store=True) for n in names] + [_target(a, True) for a in attrs]
+        get_fn = templates.replace("def get():\n    return values", get=get_name,
+                                   values=_tuple(loads, False))
+        if stores:
+            set_fn = templates.replace("def set(args):\n    nonlocal names\n    targets = args",
+                                       set=set_name, args="__args", names=list(names),
+                                       targets=_tuple(stores, True))
+        else:
+            set_fn = templates.replace("def set(args):\n    pass", set=set_name, args="__args")
+        return get_name, set_name, get_fn + set_fn
+
+
+def names_tuple(names: Sequence[str]) -> gast.Tuple:
+    return gast.Tuple(elts=[gast.Constant(value=n, kind=None) for n in names], ctx=gast.Load())
+
+
+def int_tuple(values: Sequence[int]) -> gast.Tuple:
+    return gast.Tuple(elts=[gast.Constant(value=v, kind=None) for v in values], ctx=gast.Load())
