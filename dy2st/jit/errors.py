@@ -22,7 +22,7 @@ def user_frames(tb: Optional[TracebackType]) -> List[Origin]:
         filename = frame.f_code.co_filename
         if source_maps.is_generated(filename):
             origin = source_maps.lookup(filename, line)
-            if origin is not None:
+            if origin is not None and (not frames or frames[-1] != origin):
                 frames.append(origin)
         elif not is_internal(filename) and not filename.startswith("<frozen"):
             text = linecache.getline(filename, line).strip()

@@ -108,6 +108,19 @@ class Variable(TensorLike):
     __str__ = __repr__
 
 
+def rebind(handle: Variable, new: Variable) -> Variable:
+    """Make the Python object `handle` stand for `new` (for in-place updates such as
+    `arr.append(x)`), keeping each block's name -> Variable table consistent."""
+    old = Variable(handle.block, handle.name, handle._shape, handle.dtype, handle.persistable,
+                   handle.kind, handle.elem)
+    handle.block.vars[old.name] = old
+    handle.name, handle._shape, handle.dtype = new.name, new._shape, new.dtype
+    handle.block, handle.kind, handle.elem = new.block, new.kind, new.elem
+    handle._shape_cache = None
+    new.block.vars[new.name] = handle
+    return handle
+
+
 class Operator:
     """One op: type, input and output variable names, attributes and the user's origin."""
 

@@ -67,8 +67,8 @@ def _inplace(fn):
         if isinstance(self, Tensor) and isinstance(out, Tensor):
             self._value = out._value
             return self
-        self.name, self._shape, self.dtype, self.block = out.name, out._shape, out.dtype, out.block
-        return self
+        from .program import rebind
+        return rebind(self, out)
     return method
 
 

@@ -67,7 +67,7 @@ class LoopTransformer(ControlFlowTransformer):
             "def body(item):\n    nonlocal names\n    target = item\n    stmts", body=body_name,
             item="__item", names=names, target=node.target, stmts=node.body)
         get_name, set_name, accessors = self.get_set_helpers(names, attrs)
-        extra = (templates.replace_expr("lambda: not flag", flag=flag) if flag
+        extra = (templates.replace_expr("lambda: _jst.Not(flag)", flag=flag) if flag
                  else gast.Constant(value=None, kind=None))
         call = templates.replace("_jst.For(iterable, body, get_args, set_args, names, extra)",
                                  iterable=_iter_expr(node.iter), body=body_name,

@@ -141,5 +141,5 @@ def array_concat(array: Any, axis: int = 0) -> Any:
 
 def array_append(array: Variable, x: Any) -> None:
     """array.append(x) on a symbolic array: the handle is rebound to the written array."""
-    out = array_write(x, array_length(array), array)
-    array.name, array.elem, array.block = out.name, out.elem, out.block
+    from ..program import rebind
+    rebind(array, array_write(x, array_length(array), array))

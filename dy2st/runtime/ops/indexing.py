@@ -186,7 +186,8 @@ def setitem_inplace(x: TensorLike, index: Any, value: Any) -> None:
             return
     out = setitem(x, index, value)
     if isinstance(x, Variable):
-        x.name, x._shape, x.dtype, x.block = out.name, out._shape, out.dtype, out.block
+        from ..program import rebind
+        rebind(x, out)
     else:
         raise TypeError("cannot assign a symbolic value into an eager tensor in place; "
                         "inside to_static the assignment is converted automatically")
