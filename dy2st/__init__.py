@@ -17,4 +17,6 @@ from . import jit  # noqa: E402
 
 __version__ = "0.1.0"
 
+ParamAttr = nn.ParamAttr
+
 dtype = DType

@@ -6,6 +6,7 @@ import ast
 import copy
 import inspect
 import linecache
+import logging
 import os
 import textwrap
 import types
@@ -23,12 +24,15 @@ from ..transformers.pipeline import run_passes
 from .errors import ConversionError
 
 FACTORY = "dy2st_factory"
+log = logging.getLogger("dy2st.jit")
+code_level = 0   # set by jit.set_code_level: > 0 logs the code after each pass
 
 
 @dataclass
 class ConvertedCode:
     """The transformed source of one function and the compiled factory that rebuilds it."""
-    source: str
+    source: str            # the generated module (factory and function)
+    function_source: str   # just the converted function, for people to read
     filename: str
     factory_code: types.CodeType
     freevars: Tuple[str, ...]
@@ -125,6 +129,9 @@ def transform_tree(fn: Callable, until: Optional[str] = None,
     _strip_signature_extras(node)
     ctx = PassContext(Namer(names_in(node)), filename, node.name)
     wrapper = gast.Module(body=[node], type_ignores=[])
+    if on_pass is None and code_level > 0:
+        def on_pass(name: str, tree: gast.AST) -> None:
+            log.info("dy2st: %s after pass %r:\n%s", fn.__qualname__, name, to_source(tree))
     run_passes(wrapper, ctx, until=until, on_pass=on_pass)
     return wrapper.body[0], filename, start
 
@@ -169,13 +176,15 @@ def build_code(fn: types.FunctionType) -> ConvertedCode:
                                                         annotation=None, type_comment=None))]
     module = gast.Module(body=[factory], type_ignores=[])
     source = to_source(copy.deepcopy(module))
+    if code_level > 0:
+        log.info("dy2st: converted %s:\n%s", fn.__qualname__, source)
     line_map = _line_map(module, source)
     gen_name = f"<dy2st {os.path.basename(filename)}:{start} {fn.__qualname__}>"
     linecache.cache[gen_name] = (len(source), None, source.splitlines(True), gen_name)
     source_maps.register(gen_name, line_map)
     code = compile(source, gen_name, "exec")
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == FACTORY)
-    return ConvertedCode(source, gen_name, factory_code, freevars)
+    return ConvertedCode(source, to_source(node), gen_name, factory_code, freevars)
 
 
 def convert_function(fn: types.FunctionType) -> types.FunctionType:
@@ -207,4 +216,4 @@ def converted_source(fn: types.FunctionType) -> str:
     if converted is None:
         converted = build_code(fn)
         cache.put(fn.__code__, converted)
-    return converted.source
+    return converted.function_source

@@ -97,6 +97,16 @@ class Variable(TensorLike):
     def numpy(self):
         raise TypeError(f"{self.name} is a symbolic tensor: its value is only known at run time")
 
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError(f"numpy cannot use the symbolic tensor {self.name}: its value is only "
+                        "known when the program runs; use dy2st functions on it instead")
+
+    def __array_function__(self, func, types, args, kwargs):
+        raise TypeError(_numpy_message(getattr(func, "__name__", str(func)), self))
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        raise TypeError(_numpy_message(ufunc.__name__, self))
+
     def __hash__(self) -> int:
         return id(self)
 
@@ -119,6 +129,17 @@ def rebind(handle: Variable, new: Variable) -> Variable:
     handle._shape_cache = None
     new.block.vars[new.name] = handle
     return handle
+
+
+def _numpy_message(name: str, var: "Variable") -> str:
+    import dy2st
+    alias = {"absolute": "abs", "negative": "neg", "true_divide": "divide", "power": "pow",
+             "arcsin": "asin", "arccos": "acos", "arctan": "atan", "concatenate": "concat",
+             "invert": "bitwise_not", "amax": "max", "amin": "min"}.get(name, name)
+    hint = (f"; use dy2st.{alias}(...) (paddle.{alias}) instead" if hasattr(dy2st, alias)
+            else "; express it with dy2st ops")
+    return (f"numpy.{name}() was applied to the symbolic tensor {var.name}, whose value is only "
+            f"known when the program runs{hint}")
 
 
 class Operator:

@@ -113,7 +113,8 @@ class Tensor(TensorLike):
         return id(self)
 
     def __deepcopy__(self, memo):
-        t = Tensor(self._value.copy(), self.name, self.stop_gradient, self.persistable)
+        t = Tensor.__new__(type(self))
+        Tensor.__init__(t, self._value.copy(), self.name, self.stop_gradient, self.persistable)
         t.trainable = self.trainable
         memo[id(self)] = t
         return t
