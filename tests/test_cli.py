@@ -1,0 +1,228 @@
+"""The `dy2st` command end to end: `python -m dy2st ...` in a subprocess."""
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import dy2st
+from dy2st import static
+from dy2st.jit.concrete import ConcreteProgram
+from dy2st.jit.spec_text import format_input_spec, parse_input_spec
+from dy2st.static import InputSpec
+from dy2st.static import nn as snn
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def cli(*args, cwd):
+    env = dict(os.environ, PYTHONPATH=REPO)
+    return subprocess.run([sys.executable, "-m", "dy2st", *map(str, args)], cwd=str(cwd), env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def user_error(proc, *fragments):
+    """Status 2 and one clear line on stderr, no traceback."""
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    for frag in fragments:
+        assert frag in proc.stderr, proc.stderr
+
+
+@pytest.fixture
+def model(tmp_path):
+    """x:float32[None,3], n:int64[] -> (y, count): a cond, a while and a parameter."""
+    w = dy2st.Parameter(np.array([1.0, -1.0, 2.0], np.float32), name="w")
+    prog = static.Program()
+    with static.program_guard(prog):
+        x = static.data("x", [None, 3], "float32")
+        n = static.data("n", [], "int64")
+        y = snn.cond(x.sum() > 0, lambda: x * w, lambda: x - w)
+        i, y = snn.while_loop(lambda i, y: i < n, lambda i, y: (i + 1, y + 1.0),
+                              [dy2st.zeros([], "int64"), y])
+    prog.fetch_names = [y.name, i.name]
+    from dy2st.runtime.pytree import LEAF
+    concrete = ConcreteProgram(prog, [InputSpec([None, 3], "float32", "x"),
+                                      InputSpec([], "int64", "n")],
+                               ("tuple", (LEAF, LEAF)), [("var", 0), ("var", 1)])
+    from dy2st.jit.model_format import save_concrete
+    save_concrete(concrete, str(tmp_path / "model"))
+    np.save(tmp_path / "x.npy", np.ones((2, 3), np.float32))
+    np.save(tmp_path / "n.npy", np.array(3))
+    return tmp_path / "model"
+
+
+def test_inspect(model):
+    proc = cli("inspect", model, cwd=model.parent)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    for frag in ("format: dy2st.model version 1", "x: float32[None, 3]", "n: int64[]",
+                 "outputs: (value, value)", "out.0: float32[-1, 3]", "out.1: int64[]",
+                 "control flow: cond x1, while x1", "parameters: 1 tensor(s), 3 values, 12 bytes",
+                 "w: float32[3]"):
+        assert frag in out, out
+    assert [ln.split() for ln in out.splitlines() if ln.strip().startswith("while ")] == [["while", "1"]]
+    assert "program(" not in out
+    full = cli("inspect", str(model) + ".json", "--program", cwd=model.parent)
+    assert full.returncode == 0 and "program(x: float32[-1, 3], n: int64[])" in full.stdout
+    assert "body_block" in full.stdout
+
+
+def test_run_prints_outputs(model):
+    proc = cli("run", model, "--input", "x.npy", "--input", "n.npy", cwd=model.parent)
+    assert proc.returncode == 0, proc.stderr
+    assert "out.0: float32[2, 3]" in proc.stdout and "[[4., 2., 5.],\n [4., 2., 5.]]" in proc.stdout
+    assert "out.1: int64[]\n3" in proc.stdout
+
+
+def test_run_writes_npz_and_accepts_named_inputs(model):
+    np.save(model.parent / "xneg.npy", -np.ones((5, 3), np.float32))
+    proc = cli("run", model, "--input", "n=n.npy", "--input", "x=xneg.npy", "--output", "o.npz",
+               cwd=model.parent)
+    assert proc.returncode == 0, proc.stderr
+    with np.load(model.parent / "o.npz") as out:
+        assert sorted(out.files) == ["out.0", "out.1"]
+        np.testing.assert_array_equal(out["out.0"], np.tile([1.0, 3.0, -0.0], (5, 1)))
+        assert int(out["out.1"]) == 3
+
+
+@pytest.mark.parametrize("make, fragments", [
+    (lambda d: np.save(d / "bad.npy", np.ones((2, 3))), ["input 'x' expects float32[None, 3], got "
+                                                        "float64[2, 3]"]),
+    (lambda d: np.save(d / "bad.npy", np.ones((2, 4), np.float32)), ["got float32[2, 4]"]),
+    (lambda d: np.save(d / "bad.npy", np.array([{"a": 1}], dtype=object), allow_pickle=True),
+     ["bad.npy: not a .npy array file"]),
+    (lambda d: (d / "bad.npy").write_text("hello"), ["bad.npy: not a .npy array file"]),
+])
+def test_run_refuses_bad_inputs(model, make, fragments):
+    make(model.parent)
+    user_error(cli("run", model, "--input", "bad.npy", "--input", "n.npy", cwd=model.parent),
+               *fragments)
+
+
+def test_run_wrong_number_of_inputs_and_missing_files(model):
+    user_error(cli("run", model, "--input", "x.npy", cwd=model.parent), "missing 'n' (int64[])")
+    user_error(cli("run", model, "--input", "nope.npy", cwd=model.parent),
+               "nope.npy: no such input file")
+    user_error(cli("run", model.parent / "other", "--input", "x.npy", cwd=model.parent),
+               "other.json: no such model file")
+
+
+def test_model_format_errors_are_user_errors(model):
+    text = (model.parent / "model.json").read_text()
+    (model.parent / "model.json").write_text(text[:100])
+    user_error(cli("inspect", model, cwd=model.parent), "model.json", "is not valid JSON")
+    (model.parent / "model.json").write_text(text.replace('"format_version": 1', '"format_version": 7'))
+    user_error(cli("inspect", model, cwd=model.parent), "format version 7")
+
+
+def test_usage_errors(tmp_path):
+    assert cli("--help", cwd=tmp_path).returncode == 0
+    proc = cli(cwd=tmp_path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert cli("frobnicate", cwd=tmp_path).returncode == 2
+
+
+# ----------------------------------------------------------------------------- export / dump
+def test_export_refusals(tmp_path):
+    (tmp_path / "user_model.py").write_text(textwrap.dedent("""
+        import dy2st
+        class NotALayer:
+            pass
+        VALUE = 3
+        def f(x):
+            return x * 2.0
+    """))
+    (tmp_path / "broken.py").write_text("raise RuntimeError('boom at import')\n")
+    spec = ["--input-spec", "x:float32[None,3]", "-o", "out/m"]
+    user_error(cli("export", "missing.py:f", *spec, cwd=tmp_path), "missing.py: no such file")
+    user_error(cli("export", "user_model.py", *spec, cwd=tmp_path), "expected MODULE_OR_FILE:OBJECT")
+    user_error(cli("export", "user_model.py:g", *spec, cwd=tmp_path), "has no attribute 'g'")
+    user_error(cli("export", "user_model.py:NotALayer", *spec, cwd=tmp_path),
+               "NotALayer is a class but not a dy2st.nn.Layer")
+    user_error(cli("export", "user_model.py:VALUE", *spec, cwd=tmp_path),
+               "VALUE is a int, not a Layer or a function")
+    user_error(cli("export", "broken.py:f", *spec, cwd=tmp_path),
+               "cannot import broken.py: RuntimeError: boom at import")
+    user_error(cli("export", "no_such_module_xyz:f", *spec, cwd=tmp_path),
+               "cannot import no_such_module_xyz: ModuleNotFoundError")
+    user_error(cli("export", "user_model.py:f", "--input-spec", "x:float33[3]", "-o", "m",
+                   cwd=tmp_path), "unknown dtype 'float33'")
+
+
+def _has_jit_save():
+    import dy2st.jit
+    return hasattr(dy2st.jit, "save")
+
+
+@pytest.mark.skipif(not _has_jit_save(), reason="dy2st.jit.save is not available yet")
+@pytest.mark.parametrize("target", ["user_net.py:f", "user_net:Net", "user_net.py:make"])
+def test_export_then_inspect_and_run(tmp_path, target):
+    (tmp_path / "user_net.py").write_text(textwrap.dedent("""
+        import dy2st
+        import dy2st.nn as nn
+
+        def f(x):
+            if x.sum() > 0:
+                return x * 2.0
+            return x - 1.0
+
+        class Net(nn.Layer):
+            def __init__(self):
+                super().__init__()
+                self.scale = self.create_parameter([3], default_initializer=nn.initializer.Constant(2.0))
+
+            def forward(self, x):
+                if x.sum() > 0:
+                    return x * self.scale
+                return x - 1.0
+
+        make = Net()
+    """))
+    proc = cli("export", target, "--input-spec", "x:float32[None,3]", "-o", "out/m", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    np.save(tmp_path / "pos.npy", np.ones((4, 3), np.float32))
+    np.save(tmp_path / "neg.npy", -np.ones((2, 3), np.float32))
+    os.remove(tmp_path / "user_net.py")                     # the model runs without its source
+    insp = cli("inspect", "out/m", cwd=tmp_path)
+    assert insp.returncode == 0 and "control flow: cond x" in insp.stdout, insp.stdout + insp.stderr
+    cli("run", "out/m", "--input", "pos.npy", "--output", "pos_out.npz", cwd=tmp_path)
+    cli("run", "out/m", "--input", "neg.npy", "--output", "neg_out.npz", cwd=tmp_path)
+    with np.load(tmp_path / "pos_out.npz") as out:
+        np.testing.assert_array_equal(out["out"], np.full((4, 3), 2.0, np.float32))
+    with np.load(tmp_path / "neg_out.npz") as out:
+        np.testing.assert_array_equal(out["out"], np.full((2, 3), -2.0, np.float32))
+
+
+def test_dump_user_errors_exit_2(tmp_path):
+    user_error(cli("dump", "does_not_exist.py", cwd=tmp_path))
+    user_error(cli("dump", "x.py", "--input-spec", "nonsense", cwd=tmp_path), "bad input spec")
+
+
+# ----------------------------------------------------------------------------- spec text
+@pytest.mark.parametrize("text, spec", [
+    ("x:float32[None,10]", InputSpec([None, 10], "float32", "x")),
+    ("float32[3]", InputSpec([3], "float32")),
+    ("int64[]", InputSpec([], "int64")),
+    (" ids : int32[ ?, -1 , 4 ] ", InputSpec([None, None, 4], "int32", "ids")),
+    ("mask:bool[2]", InputSpec([2], "bool", "mask")),
+])
+def test_parse_input_spec(text, spec):
+    assert parse_input_spec(text) == spec
+    assert parse_input_spec(format_input_spec(spec)) == spec
+
+
+@pytest.mark.parametrize("text, message", [
+    ("x:float32", "expected NAME:DTYPE[DIMS]"),
+    ("x:float[3]", "unknown dtype 'float'"),
+    ("x:float32[3,a]", "dim 'a' is not a size"),
+    (":float32[3]", "the name before ':' is empty"),
+    ("x:float32[3]]", "expected NAME:DTYPE[DIMS]"),
+])
+def test_parse_input_spec_errors(text, message):
+    with pytest.raises(ValueError) as info:
+        parse_input_spec(text)
+    assert message in str(info.value) and repr(text) in str(info.value)
