@@ -164,6 +164,8 @@ def For(iterable: Any, body: Callable, get_args: Callable, set_args: Callable,
                     break
             body(item)
         return
+    from .jst import refuse_inside_try
+    refuse_inside_try("`for` loop")
     length = sym.length()
     index: List[Any] = [None]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import copy
+import threading
 from typing import Any, Callable, Optional, Sequence, Tuple
 
 import numpy as np
@@ -18,11 +19,43 @@ from .printing import Assert, Print  # noqa: F401
 
 __all__ = ["IfElse", "IfElseExpr", "While", "For", "Range", "Enumerate", "Zip", "And", "Or",
            "Not", "Print", "Assert", "Int", "Float", "Bool", "Len", "SetItem", "GetAttr",
-           "UndefinedVar", "ReturnValue", "Call"]
+           "UndefinedVar", "ReturnValue", "Call", "TryBlock"]
 
 
 def _symbolic(x: Any) -> bool:
     return isinstance(x, Variable)
+
+
+class _TryDepth(threading.local):
+    def __init__(self) -> None:
+        self.lines: list = []
+
+
+_try_depth = _TryDepth()
+
+
+class TryBlock:
+    """Marks a user `try` statement (line) while its body runs."""
+
+    def __init__(self, line: int) -> None:
+        self.line = line
+
+    def __enter__(self) -> "TryBlock":
+        _try_depth.lines.append(self.line)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _try_depth.lines.pop()
+
+
+def refuse_inside_try(what: str) -> None:
+    if _try_depth.lines:
+        from .errors import ConversionError
+        raise ConversionError(
+            f"a tensor-dependent {what} inside the `try` statement at line {_try_depth.lines[-1]} "
+            "is not supported: its errors happen when the program runs, where Python's `except` "
+            "cannot catch them; move the try/except out of the converted code or make the "
+            "condition a Python value")
 
 
 def copy_containers(values: Any) -> Any:
@@ -46,6 +79,7 @@ def IfElse(pred: Any, true_fn: Callable, false_fn: Callable, get_args: Callable,
         else:
             false_fn()
         return
+    refuse_inside_try("`if`")
     from ..runtime.control_flow import _as_pred
     pred = _as_pred(pred)
     parent = state.current_block()
@@ -108,6 +142,7 @@ def IfElseExpr(pred: Any, true_fn: Callable, false_fn: Callable) -> Any:
     """`a if pred else b`."""
     if not _symbolic(pred):
         return true_fn() if pred else false_fn()
+    refuse_inside_try("conditional expression")
     return cond(pred, true_fn, false_fn)
 
 
@@ -121,6 +156,7 @@ def While(cond_fn: Callable, body_fn: Callable, get_args: Callable, set_args: Ca
             return
         body_fn()
         c = cond_fn()
+    refuse_inside_try("`while` loop")
     run_static_loop(cond_fn, body_fn, get_args, set_args, names)
 
 

@@ -297,7 +297,8 @@ def _outputs(out_leaves: List[Any]):
             if leaf.kind == "array":
                 leaf = ops.array_stack(leaf)
             if leaf.block.idx != 0:
-                raise RuntimeError(f"internal error: output {leaf.name} is not in the global block")
+                from ..runtime.program import escaped_message
+                raise ValueError(escaped_message(leaf))
             desc.append(("var", len(fetch)))
             fetch.append(leaf.name)
         elif is_undefined(leaf):

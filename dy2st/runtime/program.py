@@ -131,6 +131,13 @@ def rebind(handle: Variable, new: Variable) -> Variable:
     return handle
 
 
+def escaped_message(var: "Variable") -> str:
+    return (f"the tensor {var.name} was computed inside a tensor `if` branch or loop body and "
+            "used outside it without being one of its outputs (for example through `nonlocal`, "
+            "`global`, a closure or an object the converter cannot see); assign it to a local "
+            "variable inside the branch or loop instead")
+
+
 def _numpy_message(name: str, var: "Variable") -> str:
     import dy2st
     alias = {"absolute": "abs", "negative": "neg", "true_divide": "divide", "power": "pow",
@@ -195,13 +202,21 @@ class Block:
         name = self.captures.get(var.name)
         if name is not None:
             return self.vars[name]
-        if self.parent_idx < 0:
-            raise ValueError(f"{var.name} is not defined in the global block")
+        if not self._is_ancestor(var.block):
+            raise ValueError(escaped_message(var))
         local = self.create_var(var._shape, var.dtype, prefix=var.name.split("@")[0] + "@cap",
                                 kind=var.kind, elem=var.elem)
         self.params.append(local.name)
         self.captures[var.name] = local.name
         return local
+
+    def _is_ancestor(self, block: "Block") -> bool:
+        b = self.parent
+        while b is not None:
+            if b is block:
+                return True
+            b = b.parent
+        return False
 
     def capture_sources(self) -> List[str]:
         """Outer variable names captured by this block, in param order."""

@@ -6,7 +6,7 @@ from typing import Callable, List, Optional, Tuple
 import gast
 
 from . import (assert_, break_continue, call, cast, ifelse, logical, loop, print_, return_,
-               setitem)
+               setitem, try_)
 from .context import PassContext
 
 PASSES: List[Tuple[str, Callable]] = [
@@ -16,6 +16,7 @@ PASSES: List[Tuple[str, Callable]] = [
     ("logical", logical.transform),
     ("loop", loop.transform),                # before ifelse: loop bodies become functions
     ("ifelse", ifelse.transform),            # whose ifs then see the body function's scope
+    ("try", try_.transform),                 # after the control-flow passes it guards
     ("print", print_.transform),
     ("assert", assert_.transform),
     ("cast", cast.transform),                # before call, which would wrap int()/len()
