@@ -214,7 +214,7 @@ def _exportable(obj: Any, qualname: str) -> Any:
                             f"{type(e).__name__}: {e}") from None
     if isinstance(obj, Layer) or callable(obj):
         return obj
-    raise UserError(f"{qualname} is a {type(obj).__name__}, not a Layer or a function")
+    raise UserError(f"{qualname} is not a Layer or a function (it is a {type(obj).__name__})")
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -144,7 +144,7 @@ def test_export_refusals(tmp_path):
     user_error(cli("export", "user_model.py:NotALayer", *spec, cwd=tmp_path),
                "NotALayer is a class but not a dy2st.nn.Layer")
     user_error(cli("export", "user_model.py:VALUE", *spec, cwd=tmp_path),
-               "VALUE is a int, not a Layer or a function")
+               "VALUE is not a Layer or a function (it is a int)")
     user_error(cli("export", "broken.py:f", *spec, cwd=tmp_path),
                "cannot import broken.py: RuntimeError: boom at import")
     user_error(cli("export", "no_such_module_xyz:f", *spec, cwd=tmp_path),

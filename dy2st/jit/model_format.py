@@ -635,6 +635,7 @@ def save_concrete(concrete: ConcreteProgram, path: str, extra: Optional[dict] = 
     npz_path = os.path.join(os.path.dirname(path), doc["parameters_file"]["file"])
     old = _old_npz(json_path, path)
     _write_atomic(npz_path, blob)
+    _fsync_dir(npz_path)                     # the npz's name must be durable before the JSON's
     try:
         _write_atomic(json_path, text)       # the commit point
     except BaseException:

@@ -144,3 +144,80 @@ def test_a_translated_layer_can_wrap_a_concrete_program_directly(tmp_path):
     layer = TranslatedLayer(ConcreteProgram(prog, [InputSpec([None], "float32", "x")], flatten(y)[1],
                                             [("var", 0)]))
     np.testing.assert_array_equal(layer(np.zeros(2, np.float32)).numpy(), [1.0, 1.0])
+
+
+NET_SOURCE = '''
+import dy2st
+import dy2st.nn as nn
+import dy2st.nn.functional as F
+
+
+class Net(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+        self.norm = nn.LayerNorm(3)
+
+    def forward(self, x, n):
+        h = self.norm(self.fc(x))
+        outs = []
+        i = 0
+        while i < n:
+            if h.mean() > 0:
+                h = F.relu(h) + 1.0
+            else:
+                h = F.softmax(h, axis=-1)
+            outs.append(h)
+            i += 1
+            if i > 5:
+                break
+        if len(outs) == 0:
+            return {"h": h, "k": 0}
+        return {"h": h[:, ::2], "k": i}
+'''
+
+RUN_SAVED = '''
+import importlib.util, sys
+import numpy as np
+import dy2st
+assert importlib.util.find_spec("user_net") is None
+layer = dy2st.jit.load(sys.argv[1])
+cases = np.load(sys.argv[2])
+out = {}
+for k in range(len(cases.files) // 2):
+    r = layer(cases[f"x{k}"], int(cases[f"n{k}"]))
+    out[f"h{k}"], out[f"k{k}"] = r["h"].numpy(), r["k"].numpy()
+np.savez(sys.argv[3], **out)
+'''
+
+
+@pytest.mark.skipif(not hasattr(dy2st.jit, "save"), reason="dy2st.jit.save is not available yet")
+def test_a_converted_layer_saved_by_jit_save_runs_in_a_fresh_process(tmp_path, monkeypatch):
+    import os
+    import subprocess
+    import sys
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "user_net.py").write_text(NET_SOURCE)
+    monkeypatch.syspath_prepend(str(src))
+    import user_net
+    net = user_net.Net()
+    net.eval()
+    dy2st.jit.save(net, str(tmp_path / "model" / "net"),
+                   input_spec=[InputSpec([None, 4], "float32", "x"), InputSpec([], "int64", "n")])
+    rng = np.random.RandomState(0)
+    cases = [(rng.randn(b, 4).astype(np.float32), n) for b, n in ((3, 0), (1, 2), (6, 9), (2, 4))]
+    np.savez(tmp_path / "cases.npz", **{f"x{k}": x for k, (x, _) in enumerate(cases)},
+             **{f"n{k}": np.array(n) for k, (_, n) in enumerate(cases)})
+    (tmp_path / "run_saved.py").write_text(RUN_SAVED)
+    proc = subprocess.run([sys.executable, str(tmp_path / "run_saved.py"), str(tmp_path / "model" / "net"),
+                           str(tmp_path / "cases.npz"), str(tmp_path / "out.npz")], cwd=str(tmp_path),
+                          env=dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(
+                              os.path.dirname(os.path.abspath(__file__))))),
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    got = np.load(tmp_path / "out.npz")
+    for k, (x, n) in enumerate(cases):
+        eager = net(dy2st.to_tensor(x), dy2st.to_tensor(n))      # the original, run eagerly
+        np.testing.assert_allclose(got[f"h{k}"], eager["h"].numpy(), rtol=1e-5, atol=1e-6)
+        assert int(got[f"k{k}"]) == int(eager["k"]) == min(n, 6)
