@@ -5,12 +5,13 @@ from typing import Callable, List, Optional, Tuple
 
 import gast
 
-from . import (assert_, break_continue, call, cast, ifelse, logical, loop, print_, return_,
-               setitem, try_)
+from . import (assert_, break_continue, call, cast, delete, ifelse, logical, loop, print_,
+               return_, setitem, try_)
 from .context import PassContext
 
 PASSES: List[Tuple[str, Callable]] = [
     ("setitem", setitem.transform),          # first: `x[i] = v` must read as a write of x
+    ("delete", delete.transform),            # `del x` too
     ("return", return_.transform),           # emits `break` inside loops for break_continue
     ("break_continue", break_continue.transform),  # emits `not flag and test` for logical
     ("logical", logical.transform),
