@@ -6,9 +6,11 @@ import logging
 
 from .convert_call import ignore_module, not_to_static, options
 from .errors import ConversionError
+from .model_format import ModelFormatError
 from .static_function import StaticFunction, to_static
 from . import load as _load_module  # noqa: F401 - imported first so `load` below stays the function
 from .api import enable_to_static, save, load, set_code_level, set_verbosity, to_code
 
 __all__ = ["to_static", "StaticFunction", "not_to_static", "ignore_module", "enable_to_static",
-           "save", "load", "set_verbosity", "set_code_level", "to_code", "ConversionError"]
+           "save", "load", "set_verbosity", "set_code_level", "to_code", "ConversionError",
+           "ModelFormatError"]

@@ -10,7 +10,8 @@ from typing import Any, Callable, Optional, Sequence, Tuple
 import numpy as np
 
 from ..runtime import ops, state
-from ..runtime.control_flow import UndefinedVar, cond, is_undefined, merge_branches, static_while
+from ..runtime.control_flow import (UndefinedVar, cond, is_undefined, merge_branches, probe,
+                                     static_while)
 from ..runtime.program import Block, Variable, block_guard
 from ..runtime.tensor import Tensor, TensorLike
 from .convert_call import convert_call as Call  # noqa: F401 - part of the _jst namespace
@@ -150,12 +151,12 @@ def IfElseExpr(pred: Any, true_fn: Callable, false_fn: Callable) -> Any:
 def While(cond_fn: Callable, body_fn: Callable, get_args: Callable, set_args: Callable,
           names: Sequence[str]) -> None:
     """while cond_fn(): body_fn(); a `while` op over the carried names once cond is symbolic."""
-    c = cond_fn()
+    c = probe(cond_fn)
     while not _symbolic(c):
         if not c:
             return
         body_fn()
-        c = cond_fn()
+        c = probe(cond_fn)
     refuse_inside_try("`while` loop")
     run_static_loop(cond_fn, body_fn, get_args, set_args, names)
 

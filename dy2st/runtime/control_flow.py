@@ -253,15 +253,31 @@ def while_loop(cond: Callable, body: Callable, loop_vars: Sequence[Any], is_test
     if not isinstance(loop_vars, (list, tuple)) or not loop_vars:
         raise TypeError("while_loop: loop_vars must be a non-empty list or tuple")
     loop_vars = list(loop_vars)
-    c = cond(*loop_vars)
+    c = probe(cond, *loop_vars)
     if not isinstance(c, Variable):
         while c:
             loop_vars = _as_list(body(*loop_vars), len(loop_vars))
-            c = cond(*loop_vars)
+            c = probe(cond, *loop_vars)
             if isinstance(c, Variable):
                 return static_while(cond, body, loop_vars, names)
         return loop_vars
     return static_while(cond, body, loop_vars, names)
+
+
+def probe(fn: Callable, *args: Any) -> Any:
+    """fn(*args) evaluated where its ops are thrown away: a loop condition is first evaluated
+    only to learn whether it is symbolic (then the loop's own blocks evaluate it again)."""
+    parent = state.current_block()
+    if parent is None:
+        return fn(*args)
+    program = parent.program
+    n_blocks = len(program.blocks)
+    scratch = program.create_block(parent.idx)
+    try:
+        with block_guard(scratch):
+            return fn(*args)
+    finally:
+        del program.blocks[n_blocks:]
 
 
 def _as_list(out: Any, n: int) -> List[Any]:
