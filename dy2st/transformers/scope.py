@@ -40,6 +40,41 @@ def _directly_in(fn: gast.FunctionDef, target: gast.AST) -> bool:
     return False
 
 
+_HELPER_CALLS = {"IfElse", "While", "For"}
+
+
+def _assigned_before_use(fn: gast.FunctionDef, names: Set[str]) -> Set[str]:
+    """Names that a top-level statement of fn assigns before any control-flow helper call that
+    reads or writes them runs (such names need no UndefinedVar binding)."""
+    assigned: Set[str] = set()
+    used: Set[str] = set()
+    for stmt in fn.body:
+        if not isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef)):
+            for node in gast.walk(stmt):
+                if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                        node.func.attr in _HELPER_CALLS and isinstance(node.func.value, gast.Name) \
+                        and node.func.value.id == "_jst":
+                    for arg in node.args:
+                        if isinstance(arg, gast.Tuple):
+                            used |= {e.value for e in arg.elts if isinstance(e, gast.Constant)}
+        if isinstance(stmt, gast.Assign):
+            for t in stmt.targets:
+                if isinstance(t, gast.Name) and t.id in names and t.id not in used:
+                    assigned.add(t.id)
+    return assigned
+
+
+def _initialized(fn: gast.FunctionDef) -> Set[str]:
+    """Names that an earlier pass already bound to UndefinedVar at the top of fn."""
+    found: Set[str] = set()
+    for stmt in fn.body:
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Call) and \
+                isinstance(stmt.value.func, gast.Attribute) and stmt.value.func.attr == "UndefinedVar" \
+                and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name):
+            found.add(stmt.targets[0].id)
+    return found
+
+
 def _tuple(items: Sequence[gast.expr], store: bool) -> gast.Tuple:
     return gast.Tuple(elts=list(items), ctx=gast.Store() if store else gast.Load())
 
@@ -63,7 +98,9 @@ class ControlFlowTransformer(Transformer):
         self.ctx.pending_inits[id(node)] = []
         node = super().visit_FunctionDef(node)
         pending = self.ctx.pending_inits.pop(id(node))
-        skip = params_of(node) | declared(node, gast.Nonlocal) | declared(node, gast.Global)
+        skip = (params_of(node) | declared(node, gast.Nonlocal) | declared(node, gast.Global) |
+                _initialized(node))
+        skip |= _assigned_before_use(node, set(pending))
         inits: List[gast.stmt] = []
         for n in dict.fromkeys(pending):
             if n not in skip:
