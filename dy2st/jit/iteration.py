@@ -26,10 +26,14 @@ class TensorRange:
         self.start, self.stop, self.step = start, stop, step
 
     def length(self) -> Any:
-        span = ops.subtract(self.stop, self.start) if _sym(self.stop) or _sym(self.start) \
-            else self.stop - self.start
+        if isinstance(self.start, int) and self.start == 0:
+            span = self.stop
+        elif _sym(self.stop) or _sym(self.start):
+            span = ops.subtract(self.stop, self.start)
+        else:
+            span = self.stop - self.start
         if isinstance(self.step, int) and self.step == 1:
-            return ops.maximum(_as_int64(span), _as_int64(0))
+            return _as_int64(span)      # a negative span runs no iteration: index < span fails
         step = _as_int64(self.step)
         n = ops.floor_divide(ops.add(_as_int64(span), ops.subtract(step, _sign(step))), step)
         return ops.maximum(n, _as_int64(0))
