@@ -1,0 +1,103 @@
+"""convert_call: which callables are converted and which are called as they are."""
+import functools
+import json
+import math
+import types
+
+import numpy as np
+
+import dy2st as paddle
+from dy2st.jit.convert_call import convert_call, options
+
+
+def user_fn(x):
+    if x.sum() > 0:
+        return x
+    return -x
+
+
+class Thing:
+    def method(self, x):
+        return x * 2
+
+
+class Lay(paddle.nn.Layer):
+    def forward(self, x):
+        if x.sum() > 0:
+            return x + 1
+        return x
+
+
+@paddle.jit.not_to_static
+def skipped(x):
+    return x
+
+
+def gen(x):
+    yield x
+
+
+def test_user_function_is_converted_and_cached():
+    c = convert_call(user_fn)
+    assert c is not user_fn
+    assert isinstance(c, types.FunctionType) and c.__name__ == "user_fn"
+    assert c.__code__.co_filename.startswith("<dy2st ")
+    assert convert_call(user_fn).__code__ is c.__code__        # by code object
+
+
+def test_bound_method_is_converted_and_stays_bound():
+    t = Thing()
+    c = convert_call(t.method)
+    assert isinstance(c, types.MethodType) and c.__self__ is t
+    assert c.__func__ is not Thing.method
+    x = paddle.to_tensor(np.array([1.0], np.float32))
+    np.testing.assert_allclose(c(x).numpy(), [2.0])
+
+
+def test_layer_call_goes_through_converted_forward():
+    layer = Lay()
+    c = convert_call(layer)
+    assert c is not layer
+    x = paddle.to_tensor(np.array([1.0, 2.0], np.float32))
+    np.testing.assert_allclose(c(x).numpy(), [2.0, 3.0])
+    assert "forward" not in layer.__dict__          # the temporary forward is removed again
+
+
+def test_left_alone():
+    for fn in (len, print, math.sqrt, json.dumps, np.sum, np.ndarray, functools.partial,
+               paddle.add, paddle.nn.functional.relu, skipped, gen, lambda v: v, int, Thing):
+        assert convert_call(fn) is fn, fn
+
+
+def test_ignore_module_by_name():
+    saved = set(options.ignored_modules)
+    try:
+        paddle.jit.ignore_module([user_fn.__module__])
+        assert convert_call(user_fn) is user_fn
+    finally:
+        options.ignored_modules = saved
+    assert convert_call(user_fn) is not user_fn
+
+
+def test_function_without_source_called_as_is_from_converted_code():
+    ns = {}
+    exec("def made(x):\n    return x * 3\n", ns)
+    assert convert_call(ns["made"]) is ns["made"]
+
+
+def calls_exec_made(x, fn):
+    return fn(x) + 1
+
+
+def test_sourceless_helper_still_runs_in_static_mode():
+    ns = {}
+    exec("def made(x):\n    return x * 3\n", ns)
+    sf = paddle.jit.to_static(calls_exec_made)
+    out = sf(paddle.to_tensor(np.array([1.0], np.float32)), ns["made"])
+    np.testing.assert_allclose(out.numpy(), [4.0])
+
+
+def test_static_function_is_inlined():
+    sf = paddle.jit.to_static(user_fn)
+    c = convert_call(sf)
+    assert isinstance(c, types.FunctionType) and c.__code__.co_filename.startswith("<dy2st ")
