@@ -162,11 +162,16 @@ def For(iterable: Any, body: Callable, get_args: Callable, set_args: Callable,
     sym = symbolic_iterable(iterable)
     if sym is None:
         for item in iterable:
-            if extra_cond is not None:
-                go = extra_cond()
-                if not _sym(go) and not go:
+            go = extra_cond() if extra_cond is not None else True
+            if not _sym(go):
+                if not go:
                     break
-            body(item)
+                body(item)
+                continue
+            # The break flag became a tensor: every later iteration runs under it.
+            from .jst import IfElse
+            IfElse(go, lambda item=item: body(item), lambda: None, get_args, set_args, names,
+                   tuple(range(len(names))))
         return
     from .jst import refuse_inside_try
     refuse_inside_try("`for` loop")

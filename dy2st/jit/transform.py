@@ -62,7 +62,9 @@ def function_source(fn: Callable) -> Tuple[str, int, str]:
     code = getattr(fn, "__code__", None)
     name = getattr(fn, "__qualname__", repr(fn))
     try:
-        lines, start = inspect.getsourcelines(fn)
+        # The code object, not fn: inspect would follow a functools.wraps `__wrapped__` to
+        # the wrapped function and hand back the wrong source.
+        lines, start = inspect.getsourcelines(code if code is not None else fn)
     except (OSError, TypeError) as e:
         where = f" (defined in {code.co_filename})" if code is not None else ""
         raise ConversionError(

@@ -57,6 +57,11 @@ class _Rewriter:
                 continue
             self.compound(s, in_loop)
             out.append(s)
+            if in_loop and isinstance(s, (gast.For, gast.While)):
+                # A return in the inner loop only broke that loop; leave this one too.
+                leave = templates.replace("if flag:\n    break", flag=self.flag)
+                copy_origin(s, leave)
+                out.extend(leave)
             rest = self.block(stmts[i + 1:], in_loop)
             if rest:
                 guard = templates.replace("if not flag:\n    rest", flag=self.flag, rest=rest)

@@ -152,7 +152,5 @@ def tensor_break_in_python_range(x):
     return x
 
 
-@pytest.mark.xfail(strict=True, reason="bug: a tensor-dependent break in a for over a Python "
-                   "range does not stop the later iterations (body not guarded by the flag)")
 def test_tensor_break_in_python_range(check):
     check(tensor_break_in_python_range, X, X * 0.1)

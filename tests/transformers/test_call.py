@@ -183,9 +183,6 @@ def test_recursion(check, depth):
     check(recursive, (X, depth), (-X * 0.1, depth))
 
 
-@pytest.mark.xfail(strict=True, reason="bug: a functools.wraps wrapper is converted from the "
-                   "WRAPPED function's source (inspect unwraps __wrapped__): the decorator's own "
-                   "code (`* 2`) is lost")
 def test_functools_wraps_decorated(check):
     sf = check(calls_decorated, X, -X)
     assert "cond(" in str(sf.program)

@@ -108,9 +108,7 @@ def test_return_inside_for_tensor_range(check, n):
     check(return_in_for, (X, n64(n)))
 
 
-@pytest.mark.parametrize("n", [0, 1, pytest.param(5, marks=pytest.mark.xfail(
-    strict=True, reason="bug: a tensor-dependent return/break in a for over a Python range "
-                        "does not stop the later iterations"))])
+@pytest.mark.parametrize("n", [0, 1, 5])
 def test_return_inside_for_python_range(check, n):
     check(return_in_for, (X, n))
 
@@ -135,9 +133,7 @@ def test_docstring_kept_first():
     assert body.startswith('"""A docstring') or body.startswith("'A docstring")
 
 
-@pytest.mark.parametrize("n", [0, 2, pytest.param(3, marks=pytest.mark.xfail(
-    strict=True, reason="bug: return inside an inner loop only exits the inner loop; the outer "
-                        "loop runs on and overwrites the return value"))])
+@pytest.mark.parametrize("n", [0, 2, 3])
 def test_return_inside_nested_loop(check, n):
     check(return_in_nested_loop, (X, n64(n)), (X, n))
 
