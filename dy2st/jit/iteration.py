@@ -35,7 +35,8 @@ class TensorRange:
         if isinstance(self.step, int) and self.step == 1:
             return _as_int64(span)      # a negative span runs no iteration: index < span fails
         step = _as_int64(self.step)
-        n = ops.floor_divide(ops.add(_as_int64(span), ops.subtract(step, _sign(step))), step)
+        sign = (1 if self.step > 0 else -1) if isinstance(self.step, int) else _sign(step)
+        n = ops.floor_divide(ops.add(_as_int64(span), ops.subtract(step, sign)), step)
         return ops.maximum(n, _as_int64(0))
 
     def item(self, k: Any) -> Any:

@@ -202,8 +202,6 @@ def test_for_range_tensor(check):
     assert "while" in str(sf.program)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: range(1, n, 2) with a tensor n fails at run time: "
-                   "assign of sign() of an int64 0-d tensor gets a numpy scalar")
 def test_for_range_start_stop_step_tensor(check):
     check(for_range_start_stop_step, (X, n64(0)), (X, n64(1)), (X, n64(2)), (X, n64(7)))
 

@@ -72,7 +72,8 @@ def to_tensor(data: Any, dtype: Any = None, place: Any = None, stop_gradient: bo
 
 
 def _assign_kernel(x):
-    return x.copy() if isinstance(x, np.ndarray) else list(x)
+    # numpy ufuncs hand back numpy scalars for 0-d inputs: np.array copies those too
+    return list(x) if isinstance(x, list) else np.array(x)
 
 
 register_op("assign", infer=lambda x: Meta(x._shape, x.dtype, x.kind, x.elem))(_assign_kernel)
