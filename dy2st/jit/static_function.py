@@ -12,7 +12,7 @@ import numpy as np
 
 from ..runtime import state
 from ..runtime.control_flow import is_undefined
-from ..runtime.executor import CompiledProgram, compile_program
+from ..runtime.executor import CompiledProgram, compile_program, raise_with_op_origin
 from ..runtime.passes import optimize
 from ..runtime.program import Program, Variable, program_guard
 from ..runtime.pytree import flatten, unflatten
@@ -131,11 +131,11 @@ class StaticFunction:
         feeds = entry.feeds(args, kwargs)
         try:
             outs = entry.run(feeds)
-        except Exception:  # noqa: BLE001 - map the failing op to the user's line
+        except Exception as e:  # noqa: BLE001 - map the failing op to the user's line
             try:
-                outs = entry.compiled(feeds)
-            except Exception as e:  # noqa: BLE001
-                raise_in_user_code(e)
+                raise_with_op_origin(e, entry.compiled, e.__traceback__)
+            except Exception as mapped:  # noqa: BLE001
+                raise_in_user_code(mapped)
         return entry.build(outs)
 
     def _key(self, args: Tuple, kwargs: Dict) -> Tuple:

@@ -79,8 +79,6 @@ def test_print_in_tensor_loop_prints_each_iteration(capsys):
 import pytest  # noqa: E402
 
 
-@pytest.mark.xfail(strict=True, reason="bug: when a run fails, StaticFunction re-runs the program "
-                   "to locate the failing op, so prints before the failure appear twice")
 def test_print_before_failure_printed_once(capsys):
     sf = paddle.jit.to_static(print_then_fail)
     sf(paddle.to_tensor(X))
