@@ -100,6 +100,8 @@ def IfElse(pred: Any, true_fn: Callable, false_fn: Callable, get_args: Callable,
     t_live = [t_out[i] for i in live]
     f_live = [f_out[i] for i in live]
     t_live, f_live = _fill_undefined(t_live, f_live, tb, fb)
+    for k, i in enumerate(live):
+        check_same_structure(names[i], t_live[k], f_live[k], true_fn)
     merged = merge_branches(pred, tuple(t_live), tuple(f_live), tb, fb,
                             [names[i] for i in live])
     result = list(init)
@@ -109,6 +111,42 @@ def IfElse(pred: Any, true_fn: Callable, false_fn: Callable, get_args: Callable,
         if i not in live:
             result[i] = UndefinedVar(names[i], " after the tensor `if` that assigns it")
     set_args(tuple(result))
+
+
+def check_same_structure(name: str, t_val: Any, f_val: Any, branch_fn: Callable) -> None:
+    """Both branches must give `name` the same nesting; otherwise say where it is set."""
+    from ..runtime.pytree import describe, flatten
+    t_tree, f_tree = flatten(t_val)[1], flatten(f_val)[1]
+    if t_tree == f_tree:
+        return
+    what = "the return value" if name.startswith("return_value") else f"'{name}'"
+    lines = assignment_origins(branch_fn.__code__.co_filename, name)
+    where = ""
+    if lines:
+        verb = "returned" if name.startswith("return_value") else "set"
+        where = f"; it is {verb} at " + ", ".join(
+            f"line {o.line} (`{o.source}`)" for o in lines)
+    raise ValueError(f"{what} has a different structure on the two paths of a tensor `if`: "
+                     f"{describe(t_tree)} on one and {describe(f_tree)} on the other{where}; a "
+                     "static graph needs the same nesting of tensors on every path")
+
+
+def assignment_origins(filename: str, name: str) -> list:
+    """User origins of the generated lines that assign `name` (in source order)."""
+    import ast
+    import linecache
+    from ..runtime.origin import source_maps
+    text = "".join(linecache.getlines(filename))
+    if not text:
+        return []
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            o = source_maps.lookup(filename, node.lineno)
+            if o is not None and o not in found:
+                found.append(o)
+    return sorted(found, key=lambda o: o.line)
 
 
 def _fill_undefined(t_vals, f_vals, tb: Block, fb: Block):

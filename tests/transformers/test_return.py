@@ -138,8 +138,6 @@ def test_return_inside_nested_loop(check, n):
     check(return_in_nested_loop, (X, n64(n)), (X, n))
 
 
-@pytest.mark.xfail(strict=True, reason="bug: the structure-mismatch error of two returns names "
-                   "only one of the two return lines")
 def test_irreconcilable_returns_raise_naming_both_lines():
     import inspect
     sf = paddle.jit.to_static(mismatched_returns)
