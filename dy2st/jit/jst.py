@@ -142,7 +142,9 @@ def assignment_origins(filename: str, name: str) -> list:
     found = []
     for node in ast.walk(ast.parse(text)):
         if isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Name) and t.id == name for t in node.targets):
+                isinstance(t, ast.Name) and t.id == name for t in node.targets) and not (
+                isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)
+                and node.value.func.attr == "UndefinedVar"):
             o = source_maps.lookup(filename, node.lineno)
             if o is not None and o not in found:
                 found.append(o)
