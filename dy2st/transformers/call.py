@@ -13,8 +13,11 @@ import gast
 from . import templates
 from .base import Transformer
 
-_FRAME_SENSITIVE = {"super", "locals", "globals", "vars", "eval", "exec", "dir", "isinstance",
-                    "getattr", "setattr", "hasattr", "type", "print"}
+_FRAME_SENSITIVE = {"super", "locals", "globals", "vars", "eval", "exec", "dir"}
+# Builtins that never run user code on tensors: wrapping them would only add noise.
+_PLAIN_BUILTINS = {"isinstance", "issubclass", "getattr", "setattr", "hasattr", "type", "print",
+                   "slice", "list", "tuple", "dict", "set", "str", "repr", "id", "iter", "next",
+                   "callable", "object"}
 
 
 def _is_jst(node: gast.AST) -> bool:
@@ -37,6 +40,8 @@ class CallTransformer(Transformer):
         self.generic_visit(node)
         func = node.func
         if _is_jst(func):
+            return node
+        if isinstance(func, gast.Name) and func.id in _PLAIN_BUILTINS:
             return node
         if isinstance(func, gast.Name) and func.id in _FRAME_SENSITIVE:
             if func.id == "super" and not node.args and self.self_name:
