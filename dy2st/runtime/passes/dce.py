@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Set
 
 from ..program import Block, Program
+from .effects import KEEP_ALWAYS, NONDETERMINISTIC
 
-# Ops kept even when nothing reads their outputs: they print, check or mutate in place.
-SIDE_EFFECTS = {"print", "assert", "array_write"}
+# Ops kept even when nothing reads their outputs: they print, check or mutate in place, or
+# draw from the global generator (dropping a draw would shift every later one).
+SIDE_EFFECTS = KEEP_ALWAYS | NONDETERMINISTIC
 
 
 def _has_effect(program: Program, op) -> bool:

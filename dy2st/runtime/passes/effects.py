@@ -1,0 +1,118 @@
+"""Which ops a pass may touch: the one place that lists random, effectful and state-reading ops,
+and the ops whose result is a freshly allocated array."""
+from __future__ import annotations
+
+from typing import Dict, Iterable, List, Optional, Set
+
+import numpy as np
+
+from ..program import Block, Operator, Program
+from ..registry import OPS
+
+# Draw from the global generator when run: never folded, merged or hoisted.
+NONDETERMINISTIC = frozenset({"dropout", "uniform_random", "gaussian_random", "randint"})
+# Run for their effect (output, a check, a fresh or mutated list): never folded or merged.
+EFFECTS = frozenset({"print", "assert", "array_write", "create_array"})
+# DCE keeps these even when nothing reads their outputs.
+KEEP_ALWAYS = frozenset({"print", "assert", "array_write"})
+# Read a tensor array, a Python list that array_write mutates in place: the same inputs may give
+# a different value later, so never folded or merged.
+READS_STATE = frozenset({"array_read", "array_length", "array_stack", "array_concat"})
+CONTROL = frozenset({"cond", "while"})
+UNTOUCHABLE = NONDETERMINISTIC | EFFECTS | READS_STATE | CONTROL
+
+
+def is_pure(program: Program, op: Operator) -> bool:
+    """Deterministic, effect-free, no sub-blocks, dense values only: safe to fold or merge."""
+    if op.type in UNTOUCHABLE or op.sub_blocks() or op.type not in OPS:
+        return False
+    if not op.outputs:
+        return False
+    for n in list(op.inputs) + list(op.outputs):
+        v = find_var(program, n)
+        if v is None or v.kind != "dense":
+            return False
+    return True
+
+
+def find_var(program: Program, name: str):
+    for b in program.blocks:
+        v = b.vars.get(name)
+        if v is not None:
+            return v
+    return None
+
+
+def is_ssa(block: Block) -> bool:
+    """Every name is written by at most one op and never by one that also reads a param."""
+    seen: Set[str] = set(block.params)
+    for op in block.ops:
+        for o in op.outputs:
+            if o in seen:
+                return False
+            seen.add(o)
+    return True
+
+
+def keep_names(program: Program, block: Block) -> Set[str]:
+    """Names that leave the block: its results (or the program's fetches) and feeds."""
+    if block.idx == 0:
+        return set(program.fetch_names) | set(program.feed_names)
+    return set(block.results) | set(block.params)
+
+
+def rename_inputs(block: Block, start: int, mapping: Dict[str, str]) -> None:
+    """Replace read names in block.ops[start:] (sub-blocks are closed: they see only op inputs)."""
+    if not mapping:
+        return
+    for op in block.ops[start:]:
+        if any(n in mapping for n in op.inputs):
+            op.inputs = [mapping.get(n, n) for n in op.inputs]
+    for sub_idx in _sub_blocks_of(block):
+        sub = block.program.blocks[sub_idx]
+        sub.captures = {mapping.get(k, k): v for k, v in sub.captures.items()}
+
+
+def _sub_blocks_of(block: Block) -> List[int]:
+    return [i for op in block.ops for i in op.sub_blocks()]
+
+
+def blocks_inner_first(program: Program) -> Iterable[Block]:
+    """Every block reachable from the global one."""
+    order: List[Block] = []
+
+    def visit(block: Block) -> None:
+        order.append(block)
+        for idx in _sub_blocks_of(block):
+            visit(program.blocks[idx])
+    visit(program.global_block())
+    return order
+
+
+# ----------------------------------------------------------------------------- fresh results
+def elementwise_ufunc(op: Operator, in_dtype: np.dtype) -> Optional[np.ufunc]:
+    """The numpy ufunc computing exactly this op's kernel for inputs of in_dtype, if there is one
+    (so `ufunc(*inputs, out=buffer)` gives the same values as the kernel)."""
+    if op.attrs:
+        return None
+    kernel = OPS[op.type].kernel if op.type in OPS else None
+    if isinstance(kernel, np.ufunc) and kernel.signature is None and kernel.nout == 1 \
+            and kernel.nin == len(op.inputs):
+        return kernel
+    if in_dtype.kind == "f" and len(op.inputs) == 1:
+        from ..ops.math import _UNARY_FLOAT
+        f = _UNARY_FLOAT.get(op.type)
+        if isinstance(f, np.ufunc) and f.nin == 1:
+            return f
+    return None
+
+
+# Kernels that always return a new array owned by nobody else (for dense float outputs of
+# rank >= 1), besides the elementwise ufunc ops above.
+FRESH_KERNELS = frozenset({"matmul", "relu", "softmax", "divide"})
+
+
+def returns_fresh(op: Operator, in_dtype: Optional[np.dtype]) -> bool:
+    if op.type in FRESH_KERNELS:
+        return True
+    return in_dtype is not None and elementwise_ufunc(op, in_dtype) is not None

@@ -1,0 +1,61 @@
+"""Removal of ops that do nothing: a cast to the dtype the value already has, a reshape to the
+shape it already has (fully known), and an assign (copy) of a non-persistable dense value.
+
+    t_1 = cast(x) {dtype='float32'}     # x: float32          t_2 = exp(x)
+    t_2 = exp(t_1)                                      ->
+
+The removed op's output is renamed to its input in later ops. An op whose output leaves the block
+(result, fetch) is kept, so a returned tensor never shares its array with an input; values are
+never written in place except by buffer reuse, which only writes arrays it proves unshared."""
+from __future__ import annotations
+
+from ..dtype import convert_dtype
+from ..program import Block, Program
+from .effects import blocks_inner_first, find_var, is_ssa, keep_names, rename_inputs
+
+
+def _is_noop(program: Program, op) -> bool:
+    if len(op.inputs) != 1 or len(op.outputs) != 1:
+        return False
+    src, dst = find_var(program, op.inputs[0]), find_var(program, op.outputs[0])
+    if src is None or dst is None or src.kind != "dense" or dst.kind != "dense":
+        return False
+    if src.dtype != dst.dtype or src._shape != dst._shape:
+        return False
+    if op.type == "cast":
+        try:
+            return convert_dtype(op.attrs.get("dtype")) == src.dtype
+        except Exception:  # noqa: BLE001
+            return False
+    if op.type == "reshape":
+        return all(d >= 0 for d in src._shape) and \
+            [int(d) for d in op.attrs.get("shape", ())] == list(src._shape)
+    if op.type == "assign":
+        # 0-d values are left alone: some kernels return numpy scalars for them, and dropping
+        # the op would change which kind of object flows on (and how a kernel bug shows).
+        return len(src._shape) > 0 and not src.persistable and \
+            op.inputs[0] not in program.persistables
+    return False
+
+
+def _remove_block(program: Program, block: Block) -> int:
+    if not is_ssa(block):
+        return 0
+    keep = keep_names(program, block)
+    kept, removed = [], 0
+    for i, op in enumerate(block.ops):
+        if op.type in ("cast", "reshape", "assign") and op.outputs and \
+                op.outputs[0] not in keep and _is_noop(program, op):
+            rename_inputs(block, i + 1, {op.outputs[0]: op.inputs[0]})
+            removed += 1
+            continue
+        kept.append(op)
+    block.ops = kept
+    return removed
+
+
+def remove_noops(program: Program) -> int:
+    n = sum(_remove_block(program, b) for b in blocks_inner_first(program))
+    if n:
+        program.version += 1
+    return n

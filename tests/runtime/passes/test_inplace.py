@@ -1,0 +1,81 @@
+"""Buffer reuse (numpy out=) keeps results identical: it never writes a feed, a parameter, a
+hoisted constant, a view's base while the view lives, or a value read later."""
+import numpy as np
+
+import dy2st as paddle
+from dy2st import static
+from dy2st.runtime.executor import CompiledProgram
+from dy2st.runtime.passes.dce import eliminate_dead_code
+from dy2st.runtime.passes.inplace import reuse_buffers
+
+from random_programs import check_pass
+
+
+def test_random_programs_identical_with_buffer_reuse():
+    assert check_pass(reuse_buffers, range(80), prepare=eliminate_dead_code) >= 20
+
+
+def _build(fn, shape=(2, 3)):
+    main = static.Program()
+    with static.program_guard(main):
+        x = static.data("x", list(shape), "float32")
+        outs = fn(x)
+    outs = outs if isinstance(outs, (list, tuple)) else [outs]
+    main.feed_names, main.fetch_names = ["x"], [o.name for o in outs]
+    return main
+
+
+def _reused(main):
+    reuse_buffers(main)
+    return {op.outputs[0]: op.inputs[k] for op, k, _ in main.buffer_reuse["ops"].values()}
+
+
+def test_a_chain_writes_into_dying_temporaries():
+    main = _build(lambda x: paddle.tanh(paddle.tanh(x) + 1.0) * 2.0)
+    plan = _reused(main)
+    assert len(plan) == 3          # add, tanh, multiply; the first tanh must not write into x
+    src = CompiledProgram(main, ["x"], main.fetch_names).source
+    assert src.count("out=") == 3
+    x = np.full((2, 3), 0.5, "float32")
+    out = CompiledProgram(main, ["x"], main.fetch_names)([x])[0]
+    np.testing.assert_array_equal(out, np.tanh(np.tanh(x) + np.float32(1)) * np.float32(2))
+    np.testing.assert_array_equal(x, np.full((2, 3), 0.5, "float32"))
+
+
+def test_a_live_view_blocks_reuse_of_its_base():
+    def fn(x):
+        t = paddle.tanh(x)
+        view = t[::-1]
+        u = t + 1.0          # t dies here, but its view is read below
+        return view * u
+    main = _build(fn)
+    plan = _reused(main)
+    add_out = next(op.outputs[0] for op in main.global_block().ops if op.type == "add")
+    assert add_out not in plan
+    x = np.arange(6, dtype="float32").reshape(2, 3) / 6
+    out = CompiledProgram(main, ["x"], main.fetch_names)([x])[0]
+    t = np.tanh(x)
+    np.testing.assert_array_equal(out, t[::-1] * (t + np.float32(1)))
+
+
+def test_fetched_values_and_parameters_are_never_written():
+    w = paddle.to_tensor(np.ones((2, 3), "float32"))
+
+    def fn(x):
+        a = paddle.tanh(x)
+        b = a + w
+        return [a, b * 2.0]
+    main = _build(fn)
+    plan = _reused(main)
+    assert all(src not in main.fetch_names and src not in main.persistables for src in plan.values())
+    before = w.numpy().copy()
+    CompiledProgram(main, ["x"], main.fetch_names)([np.zeros((2, 3), "float32")])
+    np.testing.assert_array_equal(w.numpy(), before)
+
+
+def test_plan_ignored_for_other_fetch_lists():
+    main = _build(lambda x: paddle.tanh(paddle.tanh(x) + 1.0))
+    reuse_buffers(main)
+    inner = next(op.outputs[0] for op in main.global_block().ops if op.type == "tanh")
+    src = CompiledProgram(main, ["x"], [inner] + main.fetch_names).source
+    assert "out=" not in src
