@@ -1,5 +1,6 @@
 """Compiles a Program into one generated Python function: a local per variable, kernels bound as
-constants, values deleted after their last use, sub-blocks as plain functions."""
+constants, values deleted after their last use, cond/while sub-blocks inlined (as functions
+only when nested very deep), in-place elementwise ops where passes/inplace.py planned them."""
 from __future__ import annotations
 
 import ast
@@ -17,11 +18,27 @@ from .registry import OPS
 HOISTABLE = {"full", "full_range", "eye"}
 
 
+_LITERAL_SCALARS = (bool, int, str, type(None))
+
+
 def _is_literal(v: Any) -> bool:
-    try:
-        return ast.literal_eval(repr(v)) == v
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return False
+    """True when repr(v) evaluates back to an equal value (so it can be written into the code)."""
+    t = type(v)
+    if t in _LITERAL_SCALARS:
+        return True
+    if t is float:
+        return v == v and v not in (float("inf"), float("-inf"))
+    if t in (list, tuple):
+        return all(_is_literal(x) for x in v)
+    if t is dict:
+        return all(type(k) in _LITERAL_SCALARS and _is_literal(x) for k, x in v.items())
+    return False
+
+
+# Sub-blocks nested deeper than this are emitted as functions (Python limits nested loops).
+MAX_INLINE_DEPTH = 8
+# while bodies stay functions C<i>/B<i> (tests pin that); inlining them saves ~1-2 us a loop.
+INLINE_WHILE = False
 
 
 class _Codegen:
@@ -32,6 +49,9 @@ class _Codegen:
         self.line_ops: Dict[int, Tuple[int, Operator]] = {}
         self.idents: Dict[str, str] = {}
         self.kernels: Dict[str, str] = {}
+        self.reuse: Dict[int, Tuple] = {}
+        self.pending: List[Tuple[int, bool]] = []
+        self.queued = set()
 
     def ident(self, name: str) -> str:
         s = self.idents.get(name)
@@ -60,29 +80,39 @@ class _Codegen:
 
     # -------------------------------------------------------------------------------------
     def block_fn(self, block: Block, fn_name: str, single_result: bool = False) -> None:
-        """Emit `def fn_name(params): ...` for a closed sub-block."""
-        for op in block.ops:
-            for key in ("true_block", "false_block", "cond_block", "body_block"):
-                if key in op.attrs:
-                    sub = self.program.blocks[op.attrs[key]]
-                    self.block_fn(sub, f"B{sub.idx}", single_result=(key == "cond_block"))
+        """Emit `def fn_name(params): ...` for a closed sub-block (used past MAX_INLINE_DEPTH)."""
         params = ", ".join(self.ident(p) for p in block.params)
         self.emit(f"def {fn_name}({params}):")
-        self.body(block, "    ", block.results)
+        self.body(block, "    ", block.results, 0)
         res = [self.ident(r) for r in block.results]
         if single_result:
             self.emit(f"    return {res[0]}")
         else:
             self.emit(f"    return ({', '.join(res)}{',' if len(res) == 1 else ''})")
 
-    def body(self, block: Block, ind: str, keep: Sequence[str]) -> None:
+    def emit_pending_functions(self) -> None:
+        while self.pending:
+            idx, single = self.pending.pop()
+            self.block_fn(self.program.blocks[idx], self.fn_name(idx, single), single)
+
+    def fn_name(self, idx: int, single: bool) -> str:
+        return f"{'C' if single else 'B'}{idx}"
+
+    def call_block(self, idx: int, single: bool, args: List[str]) -> str:
+        """A call of sub-block idx emitted as a function (emitted after the current one)."""
+        if (idx, single) not in self.queued:
+            self.queued.add((idx, single))
+            self.pending.append((idx, single))
+        return f"{self.fn_name(idx, single)}({', '.join(args)})"
+
+    def body(self, block: Block, ind: str, keep: Sequence[str], depth: int) -> None:
         last_use: Dict[str, int] = {}
         for i, op in enumerate(block.ops):
             for n in op.inputs:
                 last_use[n] = i
         keep = set(keep)
         for i, op in enumerate(block.ops):
-            self.op(block, op, ind)
+            self.op(block, op, ind, depth)
             dead = [n for n in dict.fromkeys(op.inputs) if last_use.get(n) == i and n not in keep]
             dead += [n for n in op.outputs if n not in last_use and n not in keep]  # never read
             if dead:
@@ -90,42 +120,155 @@ class _Codegen:
         if not block.ops:
             self.emit(f"{ind}pass")
 
-    def op(self, block: Block, op: Operator, ind: str) -> None:
+    def inline(self, block: Block, ind: str, args: Sequence[str], outs: Sequence[str],
+               depth: int) -> None:
+        """A sub-block's body in place: its params are the callers' locals `args` (never
+        deleted inside), its results are moved into `outs`."""
+        for p, a in zip(block.params, args):
+            self.idents[p] = a
+        params = set(block.params)
+        self.body(block, ind, list(block.results) + list(block.params), depth)
+        res = [self.ident(r) for r in block.results]
+        if outs:
+            self.emit(f"{ind}{_tuple(outs)} = {_tuple(res)}")
+        held = [self.ident(n) for n in dict.fromkeys(block.results) if n not in params]
+        if held:
+            self.emit(f"{ind}del {', '.join(held)}")
+
+    def op(self, block: Block, op: Operator, ind: str, depth: int) -> None:
         tag = (block.idx, op)
         ins = [self.ident(n) for n in op.inputs]
         outs = [self.ident(n) for n in op.outputs]
-        lhs = ", ".join(outs) + ("," if len(outs) == 1 else "")
+        lhs = _tuple(outs)
+        deep = depth >= MAX_INLINE_DEPTH
         if op.type == "cond":
             t, f = op.attrs["true_block"], op.attrs["false_block"]
-            args = ", ".join(ins[1:])
             self.emit(f"{ind}if {ins[0]}:", tag)
-            self.emit(f"{ind}    {lhs + ' = ' if outs else ''}B{t}({args})", tag)
-            self.emit(f"{ind}else:", tag)
-            self.emit(f"{ind}    {lhs + ' = ' if outs else ''}B{f}({args})", tag)
+            for i, idx in enumerate((t, f)):
+                if i:
+                    self.emit(f"{ind}else:", tag)
+                if deep:
+                    call = self.call_block(idx, False, ins[1:])
+                    self.emit(f"{ind}    {lhs + ' = ' if outs else ''}{call}", tag)
+                else:
+                    self.inline(self.program.blocks[idx], ind + "    ", ins[1:], outs, depth + 1)
             return
         if op.type == "while":
             n = op.attrs["n_loop_vars"]
             c, b = op.attrs["cond_block"], op.attrs["body_block"]
-            lv = [f"{o}_l" for o in outs]
-            caps = ins[n:]
-            args = ", ".join(lv + caps)
-            lvs = ", ".join(lv) + ("," if len(lv) == 1 else "")
-            self.emit(f"{ind}{lvs} = {', '.join(ins[:n])}{',' if n == 1 else ''}", tag)
-            self.emit(f"{ind}while C{c}({args}):", tag)
-            self.emit(f"{ind}    {lvs} = B{b}({args})", tag)
-            self.emit(f"{ind}{lhs} = {lvs}", tag)
+            args = outs + ins[n:]
+            if outs:
+                self.emit(f"{ind}{lhs} = {_tuple(ins[:n])}", tag)
+            if deep or not INLINE_WHILE:
+                self.emit(f"{ind}while {self.call_block(c, True, args)}:", tag)
+                call = self.call_block(b, False, args)
+                self.emit(f"{ind}    {lhs + ' = ' if outs else ''}{call}", tag)
+                return
+            flag = f"c{len(self.lines)}"
+            self.emit(f"{ind}while True:", tag)
+            self.inline(self.program.blocks[c], ind + "    ", args, [flag], depth + 1)
+            self.emit(f"{ind}    if not {flag}:", tag)
+            self.emit(f"{ind}        break", tag)
+            self.inline(self.program.blocks[b], ind + "    ", args, outs, depth + 1)
             return
-        attrs = []
-        for k, v in op.attrs.items():
-            attrs.append(f"{k}={repr(v) if _is_literal(v) else self.const('A', v)}")
-        call = f"{self.kernel(op.type)}({', '.join(ins + attrs)})"
         if op.type in HOISTABLE and not op.inputs:
             value = OPS[op.type].kernel(**op.attrs)
             value.setflags(write=False)
             self.emit(f"{ind}{outs[0]} = {self.const('H', value)}", tag)
             return
+        reuse = self.reuse.get(id(op))
+        if reuse is not None and reuse[0] is op:
+            fn = self.const("U", reuse[2])
+            self.emit(f"{ind}{outs[0]} = {fn}({', '.join(ins)}, out={ins[reuse[1]]})", tag)
+            return
+        index = getitem_expr(self.program, op, ins) if op.type == "getitem" else None
+        direct = direct_kernel(self.program, op) if index is None else None
+        if index is not None:
+            self.ns["_asarray"] = np.asarray
+            call = f"_asarray({index})"
+        elif direct is not None:
+            call = f"{self.const('D', direct)}({', '.join(ins)})"
+        else:
+            attrs = []
+            for k, v in op.attrs.items():
+                attrs.append(f"{k}={repr(v) if _is_literal(v) else self.const('A', v)}")
+            call = f"{self.kernel(op.type)}({', '.join(ins + attrs)})"
         plain = ", ".join(outs)
         self.emit(f"{ind}{plain} = {call}" if outs else f"{ind}{call}", tag)
+
+
+def _tuple(names: Sequence[str]) -> str:
+    return ", ".join(names) + ("," if len(names) == 1 else "")
+
+
+def getitem_expr(program: Program, op: Operator, ins: Sequence[str]) -> Optional[str]:
+    """`x[...]` written out (what decode_index builds at run time), or None when unsure."""
+    from .passes.effects import find_var
+    items = op.attrs.get("items")
+    if not isinstance(items, list) or len(op.attrs) != 1:
+        return None
+
+    def tensor(t: Any, bound: bool) -> Optional[str]:
+        if not isinstance(t, int) or not 0 <= t < len(ins) - 1:
+            return None
+        v = find_var(program, op.inputs[1 + t])
+        if v is None or v.kind != "dense":
+            return None
+        if v._shape == () and np.dtype(v.dtype.np).kind in "iu":
+            return f"int({ins[1 + t]})"
+        return None if bound else ins[1 + t]
+
+    def bound(b: Any) -> Optional[str]:
+        if b is None:
+            return ""
+        if type(b) is int:
+            return repr(b)
+        if isinstance(b, dict) and set(b) == {"t"}:
+            return tensor(b["t"], True)
+        return None
+
+    parts = []
+    for it in items:
+        k = it.get("k") if isinstance(it, dict) else None
+        if k == "int" and type(it.get("v")) is int:
+            parts.append(repr(it["v"]))
+        elif k == "none":
+            parts.append("None")
+        elif k == "ellipsis":
+            parts.append("...")
+        elif k == "slice" and isinstance(it.get("v"), list) and len(it["v"]) == 3:
+            b = [bound(x) for x in it["v"]]
+            if any(x is None for x in b):
+                return None
+            parts.append(f"{b[0]}:{b[1]}" + (f":{b[2]}" if b[2] else ""))
+        elif k == "tensor":
+            t = tensor(it.get("t"), False)
+            if t is None:
+                return None
+            parts.append(t)
+        else:
+            return None
+    return f"{ins[0]}[{', '.join(parts)},]" if parts else f"{ins[0]}[()]"
+
+
+def direct_kernel(program: Program, op: Operator) -> Optional[Callable]:
+    """A plain numpy function computing exactly this op's kernel for its (statically known)
+    inputs, called without the kernel's Python wrapper; None when there is none."""
+    from .passes.effects import elementwise_ufunc, find_var
+    if op.type == "matmul" and not op.attrs.get("transpose_x") and not op.attrs.get("transpose_y"):
+        xs = [find_var(program, n) for n in op.inputs]
+        # known shapes were checked when the op was built, so np.matmul cannot fail
+        if len(xs) == 2 and all(v is not None and v.kind == "dense" and len(v._shape) >= 2 and
+                                all(d >= 0 for d in v._shape) for v in xs):
+            return np.matmul
+        return None
+    if op.attrs or len(op.inputs) != 1 or op.type not in OPS:
+        return None
+    v = find_var(program, op.inputs[0])
+    if v is None or v.kind != "dense":
+        return None
+    dt = np.dtype(v.dtype.np)
+    return elementwise_ufunc(op, dt) if dt.kind == "f" else None
 
 
 class CompiledProgram:
@@ -133,12 +276,10 @@ class CompiledProgram:
 
     def __init__(self, program: Program, feed_names: Sequence[str], fetch_names: Sequence[str]) -> None:
         gen = _Codegen(program)
+        reuse = getattr(program, "buffer_reuse", None)
+        if reuse is not None and tuple(reuse["fetch"]) == tuple(fetch_names):
+            gen.reuse = reuse["ops"]       # planned by passes/inplace.py for these fetches
         g = program.global_block()
-        for op in g.ops:
-            for key in ("true_block", "false_block", "cond_block", "body_block"):
-                if key in op.attrs:
-                    sub = program.blocks[op.attrs[key]]
-                    gen.block_fn(sub, f"B{sub.idx}", single_result=(key == "cond_block"))
         gen.emit("def run(__feeds):")
         feeds = [gen.ident(n) for n in feed_names]
         if feeds:
@@ -147,10 +288,10 @@ class CompiledProgram:
         self.persistable_names = [n for n in program.persistables if n in used]
         for n in self.persistable_names:
             gen.emit(f"    {gen.ident(n)} = {gen.const('T', program.persistables[n])}._value")
-        gen.body(g, "    ", fetch_names)
+        gen.body(g, "    ", fetch_names, 0)
         gen.emit(f"    return [{', '.join(gen.ident(n) for n in fetch_names)}]")
+        gen.emit_pending_functions()
         source = "\n".join(gen.lines) + "\n"
-        source = _rename_cond_blocks(source, program)
         digest = hashlib.sha1(source.encode()).hexdigest()[:12]
         self.filename = f"<dy2st program {digest}>"
         linecache.cache[self.filename] = (len(source), None, source.splitlines(True), self.filename)
@@ -167,15 +308,6 @@ class CompiledProgram:
             return self._run(arrays)
         except Exception as e:  # noqa: BLE001 - re-raised with the failing op's origin
             raise_with_op_origin(e, self, sys.exc_info()[2])
-
-
-def _rename_cond_blocks(source: str, program: Program) -> str:
-    for blk in program.blocks:
-        for op in blk.ops:
-            if op.type == "while":
-                c = op.attrs["cond_block"]
-                source = source.replace(f"def B{c}(", f"def C{c}(")
-    return source
 
 
 def raise_with_op_origin(e: BaseException, compiled: CompiledProgram, tb) -> None:
