@@ -8,7 +8,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from ..static.input_spec import InputSpec
 from .convert_call import options
-from .static_function import StaticFunction
+from .static_function import StaticFunction, layer_forward
 
 log = logging.getLogger("dy2st.jit")
 
@@ -54,13 +54,7 @@ def _static_function_of(obj: Any) -> StaticFunction:
     if isinstance(obj, StaticFunction):
         return obj
     if isinstance(obj, Layer):
-        fwd = obj.__dict__.get("forward")
-        if isinstance(fwd, StaticFunction):
-            return fwd
-        cls_fwd = type(obj).forward
-        if isinstance(cls_fwd, StaticFunction):
-            return cls_fwd.__get__(obj, type(obj))
-        return StaticFunction(cls_fwd, instance=obj)
+        return layer_forward(obj)
     if isinstance(obj, types.MethodType):
         return StaticFunction(obj.__func__, instance=obj.__self__)
     if isinstance(obj, types.FunctionType):

@@ -308,21 +308,25 @@ def _outputs(out_leaves: List[Any]):
     return desc, fetch
 
 
+def layer_forward(layer: Any, input_spec: Optional[Sequence[Any]] = None,
+                  full_graph: bool = True) -> StaticFunction:
+    """The StaticFunction of a Layer's forward, bound to the layer (reused when it exists)."""
+    own = layer.__dict__.get("forward")
+    if isinstance(own, StaticFunction):
+        return own
+    cls_fwd = type(layer).forward
+    if isinstance(cls_fwd, StaticFunction):
+        return cls_fwd.__get__(layer, type(layer))
+    return StaticFunction(cls_fwd, input_spec, full_graph, instance=layer)
+
+
 def to_static(function: Any = None, input_spec: Optional[Sequence[Any]] = None,
               full_graph: bool = True, **kwargs: Any) -> Any:
     """Convert a function, a method or a Layer (its forward) to a static graph."""
     def decorate(obj: Any) -> Any:
         from ..nn import Layer
         if isinstance(obj, Layer):
-            fwd = obj.__dict__.get("forward")
-            if isinstance(fwd, StaticFunction):
-                return obj
-            cls_fwd = type(obj).forward
-            if isinstance(cls_fwd, StaticFunction):
-                sf = cls_fwd.__get__(obj, type(obj))
-            else:
-                sf = StaticFunction(cls_fwd, input_spec, full_graph, instance=obj)
-            obj.__dict__["forward"] = sf
+            obj.__dict__["forward"] = layer_forward(obj, input_spec, full_graph)
             return obj
         if isinstance(obj, StaticFunction):
             return obj

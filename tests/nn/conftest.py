@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
+from tests.support import run_static as _run_static
 
 
 @pytest.fixture(autouse=True)
@@ -13,17 +14,6 @@ def fresh_names_and_seed():
     yield
 
 
-def _run_static(fn, *arrays, shapes=None):
-    """Build fn over static.data inputs (shapes may contain None) and run it with the Executor."""
-    main = paddle.static.Program()
-    with paddle.static.program_guard(main):
-        xs = [paddle.static.data(f"x{i}", shapes[i] if shapes else list(a.shape), str(a.dtype))
-              for i, a in enumerate(arrays)]
-        out = fn(*xs)
-    outs = list(out) if isinstance(out, (list, tuple)) else [out]
-    res = paddle.static.Executor().run(main, feed={f"x{i}": a for i, a in enumerate(arrays)},
-                                       fetch_list=outs)
-    return res if isinstance(out, (list, tuple)) else res[0]
 
 
 def _batch_unknown(a):

@@ -3,18 +3,9 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
+from tests.support import run_static
 
 
-def run_static(fn, *arrays, shapes=None):
-    main = paddle.static.Program()
-    with paddle.static.program_guard(main):
-        xs = [paddle.static.data(f"x{i}", shapes[i] if shapes else list(a.shape), str(a.dtype))
-              for i, a in enumerate(arrays)]
-        out = fn(*xs)
-    outs = list(out) if isinstance(out, (list, tuple)) else [out]
-    res = paddle.static.Executor().run(main, feed={f"x{i}": a for i, a in enumerate(arrays)},
-                                       fetch_list=outs)
-    return res if isinstance(out, (list, tuple)) else res[0]
 
 
 def build(fn, *shapes):
