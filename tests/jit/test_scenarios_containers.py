@@ -1,0 +1,235 @@
+"""Scenarios: Python lists and dicts of tensors grown, popped, indexed and updated inside tensor
+loops and tensor ifs."""
+import numpy as np
+import pytest
+
+import dy2st as paddle
+from dy2st.static import InputSpec
+
+
+def _i(v):
+    return np.array(v, dtype="int64")
+
+
+def append_in_while_then_stack(x, n):
+    out = []
+    i = paddle.zeros([], dtype="int64")
+    while i < n:
+        out.append(x + i.astype("float32"))
+        i += 1
+    return paddle.stack(out)
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_append_in_tensor_while_then_stack(check, arr, n):
+    check(append_in_while_then_stack, (arr([1.0, 2.0]), _i(n)))
+
+
+def append_in_loop_len_after(x, n):
+    parts = []
+    for i in range(n):
+        parts.append(x * i)
+    return len(parts)
+
+
+def test_len_of_list_grown_in_tensor_loop(check, arr):
+    check(append_in_loop_len_after, (arr([1.0]), _i(3)), (arr([1.0]), _i(0)))
+
+
+def append_conditionally_in_loop(x, n):
+    kept = [paddle.zeros([2], dtype="float32")]
+    for i in range(n):
+        if x[i].sum() > 0:
+            kept.append(x[i])
+    return paddle.concat(kept)
+
+
+@pytest.mark.parametrize("n", [0, 2, 4])
+def test_append_under_tensor_if_inside_tensor_loop(check, arr, n):
+    x = arr([[1.0, 1.0], [-1.0, -1.0], [2.0, 0.0], [-3.0, 1.0]])
+    check(append_conditionally_in_loop, (x, _i(n)))
+
+
+def list_index_last_in_loop(x, n):
+    hist = [x]
+    for i in range(n):
+        hist.append(hist[-1] * 2.0)
+    return hist[-1]
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_read_last_item_while_appending_in_tensor_loop(check, arr, n):
+    check(list_index_last_in_loop, (arr([1.0, -1.0]), _i(n)))
+
+
+def pop_after_tensor_loop(x, n):
+    stack = []
+    for i in range(n):
+        stack.append(x + i)
+    top = stack.pop()
+    return top
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_pop_after_tensor_loop(check, arr, n):
+    check(pop_after_tensor_loop, (arr([1.0, -1.0]), _i(n)))
+
+
+def python_list_pop_index(x):
+    items = [x * k for k in range(4)]
+    first = items.pop(0)
+    mid = items.pop(1)
+    return first + mid, items[-1], len(items)
+
+
+def test_python_list_pop_with_index(check, arr):
+    check(python_list_pop_index, (arr([1.0, 2.0]),), (arr([3.0]),))
+
+
+def list_in_tensor_if_both_append(x):
+    acc = []
+    if x.sum() > 0:
+        acc.append(x)
+        acc.append(x * 2.0)
+    else:
+        acc.append(-x)
+        acc.append(x * 3.0)
+    return acc[0] + acc[1]
+
+
+def test_same_length_appends_in_both_branches(check, arr):
+    check(list_in_tensor_if_both_append, (arr([1.0]),), (arr([-1.0]),))
+
+
+def list_of_python_ints_loop(x, n):
+    sizes = [1, 2, 3]
+    out = x
+    for i in range(n):
+        out = out + sizes[1]
+    return out
+
+
+def test_python_int_list_read_in_tensor_loop(check, arr):
+    check(list_of_python_ints_loop, (arr([1.0]), _i(2)), (arr([1.0]), _i(0)))
+
+
+def dict_updated_in_python_loop(x):
+    d = {}
+    for k in ["a", "b", "c"]:
+        d[k] = x * len(k) + ord(k[0])
+    if d["a"].sum() > d["c"].sum():
+        d["a"] = d["a"] * 0.0
+    return d
+
+
+def test_dict_filled_in_python_loop_then_tensor_if(check, arr):
+    check(dict_updated_in_python_loop, (arr([1.0, 2.0]),), (arr([-1.0]),))
+
+
+def dict_updated_in_tensor_while(x, n):
+    stats = {"count": paddle.zeros([], dtype="int64"), "total": paddle.zeros([], dtype="float32")}
+    while stats["count"] < n:
+        stats["total"] = stats["total"] + x.sum()
+        stats["count"] += 1
+    return stats
+
+
+@pytest.mark.parametrize("n", [0, 4])
+def test_dict_as_while_state_returned(check, arr, n):
+    check(dict_updated_in_tensor_while, (arr([1.0, 2.0]), _i(n)))
+
+
+def dict_update_in_if(x):
+    cfg = {"scale": 1.0, "out": x}
+    if x.mean() > 0:
+        cfg["out"] = x * 2.0
+    else:
+        cfg["out"] = x * 3.0
+    cfg.update({"extra": x + 1.0})
+    return cfg["out"] + cfg["extra"] * cfg["scale"]
+
+
+def test_dict_item_in_tensor_if_then_update(check, arr):
+    check(dict_update_in_if, (arr([1.0]),), (arr([-1.0]),))
+
+
+def dict_get_and_items(x):
+    d = {"w": x * 2.0, "b": x + 1.0}
+    total = paddle.zeros_like(x)
+    for k, v in d.items():
+        if v.sum() > 0:
+            total = total + v
+    return total + d.get("missing", x)
+
+
+def test_dict_items_loop_with_tensor_if(check, arr):
+    check(dict_get_and_items, (arr([1.0]),), (arr([-3.0]),), (arr([-0.75]),))
+
+
+def tuple_state_in_loop(x, n):
+    pair = (x, x * 0.0)
+    for i in range(n):
+        a, b = pair
+        pair = (a + 1.0, b + a)
+    return pair
+
+
+@pytest.mark.parametrize("n", [0, 3])
+def test_tuple_as_tensor_loop_state(check, arr, n):
+    check(tuple_state_in_loop, (arr([1.0]), _i(n)))
+
+
+def list_comprehension_python(x):
+    scaled = [x * s for s in (1.0, 2.0, 3.0) if s != 2.0]
+    total = scaled[0] + scaled[1]
+    return total
+
+
+def test_list_comprehension_over_python_values(check, arr):
+    check(list_comprehension_python, (arr([1.0, 2.0]),), (arr([0.5]),))
+
+
+def list_comprehension_over_tensor(x):
+    rows = [r * 2.0 for r in x]
+    return paddle.stack(rows)
+
+
+def test_list_comprehension_over_tensor_rows(check, arr):
+    check(list_comprehension_over_tensor, (arr([[1.0, 2.0], [3.0, 4.0]]),), (arr([[1.0]]),))
+
+
+def concat_list_built_in_loop_index_tensor(x, n):
+    parts = []
+    for i in range(n):
+        parts.append(x[i:i + 1])
+    return paddle.concat(parts, axis=0)
+
+
+@pytest.mark.parametrize("n", [1, 3])
+def test_slices_with_loop_index_appended(check, arr, n):
+    check(concat_list_built_in_loop_index_tensor, (arr([1.0, 2.0, 3.0]), _i(n)))
+
+
+def list_extend_and_insert(x):
+    a = [x]
+    a.extend([x + 1.0, x + 2.0])
+    a.insert(0, x - 1.0)
+    a.reverse()
+    return a[0] - a[-1], len(a)
+
+
+def test_list_extend_insert_reverse(check, arr):
+    check(list_extend_and_insert, (arr([1.0]),), (arr([2.0, 3.0]),))
+
+
+def create_array_loop(x, n):
+    arr_ = paddle.tensor.create_array("float32")
+    i = paddle.zeros([], dtype="int64")
+    while i < n:
+        paddle.tensor.array_write(x * i.astype("float32"), i, array=arr_)
+        i += 1
+    return paddle.tensor.array_length(arr_), paddle.tensor.array_read(arr_, n - 1)
+
+
+def test_tensor_array_api_in_while(check, arr):
+    check(create_array_loop, (arr([1.0, 2.0]), _i(3)), (arr([1.0, 2.0]), _i(1)))
