@@ -3,12 +3,9 @@ register the code (linecache + origin map), and rebuild the function with its gl
 from __future__ import annotations
 
 import ast
-import copy
-import inspect
 import linecache
 import logging
 import os
-import textwrap
 import types
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Tuple
@@ -32,17 +29,26 @@ code_level = 0   # set by jit.set_code_level: > 0 logs the code after each pass
 class ConvertedCode:
     """The transformed source of one function and the compiled factory that rebuilds it."""
     source: str            # the generated module (factory and function)
-    function_source: str   # just the converted function, for people to read
+    function_node: ast.AST  # just the converted function (unparsed when someone reads it)
     filename: str
     factory_code: types.CodeType
     freevars: Tuple[str, ...]
 
 
 class ConversionCache:
-    """Transformed code by the original code object (functions sharing code share it)."""
+    """Transformed code by the original code object (functions sharing code share it), and the
+    parsed text of the files they come from."""
 
     def __init__(self) -> None:
         self._by_code: Dict[types.CodeType, ConvertedCode] = {}
+        self._files: Dict[str, Tuple[str, ast.Module]] = {}
+
+    def module_tree(self, filename: str, text: str) -> ast.Module:
+        hit = self._files.get(filename)
+        if hit is None or hit[0] != text:
+            hit = (text, ast.parse(text, filename))
+            self._files[filename] = hit
+        return hit[1]
 
     def get(self, code: types.CodeType) -> Optional[ConvertedCode]:
         return self._by_code.get(code)
@@ -52,42 +58,55 @@ class ConversionCache:
 
     def clear(self) -> None:
         self._by_code.clear()
+        self._files.clear()
 
 
 cache = ConversionCache()
 
 
-def function_source(fn: Callable) -> Tuple[str, int, str]:
-    """(dedented source, first line number, file) of fn, or a ConversionError saying why not."""
+def _no_source(fn: Callable, why: str) -> ConversionError:
     code = getattr(fn, "__code__", None)
-    name = getattr(fn, "__qualname__", repr(fn))
-    try:
-        # The code object, not fn: inspect would follow a functools.wraps `__wrapped__` to
-        # the wrapped function and hand back the wrong source.
-        lines, start = inspect.getsourcelines(code if code is not None else fn)
-    except (OSError, TypeError) as e:
-        where = f" (defined in {code.co_filename})" if code is not None else ""
-        raise ConversionError(
-            f"cannot convert {name}{where}: its source code is not available ({e}). Functions "
-            "typed into an interactive interpreter or shipped only as .pyc files cannot be "
-            "converted; put it in a .py file, or mark it with @dy2st.jit.not_to_static to run it "
-            "as it is") from None
-    return textwrap.dedent("".join(lines)), start, code.co_filename if code else "<unknown>"
+    where = f" (defined in {code.co_filename})" if code is not None else ""
+    return ConversionError(
+        f"cannot convert {getattr(fn, '__qualname__', repr(fn))}{where}: its source code is not "
+        f"available ({why}). Functions typed into an interactive interpreter or shipped only as "
+        ".pyc files cannot be converted; put it in a .py file, or mark it with "
+        "@dy2st.jit.not_to_static to run it as it is")
+
+
+def _find_def(tree: ast.Module, code: types.CodeType) -> Optional[ast.AST]:
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == code.co_name:
+            first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+            if code.co_firstlineno in (first, node.lineno):
+                return node
+    return None
 
 
 def parse_function(fn: Callable) -> Tuple[gast.FunctionDef, List[str], int, str]:
-    source, start, filename = function_source(fn)
+    """(gast FunctionDef, the file's lines, 1, file name): the def is found by its code object's
+    first line in the cached parse of its file (not through inspect, which tokenizes the file and
+    follows functools.wraps `__wrapped__` to the wrong function)."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        raise TypeError(f"cannot convert {fn!r}: not a Python function")
+    filename = code.co_filename
+    lines = linecache.getlines(filename, getattr(fn, "__globals__", None))
+    if not lines:
+        raise _no_source(fn, "no source lines are known for its file")
     try:
-        module = gast.parse(source)
+        tree = cache.module_tree(filename, "".join(lines))
     except SyntaxError as e:
         raise ConversionError(f"cannot parse the source of {fn.__qualname__} "
-                              f"({filename}, line {start + (e.lineno or 1) - 1}): {e.msg}") from None
-    node = next((n for n in module.body if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef))), None)
+                              f"({filename}, line {e.lineno}): {e.msg}") from None
+    node = _find_def(tree, code)
     if node is None:
-        raise ConversionError(f"cannot convert {fn.__qualname__}: only functions defined with "
-                              "`def` can be converted (lambdas are converted as part of the "
-                              "function that defines them)")
-    return node, source.splitlines(), start, filename
+        if code.co_name == "<lambda>":
+            raise ConversionError(f"cannot convert {fn.__qualname__}: only functions defined with "
+                                  "`def` can be converted (lambdas are converted as part of the "
+                                  "function that defines them)")
+        raise _no_source(fn, "its definition is not in the current text of its file")
+    return gast.ast_to_gast(node), [ln.rstrip("\n") for ln in lines], 1, filename
 
 
 def check_supported(fn_node: Any, filename: str, start: int) -> None:
@@ -143,22 +162,22 @@ def to_source(node: gast.AST) -> str:
     return ast.unparse(ast.fix_missing_locations(tree))
 
 
-def _line_map(converted: gast.AST, source: str) -> Dict[int, Origin]:
-    """Generated line -> user Origin: origins ride on line numbers through gast_to_ast, then a
-    lockstep walk pairs those nodes with the re-parsed generated source."""
+def _tag_origins(converted: gast.AST) -> List[Optional[Origin]]:
+    """Replace every node's lineno by an index into the returned origins (0: none), so that
+    origins ride through gast_to_ast on line numbers."""
     origins: List[Optional[Origin]] = [None]
     for n in gast.walk(converted):
         if hasattr(n, "lineno"):
             o = anno.getanno(n, anno.ORIGIN)
             if o is not None:
                 origins.append(o)
-                n.lineno = len(origins) - 1
-                n.end_lineno = n.lineno
-            else:
-                n.lineno = 0
-                n.end_lineno = 0
-    tagged = gast.gast_to_ast(converted)
-    reparsed = ast.parse(source)
+            n.lineno = n.end_lineno = (len(origins) - 1) if o is not None else 0
+    return origins
+
+
+def _line_map(tagged: ast.AST, reparsed: ast.AST, origins: List[Optional[Origin]]) -> Dict[int, Origin]:
+    """Generated line -> user Origin, by a lockstep walk of the tagged tree and the re-parsed
+    generated source (ast.unparse keeps the tree's shape)."""
     line_map: Dict[int, Origin] = {}
     for a, b in zip(ast.walk(tagged), ast.walk(reparsed)):
         if type(a) is not type(b):
@@ -177,16 +196,18 @@ def build_code(fn: types.FunctionType) -> ConvertedCode:
     factory.body = [node, gast.Return(value=gast.Name(id=node.name, ctx=gast.Load(),
                                                         annotation=None, type_comment=None))]
     module = gast.Module(body=[factory], type_ignores=[])
-    source = to_source(copy.deepcopy(module))
+    origins = _tag_origins(module)
+    tagged = gast.gast_to_ast(module)
+    source = ast.unparse(tagged)
     if code_level > 0:
         log.info("dy2st: converted %s:\n%s", fn.__qualname__, source)
-    line_map = _line_map(module, source)
-    gen_name = f"<dy2st {os.path.basename(filename)}:{start} {fn.__qualname__}>"
+    reparsed = ast.parse(source)
+    gen_name = f"<dy2st {os.path.basename(filename)}:{fn.__code__.co_firstlineno} {fn.__qualname__}>"
     linecache.cache[gen_name] = (len(source), None, source.splitlines(True), gen_name)
-    source_maps.register(gen_name, line_map)
-    code = compile(source, gen_name, "exec")
+    source_maps.register(gen_name, _line_map(tagged, reparsed, origins))
+    code = compile(reparsed, gen_name, "exec")
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == FACTORY)
-    return ConvertedCode(source, to_source(node), gen_name, factory_code, freevars)
+    return ConvertedCode(source, tagged.body[0].body[0], gen_name, factory_code, freevars)
 
 
 def convert_function(fn: types.FunctionType) -> types.FunctionType:
@@ -218,4 +239,4 @@ def converted_source(fn: types.FunctionType) -> str:
     if converted is None:
         converted = build_code(fn)
         cache.put(fn.__code__, converted)
-    return converted.function_source
+    return ast.unparse(converted.function_node)

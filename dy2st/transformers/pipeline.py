@@ -9,6 +9,50 @@ from . import (assert_, break_continue, call, cast, delete, ifelse, logical, loo
                return_, setitem, try_)
 from .context import PassContext
 
+# A pass only runs when the tree has something it rewrites (most functions have no loops, say);
+# `features` finds all of that in one walk.
+TRIGGERS = {
+    "setitem": "store_subscript", "delete": "delete", "return": "return", "break_continue": "loop",
+    "logical": "logical", "loop": "loop", "ifelse": "if", "try": "try", "print": "print",
+    "assert": "assert", "cast": "cast", "call": "call",
+}
+# Passes that can add what a later pass rewrites (ifs, loops, `not`): features are re-read after.
+ADDS_FEATURES = {"return", "break_continue"}
+_CASTS = {"int", "float", "bool", "len"}
+
+
+def features(tree: gast.AST) -> set:
+    found = set()
+    for n in gast.walk(tree):
+        t = type(n)
+        if t is gast.Call:
+            found.add("call")
+            f = n.func
+            if type(f) is gast.Name:
+                if f.id == "print":
+                    found.add("print")
+                elif f.id in _CASTS:
+                    found.add("cast")
+        elif t is gast.Subscript:
+            if type(n.ctx) is gast.Store:
+                found.add("store_subscript")
+        elif t in (gast.If, gast.IfExp):
+            found.add("if")
+        elif t in (gast.For, gast.While):
+            found.add("loop")
+        elif t is gast.BoolOp or (t is gast.UnaryOp and type(n.op) is gast.Not):
+            found.add("logical")
+        elif t is gast.Return:
+            found.add("return")
+        elif t is gast.Delete:
+            found.add("delete")
+        elif t is gast.Try:
+            found.add("try")
+        elif t is gast.Assert:
+            found.add("assert")
+    return found
+
+
 PASSES: List[Tuple[str, Callable]] = [
     ("setitem", setitem.transform),          # first: `x[i] = v` must read as a write of x
     ("delete", delete.transform),            # `del x` too
@@ -32,11 +76,18 @@ def run_passes(tree: gast.AST, ctx: PassContext, until: Optional[str] = None,
     """Apply the passes in order (stopping after `until` when given)."""
     if until is not None and until not in PASS_NAMES:
         raise ValueError(f"unknown pass {until!r}; passes are: {', '.join(PASS_NAMES)}")
+    present = features(tree)
     for name, fn in PASSES:
+        if TRIGGERS[name] not in present:
+            if name == until:
+                break
+            continue
         tree = fn(tree, ctx)
-        gast.fix_missing_locations(tree)
+        if name in ADDS_FEATURES:
+            present = features(tree)
         if on_pass is not None:
             on_pass(name, tree)
         if name == until:
             break
     return tree
+

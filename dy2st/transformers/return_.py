@@ -89,7 +89,6 @@ class _Rewriter:
 
 class ReturnTransformer(Transformer):
     def visit_FunctionDef(self, node: gast.FunctionDef) -> Any:
-        node = super().visit_FunctionDef(node)   # inner functions first
         if not _needs_rewrite(node):
             return node
         flag = self.ctx.namer.new("return_flag")
@@ -116,4 +115,8 @@ def _after_docstring(body: List[gast.stmt]) -> List[gast.stmt]:
 
 
 def transform(node: gast.AST, ctx) -> gast.AST:
-    return ReturnTransformer(ctx).visit(node)
+    # Only function bodies change: visit each def, inner ones first, without walking expressions.
+    rewriter = ReturnTransformer(ctx)
+    for fn in reversed([n for n in gast.walk(node) if isinstance(n, gast.FunctionDef)]):
+        rewriter.visit_FunctionDef(fn)
+    return node
