@@ -11,7 +11,7 @@ from typing import Any, Optional
 import gast
 
 from . import templates
-from .base import Transformer
+from .base import copy_origin
 
 _FRAME_SENSITIVE = {"super", "locals", "globals", "vars", "eval", "exec", "dir"}
 # Builtins that never run user code on tensors: wrapping them would only add noise.
@@ -26,30 +26,24 @@ def _is_jst(node: gast.AST) -> bool:
     return isinstance(node, gast.Name) and node.id == "_jst"
 
 
-class CallTransformer(Transformer):
-    def __init__(self, ctx) -> None:
-        super().__init__(ctx)
-        self.self_name: Optional[str] = None
-
-    def visit_FunctionDef(self, node: gast.FunctionDef) -> Any:
-        if not self.func_stack and node.args.args:
-            self.self_name = node.args.args[0].id
-        return super().visit_FunctionDef(node)
-
-    def visit_Call(self, node: gast.Call) -> Any:
-        self.generic_visit(node)
-        func = node.func
-        if _is_jst(func):
-            return node
-        if isinstance(func, gast.Name) and func.id in _PLAIN_BUILTINS:
-            return node
-        if isinstance(func, gast.Name) and func.id in _FRAME_SENSITIVE:
-            if func.id == "super" and not node.args and self.self_name:
-                node.args = [templates.name("__class__"), templates.name(self.self_name)]
-            return node
-        node.func = templates.replace_expr("_jst.Call(func)", func=func)
-        return node
+def _wrap(call: gast.Call, self_name: Optional[str]) -> None:
+    func = call.func
+    if _is_jst(func):
+        return
+    if isinstance(func, gast.Name) and func.id in _PLAIN_BUILTINS:
+        return
+    if isinstance(func, gast.Name) and func.id in _FRAME_SENSITIVE:
+        if func.id == "super" and not call.args and self_name:
+            call.args = [templates.name("__class__"), templates.name(self_name)]
+        return
+    call.func = templates.replace_expr("_jst.Call(func)", func=func)
+    copy_origin(call, call.func)
 
 
 def transform(node: gast.AST, ctx) -> gast.AST:
-    return CallTransformer(ctx).visit(node)
+    # Calls are rewritten in place (only their `func` changes), so a flat walk is enough.
+    top = next((n for n in gast.walk(node) if isinstance(n, gast.FunctionDef)), None)
+    self_name = top.args.args[0].id if top is not None and top.args.args else None
+    for call in [n for n in gast.walk(node) if isinstance(n, gast.Call)]:
+        _wrap(call, self_name)
+    return node

@@ -26,8 +26,8 @@ _NESTED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 def _has_return(node: gast.AST) -> bool:
     if isinstance(node, gast.Return):
         return True
-    if isinstance(node, _NESTED):
-        return False
+    if isinstance(node, _NESTED) or isinstance(node, gast.expr):
+        return False      # only statements hold returns: expressions need no walk
     return any(_has_return(c) for c in gast.iter_child_nodes(node))
 
 

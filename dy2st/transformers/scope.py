@@ -21,23 +21,17 @@ def params_of(fn: gast.FunctionDef) -> Set[str]:
 
 
 def declared(fn: gast.FunctionDef, kind: type) -> Set[str]:
+    """Names fn itself declares `nonlocal` / `global` (nested scopes are not looked into)."""
     out: Set[str] = set()
-    for node in gast.walk(fn):
-        if isinstance(node, kind) and _directly_in(fn, node):
-            out.update(node.names)
-    return out
-
-
-def _directly_in(fn: gast.FunctionDef, target: gast.AST) -> bool:
     stack = list(fn.body)
     while stack:
         n = stack.pop()
-        if n is target:
-            return True
-        if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
-            continue
-        stack.extend(gast.iter_child_nodes(n))
-    return False
+        if isinstance(n, kind):
+            out.update(n.names)
+        elif not isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
+                                gast.expr)):
+            stack.extend(gast.iter_child_nodes(n))
+    return out
 
 
 _HELPER_CALLS = {"IfElse", "While", "For"}

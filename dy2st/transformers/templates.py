@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import textwrap
 from typing import Any, Dict, List, Union
 
@@ -66,12 +67,17 @@ def _set_ctx(node: Any, ctx: Any) -> None:
         node.ctx = type(ctx)()
 
 
+@functools.lru_cache(maxsize=256)
+def _parsed(template: str) -> gast.Module:
+    """Templates are a fixed set of strings: parse each once (callers get a deep copy)."""
+    return gast.parse(textwrap.dedent(template))
+
+
 def replace(template: str, **subs: Any) -> List[gast.stmt]:
     """Statements of `template` with each placeholder name replaced by subs[name]
     (a str becomes a Name; an AST node is used as it is; a list of statements replaces a
     placeholder standing alone on a line; a list of str fills a `nonlocal` line)."""
-    tree = gast.parse(textwrap.dedent(template))
-    tree = _Filler(subs).visit(tree)
+    tree = _Filler(subs).visit(copy.deepcopy(_parsed(template)))
     body = []
     for stmt in tree.body:
         body.extend(stmt if isinstance(stmt, list) else [stmt])
