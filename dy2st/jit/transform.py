@@ -3,7 +3,9 @@ register the code (linecache + origin map), and rebuild the function with its gl
 from __future__ import annotations
 
 import ast
+import dis
 import linecache
+import textwrap
 import logging
 import os
 import types
@@ -83,6 +85,38 @@ def _find_def(tree: ast.Module, code: types.CodeType) -> Optional[ast.AST]:
     return None
 
 
+def _last_line(code: types.CodeType) -> int:
+    """The last source line of code or of any code nested in it (lambdas, inner defs)."""
+    last = code.co_firstlineno
+    lines = code.co_lines() if hasattr(code, "co_lines") else (
+        (0, 0, ln) for _, ln in dis.findlinestarts(code))
+    for _, _, line in lines:
+        if line is not None and line > last:
+            last = line
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            last = max(last, _last_line(const))
+    return last
+
+
+def _parse_block(lines: List[str], code: types.CodeType) -> Optional[Tuple[gast.FunctionDef, int]]:
+    """Parse just the function's own lines (a whole file costs far more); None when the block
+    cannot be cut out cleanly, e.g. a closing bracket after its last line with code."""
+    first = code.co_firstlineno
+    last = _last_line(code)
+    for extra in range(4):
+        text = textwrap.dedent("".join(lines[first - 1:last + extra]))
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        node = tree.body[0] if tree.body else None
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == code.co_name:
+            return gast.ast_to_gast(node), first
+        return None
+    return None
+
+
 def parse_function(fn: Callable) -> Tuple[gast.FunctionDef, List[str], int, str]:
     """(gast FunctionDef, the file's lines, 1, file name): the def is found by its code object's
     first line in the cached parse of its file (not through inspect, which tokenizes the file and
@@ -94,6 +128,10 @@ def parse_function(fn: Callable) -> Tuple[gast.FunctionDef, List[str], int, str]
     lines = linecache.getlines(filename, getattr(fn, "__globals__", None))
     if not lines:
         raise _no_source(fn, "no source lines are known for its file")
+    found = _parse_block(lines, code)
+    if found is not None:
+        # origins index source lines from the block's first line
+        return found[0], [ln.rstrip("\n") for ln in lines[found[1] - 1:]], found[1], filename
     try:
         tree = cache.module_tree(filename, "".join(lines))
     except SyntaxError as e:
