@@ -9,54 +9,50 @@ from typing import Any, Dict, List, Union
 import gast
 
 
-class _Filler(gast.NodeTransformer):
-    def __init__(self, subs: Dict[str, Any]) -> None:
-        self.subs = subs
+def _substitute(value: Any, ctx: Any) -> Any:
+    if isinstance(value, str):
+        return gast.Name(id=value, ctx=ctx, annotation=None, type_comment=None)
+    if isinstance(value, (gast.Name, gast.Attribute)):
+        value = copy.copy(value)       # the same node may fill several places with other ctx
+    if isinstance(value, (gast.Name, gast.Attribute, gast.Subscript, gast.Tuple, gast.List)):
+        _set_ctx(value, ctx)
+    return value
 
-    def _node_for(self, name: str, ctx: Any) -> Any:
-        value = self.subs[name]
-        if isinstance(value, str):
-            return gast.Name(id=value, ctx=ctx, annotation=None, type_comment=None)
-        if isinstance(value, gast.AST):
-            value = copy.copy(value) if isinstance(value, (gast.Name, gast.Attribute)) else value
-            if hasattr(value, "ctx") and isinstance(value, (gast.Name, gast.Attribute, gast.Subscript,
-                                                            gast.Tuple, gast.List)):
-                _set_ctx(value, ctx)
-            return value
-        return value
 
-    def visit_Name(self, node: gast.Name) -> Any:
-        if node.id in self.subs:
-            return self._node_for(node.id, node.ctx)
-        return node
-
-    def visit_Expr(self, node: gast.Expr) -> Any:
-        # A placeholder standing alone as a statement is replaced by a list of statements.
-        if isinstance(node.value, gast.Name) and node.value.id in self.subs:
-            value = self.subs[node.value.id]
-            if isinstance(value, list):
-                return value
-        self.generic_visit(node)
-        return node
-
-    def visit_FunctionDef(self, node: gast.FunctionDef) -> Any:
-        if node.name in self.subs and isinstance(self.subs[node.name], str):
-            node.name = self.subs[node.name]
-        self.generic_visit(node)
-        return node
-
-    def visit_Nonlocal(self, node: gast.Nonlocal) -> Any:
+def _fill(node: Any, subs: Dict[str, Any]) -> Any:
+    """A copy of template node with placeholders replaced (one walk: clone and fill at once)."""
+    t = type(node)
+    if t is gast.Name and node.id in subs:
+        return _substitute(subs[node.id], node.ctx)
+    if t is gast.Expr and type(node.value) is gast.Name and isinstance(subs.get(node.value.id), list):
+        return subs[node.value.id]       # a placeholder alone on a line: a list of statements
+    if t is gast.Nonlocal:
         names: List[str] = []
         for n in node.names:
-            value = self.subs.get(n, n)
+            value = subs.get(n, n)
             names.extend(value if isinstance(value, list) else [value])
-        if not names:
-            return None
-        node.names = names
-        return node
-
-    def visit_arg(self, node: Any) -> Any:
-        return node
+        return gast.Nonlocal(names=names) if names else None
+    new = t.__new__(t)
+    for field in node._fields:
+        value = getattr(node, field, None)
+        if isinstance(value, list):
+            items = []
+            for item in value:
+                filled = _fill(item, subs) if isinstance(item, gast.AST) else item
+                if isinstance(filled, list):
+                    items.extend(filled)
+                elif filled is not None:
+                    items.append(filled)
+            value = items
+        elif isinstance(value, gast.AST) and not isinstance(value, gast.expr_context):
+            value = _fill(value, subs)
+        setattr(new, field, value)
+    for attr in getattr(node, "_attributes", ()):
+        if hasattr(node, attr):
+            setattr(new, attr, getattr(node, attr))
+    if t is gast.FunctionDef and isinstance(subs.get(node.name), str):
+        new.name = subs[node.name]
+    return new
 
 
 def _set_ctx(node: Any, ctx: Any) -> None:
@@ -69,7 +65,7 @@ def _set_ctx(node: Any, ctx: Any) -> None:
 
 @functools.lru_cache(maxsize=256)
 def _parsed(template: str) -> gast.Module:
-    """Templates are a fixed set of strings: parse each once (callers get a deep copy)."""
+    """Templates are a fixed set of strings: parse each once (never modified: filling copies)."""
     return gast.parse(textwrap.dedent(template))
 
 
@@ -77,7 +73,7 @@ def replace(template: str, **subs: Any) -> List[gast.stmt]:
     """Statements of `template` with each placeholder name replaced by subs[name]
     (a str becomes a Name; an AST node is used as it is; a list of statements replaces a
     placeholder standing alone on a line; a list of str fills a `nonlocal` line)."""
-    tree = _Filler(subs).visit(copy.deepcopy(_parsed(template)))
+    tree = _fill(_parsed(template), subs)
     body = []
     for stmt in tree.body:
         body.extend(stmt if isinstance(stmt, list) else [stmt])
