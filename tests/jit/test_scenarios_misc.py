@@ -1,0 +1,211 @@
+"""Scenarios: print / assert inside converted control flow, logical ops on tensors and Python values,
+explicit static.nn.cond / while_loop, loop bodies that change a tensor's shape, save/load of
+Python values promoted to tensors."""
+import numpy as np
+import pytest
+
+import dy2st as paddle
+from dy2st.static import InputSpec
+
+
+def _i(v):
+    return np.array(v, dtype="int64")
+
+
+def print_in_loop(x, n):
+    for i in range(n):
+        print("step", i, x)
+        x = x + 1.0
+    print(x.shape, x.dtype)
+    return x
+
+
+@pytest.mark.parametrize("n", [0, 2])
+def test_print_in_tensor_loop(check, arr, n):
+    check(print_in_loop, (arr([1.0]), _i(n)))
+
+
+def assert_in_branch(x):
+    if x.sum() > 0:
+        assert x.min() > -10.0, "too small"
+        x = x + 1.0
+    return x
+
+
+def test_assert_in_tensor_branch(check, arr):
+    check(assert_in_branch, (arr([1.0]),), (arr([-1.0]),))
+
+
+def logical_ops_values(x, y):
+    a = paddle.logical_and(x > 0, y > 0)
+    b = paddle.logical_or(x > 0, paddle.logical_not(y > 0))
+    c = (x > 0) & (y < 0) | ~(x > y)
+    if paddle.any(a) or paddle.all(b):
+        return a, b, c
+    return b, a, c
+
+
+def test_logical_tensor_ops_and_any_all(check, arr):
+    check(logical_ops_values, (arr([1.0, -1.0]), arr([1.0, 1.0])), (arr([-1.0, -1.0]), arr([1.0, 1.0])))
+
+
+def and_or_value_semantics(x, flag):
+    y = flag and x * 2.0
+    z = None or x
+    return y, z
+
+
+def test_python_and_or_value_semantics(check, arr):
+    check(and_or_value_semantics, (arr([1.0]), True), (arr([1.0]), 5))
+
+
+def not_on_tensor_expression(x):
+    if not x.sum() > 0 and not (x.max() > 5.0):
+        return x - 1.0
+    return x + 1.0
+
+
+def test_not_on_tensor_comparisons(check, arr):
+    check(not_on_tensor_expression, (arr([-1.0]),), (arr([1.0]),), (arr([-10.0, 6.0]),))
+
+
+def explicit_cond(x):
+    return paddle.static.nn.cond(x.sum() > 0, lambda: x * 2.0, lambda: x - 2.0)
+
+
+def test_explicit_static_nn_cond(check, arr):
+    check(explicit_cond, (arr([1.0]),), (arr([-1.0]),))
+
+
+def explicit_while_loop(x, n):
+    def cond(i, acc):
+        return i < n
+
+    def body(i, acc):
+        return i + 1, acc + x
+
+    i0 = paddle.zeros([], dtype="int64")
+    _, acc = paddle.static.nn.while_loop(cond, body, [i0, paddle.zeros_like(x)])
+    return acc
+
+
+def test_explicit_while_loop(check, arr):
+    check(explicit_while_loop, (arr([1.0, 2.0]), _i(3)), (arr([1.0, 2.0]), _i(0)))
+
+
+def slice_grows_with_loop_var(x, n):
+    total = paddle.zeros([], dtype="float32")
+    for i in range(n):
+        total = total + x[:i + 1].sum()
+    return total
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_slice_with_loop_index_bound(check, arr, n):
+    check(slice_grows_with_loop_var, (arr([1.0, 2.0, 3.0]), _i(n)))
+
+
+def shape_changing_loop(x, n):
+    for _ in range(n):
+        x = paddle.concat([x, x[:1]], axis=0)
+    return x.sum(), x.shape[0]
+
+
+@pytest.mark.parametrize("n", [0, 2])
+def test_loop_that_grows_a_tensor(check, arr, n):
+    check(shape_changing_loop, (arr([1.0, 2.0]), _i(n)))
+
+
+def increment_api(x, n):
+    i = paddle.zeros([1], dtype="int64")
+    while i < n:
+        x = x * 2.0
+        i = paddle.increment(i)
+    return x, i
+
+
+def test_increment_as_loop_counter(check, arr):
+    check(increment_api, (arr([1.0]), _i(3)), (arr([1.0]), _i(0)))
+
+
+def promoted_values_saved(x, n):
+    count = 0
+    total = 0.0
+    while count < n:
+        total = total + x.sum()
+        count += 1
+    flag = False
+    if total > 1.0:
+        flag = True
+    return count, total, flag
+
+
+def test_promoted_python_values_static(check, arr):
+    check(promoted_values_saved, (arr([1.0]), _i(3)), (arr([1.0]), _i(0)))
+
+
+def test_promoted_python_values_save_load(tmp_path, arr):
+    sf = paddle.jit.to_static(promoted_values_saved)
+    path = str(tmp_path / "m" / "model")
+    paddle.jit.save(sf, path, input_spec=[InputSpec([1], "float32"), InputSpec([], "int64")])
+    loaded = paddle.jit.load(path)
+    for n in (0, 3):
+        want = promoted_values_saved(paddle.to_tensor(arr([1.0])), paddle.to_tensor(_i(n)))
+        got = loaded(paddle.to_tensor(arr([1.0])), paddle.to_tensor(_i(n)))
+        got = [g.numpy() if isinstance(g, paddle.Tensor) else g for g in got]
+        want = [w.numpy() if isinstance(w, paddle.Tensor) else w for w in want]
+        assert len(got) == 3
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(np.asarray(g, dtype="float64"), np.asarray(w, dtype="float64"))
+
+
+def where_and_clip_in_loop(x, n):
+    for _ in range(n):
+        x = paddle.where(x > 1.0, x * 0.5, x + 1.0)
+        x = x.clip(min=0.0, max=1.5)
+    return x
+
+
+def test_where_clip_in_loop(check, arr):
+    check(where_and_clip_in_loop, (arr([0.0, 3.0]), _i(4)), (arr([0.0, 3.0]), _i(0)))
+
+
+def integer_division_and_mod_counter(n):
+    steps = paddle.zeros([], dtype="int64")
+    m = n
+    while m > 1:
+        if m % 2 == 0:
+            m = m // 2
+        else:
+            m = 3 * m + 1
+        steps += 1
+    return steps, m
+
+
+@pytest.mark.parametrize("n", [1, 6, 7])
+def test_collatz_int_tensor(check, n):
+    check(integer_division_and_mod_counter, (_i(n),))
+
+
+def early_return_in_python_loop_over_list(x):
+    for t in [0.5, 1.0, 2.0]:
+        if x.sum() * t > 3.0:
+            return x * t
+    return x
+
+
+def test_return_in_python_loop_with_tensor_if(check, arr):
+    check(early_return_in_python_loop_over_list, (arr([5.0]),), (arr([2.0]),), (arr([0.0]),))
+
+
+def break_in_python_loop_tensor_cond(x):
+    out = x
+    for t in [0.5, 1.0, 2.0]:
+        if out.sum() > 3.0:
+            break
+        out = out * 2.0 + t
+    return out
+
+
+def test_break_in_python_loop_with_tensor_cond(check, arr):
+    check(break_in_python_loop_tensor_cond, (arr([5.0]),), (arr([0.5]),), (arr([-10.0]),))
