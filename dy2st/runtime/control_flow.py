@@ -108,11 +108,10 @@ def _align_captures(blocks: Sequence[Block], n_leading: int) -> List[Variable]:
 
 
 def program_var(program, name: str) -> Variable:
-    for b in program.blocks:
-        v = b.vars.get(name)
-        if v is not None:
-            return v
-    raise KeyError(name)
+    v = program.find_var(name)
+    if v is None:
+        raise KeyError(name)
+    return v
 
 
 # ----------------------------------------------------------------------------- cond

@@ -163,6 +163,8 @@ class Operator:
         self.origin = origin
 
     def sub_blocks(self) -> List[int]:
+        if self.type not in ("cond", "while"):
+            return []     # the only ops that own blocks; most ops pass here
         return [v for k, v in self.attrs.items() if k.endswith("_block")]
 
 
@@ -188,6 +190,7 @@ class Block:
         name = name or self.program.fresh_name(prefix)
         var = Variable(self, name, shape, dtype, persistable=persistable, kind=kind, elem=elem)
         self.vars[name] = var
+        self.program.var_index[name] = var
         return var
 
     def var(self, name: str) -> Variable:
@@ -238,6 +241,7 @@ class Program:
     """A static graph: blocks[0] is the global block; persistable tensors are read at run time."""
 
     def __init__(self) -> None:
+        self.var_index: Dict[str, Variable] = {}    # every block's variables by (unique) name
         self.blocks: List[Block] = [Block(self, 0, -1)]
         self.version = 0
         self._counter: Dict[str, int] = {}
@@ -246,6 +250,20 @@ class Program:
         self.feed_names: List[str] = []
         self.fetch_names: List[str] = []
         self._compiled: Dict[Tuple, Any] = {}
+
+    def find_var(self, name: str) -> Optional[Variable]:
+        """The variable named `name` in any block (names are unique in a Program)."""
+        v = self.var_index.get(name)
+        b = v.block if v is not None else None
+        if b is not None and b.idx < len(self.blocks) and self.blocks[b.idx] is b and \
+                b.vars.get(name) is v:
+            return v
+        for b in self.blocks:        # the index may be stale after blocks were dropped/rebound
+            v = b.vars.get(name)
+            if v is not None:
+                self.var_index[name] = v
+                return v
+        return None
 
     def global_block(self) -> Block:
         return self.blocks[0]

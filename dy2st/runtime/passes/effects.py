@@ -36,11 +36,7 @@ def is_pure(program: Program, op: Operator) -> bool:
 
 
 def find_var(program: Program, name: str):
-    for b in program.blocks:
-        v = b.vars.get(name)
-        if v is not None:
-            return v
-    return None
+    return program.find_var(name)
 
 
 def is_ssa(block: Block) -> bool:
