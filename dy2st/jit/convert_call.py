@@ -104,6 +104,11 @@ def convert_call(fn: Any) -> Any:
     from ..nn import Layer
     if isinstance(fn, Layer):
         return _layer_caller(fn)
+    call = getattr(type(fn), "__call__", None)      # an instance of a user class with __call__
+    if isinstance(call, types.FunctionType) and not _skip_function(call):
+        converted = convert_function_or_self(call)
+        if converted is not call:
+            return types.MethodType(converted, fn)
     return fn
 
 

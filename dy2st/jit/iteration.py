@@ -151,13 +151,17 @@ def Zip(*iterables: Any) -> Any:
     syms = [symbolic_iterable(it) for it in iterables]
     if all(s is None for s in syms):
         return zip(*iterables)
+    if any(s is None and not isinstance(it, Tensor) for s, it in zip(syms, iterables)) and all(
+            s is None or (isinstance(s, TensorItems) and s.x._shape and s.x._shape[0] >= 0)
+            for s in syms):
+        return zip(*iterables)    # a Python sequence beside tensors of known length: unroll
     parts = [s if s is not None else (TensorItems(it) if isinstance(it, Tensor) else _PythonSeq(it))
              for s, it in zip(syms, iterables)]
     return SymbolicZip(parts)
 
 
 def For(iterable: Any, body: Callable, get_args: Callable, set_args: Callable,
-        names: Sequence[str], extra_cond: Optional[Callable]) -> None:
+        names: Sequence[str], extra_cond: Optional[Callable], arrays: Sequence[str] = ()) -> None:
     """for item in iterable: body(item), stopping when extra_cond() (a break flag) is false."""
     from .jst import _as_bool, run_static_loop
     sym = symbolic_iterable(iterable)
@@ -196,4 +200,5 @@ def For(iterable: Any, body: Callable, get_args: Callable, set_args: Callable,
         return [ops.add(index[0], 1)]
 
     run_static_loop(cond_fn, body_fn, get_args, set_args, names,
-                    extra_vars=(ops.full([], 0, "int64"),), set_extra=set_extra, get_extra=get_extra)
+                    extra_vars=(ops.full([], 0, "int64"),), set_extra=set_extra, get_extra=get_extra,
+                    arrays=arrays)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import copy
+import operator
 import threading
 from typing import Any, Callable, Optional, Sequence, Tuple
 
@@ -20,7 +21,7 @@ from .printing import Assert, Print  # noqa: F401
 
 __all__ = ["IfElse", "IfElseExpr", "While", "For", "Range", "Enumerate", "Zip", "And", "Or",
            "Not", "Print", "Assert", "Int", "Float", "Bool", "Len", "SetItem", "GetAttr",
-           "UndefinedVar", "ReturnValue", "Call", "TryBlock"]
+           "UndefinedVar", "ReturnValue", "Call", "TryBlock", "Compare"]
 
 
 def _symbolic(x: Any) -> bool:
@@ -60,7 +61,11 @@ def refuse_inside_try(what: str) -> None:
 
 
 def copy_containers(values: Any) -> Any:
-    """A copy of nested lists / dicts / tuples whose leaves are shared (branches may mutate)."""
+    """A copy of nested lists / dicts / tuples whose leaves are shared (branches may mutate);
+    tensor-array handles are copied too, since `arr.append(v)` rebinds the handle it is called on."""
+    if isinstance(values, Variable) and values.kind == "array":
+        return Variable(values.block, values.name, values._shape, values.dtype, kind="array",
+                        elem=values.elem)
     if type(values) is list:
         return [copy_containers(v) for v in values]
     if type(values) is dict:
@@ -189,7 +194,7 @@ def IfElseExpr(pred: Any, true_fn: Callable, false_fn: Callable) -> Any:
 
 # ----------------------------------------------------------------------------- while
 def While(cond_fn: Callable, body_fn: Callable, get_args: Callable, set_args: Callable,
-          names: Sequence[str]) -> None:
+          names: Sequence[str], arrays: Sequence[str] = ()) -> None:
     """while cond_fn(): body_fn(); a `while` op over the carried names once cond is symbolic."""
     c = probe(cond_fn)
     while not _symbolic(c):
@@ -198,13 +203,14 @@ def While(cond_fn: Callable, body_fn: Callable, get_args: Callable, set_args: Ca
         body_fn()
         c = probe(cond_fn)
     refuse_inside_try("`while` loop")
-    run_static_loop(cond_fn, body_fn, get_args, set_args, names)
+    run_static_loop(cond_fn, body_fn, get_args, set_args, names, arrays=arrays)
 
 
 def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, set_args: Callable,
                     names: Sequence[str], extra_vars: Tuple = (), set_extra: Callable = None,
-                    get_extra: Callable = None) -> None:
-    init = [lists_to_arrays(v) for v in get_args()] + list(extra_vars)
+                    get_extra: Callable = None, arrays: Sequence[str] = ()) -> None:
+    init = [lists_to_arrays(v) if name in arrays else v
+            for name, v in zip(names, get_args())] + list(extra_vars)
     n = len(init) - len(extra_vars)
 
     def assign(vals):
@@ -258,6 +264,35 @@ def Or(left: Callable, right: Callable) -> Any:
     if x:
         return x
     return right()
+
+
+_COMPARISONS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+                "==": operator.eq, "!=": operator.ne, "is": operator.is_,
+                "is not": operator.is_not, "in": lambda a, b: a in b,
+                "not in": lambda a, b: a not in b}
+
+
+def Compare(ops: Sequence[str], *operands: Callable) -> Any:
+    """A chained comparison `a < b < c`: pairwise results joined by `and`."""
+    left = operands[0]()
+    result = None
+    for op, operand in zip(ops, operands[1:]):
+        right = operand()
+        r = _COMPARISONS[op](left, right)
+        if result is None:
+            result = r
+        elif _symbolic(result) or _symbolic(r):
+            result = ops_and(result, r)
+        else:
+            result = r
+        if not _symbolic(result) and not result:
+            return result
+        left = right
+    return result
+
+
+def ops_and(a: Any, b: Any) -> Any:
+    return ops.logical_and(_as_bool(a), _as_bool(b))
 
 
 def Not(x: Any) -> Any:

@@ -80,9 +80,13 @@ def spec_key(v: Any, spec: Optional[InputSpec]) -> Any:
 
 
 def describe_change(names: Sequence[str], old: Tuple, new: Tuple) -> str:
-    """Why a new program was traced, e.g. "argument `x` dim 0: 16 -> 17"."""
+    """Why a new program was traced, e.g. "argument `x` dim 0: 16 -> 17". Keys are
+    (positional argument keys, keyword argument keys, training flag or None)."""
+    (old_args, old_kw, old_training), (new_args, new_kw, new_training) = old, new
     reasons: List[str] = []
-    for name, a, b in zip(names, old, new):
+    if len(old_args) != len(new_args):
+        reasons.append(f"{len(new_args)} positional arguments instead of {len(old_args)}")
+    for name, a, b in zip(names, old_args, new_args):
         if a == b:
             continue
         if a[0] == "T" and b[0] == "T":
@@ -97,8 +101,10 @@ def describe_change(names: Sequence[str], old: Tuple, new: Tuple) -> str:
             reasons.append(f"argument `{name}` value {a[1]!r} -> {b[1]!r}")
         else:
             reasons.append(f"argument `{name}` changed ({_short(a)} -> {_short(b)})")
-    if len(new) > len(names) and old[len(names):] != new[len(names):]:
-        reasons.append("the Layer's training flag changed")
+    if old_kw != new_kw:
+        reasons.append(f"keyword arguments changed ({_kw(old_kw)} -> {_kw(new_kw)})")
+    if old_training != new_training:
+        reasons.append(f"the Layer's training flag changed ({old_training} -> {new_training})")
     return "; ".join(reasons) or "a new signature"
 
 
@@ -110,3 +116,7 @@ def _short(k: Any) -> str:
     if k[0] == "O":
         return repr(k[1])
     return repr(k[1]) if len(k) > 1 else repr(k)
+
+
+def _kw(items: Tuple) -> str:
+    return ", ".join(k for k, _ in items) or "none"

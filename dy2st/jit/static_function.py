@@ -144,12 +144,10 @@ class StaticFunction:
             key = tuple(spec_key(a, specs[i] if i < len(specs) else None) for i, a in enumerate(args))
         else:
             key = tuple([value_key(a) for a in args])
-        if kwargs:
-            key += (tuple((k, value_key(v)) for k, v in sorted(kwargs.items())),)
+        kw = tuple((k, value_key(v)) for k, v in sorted(kwargs.items())) if kwargs else ()
         inst = self._instance
-        if inst is not None and hasattr(inst, "training"):
-            key += (bool(inst.training),)
-        return key
+        training = bool(inst.training) if inst is not None and hasattr(inst, "training") else None
+        return (key, kw, training)
 
     def _arg_names(self, n: int) -> List[str]:
         try:
@@ -208,9 +206,10 @@ class StaticFunction:
     def get_concrete_program(self, *input_spec: Any, **kwargs: Any) -> ConcreteProgram:
         """Trace (or reuse) the program for these InputSpecs / example tensors."""
         specs = [s if isinstance(s, InputSpec) else InputSpec.from_tensor(s) for s in input_spec]
-        key = tuple(("S", s.shape, str(s.dtype)) for s in specs)
-        if self._instance is not None and hasattr(self._instance, "training"):
-            key += (bool(self._instance.training),)
+        inst = self._instance
+        training = bool(inst.training) if inst is not None and hasattr(inst, "training") else None
+        key = (tuple(("S", s.shape, str(s.dtype)) for s in specs), tuple(sorted(kwargs.items())),
+               training)
         entry = self._entries.get(key)
         if entry is None:
             saved = self._input_spec

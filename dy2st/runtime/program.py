@@ -94,9 +94,6 @@ class Variable(TensorLike):
     __float__ = __int__
     __index__ = __int__
 
-    def numpy(self):
-        raise TypeError(f"{self.name} is a symbolic tensor: its value is only known at run time")
-
     def __array__(self, dtype=None, copy=None):
         raise TypeError(f"numpy cannot use the symbolic tensor {self.name}: its value is only "
                         "known when the program runs; use dy2st functions on it instead")

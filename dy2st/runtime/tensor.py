@@ -77,16 +77,21 @@ class Tensor(TensorLike):
     def __bool__(self) -> bool:
         return bool(self._value)
 
+    def _scalar(self, what: str):
+        if self._value.size != 1:
+            raise TypeError(f"{what}() needs a tensor of one element, got shape {self.shape}")
+        return self._value.item()      # numpy 2 refuses int() of a shape-[1] array
+
     def __int__(self) -> int:
-        return int(self._value)
+        return int(self._scalar("int"))
 
     def __float__(self) -> float:
-        return float(self._value)
+        return float(self._scalar("float"))
 
     def __index__(self) -> int:
         if self._value.dtype.kind not in "iub" or self._value.size != 1:
             raise TypeError("only integer tensors of one element can be used as an index")
-        return int(self._value)
+        return int(self._value.item())
 
     def __len__(self) -> int:
         if self._value.ndim == 0:

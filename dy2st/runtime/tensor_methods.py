@@ -33,6 +33,32 @@ def _append(self, x):
     ops.array.array_append(self, x)
 
 
+def _pop(self, index=-1):
+    if self.kind != "array":
+        raise AttributeError("pop() is only defined for tensor arrays")
+    return ops.array.array_pop(self, index)
+
+
+def _item(self, *index):
+    """Static form of Tensor.item(): the one element as a 0-d tensor (known when run)."""
+    if index:
+        return self[index]
+    return ops.reshape(self, []) if self.ndim else self
+
+
+def _tolist(self):
+    """Static form of Tensor.tolist(): a Python list of the rows (the first dim must be known)."""
+    if not self._shape:
+        return self
+    return [self[i] for i in range(len(self))]
+
+
+def _numpy_static(self):
+    # Converted code often writes `if x.mean().numpy() > 0`: inside a program the value only
+    # exists when it runs, so numpy() stands for the tensor itself (as Paddle's to_static does).
+    return self
+
+
 def _matmul_method(self, y, transpose_x=False, transpose_y=False, name=None):
     return ops.matmul(self, y, transpose_x, transpose_y)
 
@@ -124,6 +150,8 @@ def install(extra: Any = None) -> None:
                 setattr(TensorLike, name, fn)
     for name, fn in METHOD_ALIASES.items():
         setattr(TensorLike, name, fn)
+    for name, fn in {"pop": _pop, "item": _item, "tolist": _tolist, "numpy": _numpy_static}.items():
+        setattr(Variable, name, fn)
     # Tensor / Variable define their own __hash__/__bool__ etc. in class bodies; keep them.
     Tensor.__hash__ = Tensor.__dict__["__hash__"]
     Variable.__hash__ = Variable.__dict__["__hash__"]

@@ -71,6 +71,22 @@ def written_names(stmts: Iterable[gast.AST]) -> Set[str]:
     return out
 
 
+GROWING_METHODS = {"append", "extend", "insert", "pop"}
+
+
+def grown_lists(stmts: Iterable[gast.AST]) -> List[str]:
+    """Names whose length the statements change (`x.append(v)`, `x.pop()`, ...): in a tensor
+    loop such a list becomes a tensor array; other lists stay lists of loop variables."""
+    found: List[str] = []
+    for s in stmts:
+        for node in gast.walk(s):
+            if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                    node.func.attr in GROWING_METHODS and isinstance(node.func.value, gast.Name) \
+                    and node.func.value.id not in found:
+                found.append(node.func.value.id)
+    return found
+
+
 def written_attributes(stmts: Iterable[gast.AST]) -> List[str]:
     """Dotted targets like `self.x` or `st.total` assigned by the statements (in order)."""
     found: List[str] = []

@@ -3,6 +3,7 @@
     a and b   ->  _jst.And(lambda: a, lambda: b)
     a or b    ->  _jst.Or(lambda: a, lambda: b)
     not a     ->  _jst.Not(a)
+    a < b < c ->  _jst.Compare(('<', '<'), lambda: a, lambda: b, lambda: c)
 """
 from __future__ import annotations
 
@@ -30,6 +31,23 @@ class LogicalTransformer(Transformer):
         if isinstance(node.op, gast.Not):
             return templates.replace_expr("_jst.Not(operand)", operand=node.operand)
         return node
+
+
+    def visit_Compare(self, node: gast.Compare) -> Any:
+        # A chain hides an `and`: each operand is evaluated once, lazily, as Python does.
+        self.generic_visit(node)
+        if len(node.ops) < 2:
+            return node
+        ops = gast.Tuple(elts=[gast.Constant(value=_OPS[type(o)], kind=None) for o in node.ops],
+                         ctx=gast.Load())
+        operands = [templates.replace_expr("lambda: value", value=v)
+                    for v in [node.left] + list(node.comparators)]
+        return gast.Call(func=templates.replace_expr("_jst.Compare"), args=[ops] + operands,
+                         keywords=[])
+
+
+_OPS = {gast.Lt: "<", gast.LtE: "<=", gast.Gt: ">", gast.GtE: ">=", gast.Eq: "==", gast.NotEq: "!=",
+        gast.Is: "is", gast.IsNot: "is not", gast.In: "in", gast.NotIn: "not in"}
 
 
 def transform(node: gast.AST, ctx) -> gast.AST:

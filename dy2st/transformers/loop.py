@@ -53,6 +53,7 @@ class LoopTransformer(ControlFlowTransformer):
         call = templates.replace("_jst.While(cond, body, get_args, set_args, names)",
                                  cond=cond_name, body=body_name, get_args=get_name,
                                  set_args=set_name, names=names_tuple(names + attrs))
+        _add_arrays(call, node.body, names)
         return mark_helpers(cond_fn + body_fn + accessors) + call
 
     def visit_For(self, node: gast.For) -> Any:
@@ -73,13 +74,24 @@ class LoopTransformer(ControlFlowTransformer):
                                  iterable=_iter_expr(node.iter), body=body_name,
                                  get_args=get_name, set_args=set_name,
                                  names=names_tuple(names + attrs), extra=extra)
+        _add_arrays(call, node.body, names)
         return mark_helpers(body_fn + accessors) + call
 
 
+def _add_arrays(call: List[gast.stmt], body: List[gast.stmt], names: List[str]) -> None:
+    """`arrays=(...)`: the carried lists the body grows or shrinks (tensor arrays in a tensor
+    loop); left out when there are none."""
+    grown = [n for n in analysis.grown_lists(body) if n in names]
+    if grown:
+        call[0].value.keywords.append(gast.keyword(arg="arrays", value=names_tuple(grown)))
+
+
 def _iter_expr(node: gast.expr) -> gast.expr:
+    """range / enumerate / zip in a loop header (nested ones too) accept tensors."""
     if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
             node.func.id in _ITER_HELPERS:
         node.func = templates.replace_expr(f"_jst.{_ITER_HELPERS[node.func.id]}")
+        node.args = [_iter_expr(a) for a in node.args]
     return node
 
 

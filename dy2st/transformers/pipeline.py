@@ -40,7 +40,8 @@ def features(tree: gast.AST) -> set:
             found.add("if")
         elif t in (gast.For, gast.While):
             found.add("loop")
-        elif t is gast.BoolOp or (t is gast.UnaryOp and type(n.op) is gast.Not):
+        elif t is gast.BoolOp or (t is gast.UnaryOp and type(n.op) is gast.Not) or (
+                t is gast.Compare and len(n.ops) > 1):
             found.add("logical")
         elif t is gast.Return:
             found.add("return")

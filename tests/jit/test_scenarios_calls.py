@@ -330,7 +330,6 @@ def callable_object(x):
     return s.twice(x)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: __call__ of a plain-class instance is not converted (tensor if inside it fails)")
 def test_callable_object_with_tensor_if(check, arr):
     check(callable_object, (arr([1.0]),), (arr([-1.0]),))
 

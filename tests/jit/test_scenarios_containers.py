@@ -45,7 +45,6 @@ def append_conditionally_in_loop(x, n):
 
 
 @pytest.mark.parametrize("n", [0, 2, 4])
-@pytest.mark.xfail(strict=True, reason="bug: list.append under a tensor if inside a tensor loop: 'tensor computed inside a branch used outside'")
 def test_append_under_tensor_if_inside_tensor_loop(check, arr, n):
     x = arr([[1.0, 1.0], [-1.0, -1.0], [2.0, 0.0], [-3.0, 1.0]])
     check(append_conditionally_in_loop, (x, _i(n)))
@@ -72,7 +71,6 @@ def pop_after_tensor_loop(x, n):
 
 
 @pytest.mark.parametrize("n", [1, 3])
-@pytest.mark.xfail(strict=True, reason="bug: list.pop() on a list grown in a tensor loop: 'Variable' object has no attribute 'pop'")
 def test_pop_after_tensor_loop(check, arr, n):
     check(pop_after_tensor_loop, (arr([1.0, -1.0]), _i(n)))
 
@@ -253,7 +251,6 @@ def append_and_pop_in_while(x, n):
     return kept[0], extra[-1]
 
 
-@pytest.mark.xfail(strict=True, reason="bug: list.pop() under a tensor if inside a tensor while (list became a tensor array)")
 @pytest.mark.parametrize("n", [1, 4])
 def test_append_and_pop_in_tensor_while(check, arr, n):
     check(append_and_pop_in_while, (arr([1.0, 2.0]), _i(n)))

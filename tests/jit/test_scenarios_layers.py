@@ -150,7 +150,6 @@ class KwargForward(nn.Layer):
         return h
 
 
-@pytest.mark.xfail(strict=True, reason="bug: retracing a Layer called with one more positional arg crashes in describe_change ('bool' object is not subscriptable)")
 def test_forward_with_optional_and_default_args():
     paddle.seed(3)
     net = KwargForward()
@@ -289,7 +288,6 @@ class OptionalMask(nn.Layer):
         return x + 1.0
 
 
-@pytest.mark.xfail(strict=True, reason="bug: retracing a Layer called with one more positional arg crashes in describe_change ('bool' object is not subscriptable)")
 def test_layer_called_again_with_optional_arg():
     net = paddle.jit.to_static(OptionalMask())
     x = paddle.to_tensor(np.ones(2, "float32"))

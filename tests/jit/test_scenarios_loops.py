@@ -238,7 +238,6 @@ def zip_tensor_and_list(x):
     return out
 
 
-@pytest.mark.xfail(strict=True, reason="bug: zip(tensor with known dims, python list of floats) becomes a tensor loop and fails to index the list")
 def test_zip_tensor_rows_with_python_list(check):
     check(zip_tensor_and_list, (_rand(4, 3, 2),), (_rand(5, 2, 2),))
 
@@ -257,7 +256,6 @@ def test_enumerate_of_zip(check):
     check(zip_enumerate, (_rand(6, 3, 2), _rand(7, 3, 2)), (_rand(6, 4, 2), _rand(7, 4, 2)))
 
 
-@pytest.mark.xfail(strict=True, reason="bug: enumerate(zip(x, y)) over unknown-batch tensors is not converted into a tensor loop")
 def test_enumerate_of_zip_dynamic_batch(check):
     spec = [InputSpec([None, 2], "float32"), InputSpec([None, 2], "float32")]
     check(zip_enumerate, (_rand(6, 3, 2), _rand(7, 3, 2)), (_rand(6, 1, 2), _rand(7, 1, 2)), input_spec=spec)
@@ -371,6 +369,5 @@ def list_item_update_in_loop(x, n):
     return vals[0], vals[1]
 
 
-@pytest.mark.xfail(strict=True, reason="bug: list item assignment vals[0] = ... in a tensor loop: 'changes kind (tensor array vs tensor)'")
 def test_list_item_assignment_in_tensor_loop(check, arr):
     check(list_item_update_in_loop, (arr([1.0, 2.0]), _i(3)), (arr([1.0, 2.0]), _i(0)))

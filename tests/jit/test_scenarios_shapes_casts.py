@@ -261,7 +261,6 @@ def casts_of_shape1_tensor(x, k):
     return out
 
 
-@pytest.mark.xfail(strict=True, reason="bug: int()/float() of a one-element shape-[1] tensor raises TypeError even eagerly")
 def test_int_float_of_shape1_tensors(check, arr):
     check(casts_of_shape1_tensor, (arr([1.5, 2.0]), _vec1(3)), (arr([0.5, 2.0]), _vec1(1)))
 
@@ -273,7 +272,6 @@ def range_of_shape1_tensor(x, k):
     return out
 
 
-@pytest.mark.xfail(strict=True, reason="bug: range(t) for a shape-[1] int tensor fails eagerly (Tensor.__index__ needs 0-d)")
 def test_range_of_shape1_tensor(check, arr):
     check(range_of_shape1_tensor, (arr([1.0]), _vec1(3)), (arr([1.0]), _vec1(0)))
 
@@ -309,7 +307,6 @@ def item_of_sum(x):
     return v * 2
 
 
-@pytest.mark.xfail(strict=True, reason="bug: Tensor.item() is missing on static Variables (API.md lists it)")
 def test_item_in_converted_code(check, arr):
     check(item_of_sum, (arr([1.0, 2.0]),), (arr([3.0]),))
 
@@ -318,7 +315,6 @@ def len_of_tolist(x):
     return len(x.tolist())
 
 
-@pytest.mark.xfail(strict=True, reason="bug: Tensor.tolist() is missing on static Variables (API.md lists it)")
 def test_tolist_in_converted_code(check, arr):
     check(len_of_tolist, (arr([1.0, 2.0]),), (arr([3.0]),))
 
@@ -331,7 +327,6 @@ def numpy_in_condition(x):
     return x
 
 
-@pytest.mark.xfail(strict=True, reason="bug: `if paddle.mean(x).numpy() > c` (Paddle's ifelse tests) fails: x is a symbolic tensor")
 def test_numpy_call_in_tensor_condition(check, arr):
     check(numpy_in_condition, (arr([1.0, 2.0]),), (arr([0.0, 0.1]),))
 

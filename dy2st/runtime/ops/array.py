@@ -90,6 +90,19 @@ def _array_concat_kernel(array, axis):
     return np.concatenate(array, axis=axis)
 
 
+def _pop_infer(array, i):
+    item = _read_infer(array, i)
+    return [Meta((), array.dtype, "array", array.elem), item]
+
+
+@register_op("array_pop", infer=_pop_infer, n_outputs=2)
+def _array_pop_kernel(array, i):
+    if not array:
+        raise IndexError("pop from an empty tensor array")
+    item = array.pop(int(i))
+    return array, item
+
+
 def create_array(dtype: Any = "float32", initialized_list: Optional[List[Any]] = None) -> Any:
     """An empty tensor array (eagerly a Python list)."""
     d = convert_dtype(dtype)
@@ -143,3 +156,12 @@ def array_append(array: Variable, x: Any) -> None:
     """array.append(x) on a symbolic array: the handle is rebound to the written array."""
     from ..program import rebind
     rebind(array, array_write(x, array_length(array), array))
+
+
+def array_pop(array: Variable, index: Any = -1) -> Any:
+    """array.pop(index) on a symbolic array: returns the item; the handle is rebound to the
+    shorter array."""
+    from ..program import rebind
+    out, item = apply("array_pop", [array, _index(index)])
+    rebind(array, out)
+    return item
