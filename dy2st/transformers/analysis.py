@@ -63,6 +63,11 @@ def written_names(stmts: Iterable[gast.AST]) -> Set[str]:
         elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
                 node.func.attr in MUTATING_METHODS and isinstance(node.func.value, gast.Name):
             out.add(node.func.value.id)
+        elif isinstance(node, gast.Call) and _callee_name(node.func) == "array_write":
+            target = node.args[2] if len(node.args) > 2 else next(
+                (k.value for k in node.keywords if k.arg == "array"), None)
+            if isinstance(target, gast.Name):
+                out.add(target.id)        # array_write(x, i, array=a) writes into a
         for child in gast.iter_child_nodes(node):
             walk(child)
 
@@ -85,6 +90,14 @@ def grown_lists(stmts: Iterable[gast.AST]) -> List[str]:
                     and node.func.value.id not in found:
                 found.append(node.func.value.id)
     return found
+
+
+def _callee_name(func: gast.AST) -> str:
+    if isinstance(func, gast.Name):
+        return func.id
+    if isinstance(func, gast.Attribute):
+        return func.attr
+    return ""
 
 
 def written_attributes(stmts: Iterable[gast.AST]) -> List[str]:

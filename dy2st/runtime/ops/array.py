@@ -129,7 +129,12 @@ def array_write(x: Any, i: Any, array: Any = None) -> Any:
                             "symbolic index")
         _array_write_kernel(array, int(i), x)
         return array
-    return apply("array_write", [array, _index(i), as_tensor(x)])
+    out = apply("array_write", [array, _index(i), as_tensor(x)])
+    if isinstance(array, Variable):
+        # Paddle writes into the array it is given: the caller's handle sees the write too.
+        from ..program import rebind
+        return rebind(array, out)
+    return out
 
 
 def array_read(array: Any, i: Any) -> Any:
