@@ -19,7 +19,7 @@ from ..transformers import anno
 from ..transformers.context import PassContext
 from ..transformers.naming import Namer, names_in
 from ..transformers.origin_info import attach_origins
-from ..transformers.pipeline import run_passes
+from ..transformers.pipeline import features, run_passes
 from .errors import ConversionError
 
 FACTORY = "dy2st_factory"
@@ -147,7 +147,8 @@ def parse_function(fn: Callable) -> Tuple[gast.FunctionDef, List[str], int, str]
     return gast.ast_to_gast(node), [ln.rstrip("\n") for ln in lines], 1, filename
 
 
-def check_supported(fn_node: Any, filename: str, start: int) -> None:
+def check_supported(fn_node: Any, filename: str, start: int,
+                    nodes: Optional[List[gast.AST]] = None) -> None:
     def fail(node: gast.AST, what: str) -> None:
         line = start + node.lineno - 1
         raise ConversionError(f"{what} is not supported by to_static "
@@ -155,8 +156,9 @@ def check_supported(fn_node: Any, filename: str, start: int) -> None:
 
     if isinstance(fn_node, gast.AsyncFunctionDef):
         fail(fn_node, "an async function")
-    globals_ = {n for s in gast.walk(fn_node) if isinstance(s, gast.Global) for n in s.names}
-    for node in gast.walk(fn_node):
+    nodes = nodes if nodes is not None else list(gast.walk(fn_node))
+    globals_ = {n for s in nodes if isinstance(s, gast.Global) for n in s.names}
+    for node in nodes:
         if isinstance(node, (gast.Yield, gast.YieldFrom)):
             fail(node, "`yield` (a generator function)")
         if isinstance(node, (gast.Await, gast.AsyncFor, gast.AsyncWith)):
@@ -183,15 +185,17 @@ def _strip_signature_extras(node: gast.FunctionDef) -> None:
 def transform_tree(fn: Callable, until: Optional[str] = None,
                    on_pass: Optional[Callable[[str, gast.AST], None]] = None) -> Tuple[gast.FunctionDef, str, int]:
     node, lines, start, filename = parse_function(fn)
-    check_supported(node, filename, start)
-    attach_origins(node, filename, start, lines, node.name)
+    nodes = list(gast.walk(node))        # one walk serves the checks, origins, names, features
+    check_supported(node, filename, start, nodes)
+    attach_origins(node, filename, start, lines, node.name, nodes)
+    ctx = PassContext(Namer(names_in(node, nodes)), filename, node.name)
+    present = features(node, nodes)
     _strip_signature_extras(node)
-    ctx = PassContext(Namer(names_in(node)), filename, node.name)
     wrapper = gast.Module(body=[node], type_ignores=[])
     if on_pass is None and code_level > 0:
         def on_pass(name: str, tree: gast.AST) -> None:
             log.info("dy2st: %s after pass %r:\n%s", fn.__qualname__, name, to_source(tree))
-    run_passes(wrapper, ctx, until=until, on_pass=on_pass)
+    run_passes(wrapper, ctx, until=until, on_pass=on_pass, present=present)
     return wrapper.body[0], filename, start
 
 

@@ -1,14 +1,14 @@
 """Deterministic fresh names that avoid every name the function already uses."""
 from __future__ import annotations
 
-from typing import Dict, Iterable, Set
+from typing import Dict, Iterable, Optional, Set
 
 import gast
 
 
-def names_in(tree: gast.AST) -> Set[str]:
+def names_in(tree: gast.AST, nodes: Optional[Iterable[gast.AST]] = None) -> Set[str]:
     found: Set[str] = set()
-    for node in gast.walk(tree):
+    for node in nodes if nodes is not None else gast.walk(tree):
         if isinstance(node, gast.Name):
             found.add(node.id)
         elif isinstance(node, (gast.FunctionDef, gast.ClassDef)):

@@ -1,7 +1,7 @@
 """Attach the user's original location to every node of a parsed function."""
 from __future__ import annotations
 
-from typing import List
+from typing import Iterable, List, Optional
 
 import gast
 
@@ -10,9 +10,10 @@ from . import anno
 
 
 def attach_origins(tree: gast.AST, filename: str, first_line: int, source_lines: List[str],
-                   function: str) -> None:
-    """first_line: the file line of the parsed source's line 1."""
-    for node in gast.walk(tree):
+                   function: str, nodes: Optional[Iterable[gast.AST]] = None) -> None:
+    """first_line: the file line of the parsed source's line 1 (`nodes`: tree's nodes, when the
+    caller already walked it)."""
+    for node in nodes if nodes is not None else gast.walk(tree):
         lineno = getattr(node, "lineno", None)
         if lineno is None:
             continue

@@ -1,7 +1,7 @@
 """The ordered list of passes: the one place that says what runs."""
 from __future__ import annotations
 
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, Iterable, List, Optional, Tuple
 
 import gast
 
@@ -21,9 +21,9 @@ ADDS_FEATURES = {"return", "break_continue"}
 _CASTS = {"int", "float", "bool", "len"}
 
 
-def features(tree: gast.AST) -> set:
+def features(tree: gast.AST, nodes: Optional[Iterable[gast.AST]] = None) -> set:
     found = set()
-    for n in gast.walk(tree):
+    for n in nodes if nodes is not None else gast.walk(tree):
         t = type(n)
         if t is gast.Call:
             found.add("call")
@@ -73,11 +73,12 @@ PASS_NAMES = [name for name, _ in PASSES]
 
 
 def run_passes(tree: gast.AST, ctx: PassContext, until: Optional[str] = None,
-               on_pass: Optional[Callable[[str, gast.AST], None]] = None) -> gast.AST:
+               on_pass: Optional[Callable[[str, gast.AST], None]] = None,
+               present: Optional[set] = None) -> gast.AST:
     """Apply the passes in order (stopping after `until` when given)."""
     if until is not None and until not in PASS_NAMES:
         raise ValueError(f"unknown pass {until!r}; passes are: {', '.join(PASS_NAMES)}")
-    present = features(tree)
+    present = features(tree) if present is None else present
     for name, fn in PASSES:
         if TRIGGERS[name] not in present:
             if name == until:
