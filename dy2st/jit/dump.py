@@ -91,17 +91,39 @@ def dump(target: str, passes: Optional[List[str]] = None, program: bool = False,
             node, _, _ = transform_tree(fn)
             out.append(to_source(node))
         if program:
-            out.append(_program_text(fn, input_specs or []))
+            out.append(_program_text(module, q, fn, input_specs or [], strict=bool(qualname)))
     return "\n".join(out) + "\n"
 
 
-def _program_text(fn, specs: List[InputSpec]) -> str:
+def _program_text(module: types.ModuleType, qualname: str, fn, specs: List[InputSpec],
+                  strict: bool) -> str:
+    """The traced Program of a plain function, or of a Layer's forward (the Layer is built with
+    no arguments); other methods are skipped (an error when named on the command line)."""
+    from ..nn import Layer
     from .static_function import StaticFunction
     if not specs:
         raise DumpError("--program needs --input-spec for every tensor input, e.g. "
                         "--input-spec 'x:float32[None,4]'")
-    sf = StaticFunction(fn)
-    params = list(inspect.signature(fn).parameters)
-    if params and params[0] == "self":
-        raise DumpError(f"{fn.__qualname__} is a method; --program works on plain functions")
+    instance = None
+    if "." in qualname:
+        owner = _resolve_owner(module, qualname)
+        if not (isinstance(owner, type) and issubclass(owner, Layer) and fn.__name__ == "forward"):
+            if strict:
+                raise DumpError(f"{qualname} is a method; --program works on functions and on "
+                                "Layer.forward")
+            return f"# program: skipped ({qualname} is neither a function nor a Layer's forward)"
+        try:
+            instance = owner()
+        except Exception as e:  # noqa: BLE001 - the user's constructor
+            raise DumpError(f"cannot build {owner.__name__}() to trace its forward: "
+                            f"{type(e).__name__}: {e}") from None
+        instance.eval()
+    sf = StaticFunction(fn, instance=instance)
     return "# program\n" + str(sf.get_concrete_program(*specs).program)
+
+
+def _resolve_owner(module: types.ModuleType, qualname: str):
+    obj = module
+    for part in qualname.split(".")[:-1]:
+        obj = getattr(obj, part, None)
+    return obj

@@ -171,15 +171,22 @@ def check_supported(fn_node: Any, filename: str, start: int,
 
 
 def _strip_signature_extras(node: gast.FunctionDef) -> None:
-    """Decorators and annotations go; defaults become None (the originals are copied back)."""
+    """Decorators and annotations go: the converted twin is built without re-running them."""
     node.decorator_list = []
     node.returns = None
     a = node.args
     for arg in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg]:
         if arg is not None:
             arg.annotation = None
-    a.defaults = [gast.Constant(value=None, kind=None) for _ in a.defaults]
-    a.kw_defaults = [None if d is None else gast.Constant(value=None, kind=None) for d in a.kw_defaults]
+
+
+def _neutral_defaults(fn_def: ast.FunctionDef) -> None:
+    """Default values become None in the compiled code (the original values are copied onto the
+    new function), so their expressions are not evaluated again; the shown source keeps them."""
+    a = fn_def.args
+    a.defaults = [ast.copy_location(ast.Constant(value=None), d) for d in a.defaults]
+    a.kw_defaults = [None if d is None else ast.copy_location(ast.Constant(value=None), d)
+                     for d in a.kw_defaults]
 
 
 def transform_tree(fn: Callable, until: Optional[str] = None,
@@ -247,6 +254,7 @@ def build_code(fn: types.FunctionType) -> ConvertedCode:
     gen_name = f"<dy2st {os.path.basename(filename)}:{fn.__code__.co_firstlineno} {fn.__qualname__}>"
     linecache.cache[gen_name] = (len(source), None, source.splitlines(True), gen_name)
     source_maps.register(gen_name, _line_map(tagged, reparsed, origins))
+    _neutral_defaults(reparsed.body[0].body[0])
     code = compile(reparsed, gen_name, "exec")
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == FACTORY)
     return ConvertedCode(source, tagged.body[0].body[0], gen_name, factory_code, freevars)
