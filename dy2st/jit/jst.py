@@ -94,13 +94,19 @@ def IfElse(pred: Any, true_fn: Callable, false_fn: Callable, get_args: Callable,
     tb = program.create_block(parent.idx)
     with block_guard(tb):
         set_args(copy_containers(init))
-        true_fn()
+        t_raised = _trace_branch(true_fn)
         t_out = get_args()
     fb = program.create_block(parent.idx)
     with block_guard(fb):
         set_args(copy_containers(init))
-        false_fn()
+        f_raised = _trace_branch(false_fn)
         f_out = get_args()
+    if t_raised is not None and f_raised is not None:
+        raise t_raised
+    if t_raised is not None:
+        t_out = _raising_branch(tb, t_raised, f_out)
+    if f_raised is not None:
+        f_out = _raising_branch(fb, f_raised, t_out)
     live = list(outputs)
     t_live = [t_out[i] for i in live]
     f_live = [f_out[i] for i in live]
@@ -116,6 +122,41 @@ def IfElse(pred: Any, true_fn: Callable, false_fn: Callable, get_args: Callable,
         if i not in live:
             result[i] = UndefinedVar(names[i], " after the tensor `if` that assigns it")
     set_args(tuple(result))
+
+
+def _trace_branch(branch: Callable) -> Optional[BaseException]:
+    """Trace one branch; a `raise` statement of the user's own (not an error of the traced code)
+    is returned, so that it can happen when the program runs through that branch."""
+    try:
+        branch()
+    except Exception as e:  # noqa: BLE001 - only the user's own raise is kept for later
+        if _raise_statement_origin(e) is not None:
+            return e
+        raise
+    return None
+
+
+def _raise_statement_origin(e: BaseException):
+    """The origin of the user's `raise` statement that raised e directly, else None."""
+    from ..runtime.origin import source_maps
+    tb = e.__traceback__
+    last = None
+    while tb is not None:
+        last = tb
+        tb = tb.tb_next
+    if last is None:
+        return None
+    origin = source_maps.lookup(last.tb_frame.f_code.co_filename, last.tb_lineno)
+    return origin if origin is not None and origin.source.lstrip().startswith("raise") else None
+
+
+def _raising_branch(block: Block, exc: BaseException, other_out: Tuple) -> Tuple:
+    """The branch raises when run; its outputs are placeholders shaped like the other's."""
+    from ..runtime.side_effects import raise_when_run
+    with block_guard(block):
+        raise_when_run(exc)
+        block.ops[-1].origin = _raise_statement_origin(exc)
+        return tuple(placeholder_like(v) for v in other_out)
 
 
 def check_same_structure(name: str, t_val: Any, f_val: Any, branch_fn: Callable) -> None:

@@ -37,3 +37,22 @@ def _assert_kernel(cond, *xs, message, where):
 
 def assert_true(cond: Any, message: Optional[str] = None, where: str = "") -> None:
     apply("assert", [cond], {"message": message or "", "where": where})
+
+
+# Exception types a saved program may raise by name (anything else raises RuntimeError).
+RAISABLE = {t.__name__: t for t in (ValueError, TypeError, RuntimeError, AssertionError,
+                                    IndexError, KeyError, ZeroDivisionError, NotImplementedError,
+                                    ArithmeticError, LookupError, AttributeError, NameError)}
+
+
+@register_op("raise", infer=lambda *xs, type, message: [], n_outputs=0)
+def _raise_kernel(*xs, type, message):
+    exc = RAISABLE.get(type)
+    if exc is None:
+        raise RuntimeError(f"{type}: {message}")
+    raise exc(message)
+
+
+def raise_when_run(exc: BaseException) -> None:
+    """An op that raises `exc` (type and message) if the program runs through it."""
+    apply("raise", [], {"type": type(exc).__name__, "message": str(exc)})

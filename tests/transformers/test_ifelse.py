@@ -271,3 +271,25 @@ def test_code_uses_ifelse_helpers():
     assert "def true_fn_" in code and "def false_fn_" in code
     # the converted function is valid Python
     compile(code, "<code>", "exec")
+
+
+def raise_in_tensor_branch(x):
+    if (x < 0).any():
+        raise ValueError("negative input")
+    else:
+        y = x * 2
+    return y
+
+
+def test_raise_in_tensor_branch_happens_only_when_run_through(check):
+    import inspect
+    X = np.array([0.5, -1.5, 2.0], "float32")
+    sf = check(raise_in_tensor_branch, np.abs(X) + 1.0, np.abs(X) * 3.0)
+    assert sf.num_programs == 1
+    lines, start = inspect.getsourcelines(raise_in_tensor_branch)
+    line = start + next(i for i, ln in enumerate(lines) if "raise ValueError" in ln)
+    with pytest.raises(ValueError) as info:
+        sf(paddle.to_tensor(-np.abs(X) - 1.0))
+    msg = str(info.value)
+    assert "negative input" in msg and f"line {line}" in msg and 'raise ValueError("negative input")' in msg
+    assert sf.num_programs == 1     # the same program raised when run: no re-trace
