@@ -100,6 +100,13 @@ class Uniform(Initializer):
         return rng().uniform(self.low, self.high, size=list(shape)).astype(self._np_dtype(dtype))
 
 
+def _fans(init: Any, shape: Sequence[int]):
+    """(fan_in, fan_out) of shape, unless the Xavier initializer was given them."""
+    fi, fo = compute_fans(shape)
+    return (init.fan_in if init.fan_in is not None else fi,
+            init.fan_out if init.fan_out is not None else fo)
+
+
 class XavierUniform(Initializer):
     """U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out))."""
 
@@ -108,9 +115,7 @@ class XavierUniform(Initializer):
         self.fan_in, self.fan_out, self.gain = fan_in, fan_out, gain
 
     def generate(self, shape: Sequence[int], dtype: Any) -> np.ndarray:
-        fi, fo = compute_fans(shape)
-        fi = self.fan_in if self.fan_in is not None else fi
-        fo = self.fan_out if self.fan_out is not None else fo
+        fi, fo = _fans(self, shape)
         limit = self.gain * math.sqrt(6.0 / float(fi + fo))
         return rng().uniform(-limit, limit, size=list(shape)).astype(self._np_dtype(dtype))
 
@@ -123,9 +128,7 @@ class XavierNormal(Initializer):
         self.fan_in, self.fan_out, self.gain = fan_in, fan_out, gain
 
     def generate(self, shape: Sequence[int], dtype: Any) -> np.ndarray:
-        fi, fo = compute_fans(shape)
-        fi = self.fan_in if self.fan_in is not None else fi
-        fo = self.fan_out if self.fan_out is not None else fo
+        fi, fo = _fans(self, shape)
         std = self.gain * math.sqrt(2.0 / float(fi + fo))
         return rng().normal(0.0, std, size=list(shape)).astype(self._np_dtype(dtype))
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Tuple
 
 from ..program import Block, Program
-from .effects import blocks_inner_first, is_pure, is_ssa, keep_names, rename_inputs
+from .effects import per_block, is_pure, is_ssa, keep_names, rename_inputs
 
 
 class _Unkeyable(Exception):
@@ -64,7 +64,4 @@ def _cse_block(program: Program, block: Block) -> int:
 
 
 def eliminate_common_subexpressions(program: Program) -> int:
-    n = sum(_cse_block(program, b) for b in blocks_inner_first(program))
-    if n:
-        program.version += 1
-    return n
+    return per_block(program, _cse_block)

@@ -112,3 +112,12 @@ def returns_fresh(op: Operator, in_dtype: Optional[np.dtype]) -> bool:
     if op.type in FRESH_KERNELS:
         return True
     return in_dtype is not None and elementwise_ufunc(op, in_dtype) is not None
+
+
+def per_block(program: Program, rewrite) -> int:
+    """rewrite(program, block) over every block, inner ones first; a change bumps the version
+    (so compiled code is rebuilt). Returns how many rewrites were made."""
+    n = sum(rewrite(program, b) for b in blocks_inner_first(program))
+    if n:
+        program.version += 1
+    return n

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..dtype import convert_dtype
 from ..program import Block, Program
-from .effects import blocks_inner_first, find_var, is_ssa, keep_names, rename_inputs
+from .effects import per_block, find_var, is_ssa, keep_names, rename_inputs
 
 
 def _is_noop(program: Program, op) -> bool:
@@ -55,7 +55,4 @@ def _remove_block(program: Program, block: Block) -> int:
 
 
 def remove_noops(program: Program) -> int:
-    n = sum(_remove_block(program, b) for b in blocks_inner_first(program))
-    if n:
-        program.version += 1
-    return n
+    return per_block(program, _remove_block)
