@@ -1,0 +1,264 @@
+"""Second hunt, assorted: isinstance on tensors, Sequential of user Layers with control flow,
+lists grown in tensor loops used afterwards (iteration, slicing, `+`), loop else-clauses, returns
+inside loops over tensor rows, try/except around a tensor if."""
+import numpy as np
+import pytest
+
+import dy2st as paddle
+
+nn = paddle.nn
+
+
+def i64(v):
+    return np.array(v, dtype="int64")
+
+
+def f32(v):
+    return np.asarray(v, dtype="float32")
+
+
+# ---------------------------------------------------------------- isinstance on symbolic tensors
+def add_if_tensor(x, y=None):
+    if isinstance(y, paddle.Tensor):
+        x = x + y
+    return x
+
+
+@pytest.mark.xfail(strict=True, reason="bug: isinstance(v, paddle.Tensor) is False for a symbolic "
+                   "tensor in converted code, so the Python branch silently differs from eager")
+def test_isinstance_paddle_tensor_of_input(check):
+    check(add_if_tensor, (f32([1.0]), f32([2.0])))
+
+
+def test_isinstance_paddle_tensor_none_path(check):
+    check(add_if_tensor, (f32([1.0]),))
+
+
+def test_is_tensor_of_input(check):
+    def fn(x, y):
+        if paddle.is_tensor(y):
+            x = x + y
+        return x
+    check(fn, (f32([1.0]), f32([2.0])))
+
+
+# ---------------------------------------------------------------- Sequential of user Layers
+class Gate(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(3, 3)
+
+    def forward(self, x):
+        if x.mean() > 0:
+            return self.fc(x)
+        return x * 0.5
+
+
+class SeqOfGates(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.blocks = nn.Sequential(Gate(), Gate())
+
+    def forward(self, x):
+        return self.blocks(x)
+
+
+@pytest.mark.xfail(strict=True, reason="bug: nn.Sequential calls its user-defined sublayers without "
+                   "converting them: a tensor if in their forward raises 'truth value of the symbolic tensor'")
+def test_sequential_of_user_layers_with_tensor_if(check):
+    paddle.seed(3)
+    net = SeqOfGates()
+    net.eval()
+    check(net, (f32(np.ones((2, 3))),), (f32(-np.ones((3, 3))),))
+
+
+def test_layerlist_of_user_layers_with_tensor_if(check):
+    class Net(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.blocks = nn.LayerList([Gate(), Gate()])
+
+        def forward(self, x):
+            for b in self.blocks:
+                x = b(x)
+            return x
+    paddle.seed(3)
+    check(Net(), (f32(np.ones((2, 3))),), (f32(-np.ones((3, 3))),))
+
+
+# ---------------------------------------------------------------- lists grown in tensor loops
+def iterate_after_loop(x, n):
+    outs = [x]
+    for i in range(n):
+        outs.append(x * (i + 2))
+    s = paddle.zeros_like(x)
+    for t in outs:
+        s = s + t
+    return s
+
+
+def plus_list_after_loop(x, n):
+    outs = [x]
+    for i in range(n):
+        outs.append(x * (i + 2))
+    return paddle.stack(outs + [x])
+
+
+def slice_after_loop(x, n):
+    outs = [x]
+    for i in range(n):
+        outs.append(x * (i + 2))
+    return paddle.stack(outs[1:])
+
+
+def sum_builtin_after_loop(x, n):
+    outs = [x]
+    for i in range(n):
+        outs.append(x * (i + 2))
+    return sum(outs)
+
+
+def enumerate_after_loop(x, n):
+    outs = [x]
+    for i in range(n):
+        outs.append(x * (i + 2))
+    s = paddle.zeros_like(x)
+    for k, t in enumerate(outs):
+        s = s + t * k
+    return s
+
+
+def index_len_concat_after_loop(x, n):
+    outs = [x]
+    for i in range(n):
+        outs.append(x * (i + 2))
+    return outs[-1], len(outs), paddle.concat(outs)
+
+
+ARRAY_BUG = "bug: a list grown in a tensor loop (tensor array) cannot be used like a list afterwards: "
+
+
+@pytest.mark.xfail(strict=True, reason=ARRAY_BUG + "`for t in outs` raises TypeError")
+def test_iterate_list_after_tensor_loop(check):
+    check(iterate_after_loop, (f32([1.0, 2.0]), i64(3)), (f32([1.0, 2.0]), i64(0)))
+
+
+@pytest.mark.xfail(strict=True, reason=ARRAY_BUG + "`for k, t in enumerate(outs)` raises TypeError")
+def test_enumerate_list_after_tensor_loop(check):
+    check(enumerate_after_loop, (f32([1.0, 2.0]), i64(3)), (f32([1.0, 2.0]), i64(0)))
+
+
+@pytest.mark.xfail(strict=True, reason=ARRAY_BUG + "`outs + [x]` raises 'unsupported operand type list'")
+def test_plus_list_after_tensor_loop(check):
+    check(plus_list_after_loop, (f32([1.0, 2.0]), i64(3)), (f32([1.0, 2.0]), i64(0)))
+
+
+@pytest.mark.xfail(strict=True, reason=ARRAY_BUG + "`outs[1:]` raises 'cannot make a tensor of object data'")
+def test_slice_list_after_tensor_loop(check):
+    check(slice_after_loop, (f32([1.0, 2.0]), i64(3)), (f32([1.0, 2.0]), i64(1)))
+
+
+@pytest.mark.xfail(strict=True, reason=ARRAY_BUG + "sum(outs) raises TypeError")
+def test_sum_builtin_list_after_tensor_loop(check):
+    check(sum_builtin_after_loop, (f32([1.0, 2.0]), i64(3)), (f32([1.0, 2.0]), i64(0)))
+
+
+def test_index_len_concat_after_tensor_loop(check):
+    check(index_len_concat_after_loop, (f32([1.0, 2.0]), i64(3)), (f32([1.0, 2.0]), i64(0)))
+
+
+# ---------------------------------------------------------------- loops: else, returns over rows
+def while_else_tensor(x):
+    i = 0
+    while i < x.sum():
+        i += 1
+        if i > 3:
+            break
+    else:
+        i = -100
+    return i
+
+
+def for_else_tensor_break(x, n):
+    for i in range(n):
+        if x[0] > i:
+            break
+    else:
+        x = x * 0.0
+    return x
+
+
+def return_first_big_row(x):
+    for row in x:
+        if row.sum() > 1.0:
+            return row
+    return x[0] * 0.0
+
+
+def enumerate_rows_break(x):
+    s = paddle.zeros([x.shape[1]])
+    for i, row in enumerate(x):
+        if row.sum() > 2.0:
+            break
+        s = s + row * i
+    return s
+
+
+def fib_tuple_swap(x, y, n):
+    for _ in range(n):
+        x, y = y, x + y
+    return x, y
+
+
+def first_positive_index(x, n):
+    idx = -1
+    for i in range(n):
+        if x[i] > 0:
+            idx = i
+            break
+    return idx
+
+
+@pytest.mark.parametrize("v", [[2.0], [10.0], [0.0]])
+def test_while_else_tensor(check, v):
+    check(while_else_tensor, (f32(v),))
+
+
+@pytest.mark.parametrize("v,n", [([2.0], 5), ([10.0], 3), ([-1.0], 2)])
+def test_for_else_tensor_break(check, v, n):
+    check(for_else_tensor_break, (f32(v), i64(n)))
+
+
+def test_return_first_big_row(check):
+    check(return_first_big_row, (f32([[0.0, 0.0], [1.0, 1.0]]),), (f32([[0.0, 0.0], [0.0, 0.0]]),))
+
+
+def test_enumerate_rows_break(check):
+    check(enumerate_rows_break, (f32(np.ones((3, 2))),), (f32(np.full((3, 2), 0.5)),))
+
+
+@pytest.mark.parametrize("n", [0, 5])
+def test_fib_tuple_swap(check, n):
+    check(fib_tuple_swap, (f32([1.0]), f32([1.0]), i64(n)))
+
+
+@pytest.mark.parametrize("v", [[-1.0, 2.0, 3.0], [-1.0, -2.0, -3.0]])
+def test_first_positive_index(check, v):
+    check(first_positive_index, (f32(v), i64(3)))
+
+
+# ---------------------------------------------------------------- try / except
+def try_around_tensor_if(x):
+    try:
+        y = x + 1.0
+        if y.sum() > 0:
+            y = y * 2.0
+    except ValueError:
+        y = x
+    return y
+
+
+@pytest.mark.xfail(strict=True, reason="limitation: a tensor if inside try/except is refused with a "
+                   "ConversionError (Paddle converts it; only errors at run time escape the except)")
+def test_try_around_tensor_if(check):
+    check(try_around_tensor_if, (f32([1.0]),), (f32([-3.0]),))
