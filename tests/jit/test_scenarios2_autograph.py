@@ -518,3 +518,65 @@ def test_attribute_of_subscript_in_if(check):
                    "is not carried")
 def test_subscript_in_tuple_target_in_if(check):
     check(subscript_in_tuple_target_in_if, (f32([1.0, 2.0]),), (f32([-1.0, -2.0]),))
+
+
+# ---------------------------------------------------------------- structured returns in tensor loops
+def return_tuple_in_tensor_for(x, n):
+    for i in range(n):
+        if x.sum() > 3.0:
+            return x, i
+        x = x + 1.0
+    return x, -1
+
+
+def return_dict_in_tensor_for(x, n):
+    for i in range(n):
+        if x.sum() > 3.0:
+            return {"v": x}
+        x = x + 1.0
+    return {"v": -x}
+
+
+def bare_return_in_tensor_for(x, n):
+    for i in range(n):
+        if x.sum() > 3.0:
+            return
+        x = x + 1.0
+    return
+
+
+def return_tuple_in_python_bounded_while(x):
+    i = 0
+    while i < 5:
+        if x.sum() > 3.0:
+            return x, i
+        x = x + 1.0
+        i += 1
+    return x, -1
+
+
+STRUCT_RET = ("bug: a return of a tuple/dict inside a tensor loop fails: 'a tensor loop changes the "
+              "structure of its loop variables'")
+
+
+@pytest.mark.xfail(strict=True, reason=STRUCT_RET)
+@pytest.mark.parametrize("v,n", [([2.0], 3), ([-5.0], 2), ([-5.0], 0)])
+def test_return_tuple_in_tensor_for(check, v, n):
+    check(return_tuple_in_tensor_for, (f32(v), i64(n)))
+
+
+@pytest.mark.xfail(strict=True, reason=STRUCT_RET)
+@pytest.mark.parametrize("v,n", [([2.0], 3), ([-5.0], 2)])
+def test_return_dict_in_tensor_for(check, v, n):
+    check(return_dict_in_tensor_for, (f32(v), i64(n)))
+
+
+@pytest.mark.xfail(strict=True, reason="bug: a bare `return` (None) inside a tensor loop raises TypeError "
+                   "'return_value_0 is UndefinedVar before a tensor loop and None after'")
+def test_bare_return_in_tensor_for(check):
+    check(bare_return_in_tensor_for, (f32([2.0]), i64(3)))
+
+
+@pytest.mark.parametrize("v", [[2.0], [-15.0]])
+def test_return_tuple_in_python_bounded_while(check, v):
+    check(return_tuple_in_python_bounded_while, (f32(v),))
