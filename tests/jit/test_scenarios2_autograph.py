@@ -580,3 +580,88 @@ def test_bare_return_in_tensor_for(check):
 @pytest.mark.parametrize("v", [[2.0], [-15.0]])
 def test_return_tuple_in_python_bounded_while(check, v):
     check(return_tuple_in_python_bounded_while, (f32(v),))
+
+
+# ---------------------------------------------------------------- flags and sentinels as loop state
+def while_not_done(x):
+    done = False
+    while not done:
+        x = x * 2.0
+        done = x.sum() > 10.0
+    return x
+
+
+def converged_loop(x):
+    prev = None
+    i = 0
+    while i < 100:
+        if prev is not None and (x - prev).abs().max() < 1e-3:
+            break
+        prev = x
+        x = x * 0.5
+        i += 1
+    return x, i
+
+
+def float_to_tensor_while(x):
+    t = 0.0
+    while t < 1.0:
+        t = t + x.mean()
+    return t
+
+
+def none_limit_or_tensor_bound(x, limit=None):
+    i = 0
+    while limit is None or i < limit:
+        x = x + 1.0
+        i += 1
+        if limit is None and i >= 3:
+            break
+    return x, i
+
+
+class _Acc:
+    def __init__(self):
+        self.v = 0
+
+    def add(self, t):
+        if t.sum() > 0:
+            self.v = self.v + t
+        else:
+            self.v = self.v - t
+
+
+def plain_object_method_in_tensor_loop(x, n):
+    a = _Acc()
+    for i in range(n):
+        a.add(x - i)
+    return a.v
+
+
+@pytest.mark.parametrize("v", [[1.0], [20.0]])
+def test_while_not_done(check, v):
+    check(while_not_done, (f32(v),))
+
+
+@pytest.mark.parametrize("v", [[1.0], [0.0]])
+def test_converged_loop(check, v):
+    check(converged_loop, (f32(v),))
+
+
+@pytest.mark.parametrize("v", [[0.3], [2.0]])
+def test_float_to_tensor_while(check, v):
+    check(float_to_tensor_while, (f32(v),))
+
+
+def test_none_limit_or_tensor_bound(check):
+    check(none_limit_or_tensor_bound, (f32([1.0]),), (f32([1.0]), i64(5)))
+
+
+def test_plain_object_method_in_python_loop(check):
+    check(plain_object_method_in_tensor_loop, (f32([1.0]), 3))
+
+
+@pytest.mark.xfail(strict=True, reason="limitation: an object attribute set by a method called in a tensor "
+                   "loop is not loop state; the ValueError names no user file/line")
+def test_plain_object_method_in_tensor_loop(check):
+    check(plain_object_method_in_tensor_loop, (f32([1.0]), i64(3)))
