@@ -253,3 +253,21 @@ def test_run_time_error_in_loaded_model(tmp_path):
         loaded(_t(np.ones((3, 2))))
     # the loaded model has no source file to read, but its ops keep the user's origin
     _check_message(info.value, "y = paddle.reshape(x, [-1, 4])  # E-run-reshape")
+
+
+# ---------------------------------------------------------------- errors that lose the user's line
+def escaped_nested_subscript(x):
+    d = {"a": [x, x]}
+    if x.sum() > 0:
+        d["a"][1] = x * 3.0
+    return d["a"][1]  # E-escaped
+
+
+@pytest.mark.xfail(strict=True, reason="bug: the 'tensor computed inside a branch ... used outside' "
+                   "ValueError names no user file/line (raised outside the user-code mapping)")
+def test_escaped_tensor_error_names_user_line():
+    with pytest.raises(ValueError) as info:
+        paddle.jit.to_static(escaped_nested_subscript)(_t([1.0, 2.0]))
+    msg = str(info.value)
+    assert HERE in msg and "line " in msg, msg
+
