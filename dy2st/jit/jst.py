@@ -11,8 +11,8 @@ from typing import Any, Callable, Optional, Sequence, Tuple
 import numpy as np
 
 from ..runtime import ops, state
-from ..runtime.control_flow import (UndefinedVar, cond, is_undefined, merge_branches, probe,
-                                     static_while)
+from ..runtime.control_flow import (UndefinedVar, cond, is_undefined, merge_branches,
+                                     placeholder_like, probe, static_while)
 from ..runtime.program import Block, Variable, block_guard
 from ..runtime.tensor import Tensor, TensorLike
 from .convert_call import convert_call as Call  # noqa: F401 - part of the _jst namespace
@@ -21,7 +21,7 @@ from .printing import Assert, Print  # noqa: F401
 
 __all__ = ["IfElse", "IfElseExpr", "While", "For", "Range", "Enumerate", "Zip", "And", "Or",
            "Not", "Print", "Assert", "Int", "Float", "Bool", "Len", "SetItem", "GetAttr",
-           "UndefinedVar", "ReturnValue", "Call", "TryBlock", "Compare"]
+           "UndefinedVar", "ReturnValue", "Call", "TryBlock", "Compare", "IsInstance"]
 
 
 def _symbolic(x: Any) -> bool:
@@ -210,21 +210,6 @@ def _fill_undefined(t_vals, f_vals, tb: Block, fb: Block):
     return t_out, f_out
 
 
-def placeholder_like(value: Any) -> Any:
-    """Zeros of the same structure, dtype and rank (unknown dims become 1)."""
-    if isinstance(value, TensorLike):
-        if isinstance(value, Variable) and value.kind == "array":
-            return ops.create_array(value.dtype)
-        shape = [d if d >= 0 else 1 for d in (value._shape if isinstance(value, Variable)
-                                              else value._value.shape)]
-        return ops.full(shape, 0, value.dtype)
-    if type(value) in (list, tuple):
-        return type(value)(placeholder_like(v) for v in value)
-    if type(value) is dict:
-        return {k: placeholder_like(v) for k, v in value.items()}
-    return value
-
-
 def IfElseExpr(pred: Any, true_fn: Callable, false_fn: Callable) -> Any:
     """`a if pred else b`."""
     if not _symbolic(pred):
@@ -377,6 +362,15 @@ def Len(x: Any) -> Any:
             raise TypeError("len() of a 0-d tensor")
         return ops.shape(x)[0]
     return len(x)
+
+
+def IsInstance(obj: Any, classinfo: Any) -> bool:
+    """isinstance, where a symbolic tensor counts as a Tensor (it stands for one)."""
+    if isinstance(obj, Variable):
+        classes = classinfo if isinstance(classinfo, tuple) else (classinfo,)
+        if any(isinstance(c, type) and issubclass(Tensor, c) for c in classes):
+            return True
+    return isinstance(obj, classinfo)
 
 
 # ----------------------------------------------------------------------------- misc

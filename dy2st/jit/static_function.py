@@ -42,8 +42,11 @@ class CacheEntry:
         self.flat_positions = flat_positions
         self.key = key
         leaves = concrete.output_leaves
+        dense = [concrete.program.global_block().vars[n].kind == "dense"
+                 for n in concrete.program.fetch_names]
         self.single = (concrete.output_tree is not None and len(leaves) == 1 and
-                       leaves[0][0] == "var" and not isinstance(concrete.output_tree, tuple))
+                       leaves[0][0] == "var" and not isinstance(concrete.output_tree, tuple)
+                       and all(dense))
 
     def feeds(self, args: Tuple, kwargs: Dict) -> List[Any]:
         if self.flat_positions is not None and not kwargs:
@@ -60,8 +63,15 @@ class CacheEntry:
             return Tensor(outs[0])
         values = []
         for kind, v in self.concrete.output_leaves:
-            values.append(Tensor(outs[v]) if kind == "var" else v)
+            values.append(_wrap_output(outs[v]) if kind == "var" else v)
         return unflatten(self.concrete.output_tree, values)
+
+
+def _wrap_output(value: Any) -> Any:
+    """A returned tensor array (a Python list when run) comes back as a list of Tensors."""
+    if isinstance(value, list):
+        return [Tensor(np.asarray(v)) for v in value]
+    return Tensor(value if type(value) is np.ndarray else np.asarray(value))
 
 
 def _array(x: Any) -> np.ndarray:
@@ -293,8 +303,6 @@ def _outputs(out_leaves: List[Any]):
         if isinstance(leaf, Tensor):
             leaf = ops.assign(leaf)
         if isinstance(leaf, Variable):
-            if leaf.kind == "array":
-                leaf = ops.array_stack(leaf)
             if leaf.block.idx != 0:
                 from ..runtime.program import escaped_message
                 raise ValueError(escaped_message(leaf))

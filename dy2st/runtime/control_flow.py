@@ -295,8 +295,31 @@ def _spec(v: Any) -> Optional[Meta]:
     return None
 
 
+class _LearnedStructure(Exception):
+    """Loop variables undefined before the loop turned out to be structures (e.g. a returned
+    tuple): the loop is traced again with placeholders of that structure."""
+
+    def __init__(self, values: dict) -> None:
+        super().__init__("loop variable structure learned")
+        self.values = values
+
+
 def static_while(cond: Callable, body: Callable, loop_vars: List[Any],
                  names: Optional[Sequence[str]] = None) -> List[Any]:
+    loop_vars = list(loop_vars)
+    parent = state.current_block()
+    for _ in range(len(loop_vars) + 1):
+        try:
+            return _static_while(cond, body, loop_vars, names)
+        except _LearnedStructure as learned:
+            with block_guard(parent):
+                for k, value in learned.values.items():
+                    loop_vars[k] = placeholder_like(value)
+    raise RuntimeError("while_loop: loop variable structures did not settle")
+
+
+def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
+                  names: Optional[Sequence[str]] = None) -> List[Any]:
     parent = state.current_block()
     program = parent.program
     leaves, tree = flatten(loop_vars)
@@ -321,6 +344,11 @@ def static_while(cond: Callable, body: Callable, loop_vars: List[Any],
             out = _as_list(body(*unflatten(tree, b_params)), len(loop_vars))
             out_leaves, out_tree = flatten(out)
             if out_tree != tree:
+                grown = {k: v1 for k, (v0, v1) in enumerate(zip(loop_vars, out))
+                         if is_undefined(v0) and not is_undefined(v1)}
+                if grown:
+                    del program.blocks[n_blocks:]
+                    raise _LearnedStructure(grown)
                 raise ValueError(
                     "a tensor loop changes the structure of its loop variables: "
                     f"{describe(tree)} before the loop, {describe(out_tree)} after one iteration")
@@ -328,7 +356,7 @@ def static_while(cond: Callable, body: Callable, loop_vars: List[Any],
             learned = {}
             for i, (o, p) in enumerate(zip(out_leaves, b_params)):
                 if not is_var[i]:
-                    if is_undefined(p) and (isinstance(o, TensorLike) or _is_number(o)):
+                    if is_undefined(p) and not is_undefined(o):
                         learned[i] = o      # first defined inside the loop: learn its type
                         continue
                     if not _same_constant(o, p):
@@ -346,9 +374,12 @@ def static_while(cond: Callable, body: Callable, loop_vars: List[Any],
             del program.blocks[n_blocks:]
             with block_guard(parent):
                 for i, o in learned.items():
-                    init[i] = _constant(o) if _is_number(o) else _placeholder(o)
-                    is_var[i] = True
-                    specs[i] = _spec(init[i])
+                    if isinstance(o, TensorLike) or _is_number(o):
+                        init[i] = _constant(o) if _is_number(o) else placeholder_like(o)
+                        is_var[i] = True
+                        specs[i] = _spec(init[i])
+                    else:
+                        init[i] = o      # a Python value such as the None of a bare `return`
             continue
         new_specs = list(specs)
         k = 0
@@ -376,12 +407,20 @@ def static_while(cond: Callable, body: Callable, loop_vars: List[Any],
     return _as_list(unflatten(tree, final), len(loop_vars))
 
 
-def _placeholder(v: Variable) -> Any:
-    """Zeros standing in for a loop variable that is first assigned inside the loop."""
+def placeholder_like(value: Any) -> Any:
+    """Zeros of the same structure, dtype and rank (unknown dims become 1): the value of a
+    name on a path where it is not assigned (an untaken branch, before a loop defines it)."""
     from . import ops
-    if v.kind == "array":
-        return ops.create_array(v.dtype)
-    return ops.full([d if d >= 0 else 1 for d in v._shape], 0, v.dtype)
+    if isinstance(value, TensorLike):
+        if isinstance(value, Variable) and value.kind == "array":
+            return ops.create_array(value.dtype)
+        shape = value._shape if isinstance(value, Variable) else value._value.shape
+        return ops.full([d if d >= 0 else 1 for d in shape], 0, value.dtype)
+    if type(value) in (list, tuple):
+        return type(value)(placeholder_like(v) for v in value)
+    if type(value) is dict:
+        return {k: placeholder_like(v) for k, v in value.items()}
+    return value
 
 
 def _leaf_label(names, tree, i) -> str:

@@ -1,6 +1,8 @@
-"""int() / float() / bool() / len() of tensors become helpers that keep them symbolic.
+"""int() / float() / bool() / len() / isinstance() of tensors become helpers that keep them
+symbolic (and count a symbolic tensor as a Tensor).
 
-    n = int(x.sum())   ->   n = _jst.Int(x.sum())
+    n = int(x.sum())            ->   n = _jst.Int(x.sum())
+    isinstance(y, paddle.Tensor) ->   _jst.IsInstance(y, paddle.Tensor)
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ from . import templates
 from .base import Transformer
 
 _CASTS = {"int": "Int", "float": "Float", "bool": "Bool", "len": "Len"}
+_TWO_ARGS = {"isinstance": "IsInstance"}
 
 
 class CastTransformer(Transformer):
@@ -20,6 +23,9 @@ class CastTransformer(Transformer):
         if isinstance(node.func, gast.Name) and node.func.id in _CASTS and len(node.args) == 1 \
                 and not node.keywords:
             node.func = templates.replace_expr(f"_jst.{_CASTS[node.func.id]}")
+        elif isinstance(node.func, gast.Name) and node.func.id in _TWO_ARGS and \
+                len(node.args) == 2 and not node.keywords:
+            node.func = templates.replace_expr(f"_jst.{_TWO_ARGS[node.func.id]}")
         return node
 
 

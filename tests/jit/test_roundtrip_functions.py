@@ -285,10 +285,6 @@ MODELS = [
 ]
 
 XFAIL = {
-    "nested_loops_with_return": "bug: `return x, i` inside a tensor for loop: 'tensor loop changes the "
-                                "structure of its loop variables'",
-    "list_returned_directly": "bug: a list grown in a tensor loop comes back stacked into one tensor "
-                              "(eager: a list); with zero trips 'cannot stack an empty tensor array'",
 }
 
 

@@ -179,22 +179,16 @@ def test_nested_attribute_state_in_while(check, n):
     check(nested_attribute_state_in_while, (f32([1.0, 2.0]), i64(n)))
 
 
-@pytest.mark.xfail(strict=True, reason="bug: nested subscript target d['k']['j'] = v in a tensor loop/if is not "
-                   "carried ('tensor computed inside a branch or loop body and used outside it')")
 @pytest.mark.parametrize("n", [0, 3])
 def test_nested_dict_state_in_for(check, n):
     check(nested_dict_state_in_for, (f32([1.0, 2.0]), i64(n)))
 
 
-@pytest.mark.xfail(strict=True, reason="bug: nested subscript target d['k']['j'] = v in a tensor loop/if is not "
-                   "carried ('tensor computed inside a branch or loop body and used outside it')")
 @pytest.mark.parametrize("n", [0, 2])
 def test_list_of_lists_state(check, n):
     check(list_of_lists_state, (f32([1.0, 2.0]), i64(n)))
 
 
-@pytest.mark.xfail(strict=True, reason="bug: nested subscript target d['k']['j'] = v in a tensor loop/if is not "
-                   "carried ('tensor computed inside a branch or loop body and used outside it')")
 def test_composite_in_tensor_if(check):
     check(composite_in_tensor_if, (f32([1.0, 2.0]),), (f32([-1.0, -2.0]),))
 
@@ -514,8 +508,6 @@ def test_attribute_of_subscript_in_if(check):
     check(attribute_of_subscript_in_if, (f32([1.0, 2.0]),), (f32([-1.0, -2.0]),))
 
 
-@pytest.mark.xfail(strict=True, reason="bug: items[0], y = ... (subscript inside a tuple target) in a tensor if "
-                   "is not carried")
 def test_subscript_in_tuple_target_in_if(check):
     check(subscript_in_tuple_target_in_if, (f32([1.0, 2.0]),), (f32([-1.0, -2.0]),))
 
@@ -559,20 +551,16 @@ STRUCT_RET = ("bug: a return of a tuple/dict inside a tensor loop fails: 'a tens
               "structure of its loop variables'")
 
 
-@pytest.mark.xfail(strict=True, reason=STRUCT_RET)
 @pytest.mark.parametrize("v,n", [([2.0], 3), ([-5.0], 2), ([-5.0], 0)])
 def test_return_tuple_in_tensor_for(check, v, n):
     check(return_tuple_in_tensor_for, (f32(v), i64(n)))
 
 
-@pytest.mark.xfail(strict=True, reason=STRUCT_RET)
 @pytest.mark.parametrize("v,n", [([2.0], 3), ([-5.0], 2)])
 def test_return_dict_in_tensor_for(check, v, n):
     check(return_dict_in_tensor_for, (f32(v), i64(n)))
 
 
-@pytest.mark.xfail(strict=True, reason="bug: a bare `return` (None) inside a tensor loop raises TypeError "
-                   "'return_value_0 is UndefinedVar before a tensor loop and None after'")
 def test_bare_return_in_tensor_for(check):
     check(bare_return_in_tensor_for, (f32([2.0]), i64(3)))
 

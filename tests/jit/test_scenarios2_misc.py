@@ -24,8 +24,6 @@ def add_if_tensor(x, y=None):
     return x
 
 
-@pytest.mark.xfail(strict=True, reason="bug: isinstance(v, paddle.Tensor) is False for a symbolic "
-                   "tensor in converted code, so the Python branch silently differs from eager")
 def test_isinstance_paddle_tensor_of_input(check):
     check(add_if_tensor, (f32([1.0]), f32([2.0])))
 
