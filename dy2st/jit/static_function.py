@@ -20,7 +20,7 @@ from ..runtime.tensor import Tensor, TensorLike
 from ..static.input_spec import InputSpec
 from .concrete import ConcreteProgram
 from .convert_call import options
-from .errors import raise_in_user_code
+from .errors import ConversionError, raise_in_user_code
 from .signature import describe_change, spec_key, value_key
 
 log = logging.getLogger("dy2st.jit")
@@ -197,12 +197,21 @@ class StaticFunction:
                 sym_leaves.append(data(name, list(spec.shape), spec.dtype))
                 inputs.append(spec)
             sym_args, sym_kwargs = unflatten(in_tree, sym_leaves)
+            saved_globals = self._global_values()
             try:
                 out = fn(*sym_args, **sym_kwargs)
                 out_leaves, out_tree = flatten(out)
                 leaves_desc, fetch = _outputs(out_leaves)
             except Exception as e:  # noqa: BLE001
                 raise_in_user_code(e)
+            finally:
+                leaked = self._restore_symbolic_globals(saved_globals)
+            if leaked:
+                name, origin = leaked
+                raise ConversionError(
+                    f"assigning a tensor to the global {name!r} is not supported by "
+                    f'to_static (File "{origin.file}", line {origin.line}: {origin.source}): a '
+                    "global outlives the traced program; return the value instead")
         program.fetch_names = fetch
         optimize(program)
         concrete = ConcreteProgram(program, inputs, out_tree, leaves_desc)
@@ -211,6 +220,29 @@ class StaticFunction:
         self._entries[key] = entry
         self._last = entry
         return entry
+
+    def _global_writes(self) -> Dict[str, Any]:
+        from .transform import cache
+        converted = cache.get(getattr(self._function, "__code__", None))
+        return (converted.global_writes or {}) if converted is not None else {}
+
+    def _global_values(self) -> Dict[str, Any]:
+        g = self._function.__globals__
+        return {n: g.get(n, _MISSING) for n in self._global_writes()}
+
+    def _restore_symbolic_globals(self, saved: Dict[str, Any]):
+        """Put back globals the trace bound to symbolic values; (name, origin) of the first."""
+        g = self._function.__globals__
+        leaked = None
+        for name, old in saved.items():
+            leaves, _ = flatten(g.get(name))
+            if any(isinstance(v, Variable) for v in leaves):
+                if old is _MISSING:
+                    g.pop(name, None)
+                else:
+                    g[name] = old
+                leaked = leaked or (name, self._global_writes()[name])
+        return leaked
 
     # -- introspection ------------------------------------------------------------------------
     def get_concrete_program(self, *input_spec: Any, **kwargs: Any) -> ConcreteProgram:
@@ -270,6 +302,9 @@ class StaticFunction:
 
     def __repr__(self) -> str:
         return f"<StaticFunction {self.__name__}: {self.num_programs} program(s)>"
+
+
+_MISSING = object()
 
 
 def _flat_positions(args: Tuple, kwargs: Dict) -> Optional[List[int]]:

@@ -29,12 +29,13 @@ code_level = 0   # set by jit.set_code_level: > 0 logs the code after each pass
 
 @dataclass
 class ConvertedCode:
-    """The transformed source of one function and the compiled factory that rebuilds it."""
+    """The transformed source of one function and its compiled code."""
     source: str            # the generated module (factory and function)
     function_node: ast.AST  # just the converted function (unparsed when someone reads it)
     filename: str
-    factory_code: types.CodeType
+    code: types.CodeType   # the converted function's own code (free variables: _jst + the original's)
     freevars: Tuple[str, ...]
+    global_writes: Dict[str, Origin]   # globals the function assigns -> first such line
 
 
 class ConversionCache:
@@ -189,6 +190,22 @@ def _neutral_defaults(fn_def: ast.FunctionDef) -> None:
                      for d in a.kw_defaults]
 
 
+def global_writes(fn_node: gast.FunctionDef, nodes: List[gast.AST]) -> Dict[str, Origin]:
+    """Names declared `global` and assigned in the function, with the first assigning line."""
+    from ..transformers.analysis import _target_names
+    declared = {n for s in nodes if isinstance(s, gast.Global) for n in s.names}
+    found: Dict[str, Origin] = {}
+    for s in nodes:
+        targets = s.targets if isinstance(s, gast.Assign) else (
+            [s.target] if isinstance(s, (gast.AugAssign, gast.AnnAssign)) else [])
+        names: set = set()
+        for t in targets:
+            _target_names(t, names)
+        for n in sorted(names & declared):
+            found.setdefault(n, anno.getanno(s, anno.ORIGIN))
+    return found
+
+
 def transform_tree(fn: Callable, until: Optional[str] = None,
                    on_pass: Optional[Callable[[str, gast.AST], None]] = None) -> Tuple[gast.FunctionDef, str, int]:
     node, lines, start, filename = parse_function(fn)
@@ -197,12 +214,14 @@ def transform_tree(fn: Callable, until: Optional[str] = None,
     attach_origins(node, filename, start, lines, node.name, nodes)
     ctx = PassContext(Namer(names_in(node, nodes)), filename, node.name)
     present = features(node, nodes)
+    writes = global_writes(node, nodes)
     _strip_signature_extras(node)
     wrapper = gast.Module(body=[node], type_ignores=[])
     if on_pass is None and code_level > 0:
         def on_pass(name: str, tree: gast.AST) -> None:
             log.info("dy2st: %s after pass %r:\n%s", fn.__qualname__, name, to_source(tree))
     run_passes(wrapper, ctx, until=until, on_pass=on_pass, present=present)
+    anno.setanno(wrapper.body[0], "global_writes", writes)
     return wrapper.body[0], filename, start
 
 
@@ -241,8 +260,13 @@ def _line_map(tagged: ast.AST, reparsed: ast.AST, origins: List[Optional[Origin]
 def build_code(fn: types.FunctionType) -> ConvertedCode:
     node, filename, start = transform_tree(fn)
     freevars = tuple(fn.__code__.co_freevars)
-    factory = gast.parse(f"def {FACTORY}(_jst{''.join(', ' + v for v in freevars)}):\n    pass\n").body[0]
-    factory.body = [node, gast.Return(value=gast.Name(id=node.name, ctx=gast.Load(),
+    # The factory is never called: it only makes _jst and the original's free variables free
+    # variables of the converted code. Its own name stays global (as in the original) so that a
+    # recursive module-level function still finds itself.
+    own = f"    global {node.name}\n" if node.name not in freevars else ""
+    factory = gast.parse(f"def {FACTORY}(_jst{''.join(', ' + v for v in freevars)}):\n{own}"
+                         "    pass\n").body[0]
+    factory.body = factory.body[:-1] + [node, gast.Return(value=gast.Name(id=node.name, ctx=gast.Load(),
                                                         annotation=None, type_comment=None))]
     module = gast.Module(body=[factory], type_ignores=[])
     origins = _tag_origins(module)
@@ -254,28 +278,28 @@ def build_code(fn: types.FunctionType) -> ConvertedCode:
     gen_name = f"<dy2st {os.path.basename(filename)}:{fn.__code__.co_firstlineno} {fn.__qualname__}>"
     linecache.cache[gen_name] = (len(source), None, source.splitlines(True), gen_name)
     source_maps.register(gen_name, _line_map(tagged, reparsed, origins))
-    _neutral_defaults(reparsed.body[0].body[0])
+    _neutral_defaults(reparsed.body[0].body[-2])
     code = compile(reparsed, gen_name, "exec")
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == FACTORY)
-    return ConvertedCode(source, tagged.body[0].body[0], gen_name, factory_code, freevars)
+    inner = next(c for c in factory_code.co_consts
+                 if isinstance(c, types.CodeType) and c.co_name == fn.__code__.co_name)
+    return ConvertedCode(source, tagged.body[0].body[-2], gen_name, inner, freevars,
+                         anno.getanno(node, "global_writes") or {})
 
 
 def convert_function(fn: types.FunctionType) -> types.FunctionType:
-    """The converted twin of fn: same globals, closure values, defaults and name."""
+    """The converted twin of fn: same globals, closure cells, defaults and name."""
     converted = cache.get(fn.__code__)
     if converted is None:
         converted = build_code(fn)
         cache.put(fn.__code__, converted)
     from . import jst
-    cells = []
-    for cell in fn.__closure__ or ():
-        try:
-            cells.append(cell.cell_contents)
-        except ValueError:      # a closure variable not assigned yet
-            from ..runtime.control_flow import UndefinedVar
-            cells.append(UndefinedVar("<closure>"))
-    factory = types.FunctionType(converted.factory_code, fn.__globals__, FACTORY)
-    new_fn = factory(jst, *cells)
+    # The original's own cells, not copies of their values: a `nonlocal` write through the
+    # converted function (or another closure) is seen by both.
+    original = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    cells = tuple(types.CellType(jst) if name == "_jst" else original[name]
+                  for name in converted.code.co_freevars)
+    new_fn = types.FunctionType(converted.code, fn.__globals__, fn.__name__, None, cells)
     new_fn.__defaults__ = fn.__defaults__
     new_fn.__kwdefaults__ = fn.__kwdefaults__
     new_fn.__dict__.update(fn.__dict__)
