@@ -80,14 +80,16 @@ def save(layer: Any, path: str, input_spec: Optional[Sequence[Any]] = None, **co
                          "(a list of dy2st.static.InputSpec or example tensors) or call the "
                          "converted function once before saving")
     owner = layer if isinstance(layer, Layer) else sf._instance
-    was_training = getattr(owner, "training", None)
+    modes = []
     if isinstance(owner, Layer) and not configs.get("keep_training", False):
+        # each layer's own flag is put back afterwards (sublayers may differ from the root)
+        modes = [(m, m.training) for m in [owner] + list(owner.sublayers())]
         owner.eval()
     try:
         concrete = sf.get_concrete_program(*specs)
     finally:
-        if isinstance(owner, Layer) and was_training:
-            owner.train()
+        for m, training in modes:
+            m.training = training
     save_concrete(concrete, path, {"function": sf.__name__})
 
 

@@ -49,7 +49,9 @@ def value_key(v: Any) -> Any:
     if isinstance(v, Tensor):
         arr = v._value
         return ("T", arr.shape, arr.dtype.char)
-    if v is None or isinstance(v, (bool, int, float, str, bytes, complex)):
+    if isinstance(v, float):
+        return (float, v.hex())     # -0.0 and 0.0 differ; a NaN matches the same NaN
+    if v is None or isinstance(v, (bool, int, str, bytes, complex)):
         return (type(v), v)
     if isinstance(v, np.ndarray):
         return ("T", v.shape, v.dtype.char)

@@ -43,7 +43,7 @@ class ConversionCache:
     parsed text of the files they come from."""
 
     def __init__(self) -> None:
-        self._by_code: Dict[types.CodeType, ConvertedCode] = {}
+        self._by_code: Dict[Tuple[str, types.CodeType], ConvertedCode] = {}
         self._files: Dict[str, Tuple[str, ast.Module]] = {}
 
     def module_tree(self, filename: str, text: str) -> ast.Module:
@@ -54,10 +54,11 @@ class ConversionCache:
         return hit[1]
 
     def get(self, code: types.CodeType) -> Optional[ConvertedCode]:
-        return self._by_code.get(code)
+        # code objects compare equal across files when their bytecode is equal: key by file too
+        return self._by_code.get((code.co_filename, code))
 
     def put(self, code: types.CodeType, converted: ConvertedCode) -> None:
-        self._by_code[code] = converted
+        self._by_code[(code.co_filename, code)] = converted
 
     def clear(self) -> None:
         self._by_code.clear()
