@@ -103,7 +103,7 @@ def convert_call(fn: Any) -> Any:
         return fn if converted is func else types.MethodType(converted, fn.__self__)
     from ..nn import Layer
     if isinstance(fn, Layer):
-        return _layer_caller(fn)
+        return fn            # Layer.__call__ runs the converted forward while tracing
     call = getattr(type(fn), "__call__", None)      # an instance of a user class with __call__
     if isinstance(call, types.FunctionType) and not _skip_function(call):
         converted = convert_function_or_self(call)
@@ -112,35 +112,22 @@ def convert_call(fn: Any) -> Any:
     return fn
 
 
-def _layer_caller(layer: Any) -> Callable:
-    forward = type(layer).forward
-    own = layer.__dict__.get("forward")
-    if own is not None:
+def converted_forward(layer: Any) -> Any:
+    """The converted forward of a user Layer, bound to it; None when it needs no conversion
+    (a dy2st layer, a forward set on the instance, @not_to_static, no readable source)."""
+    if "forward" in layer.__dict__:
+        own = layer.__dict__["forward"]
         from .static_function import StaticFunction
         target = getattr(own, "__func__", own)
-        if isinstance(target, StaticFunction):
-            forward = target.dygraph_function
-            forward = getattr(forward, "__func__", forward)
-        else:
-            return layer
+        if not isinstance(target, StaticFunction):
+            return None
+        forward = getattr(target.dygraph_function, "__func__", target.dygraph_function)
+    else:
+        forward = type(layer).forward
+        from .static_function import StaticFunction
+        if isinstance(forward, StaticFunction):
+            forward = forward._function
     if not isinstance(forward, types.FunctionType) or _skip_function(forward):
-        return layer
+        return None
     converted = convert_function_or_self(forward)
-    if converted is forward:
-        return layer
-
-    @functools.wraps(layer.__call__)
-    def call(*args: Any, **kwargs: Any) -> Any:
-        saved = layer.__dict__.get("forward", _MISSING)
-        layer.__dict__["forward"] = types.MethodType(converted, layer)
-        try:
-            return layer(*args, **kwargs)
-        finally:
-            if saved is _MISSING:
-                layer.__dict__.pop("forward", None)
-            else:
-                layer.__dict__["forward"] = saved
-    return call
-
-
-_MISSING = object()
+    return None if converted is forward else types.MethodType(converted, layer)

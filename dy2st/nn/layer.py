@@ -17,6 +17,7 @@ from . import naming
 from .hooks import HookRemoveHelper
 from .initializer import Constant, Initializer, XavierUniform
 from .param_attr import to_param_attr
+from ..runtime import state as _state
 
 _BOOKKEEPING = ("_parameters", "_sub_layers", "_buffers")
 
@@ -49,7 +50,13 @@ class Layer:
             result = hook(self, inputs)
             if result is not None:
                 inputs = result if isinstance(result, tuple) else (result,)
-        outputs = self.forward(*inputs, **kwargs)
+        forward = self.forward
+        if _state._state.blocks:
+            # While a program is traced, a user Layer's forward runs converted, whoever calls
+            # it (the user's code, nn.Sequential, a hook).
+            from ..jit.convert_call import converted_forward
+            forward = converted_forward(self) or forward
+        outputs = forward(*inputs, **kwargs)
         for hook in list(self._forward_post_hooks.values()):
             result = hook(self, inputs, outputs)
             if result is not None:

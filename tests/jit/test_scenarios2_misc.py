@@ -61,8 +61,6 @@ class SeqOfGates(nn.Layer):
         return self.blocks(x)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: nn.Sequential calls its user-defined sublayers without "
-                   "converting them: a tensor if in their forward raises 'truth value of the symbolic tensor'")
 def test_sequential_of_user_layers_with_tensor_if(check):
     paddle.seed(3)
     net = SeqOfGates()
