@@ -69,6 +69,19 @@ class TensorItems:
         return self.x[k]
 
 
+class ArrayItems:
+    """The items of a tensor array (a list grown in a tensor loop)."""
+
+    def __init__(self, array: Any) -> None:
+        self.array = array
+
+    def length(self) -> Any:
+        return ops.array_length(self.array)
+
+    def item(self, k: Any) -> Any:
+        return ops.array_read(self.array, k)
+
+
 class SymbolicEnumerate:
     def __init__(self, inner: Any, start: Any) -> None:
         self.inner, self.start = inner, start
@@ -122,10 +135,7 @@ def symbolic_iterable(it: Any) -> Optional[Any]:
     if isinstance(it, (TensorRange, SymbolicEnumerate, SymbolicZip)):
         return it
     if isinstance(it, Variable):
-        if it.kind == "array":
-            raise TypeError("iterating over a tensor array is not supported; index it in a loop "
-                            "over range(dy2st.tensor.array_length(arr))")
-        return TensorItems(it)
+        return ArrayItems(it) if it.kind == "array" else TensorItems(it)
     return None
 
 

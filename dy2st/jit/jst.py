@@ -21,7 +21,7 @@ from .printing import Assert, Print  # noqa: F401
 
 __all__ = ["IfElse", "IfElseExpr", "While", "For", "Range", "Enumerate", "Zip", "And", "Or",
            "Not", "Print", "Assert", "Int", "Float", "Bool", "Len", "SetItem", "GetAttr",
-           "UndefinedVar", "ReturnValue", "Call", "TryBlock", "Compare", "IsInstance"]
+           "UndefinedVar", "ReturnValue", "Call", "TryBlock", "Compare", "IsInstance", "Sum"]
 
 
 def _symbolic(x: Any) -> bool:
@@ -362,6 +362,13 @@ def Len(x: Any) -> Any:
             raise TypeError("len() of a 0-d tensor")
         return ops.shape(x)[0]
     return len(x)
+
+
+def Sum(items: Any) -> Any:
+    """sum() of a Python iterable, or of a tensor array (a list grown in a tensor loop)."""
+    if isinstance(items, Variable) and items.kind == "array":
+        return ops.sum(ops.array_stack(items), axis=0)
+    return sum(items)
 
 
 def IsInstance(obj: Any, classinfo: Any) -> bool:

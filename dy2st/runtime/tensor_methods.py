@@ -19,8 +19,22 @@ def _astype(self, dtype):
 
 def _getitem(self, index):
     if isinstance(self, Variable) and self.kind == "array":
+        if isinstance(index, slice):
+            return ops.array.array_slice(self, index)
         return ops.array_read(self, index)
     return indexing.getitem(self, index)
+
+
+def _add(self, other):
+    if isinstance(self, Variable) and self.kind == "array" and isinstance(other, (list, tuple)):
+        return ops.array.array_extend(self, other)
+    return ops.add(self, other)
+
+
+def _radd(self, other):
+    if isinstance(self, Variable) and self.kind == "array" and isinstance(other, (list, tuple)):
+        return ops.array.array_extend(self, other, front=True)
+    return ops.add(other, self)
 
 
 def _setitem(self, index, value):
@@ -99,7 +113,7 @@ def _inplace(fn):
 
 
 OPERATORS = {
-    "__add__": ops.add, "__radd__": _reflect(ops.add),
+    "__add__": _add, "__radd__": _radd,
     "__sub__": ops.subtract, "__rsub__": _reflect(ops.subtract),
     "__mul__": ops.multiply, "__rmul__": _reflect(ops.multiply),
     "__truediv__": ops.divide, "__rtruediv__": _reflect(ops.divide),

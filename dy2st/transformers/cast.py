@@ -13,7 +13,7 @@ import gast
 from . import templates
 from .base import Transformer
 
-_CASTS = {"int": "Int", "float": "Float", "bool": "Bool", "len": "Len"}
+_CASTS = {"int": "Int", "float": "Float", "bool": "Bool", "len": "Len", "sum": "Sum"}
 _TWO_ARGS = {"isinstance": "IsInstance"}
 
 

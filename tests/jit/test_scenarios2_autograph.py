@@ -547,8 +547,6 @@ def return_tuple_in_python_bounded_while(x):
     return x, -1
 
 
-STRUCT_RET = ("bug: a return of a tuple/dict inside a tensor loop fails: 'a tensor loop changes the "
-              "structure of its loop variables'")
 
 
 @pytest.mark.parametrize("v,n", [([2.0], 3), ([-5.0], 2), ([-5.0], 0)])

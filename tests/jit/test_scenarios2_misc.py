@@ -131,30 +131,24 @@ def index_len_concat_after_loop(x, n):
     return outs[-1], len(outs), paddle.concat(outs)
 
 
-ARRAY_BUG = "bug: a list grown in a tensor loop (tensor array) cannot be used like a list afterwards: "
 
 
-@pytest.mark.xfail(strict=True, reason=ARRAY_BUG + "`for t in outs` raises TypeError")
 def test_iterate_list_after_tensor_loop(check):
     check(iterate_after_loop, (f32([1.0, 2.0]), i64(3)), (f32([1.0, 2.0]), i64(0)))
 
 
-@pytest.mark.xfail(strict=True, reason=ARRAY_BUG + "`for k, t in enumerate(outs)` raises TypeError")
 def test_enumerate_list_after_tensor_loop(check):
     check(enumerate_after_loop, (f32([1.0, 2.0]), i64(3)), (f32([1.0, 2.0]), i64(0)))
 
 
-@pytest.mark.xfail(strict=True, reason=ARRAY_BUG + "`outs + [x]` raises 'unsupported operand type list'")
 def test_plus_list_after_tensor_loop(check):
     check(plus_list_after_loop, (f32([1.0, 2.0]), i64(3)), (f32([1.0, 2.0]), i64(0)))
 
 
-@pytest.mark.xfail(strict=True, reason=ARRAY_BUG + "`outs[1:]` raises 'cannot make a tensor of object data'")
 def test_slice_list_after_tensor_loop(check):
     check(slice_after_loop, (f32([1.0, 2.0]), i64(3)), (f32([1.0, 2.0]), i64(1)))
 
 
-@pytest.mark.xfail(strict=True, reason=ARRAY_BUG + "sum(outs) raises TypeError")
 def test_sum_builtin_list_after_tensor_loop(check):
     check(sum_builtin_after_loop, (f32([1.0, 2.0]), i64(3)), (f32([1.0, 2.0]), i64(0)))
 

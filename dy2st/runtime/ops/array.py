@@ -103,6 +103,37 @@ def _array_pop_kernel(array, i):
     return array, item
 
 
+@register_op("array_slice", infer=lambda array, start, stop, step: Meta((), array.dtype, "array",
+                                                                      array.elem))
+def _array_slice_kernel(array, start, stop, step):
+    return array[start:stop:step]
+
+
+def array_slice(array: Variable, index: slice) -> Any:
+    """array[a:b:c] (Python bounds only): a new tensor array."""
+    bounds = [index.start, index.stop, index.step]
+    if any(b is not None and not isinstance(b, int) for b in bounds):
+        raise TypeError("a tensor array can only be sliced with Python int bounds")
+    return apply("array_slice", [array], dict(zip(("start", "stop", "step"), bounds)))
+
+
+def _join_infer(a, b):
+    elem = a.elem if b.elem is None else b.elem if a.elem is None else (
+        tuple(x if x == y else -1 for x, y in zip(a.elem[0], b.elem[0])), a.elem[1])
+    return Meta((), a.dtype, "array", elem)
+
+
+@register_op("array_join", infer=_join_infer)
+def _array_join_kernel(a, b):
+    return list(a) + list(b)
+
+
+def array_extend(array: Variable, items: Any, front: bool = False) -> Any:
+    """array + [items] (or [items] + array): a new tensor array."""
+    other = create_array(array.dtype, list(items))
+    return apply("array_join", [other, array] if front else [array, other])
+
+
 def create_array(dtype: Any = "float32", initialized_list: Optional[List[Any]] = None) -> Any:
     """An empty tensor array (eagerly a Python list)."""
     d = convert_dtype(dtype)
