@@ -339,8 +339,8 @@ def _outputs(out_leaves: List[Any]):
             leaf = ops.assign(leaf)
         if isinstance(leaf, Variable):
             if leaf.block.idx != 0:
-                from ..runtime.program import escaped_message
-                raise ValueError(escaped_message(leaf))
+                from ..runtime.program import EscapedTensorError
+                raise EscapedTensorError(leaf)
             desc.append(("var", len(fetch)))
             fetch.append(leaf.name)
         elif is_undefined(leaf):

@@ -128,11 +128,30 @@ def rebind(handle: Variable, new: Variable) -> Variable:
     return handle
 
 
+def defining_origin(var: "Variable") -> Optional[Origin]:
+    """The user's line of the op that computed var, if any."""
+    for op in var.block.ops:
+        if var.name in op.outputs:
+            return op.origin
+    return None
+
+
 def escaped_message(var: "Variable") -> str:
-    return (f"the tensor {var.name} was computed inside a tensor `if` branch or loop body and "
+    origin = defining_origin(var)
+    where = (f' (File "{origin.file}", line {origin.line}: {origin.source})'
+             if origin is not None else "")
+    return (f"the tensor {var.name} computed inside a tensor `if` branch or loop body{where} is "
             "used outside it without being one of its outputs (for example through `nonlocal`, "
             "`global`, a closure or an object the converter cannot see); assign it to a local "
             "variable inside the branch or loop instead")
+
+
+class EscapedTensorError(ValueError):
+    """A symbolic tensor leaked out of the branch or loop body that computed it."""
+
+    def __init__(self, var: "Variable") -> None:
+        super().__init__(escaped_message(var))
+        self.dy2st_origin = defining_origin(var)
 
 
 def _numpy_message(name: str, var: "Variable") -> str:
@@ -203,7 +222,7 @@ class Block:
         if name is not None:
             return self.vars[name]
         if not self._is_ancestor(var.block):
-            raise ValueError(escaped_message(var))
+            raise EscapedTensorError(var)
         local = self.create_var(var._shape, var.dtype, prefix=var.name.split("@")[0] + "@cap",
                                 kind=var.kind, elem=var.elem)
         self.params.append(local.name)

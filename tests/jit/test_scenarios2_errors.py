@@ -256,18 +256,22 @@ def test_run_time_error_in_loaded_model(tmp_path):
 
 
 # ---------------------------------------------------------------- errors that lose the user's line
-def escaped_nested_subscript(x):
-    d = {"a": [x, x]}
+class _Holder:
+    pass
+
+
+def escaped_attribute_of_item(x):
+    d = {"a": _Holder()}
+    d["a"].v = x
     if x.sum() > 0:
-        d["a"][1] = x * 3.0
-    return d["a"][1]  # E-escaped
+        d["a"].v = x * 3.0  # E-escaped
+    return d["a"].v
 
 
-@pytest.mark.xfail(strict=True, reason="bug: the 'tensor computed inside a branch ... used outside' "
-                   "ValueError names no user file/line (raised outside the user-code mapping)")
 def test_escaped_tensor_error_names_user_line():
+    # an attribute of a dict item is state the converter cannot see: the error says where the
+    # escaping tensor was computed
     with pytest.raises(ValueError) as info:
-        paddle.jit.to_static(escaped_nested_subscript)(_t([1.0, 2.0]))
-    msg = str(info.value)
-    assert HERE in msg and "line " in msg, msg
+        paddle.jit.to_static(escaped_attribute_of_item)(_t([1.0, 2.0]))
+    _check_message(info.value, "d[\"a\"].v = x * 3.0  # E-escaped")
 
