@@ -69,7 +69,7 @@ def _module_skipped(fn: Any) -> bool:
 def _skip_function(fn: types.FunctionType) -> bool:
     return (getattr(fn, "_dy2st_not_to_static", False) or _module_skipped(fn)
             or source_maps.is_generated(fn.__code__.co_filename)
-            or fn.__name__ == "<lambda>" or inspect.isgeneratorfunction(fn)
+            or inspect.isgeneratorfunction(fn)
             or inspect.iscoroutinefunction(fn))
 
 
@@ -91,6 +91,9 @@ def convert_call(fn: Any) -> Any:
         return fn.converted_callable()
     if isinstance(fn, (types.BuiltinFunctionType, types.BuiltinMethodType, type)):
         return fn
+    if isinstance(fn, functools.partial):
+        inner = convert_call(fn.func)
+        return fn if inner is fn.func else functools.partial(inner, *fn.args, **fn.keywords)
     if isinstance(fn, types.FunctionType):
         return fn if _skip_function(fn) else convert_function_or_self(fn)
     if isinstance(fn, types.MethodType):

@@ -101,6 +101,24 @@ def _last_line(code: types.CodeType) -> int:
     return last
 
 
+def _find_lambda(tree: ast.Module, code: types.CodeType) -> Optional[ast.FunctionDef]:
+    """The lambda of code, rewritten as `def <lambda-name>(args): return body`; None when the
+    line holds several lambdas with the same parameters."""
+    params = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
+    found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and
+             n.lineno == code.co_firstlineno and
+             [a.arg for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs] == params]
+    if len(found) != 1:
+        return None
+    lam = found[0]
+    fn_def = ast.FunctionDef(name=f"lambda_{lam.lineno}_{lam.col_offset}", args=lam.args,
+                             body=[ast.Return(value=lam.body)], decorator_list=[], returns=None,
+                             type_comment=None, type_params=[])
+    ast.copy_location(fn_def, lam)
+    ast.copy_location(fn_def.body[0], lam.body)
+    return ast.fix_missing_locations(fn_def)
+
+
 def _parse_block(lines: List[str], code: types.CodeType) -> Optional[Tuple[gast.FunctionDef, int]]:
     """Parse just the function's own lines (a whole file costs far more); None when the block
     cannot be cut out cleanly, e.g. a closing bracket after its last line with code."""
@@ -130,7 +148,7 @@ def parse_function(fn: Callable) -> Tuple[gast.FunctionDef, List[str], int, str]
     lines = linecache.getlines(filename, getattr(fn, "__globals__", None))
     if not lines:
         raise _no_source(fn, "no source lines are known for its file")
-    found = _parse_block(lines, code)
+    found = _parse_block(lines, code) if code.co_name != "<lambda>" else None
     if found is not None:
         # origins index source lines from the block's first line
         return found[0], [ln.rstrip("\n") for ln in lines[found[1] - 1:]], found[1], filename
@@ -139,12 +157,12 @@ def parse_function(fn: Callable) -> Tuple[gast.FunctionDef, List[str], int, str]
     except SyntaxError as e:
         raise ConversionError(f"cannot parse the source of {fn.__qualname__} "
                               f"({filename}, line {e.lineno}): {e.msg}") from None
-    node = _find_def(tree, code)
+    node = _find_lambda(tree, code) if code.co_name == "<lambda>" else _find_def(tree, code)
     if node is None:
         if code.co_name == "<lambda>":
-            raise ConversionError(f"cannot convert {fn.__qualname__}: only functions defined with "
-                                  "`def` can be converted (lambdas are converted as part of the "
-                                  "function that defines them)")
+            raise ConversionError(f"cannot convert {fn.__qualname__} (line {code.co_firstlineno}): "
+                                  "several lambdas on that line take the same arguments; give it "
+                                  "a name with `def`")
         raise _no_source(fn, "its definition is not in the current text of its file")
     return gast.ast_to_gast(node), [ln.rstrip("\n") for ln in lines], 1, filename
 
@@ -283,7 +301,7 @@ def build_code(fn: types.FunctionType) -> ConvertedCode:
     code = compile(reparsed, gen_name, "exec")
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == FACTORY)
     inner = next(c for c in factory_code.co_consts
-                 if isinstance(c, types.CodeType) and c.co_name == fn.__code__.co_name)
+                 if isinstance(c, types.CodeType) and c.co_name == node.name)
     return ConvertedCode(source, tagged.body[0].body[-2], gen_name, inner, freevars,
                          anno.getanno(node, "global_writes") or {})
 
