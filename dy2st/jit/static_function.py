@@ -92,6 +92,8 @@ class StaticFunction:
         self._last: Optional[CacheEntry] = None
         self._converted: Optional[Callable] = None
         self._bound: "weakref.WeakKeyDictionary[Any, StaticFunction]" = weakref.WeakKeyDictionary()
+        from ..nn import Layer
+        self._layer_cls = Layer
         functools.update_wrapper(self, function)
 
     # -- binding ----------------------------------------------------------------------------
@@ -135,6 +137,8 @@ class StaticFunction:
             return self.dygraph_function(*args, **kwargs)
         key = self._key(args, kwargs)
         entry = self._entries.get(key)
+        if entry is not None and entry.epoch != self._layer_cls.structure_epoch:
+            entry = self._revalidate(entry)
         if entry is None:
             entry = self._trace(args, kwargs, key)
         self._last = entry
@@ -217,6 +221,8 @@ class StaticFunction:
         concrete = ConcreteProgram(program, inputs, out_tree, leaves_desc)
         compiled = compile_program(program, program.feed_names, program.fetch_names)
         entry = CacheEntry(concrete, compiled, in_tree, positions, key)
+        entry.epoch = self._layer_cls.structure_epoch
+        entry.owned = self._owned_tensors()
         self._entries[key] = entry
         self._last = entry
         return entry
@@ -243,6 +249,23 @@ class StaticFunction:
                     g[name] = old
                 leaked = leaked or (name, self._global_writes()[name])
         return leaked
+
+    def _owned_tensors(self) -> frozenset:
+        """Identities of the bound Layer's parameters and buffers (what its programs read)."""
+        inst = self._instance
+        if not isinstance(inst, self._layer_cls):
+            return frozenset()
+        return frozenset(id(t) for t in list(inst.parameters()) + list(inst.buffers()))
+
+    def _revalidate(self, entry: CacheEntry) -> Optional[CacheEntry]:
+        """Some layer got new parameter objects: programs of this Layer that read replaced
+        tensors are dropped (traced again); the others are kept."""
+        owned = self._owned_tensors()
+        if owned != entry.owned:
+            self._entries = {k: e for k, e in self._entries.items() if e.owned == owned}
+            return None
+        entry.epoch = self._layer_cls.structure_epoch
+        return entry
 
     # -- introspection ------------------------------------------------------------------------
     def get_concrete_program(self, *input_spec: Any, **kwargs: Any) -> ConcreteProgram:

@@ -25,6 +25,10 @@ _BOOKKEEPING = ("_parameters", "_sub_layers", "_buffers")
 class Layer:
     """Base class of all layers (Paddle's `paddle.nn.Layer`)."""
 
+    # Bumped whenever any layer gets a new parameter, buffer or sublayer object: programs traced
+    # before hold the old tensors, so StaticFunction checks its cache when this moves.
+    structure_epoch = 0
+
     training: bool
 
     def __init__(self, name_scope: Optional[str] = None, dtype: Any = "float32") -> None:
@@ -117,6 +121,7 @@ class Layer:
         if parameter is not None and not isinstance(parameter, Parameter):
             raise TypeError(f"add_parameter({name!r}): expected a Parameter, got {type(parameter).__name__}")
         self._parameters[name] = parameter
+        Layer.structure_epoch += 1
         return parameter
 
     def parameters(self, include_sublayers: bool = True) -> List[Parameter]:
@@ -139,6 +144,7 @@ class Layer:
         if sublayer is not None and not isinstance(sublayer, Layer):
             raise TypeError(f"add_sublayer({name!r}): expected a Layer, got {type(sublayer).__name__}")
         self._sub_layers[str(name)] = sublayer
+        Layer.structure_epoch += 1
         return sublayer
 
     def named_sublayers(self, prefix: str = "", include_self: bool = False,
@@ -184,6 +190,7 @@ class Layer:
             tensor.name = tensor.name or f"{self._full_name}.{name}"
             tensor.persistable = persistable
         self._buffers[name] = tensor
+        Layer.structure_epoch += 1
         if persistable:
             self._non_persistable_buffer_names_set.discard(name)
         else:
@@ -301,25 +308,30 @@ class Layer:
             self._check_initialized(f"__setattr__({name!r})")
             self._remove_everywhere(name)
             self._parameters[name] = value
+            Layer.structure_epoch += 1
         elif isinstance(value, Layer):
             self._check_initialized(f"__setattr__({name!r})")
             self._remove_everywhere(name)
             self._sub_layers[name] = value
+            Layer.structure_epoch += 1
         elif "_parameters" in self.__dict__ and name in self._parameters:
             if value is not None:
                 raise TypeError(f"{name} is a parameter of {type(self).__name__}: assign a Parameter "
                                 f"or None, not {type(value).__name__} (use set_value to change its values)")
             self._parameters[name] = None
+            Layer.structure_epoch += 1
         elif "_sub_layers" in self.__dict__ and name in self._sub_layers:
             if value is not None:
                 raise TypeError(f"{name} is a sublayer of {type(self).__name__}: assign a Layer or "
                                 f"None, not {type(value).__name__}")
             self._sub_layers[name] = None
+            Layer.structure_epoch += 1
         elif "_buffers" in self.__dict__ and name in self._buffers:
             if value is not None and not isinstance(value, TensorLike):
                 raise TypeError(f"{name} is a buffer of {type(self).__name__}: assign a Tensor or "
                                 f"None, not {type(value).__name__}")
             self._buffers[name] = value
+            Layer.structure_epoch += 1
         else:
             object.__setattr__(self, name, value)
 

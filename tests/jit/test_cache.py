@@ -207,3 +207,15 @@ def test_decorated_forward_new_instances_at_recycled_addresses():
         np.testing.assert_allclose(net(x).numpy(), [1.0 + w + w * 100] * 3, err_msg=f"layer {w}")
         del net
         gc.collect()
+
+
+def test_replaced_parameter_is_seen_by_the_next_call():
+    # DESIGN: an updated weight must be seen, also when the Parameter object is replaced
+    layer = paddle.nn.Linear(3, 2)
+    sf = paddle.jit.to_static(layer)
+    x = paddle.to_tensor(np.ones((1, 3), "float32"))
+    first = sf(x).numpy()
+    layer.weight = layer.create_parameter([3, 2], default_initializer=paddle.nn.initializer.Constant(2.0))
+    second = sf(x).numpy()
+    np.testing.assert_allclose(second, layer.bias.numpy()[None, :] + 6.0)
+    assert not np.allclose(first, second)
