@@ -683,9 +683,9 @@ def read_model(path: str) -> LoadedModel:
     values = read_npz(npz_path, raw, _get(pf, "sha256", str, json_path), table, json_path)
     try:
         concrete = build_concrete(doc, values, json_path)
+        extra = decode_value(doc.get("extra") or {}, json_path + ": extra")
     except RecursionError:
         raise _fail(json_path, "is nested too deeply to be a dy2st model") from None
-    extra = decode_value(doc.get("extra") or {}, json_path + ": extra")
     return LoadedModel(concrete, version, str(doc.get("dy2st_version", "?")),
                        extra if isinstance(extra, dict) else {}, json_path, npz_path)
 

@@ -10,20 +10,64 @@ from ..runtime.program import Variable
 from ..runtime.side_effects import assert_true, print_values
 
 
+def _has_symbolic(value: Any) -> bool:
+    if isinstance(value, Variable):
+        return True
+    if type(value) in (list, tuple):
+        return any(_has_symbolic(v) for v in value)
+    if type(value) is dict:
+        return any(_has_symbolic(v) for v in value.values())
+    return False
+
+
+def _parts(value: Any, parts: list, tensors: list, top: bool = True) -> None:
+    """Text and tensor pieces of str(value), tensors (also inside lists, tuples and dicts)
+    filled in when the program runs."""
+    if isinstance(value, Variable):
+        parts.append({"t": len(tensors)})
+        tensors.append(value)
+    elif type(value) in (list, tuple) and _has_symbolic(value):
+        open_, close = ("[", "]") if type(value) is list else ("(", ")")
+        parts.append({"s": open_})
+        for k, v in enumerate(value):
+            if k:
+                parts.append({"s": ", "})
+            _parts(v, parts, tensors, top=False)
+        parts.append({"s": "," + close if type(value) is tuple and len(value) == 1 else close})
+    elif type(value) is dict and _has_symbolic(value):
+        parts.append({"s": "{"})
+        for k, (key, v) in enumerate(value.items()):
+            parts.append({"s": (", " if k else "") + repr(key) + ": "})
+            _parts(v, parts, tensors, top=False)
+        parts.append({"s": "}"})
+    else:
+        parts.append({"s": str(value) if top else repr(value)})   # as print / list.__repr__ do
+
+
 def Print(*args: Any, sep: str = " ", end: str = "\n", file: Any = None, flush: bool = False) -> None:
-    if file is not None or not any(isinstance(a, Variable) for a in args):
+    if not any(_has_symbolic(a) for a in args):
         print(*args, sep=sep, end=end, file=file, flush=flush)
         return
     # Once, while the program is built: which symbolic tensors will be printed.
-    print("[dy2st build]", *args, sep=sep, end=end, file=sys.stdout)
-    parts, tensors = [], []
+    out = file if file is not None else sys.stdout
+    out.write("[dy2st build] ")
+    print(*args, sep=sep, end=end, file=out)
+    if file is not None and file not in (sys.stdout, sys.stderr):
+        raise TypeError("print(..., file=...) of a symbolic tensor can only write to sys.stdout or "
+                        "sys.stderr when the program runs")
+    stream = "stderr" if file is sys.stderr else "stdout"
+    pieces = []
+    tensors: list = []
     for a in args:
-        if isinstance(a, Variable):
-            parts.append({"t": len(tensors)})
-            tensors.append(a)
-        else:
-            parts.append({"s": str(a)})
-    print_values(parts, tensors, sep=sep, end=end)
+        parts: list = []
+        _parts(a, parts, tensors)
+        pieces.append(parts)
+    flat = []
+    for k, parts in enumerate(pieces):
+        if k:
+            flat.append({"s": sep})
+        flat.extend(parts)
+    print_values(flat, tensors, sep="", end=end, stream=stream)
 
 
 def Assert(test: Any, message: Optional[Callable[[], Any]] = None) -> None:

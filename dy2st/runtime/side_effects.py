@@ -14,17 +14,22 @@ def _format(v: Any) -> str:
     return repr(Tensor(np.asarray(v)))
 
 
-@register_op("print", infer=lambda *xs, parts, sep, end: [], n_outputs=0)
-def _print_kernel(*xs, parts, sep, end):
+@register_op("print", infer=lambda *xs, parts, sep, end, stream="stdout": [], n_outputs=0)
+def _print_kernel(*xs, parts, sep, end, stream="stdout"):
     texts = [p["s"] if "s" in p else _format(xs[p["t"]]) for p in parts]
-    sys.stdout.write(sep.join(texts) + end)
-    sys.stdout.flush()
+    out = sys.stderr if stream == "stderr" else sys.stdout
+    out.write(sep.join(texts) + end)
+    out.flush()
     return ()
 
 
-def print_values(parts: List[dict], tensors: List[Any], sep: str = " ", end: str = "\n") -> None:
+def print_values(parts: List[dict], tensors: List[Any], sep: str = " ", end: str = "\n",
+                 stream: str = "stdout") -> None:
     """Append a print op: parts are {"s": text} or {"t": index into tensors}."""
-    apply("print", tensors, {"parts": parts, "sep": sep, "end": end})
+    attrs = {"parts": parts, "sep": sep, "end": end}
+    if stream != "stdout":
+        attrs["stream"] = stream
+    apply("print", tensors, attrs)
 
 
 @register_op("assert", infer=lambda cond, *xs, message, where: [], n_outputs=0)
