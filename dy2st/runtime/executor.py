@@ -16,6 +16,15 @@ from .registry import OPS
 
 # Ops with no inputs whose result can be computed once when compiling (never mutated later).
 HOISTABLE = {"full", "full_range", "eye"}
+# Larger constants are computed when the program runs, like any op (a model file cannot make
+# compiling allocate unbounded memory).
+HOIST_LIMIT = 1 << 20
+
+
+def _small(program: Program, op: Operator) -> bool:
+    var = program.find_var(op.outputs[0])
+    return var is not None and all(d >= 0 for d in var._shape) and \
+        int(np.prod(var._shape, dtype=np.int64)) <= HOIST_LIMIT
 
 
 _LITERAL_SCALARS = (bool, int, str, type(None))
@@ -171,8 +180,14 @@ class _Codegen:
             self.emit(f"{ind}        break", tag)
             self.inline(self.program.blocks[b], ind + "    ", args, outs, depth + 1)
             return
-        if op.type in HOISTABLE and not op.inputs:
-            value = OPS[op.type].kernel(**op.attrs)
+        if op.type in HOISTABLE and not op.inputs and _small(self.program, op):
+            try:
+                value = OPS[op.type].kernel(**op.attrs)
+            except Exception as e:  # noqa: BLE001 - computed while compiling: name the op here
+                from .errors import reraise_as
+                from .printer import op_text
+                where = f" (from {op.origin.short()}: {op.origin.source})" if op.origin else ""
+                reraise_as(e, f"{e}\n[operator {op_text(block, op)}]{where}", op.origin)
             value.setflags(write=False)
             self.emit(f"{ind}{outs[0]} = {self.const('H', value)}", tag)
             return
