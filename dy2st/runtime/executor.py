@@ -47,7 +47,7 @@ def _is_literal(v: Any) -> bool:
 # Sub-blocks nested deeper than this are emitted as functions (Python limits nested loops).
 MAX_INLINE_DEPTH = 8
 # while bodies stay functions C<i>/B<i> (tests pin that); inlining them saves ~1-2 us a loop.
-INLINE_WHILE = False
+INLINE_WHILE = True
 
 
 class _Codegen:
