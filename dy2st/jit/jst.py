@@ -113,8 +113,11 @@ def IfElse(pred: Any, true_fn: Callable, false_fn: Callable, get_args: Callable,
     t_live, f_live = _fill_undefined(t_live, f_live, tb, fb)
     for k, i in enumerate(live):
         check_same_structure(names[i], t_live[k], f_live[k], true_fn)
-    merged = merge_branches(pred, tuple(t_live), tuple(f_live), tb, fb,
-                            [names[i] for i in live])
+    try:
+        merged = merge_branches(pred, tuple(t_live), tuple(f_live), tb, fb,
+                                [names[i] for i in live])
+    except (TypeError, ValueError) as e:
+        with_lines(e, [names[i] for i in live], true_fn)
     result = list(init)
     for k, i in enumerate(live):
         result[i] = merged[k]
@@ -175,6 +178,22 @@ def check_same_structure(name: str, t_val: Any, f_val: Any, branch_fn: Callable)
     raise ValueError(f"{what} has a different structure on the two paths of a tensor `if`: "
                      f"{describe(t_tree)} on one and {describe(f_tree)} on the other{where}; a "
                      "static graph needs the same nesting of tensors on every path")
+
+
+def with_lines(e: BaseException, names: Sequence[str], user_fn: Callable) -> None:
+    """Re-raise e naming every line that sets the variable it is about (both branches, or
+    before and inside the loop)."""
+    text = str(e)
+    name = next((n for n in names if f"'{n}'" in text), None)
+    code = getattr(user_fn, "__code__", None)
+    if name is None or code is None or "; it is set at" in text:
+        raise e
+    lines = assignment_origins(code.co_filename, name)
+    if len(lines) < 2:
+        raise e
+    where = ", ".join(f"line {o.line} (`{o.source}`)" for o in lines)
+    from ..runtime.errors import reraise_as
+    reraise_as(e, f"{text}; it is set at {where}")
 
 
 def assignment_origins(filename: str, name: str) -> list:
@@ -256,7 +275,11 @@ def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, se
             out += list(get_extra())
         return out
 
-    out = static_while(loop_cond, loop_body, init, list(names) + ["<loop index>"] * len(extra_vars))
+    try:
+        out = static_while(loop_cond, loop_body, init,
+                           list(names) + ["<loop index>"] * len(extra_vars))
+    except (TypeError, ValueError) as e:
+        with_lines(e, names, body_fn)
     assign(out)
 
 
