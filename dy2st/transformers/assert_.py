@@ -8,6 +8,7 @@ from typing import Any
 
 import gast
 
+from .context import PassContext
 from . import templates
 from .base import Transformer
 
@@ -20,5 +21,5 @@ class AssertTransformer(Transformer):
         return templates.replace("_jst.Assert(test, lambda: msg)", test=node.test, msg=node.msg)
 
 
-def transform(node: gast.AST, ctx) -> gast.AST:
+def transform(node: gast.AST, ctx: PassContext) -> gast.AST:
     return AssertTransformer(ctx).visit(node)

@@ -15,6 +15,7 @@ from typing import Any, List, Type
 
 import gast
 
+from .context import PassContext
 from . import anno, templates
 from .base import Transformer, copy_origin
 
@@ -99,5 +100,5 @@ class BreakContinueTransformer(Transformer):
     visit_For = _loop
 
 
-def transform(node: gast.AST, ctx) -> gast.AST:
+def transform(node: gast.AST, ctx: PassContext) -> gast.AST:
     return BreakContinueTransformer(ctx).visit(node)

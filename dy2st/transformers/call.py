@@ -10,6 +10,7 @@ from typing import Any, Optional
 
 import gast
 
+from .context import PassContext
 from . import templates
 from .base import copy_origin
 
@@ -40,7 +41,7 @@ def _wrap(call: gast.Call, self_name: Optional[str]) -> None:
     copy_origin(call, call.func)
 
 
-def transform(node: gast.AST, ctx) -> gast.AST:
+def transform(node: gast.AST, ctx: PassContext) -> gast.AST:
     # Calls are rewritten in place (only their `func` changes), so a flat walk is enough.
     top = next((n for n in gast.walk(node) if isinstance(n, gast.FunctionDef)), None)
     self_name = top.args.args[0].id if top is not None and top.args.args else None

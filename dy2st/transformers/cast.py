@@ -10,6 +10,7 @@ from typing import Any
 
 import gast
 
+from .context import PassContext
 from . import templates
 from .base import Transformer
 
@@ -29,5 +30,5 @@ class CastTransformer(Transformer):
         return node
 
 
-def transform(node: gast.AST, ctx) -> gast.AST:
+def transform(node: gast.AST, ctx: PassContext) -> gast.AST:
     return CastTransformer(ctx).visit(node)

@@ -9,6 +9,7 @@ from typing import Any, List
 
 import gast
 
+from .context import PassContext
 from . import templates
 from .base import Transformer
 
@@ -28,5 +29,5 @@ class DeleteTransformer(Transformer):
         return out
 
 
-def transform(node: gast.AST, ctx) -> gast.AST:
+def transform(node: gast.AST, ctx: PassContext) -> gast.AST:
     return DeleteTransformer(ctx).visit(node)

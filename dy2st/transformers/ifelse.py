@@ -19,6 +19,7 @@ from typing import Any, List
 
 import gast
 
+from .context import PassContext
 from . import analysis, anno, templates
 from .scope import ControlFlowTransformer, int_tuple, names_tuple
 
@@ -63,5 +64,5 @@ class IfElseTransformer(ControlFlowTransformer):
                                       test=node.test, body=node.body, orelse=node.orelse)
 
 
-def transform(node: gast.AST, ctx) -> gast.AST:
+def transform(node: gast.AST, ctx: PassContext) -> gast.AST:
     return IfElseTransformer(ctx).visit(node)

@@ -11,6 +11,7 @@ from typing import Any
 
 import gast
 
+from .context import PassContext
 from . import templates
 from .base import Transformer
 
@@ -50,5 +51,5 @@ _OPS = {gast.Lt: "<", gast.LtE: "<=", gast.Gt: ">", gast.GtE: ">=", gast.Eq: "==
         gast.Is: "is", gast.IsNot: "is not", gast.In: "in", gast.NotIn: "not in"}
 
 
-def transform(node: gast.AST, ctx) -> gast.AST:
+def transform(node: gast.AST, ctx: PassContext) -> gast.AST:
     return LogicalTransformer(ctx).visit(node)

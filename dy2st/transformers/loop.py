@@ -20,6 +20,7 @@ from typing import Any, List, Set
 
 import gast
 
+from .context import PassContext
 from . import analysis, anno, templates
 from .ifelse import generated_helpers, mark_helpers
 from .scope import ControlFlowTransformer, names_tuple
@@ -95,5 +96,5 @@ def _iter_expr(node: gast.expr) -> gast.expr:
     return node
 
 
-def transform(node: gast.AST, ctx) -> gast.AST:
+def transform(node: gast.AST, ctx: PassContext) -> gast.AST:
     return LoopTransformer(ctx).visit(node)

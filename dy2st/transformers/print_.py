@@ -8,6 +8,7 @@ from typing import Any
 
 import gast
 
+from .context import PassContext
 from . import templates
 from .base import Transformer
 
@@ -20,5 +21,5 @@ class PrintTransformer(Transformer):
         return node
 
 
-def transform(node: gast.AST, ctx) -> gast.AST:
+def transform(node: gast.AST, ctx: PassContext) -> gast.AST:
     return PrintTransformer(ctx).visit(node)

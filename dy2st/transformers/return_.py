@@ -17,6 +17,7 @@ from typing import Any, List
 
 import gast
 
+from .context import PassContext
 from . import templates
 from .base import Transformer, copy_origin
 
@@ -114,7 +115,7 @@ def _after_docstring(body: List[gast.stmt]) -> List[gast.stmt]:
     return body[len(_docstring(body)):]
 
 
-def transform(node: gast.AST, ctx) -> gast.AST:
+def transform(node: gast.AST, ctx: PassContext) -> gast.AST:
     # Only function bodies change: visit each def, inner ones first, without walking expressions.
     rewriter = ReturnTransformer(ctx)
     for fn in reversed([n for n in gast.walk(node) if isinstance(n, gast.FunctionDef)]):

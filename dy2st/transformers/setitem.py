@@ -12,6 +12,7 @@ from typing import Any, List, Optional
 
 import gast
 
+from .context import PassContext
 from . import templates
 from .base import Transformer, copy_origin
 
@@ -91,5 +92,5 @@ class SetItemTransformer(Transformer):
         return node
 
 
-def transform(node: gast.AST, ctx) -> gast.AST:
+def transform(node: gast.AST, ctx: PassContext) -> gast.AST:
     return SetItemTransformer(ctx).visit(node)

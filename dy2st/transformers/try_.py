@@ -12,6 +12,7 @@ from typing import Any
 
 import gast
 
+from .context import PassContext
 from . import anno, templates
 from .base import Transformer
 
@@ -24,5 +25,5 @@ class TryTransformer(Transformer):
         return templates.replace("with _jst.TryBlock(line):\n    stmt", line=line, stmt=[node])
 
 
-def transform(node: gast.AST, ctx) -> gast.AST:
+def transform(node: gast.AST, ctx: PassContext) -> gast.AST:
     return TryTransformer(ctx).visit(node)
