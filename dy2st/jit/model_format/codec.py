@@ -1,0 +1,75 @@
+"""Attr and constant values <-> JSON values, keeping tuples, non-finite floats and arrays exact."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ...runtime.dtype import DTYPES
+from .errors import _fail
+from .fields import _int_list
+
+
+# JSON has no tuples, non-finite floats or arrays; they are stored as one-key marker objects so
+# that a loaded attr is the same Python value the kernel saw when the model was traced.
+def encode_value(v: Any, where: str) -> Any:
+    if v is None or isinstance(v, (bool, np.bool_)):
+        return None if v is None else bool(v)
+    if isinstance(v, str):
+        return str(v)                                  # DType is a str subclass
+    if isinstance(v, (int, np.integer)):
+        return int(v)
+    if isinstance(v, (float, np.floating)):
+        f = float(v)
+        return f if math.isfinite(f) else {"$float": repr(f)}
+    if isinstance(v, tuple):
+        return {"$tuple": [encode_value(x, where) for x in v]}
+    if isinstance(v, list):
+        return [encode_value(x, where) for x in v]
+    if isinstance(v, dict):
+        out = {}
+        for k, x in v.items():
+            if not isinstance(k, str) or k.startswith("$"):
+                raise _fail(where, f"dict key {k!r} cannot be stored (keys must be strings not "
+                                   "starting with '$')")
+            out[k] = encode_value(x, where)
+        return out
+    if isinstance(v, np.ndarray) and v.dtype.name in DTYPES:
+        return {"$ndarray": {"dtype": v.dtype.name, "shape": list(v.shape),
+                             "data": encode_value(v.reshape(-1).tolist(), where)}}
+    raise _fail(where, f"a value of type {type(v).__name__} ({str(v)[:60]}) cannot be stored in "
+                       "the JSON format")
+
+
+def decode_value(v: Any, where: str) -> Any:
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    if isinstance(v, list):
+        return [decode_value(x, where) for x in v]
+    if not isinstance(v, dict):
+        raise _fail(where, f"unexpected JSON value {v!r}")
+    marked = [k for k in v if k.startswith("$")]
+    if not marked:
+        return {k: decode_value(x, where) for k, x in v.items()}
+    if len(v) != 1:
+        raise _fail(where, f"a marker object {marked[0]!r} must have exactly one key")
+    key, inner = next(iter(v.items()))
+    if key == "$tuple" and isinstance(inner, list):
+        return tuple(decode_value(x, where) for x in inner)
+    if key == "$float" and inner in ("nan", "inf", "-inf"):
+        return float(inner)
+    if key == "$ndarray" and isinstance(inner, dict):
+        return _decode_ndarray(inner, where)
+    raise _fail(where, f"unknown or malformed marker object {key!r}")
+
+
+def _decode_ndarray(d: dict, where: str) -> np.ndarray:
+    dtype, shape = d.get("dtype"), _int_list(d.get("shape"), where + ".$ndarray.shape", min_=0)
+    if dtype not in DTYPES or set(d) != {"dtype", "shape", "data"} or not isinstance(d["data"], list):
+        raise _fail(where, "malformed $ndarray object")
+    data = decode_value(d["data"], where)
+    if len(data) != int(np.prod(shape, dtype=np.int64)) or any(
+            not isinstance(x, (bool, int, float)) for x in data):
+        raise _fail(where, "$ndarray data does not fit its shape")
+    return np.array(data, dtype=DTYPES[dtype].np).reshape(shape)

@@ -1,0 +1,53 @@
+"""Checked reads of JSON document fields: each failure names the field and what was expected."""
+from __future__ import annotations
+
+from typing import Any, List
+
+from ...runtime.dtype import DTYPES
+from .errors import _fail
+
+_MAX_NAME = 256
+
+
+def _int_list(v: Any, where: str, min_: int = -1, nullable: bool = False) -> List[Any]:
+    if not isinstance(v, list):
+        raise _fail(where, f"expected a list of ints, got {v!r}")
+    for d in v:
+        if d is None and nullable:
+            continue
+        if type(d) is not int or d < min_:
+            raise _fail(where, f"expected ints >= {min_}, got {d!r}")
+    return v
+
+
+def _name(v: Any, where: str) -> str:
+    """A variable / parameter name: a plain, printable, bounded string."""
+    if not isinstance(v, str) or not v or len(v) > _MAX_NAME or not v.isprintable():
+        raise _fail(where, f"invalid name {str(v)[:80]!r} (names are non-empty printable strings "
+                           f"of at most {_MAX_NAME} characters)")
+    return v
+
+
+def _dtype(v: Any, where: str) -> str:
+    if v not in DTYPES:
+        raise _fail(where, f"unknown dtype {v!r}; expected one of {', '.join(DTYPES)}")
+    return DTYPES[v]
+
+
+def _get(d: Any, key: str, types: Any, where: str) -> Any:
+    if not isinstance(d, dict):
+        raise _fail(where, f"expected a JSON object, got {type(d).__name__}")
+    if key not in d:
+        raise _fail(where, f"missing field {key!r}")
+    v = d[key]
+    if not isinstance(v, types) or (isinstance(v, bool) and bool not in _as_tuple(types)):
+        raise _fail(f"{where}.{key}", f"expected {_type_names(types)}, got {type(v).__name__}")
+    return v
+
+
+def _as_tuple(types: Any) -> tuple:
+    return types if isinstance(types, tuple) else (types,)
+
+
+def _type_names(types: Any) -> str:
+    return " or ".join(t.__name__ for t in _as_tuple(types))

@@ -1,0 +1,28 @@
+"""The format's identity: its name and version, the writing dy2st's version, and the header check."""
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import _fail
+
+FORMAT_NAME = "dy2st.model"
+FORMAT_VERSION = 1
+
+
+def _dy2st_version() -> str:
+    import dy2st
+    return str(getattr(dy2st, "__version__", "unknown"))
+
+
+def check_header(doc: Any, where: str) -> int:
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT_NAME:
+        found = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
+        raise _fail(where, f"is not a dy2st model (format is {found!r}, expected {FORMAT_NAME!r})")
+    version = doc.get("format_version")
+    if type(version) is not int or version < 1:
+        raise _fail(where, f"has an invalid format_version {version!r}")
+    if version > FORMAT_VERSION:
+        raise _fail(where, f"uses model format version {version} (written by dy2st "
+                           f"{doc.get('dy2st_version', '?')}), but this dy2st ({_dy2st_version()}) "
+                           f"reads format versions up to {FORMAT_VERSION}; upgrade dy2st to load it")
+    return version

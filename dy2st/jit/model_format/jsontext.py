@@ -1,0 +1,46 @@
+"""The graph file's text: diff-friendly JSON out, strict JSON in (foreign files are named as such)."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .errors import _fail
+
+
+def dumps(v: Any, indent: str = "") -> str:
+    """JSON text where a container that fits in one short line stays on one line (diff-friendly)."""
+    flat = json.dumps(v, allow_nan=False, separators=(", ", ": "))
+    if len(flat) + len(indent) <= 120 or not isinstance(v, (list, dict)) or not v:
+        return flat
+    inner = indent + " "
+    if isinstance(v, list):
+        body = [inner + dumps(x, inner) for x in v]
+        return "[\n" + ",\n".join(body) + "\n" + indent + "]"
+    body = [f"{inner}{json.dumps(k)}: {dumps(x, inner)}" for k, x in v.items()]
+    return "{\n" + ",\n".join(body) + "\n" + indent + "}"
+
+
+def _parse_json(raw: bytes, where: str) -> Any:
+    if raw.startswith(b"\x80"):
+        raise _fail(where, "is a Python pickle, not a dy2st model; refusing to load it (unpickling "
+                           "can run arbitrary code)")
+    if raw.startswith(b"PK\x03\x04") or raw.startswith(b"\x93NUMPY"):
+        raise _fail(where, "is a numpy/zip archive, not the JSON graph of a dy2st model")
+
+    def pairs(items: list) -> dict:
+        keys = [k for k, _ in items]
+        if len(set(keys)) != len(keys):
+            raise ValueError("duplicate key in an object")
+        return dict(items)
+
+    def constant(name: str) -> Any:
+        raise ValueError(f"non-standard JSON constant {name}")
+
+    try:
+        return json.loads(raw.decode("utf-8"), object_pairs_hook=pairs, parse_constant=constant)
+    except UnicodeDecodeError:
+        raise _fail(where, "is not UTF-8 text, so not a dy2st model graph") from None
+    except json.JSONDecodeError as e:
+        raise _fail(where, f"is not valid JSON (truncated or corrupt?): {e}") from None
+    except (ValueError, RecursionError) as e:
+        raise _fail(where, f"is not valid JSON: {e}") from None

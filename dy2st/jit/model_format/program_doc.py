@@ -1,0 +1,61 @@
+"""A ConcreteProgram -> the JSON document of the graph file (the inverse of build.py)."""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Tuple
+
+from ...runtime.program import Program
+from ...runtime.pytree import LEAF
+from ..concrete import ConcreteProgram
+from .codec import encode_value
+from .errors import ModelFormatError
+from .header import FORMAT_NAME, FORMAT_VERSION, _dy2st_version
+
+
+def _program_doc(program: Program) -> Dict[str, Any]:
+    blocks = []
+    for b in program.blocks:
+        where = f"block {b.idx}"
+        vars_ = [{"name": v.name, "shape": list(v._shape), "dtype": str(v.dtype), "kind": v.kind,
+                  "elem": None if v.elem is None else [list(v.elem[0]), str(v.elem[1])],
+                  "persistable": bool(v.persistable)} for v in b.vars.values()]
+        ops = [{"type": op.type, "inputs": list(op.inputs), "outputs": list(op.outputs),
+                "attrs": {k: encode_value(a, f"{where}: op {op.type}: attr {k!r}")
+                          for k, a in op.attrs.items()},
+                "origin": None if op.origin is None else op.origin.to_json()} for op in b.ops]
+        blocks.append({"idx": b.idx, "parent": b.parent_idx, "params": list(b.params),
+                       "results": list(b.results), "vars": vars_, "ops": ops})
+    return {"blocks": blocks, "feed_names": list(program.feed_names),
+            "fetch_names": list(program.fetch_names)}
+
+
+def _tree_doc(tree: Any, where: str) -> Any:
+    if tree is LEAF:
+        return {"kind": "leaf"}
+    kind, items = tree
+    if kind == "dict":
+        return {"kind": "dict", "keys": [encode_value(k, where) for k, _ in items],
+                "items": [_tree_doc(s, where) for _, s in items]}
+    return {"kind": kind, "items": [_tree_doc(s, where) for s in items]}
+
+
+def _leaf_doc(leaf: Tuple[str, Any], where: str) -> Dict[str, Any]:
+    kind, value = leaf
+    if kind == "var":
+        return {"var": int(value)}
+    return {"const": encode_value(value, where)}
+
+
+def concrete_doc(concrete: ConcreteProgram, params: List[Dict[str, Any]],
+                 extra: Optional[dict]) -> Dict[str, Any]:
+    program = concrete.program
+    if len(concrete.inputs) != len(program.feed_names):
+        raise ModelFormatError(f"the program has {len(program.feed_names)} feeds but "
+                               f"{len(concrete.inputs)} input specs")
+    inputs = [{"name": s.name, "var": feed, "shape": list(s.shape), "dtype": str(s.dtype)}
+              for s, feed in zip(concrete.inputs, program.feed_names)]
+    return {"format": FORMAT_NAME, "format_version": FORMAT_VERSION,
+            "dy2st_version": _dy2st_version(), "inputs": inputs,
+            "outputs": {"tree": _tree_doc(concrete.output_tree, "output structure"),
+                        "leaves": [_leaf_doc(x, "output constant") for x in concrete.output_leaves]},
+            "parameters": params, "program": _program_doc(program),
+            "extra": encode_value(dict(extra or {}), "extra")}
