@@ -3,7 +3,6 @@ too; builtins, the standard library, numpy, dy2st itself, ignored modules and @n
 functions are called as they are."""
 from __future__ import annotations
 
-import builtins
 import functools
 import inspect
 import logging

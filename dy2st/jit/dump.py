@@ -9,7 +9,6 @@ import sys
 import types
 from typing import List, Optional
 
-import gast
 
 from ..static.input_spec import InputSpec
 

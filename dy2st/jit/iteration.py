@@ -173,7 +173,8 @@ def Zip(*iterables: Any) -> Any:
 def For(iterable: Any, body: Callable, get_args: Callable, set_args: Callable,
         names: Sequence[str], extra_cond: Optional[Callable], arrays: Sequence[str] = ()) -> None:
     """for item in iterable: body(item), stopping when extra_cond() (a break flag) is false."""
-    from .jst import _as_bool, run_static_loop
+    from .jst import run_static_loop
+    from .operators import _as_bool
     sym = symbolic_iterable(iterable)
     if sym is None:
         for item in iterable:

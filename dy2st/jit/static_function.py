@@ -16,7 +16,7 @@ from ..runtime.executor import CompiledProgram, compile_program, raise_with_op_o
 from ..runtime.passes import optimize
 from ..runtime.program import Program, Variable, program_guard
 from ..runtime.pytree import flatten, unflatten
-from ..runtime.tensor import Tensor, TensorLike
+from ..runtime.tensor import Tensor
 from ..static.input_spec import InputSpec
 from .concrete import ConcreteProgram
 from .convert_call import options

@@ -1,7 +1,7 @@
 """Re-raising an exception with a better message while keeping its type."""
 from __future__ import annotations
 
-from typing import Any, NoReturn, Optional
+from typing import Any, NoReturn
 
 
 def reraise_as(e: BaseException, message: str, origin: Any = None) -> NoReturn:

@@ -3,7 +3,6 @@ constants, values deleted after their last use, cond/while sub-blocks inlined (a
 only when nested very deep), in-place elementwise ops where passes/inplace.py planned them."""
 from __future__ import annotations
 
-import ast
 import hashlib
 import linecache
 import sys

@@ -6,7 +6,7 @@ left alone; a zero-argument `super()` gets its class and instance spelled out, b
 may now sit inside a generated helper function."""
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Optional
 
 import gast
 

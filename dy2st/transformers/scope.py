@@ -3,7 +3,7 @@ statement's names (`get_args` / `set_args`), and `UndefinedVar` bindings that ma
 locals of the enclosing function so that helpers can declare them nonlocal."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Sequence, Set, Tuple
+from typing import Any, List, Sequence, Set, Tuple
 
 import gast
 

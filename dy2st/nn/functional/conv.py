@@ -1,7 +1,7 @@
 """conv2d: one fused kernel (sliding windows + tensordot per group) for eager and static mode."""
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Tuple
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view

@@ -1,7 +1,7 @@
 """Normalisation: layer_norm, batch_norm and normalize (Lp), each a fused kernel."""
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from typing import Any, Optional
 
 import numpy as np
 

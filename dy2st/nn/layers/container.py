@@ -1,7 +1,6 @@
 """Containers: Sequential, LayerList, LayerDict and ParameterList."""
 from __future__ import annotations
 
-import collections
 from typing import Any, Iterable, Iterator, Mapping, Optional, Union
 
 from ...runtime.tensor import Parameter

@@ -1,14 +1,14 @@
 """Creation ops: to_tensor, full / zeros / ones (and *_like), cast, assign, arange, eye."""
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence
+from typing import Any, Optional
 
 import numpy as np
 
 from .. import state
-from ..dtype import DType, bool_, convert_dtype, dtype_of_array, float32, int64
+from ..dtype import DType, bool_, convert_dtype, int64
 from ..registry import Meta, apply, register_op
-from ..tensor import Tensor, TensorLike
+from ..tensor import Tensor
 from .operands import cast as _cast_to, is_tensor, scalar_dtype
 
 
@@ -197,7 +197,6 @@ def _full_like_kernel(x, value, dtype):
 def full_like(x: Any, fill_value: Any, dtype: Any = None, name: Optional[str] = None) -> Any:
     d = convert_dtype(dtype) if dtype is not None else x.dtype
     if is_tensor(fill_value):
-        from .shape import shape as shape_of
         return full(x.shape, fill_value, d)
     return apply("full_like", [x], {"value": _py_value(fill_value, d), "dtype": str(d)})
 
@@ -235,7 +234,6 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, dtype: Any = None,
             isinstance(v, float) or (is_tensor(v) and v.dtype.is_floating) for v in vals) else int64
     d = convert_dtype(dtype)
     if not any(is_tensor(v) for v in vals):
-        n = len(range(0)) if False else None
         if not state._state.blocks:
             return Tensor(np.arange(start, end, step).astype(d.np))
         count = int(np.ceil((end - start) / step)) if step else 0

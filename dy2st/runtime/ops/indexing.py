@@ -8,7 +8,7 @@ from typing import Any, List, Tuple
 
 import numpy as np
 
-from ..dtype import bool_, int64
+from ..dtype import bool_
 from ..program import Variable
 from ..registry import Meta, apply, register_op
 from ..tensor import Tensor, TensorLike

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Iterable, List, Optional, Sequence, Tuple
 
-from ..dtype import DType, bool_, convert_dtype
+from ..dtype import bool_, convert_dtype
 from ..registry import Meta
 
 

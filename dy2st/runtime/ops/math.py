@@ -6,7 +6,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..dtype import bool_, float32
+from ..dtype import float32
 from ..registry import Meta, apply, register_op
 from ..tensor import Tensor
 from . import infer as I

@@ -6,7 +6,7 @@ from typing import Any, Tuple
 import numpy as np
 
 from .. import state
-from ..dtype import DType, DTYPES, bool_, convert_dtype, float32, int64
+from ..dtype import DType, bool_, convert_dtype, float32, int64
 from ..registry import apply
 from ..tensor import Tensor, TensorLike
 

@@ -11,7 +11,7 @@ from ..registry import Meta, apply, register_op
 from ..program import Variable
 from ..tensor import Tensor
 from . import infer as I
-from .operands import as_tensor, is_tensor
+from .operands import as_tensor
 
 
 @register_op("shape", infer=lambda x: Meta((len(x._shape),), int64))

@@ -1,0 +1,123 @@
+"""Python operators and builtins applied to symbolic tensors in converted code: and / or / not,
+chained comparisons, int() / float() / bool() / len() / sum() / isinstance()."""
+from __future__ import annotations
+
+import operator
+from typing import Any, Callable, Sequence
+
+from ..runtime import ops
+from ..runtime.program import Variable
+from ..runtime.tensor import Tensor, TensorLike
+
+
+def _symbolic(x: Any) -> bool:
+    return isinstance(x, Variable)
+
+
+# ----------------------------------------------------------------------------- logic
+def And(left: Callable, right: Callable) -> Any:
+    x = left()
+    if _symbolic(x):
+        y = right()
+        return ops.logical_and(_as_bool(x), _as_bool(y))
+    if not x:
+        return x
+    return right()
+
+
+def Or(left: Callable, right: Callable) -> Any:
+    x = left()
+    if _symbolic(x):
+        y = right()
+        return ops.logical_or(_as_bool(x), _as_bool(y))
+    if x:
+        return x
+    return right()
+
+
+_COMPARISONS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
+                "==": operator.eq, "!=": operator.ne, "is": operator.is_,
+                "is not": operator.is_not, "in": lambda a, b: a in b,
+                "not in": lambda a, b: a not in b}
+
+
+def Compare(ops: Sequence[str], *operands: Callable) -> Any:
+    """A chained comparison `a < b < c`: pairwise results joined by `and`."""
+    left = operands[0]()
+    result = None
+    for op, operand in zip(ops, operands[1:]):
+        right = operand()
+        r = _COMPARISONS[op](left, right)
+        if result is None:
+            result = r
+        elif _symbolic(result) or _symbolic(r):
+            result = ops_and(result, r)
+        else:
+            result = r
+        if not _symbolic(result) and not result:
+            return result
+        left = right
+    return result
+
+
+def ops_and(a: Any, b: Any) -> Any:
+    return ops.logical_and(_as_bool(a), _as_bool(b))
+
+
+def Not(x: Any) -> Any:
+    if _symbolic(x):
+        return ops.logical_not(_as_bool(x))
+    return not x
+
+
+def _as_bool(x: Any) -> Any:
+    if isinstance(x, TensorLike):
+        return x if x.dtype == "bool" else ops.cast(x, "bool")
+    return ops.full([], bool(x), "bool")
+
+
+# ----------------------------------------------------------------------------- casts
+def Int(x: Any) -> Any:
+    if _symbolic(x):
+        return ops.cast(x, "int64")
+    return int(x)
+
+
+def Float(x: Any) -> Any:
+    if _symbolic(x):
+        return ops.cast(x, "float32" if not x.dtype.is_floating else x.dtype)
+    return float(x)
+
+
+def Bool(x: Any) -> Any:
+    if _symbolic(x):
+        return _as_bool(x)
+    return bool(x)
+
+
+def Len(x: Any) -> Any:
+    if isinstance(x, Variable):
+        if x.kind == "array":
+            return ops.array_length(x)
+        if x._shape and x._shape[0] >= 0:
+            return x._shape[0]
+        if not x._shape:
+            raise TypeError("len() of a 0-d tensor")
+        return ops.shape(x)[0]
+    return len(x)
+
+
+def Sum(items: Any) -> Any:
+    """sum() of a Python iterable, or of a tensor array (a list grown in a tensor loop)."""
+    if isinstance(items, Variable) and items.kind == "array":
+        return ops.sum(ops.array_stack(items), axis=0)
+    return sum(items)
+
+
+def IsInstance(obj: Any, classinfo: Any) -> bool:
+    """isinstance, where a symbolic tensor counts as a Tensor (it stands for one)."""
+    if isinstance(obj, Variable):
+        classes = classinfo if isinstance(classinfo, tuple) else (classinfo,)
+        if any(isinstance(c, type) and issubclass(Tensor, c) for c in classes):
+            return True
+    return isinstance(obj, classinfo)

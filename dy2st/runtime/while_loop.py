@@ -1,0 +1,227 @@
+"""while_loop: repeat a body while a condition holds; a `while` op over closed condition and
+body blocks once the condition is symbolic (shapes that change between iterations relax to -1)."""
+from __future__ import annotations
+
+from typing import Any, Callable, List, Optional, Sequence
+
+from . import state
+from .control_flow import (_align_captures, _as_pred, _constant, _is_number, _local, _meta,
+                           _same_constant, _unify_elem, _where, is_undefined)
+from .program import Block, Variable, block_guard
+from .pytree import LEAF, describe, flatten, unflatten
+from .registry import Meta, append_op
+from .tensor import Tensor, TensorLike
+
+
+def while_loop(cond: Callable, body: Callable, loop_vars: Sequence[Any], is_test: bool = False,
+               name: Optional[str] = None, names: Optional[Sequence[str]] = None) -> List[Any]:
+    """Repeat body(*loop_vars) while cond(*loop_vars); a `while` op when cond is symbolic."""
+    if not isinstance(loop_vars, (list, tuple)) or not loop_vars:
+        raise TypeError("while_loop: loop_vars must be a non-empty list or tuple")
+    loop_vars = list(loop_vars)
+    c = probe(cond, *loop_vars)
+    if not isinstance(c, Variable):
+        while c:
+            loop_vars = _as_list(body(*loop_vars), len(loop_vars))
+            c = probe(cond, *loop_vars)
+            if isinstance(c, Variable):
+                return static_while(cond, body, loop_vars, names)
+        return loop_vars
+    return static_while(cond, body, loop_vars, names)
+
+
+def probe(fn: Callable, *args: Any) -> Any:
+    """fn(*args) evaluated where its ops are thrown away: a loop condition is first evaluated
+    only to learn whether it is symbolic (then the loop's own blocks evaluate it again)."""
+    parent = state.current_block()
+    if parent is None:
+        return fn(*args)
+    program = parent.program
+    n_blocks = len(program.blocks)
+    scratch = program.create_block(parent.idx)
+    try:
+        with block_guard(scratch):
+            return fn(*args)
+    finally:
+        del program.blocks[n_blocks:]
+
+
+def _as_list(out: Any, n: int) -> List[Any]:
+    if isinstance(out, (list, tuple)) and len(out) == n:
+        return list(out)
+    if n == 1:
+        return [out]
+    raise ValueError(f"while_loop: body must return {n} values (as the loop_vars), got {out!r}")
+
+
+def _spec(v: Any) -> Optional[Meta]:
+    if isinstance(v, Variable):
+        return _meta(v)
+    if isinstance(v, Tensor):
+        return Meta(tuple(v._value.shape), v.dtype)
+    return None
+
+
+class _LearnedStructure(Exception):
+    """Loop variables undefined before the loop turned out to be structures (e.g. a returned
+    tuple): the loop is traced again with placeholders of that structure."""
+
+    def __init__(self, values: dict) -> None:
+        super().__init__("loop variable structure learned")
+        self.values = values
+
+
+def static_while(cond: Callable, body: Callable, loop_vars: List[Any],
+                 names: Optional[Sequence[str]] = None) -> List[Any]:
+    loop_vars = list(loop_vars)
+    parent = state.current_block()
+    for _ in range(len(loop_vars) + 1):
+        try:
+            return _static_while(cond, body, loop_vars, names)
+        except _LearnedStructure as learned:
+            with block_guard(parent):
+                for k, value in learned.values.items():
+                    loop_vars[k] = placeholder_like(value)
+    raise RuntimeError("while_loop: loop variable structures did not settle")
+
+
+def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
+                  names: Optional[Sequence[str]] = None) -> List[Any]:
+    parent = state.current_block()
+    program = parent.program
+    leaves, tree = flatten(loop_vars)
+    with block_guard(parent):
+        init = [(_constant(v) if _is_number(v) else v) for v in leaves]
+    is_var = [isinstance(v, TensorLike) for v in init]
+    specs = [_spec(v) for v in init]
+    labels = [_leaf_label(names, tree, i) for i in range(len(init))]
+    for _attempt in range(5):
+        n_blocks = len(program.blocks)
+        cb = program.create_block(parent.idx)
+        bb = program.create_block(parent.idx)
+        c_params = _make_params(cb, specs, init)
+        b_params = _make_params(bb, specs, init)
+        with block_guard(cb):
+            c = cond(*unflatten(tree, c_params))
+            if not isinstance(c, Variable):
+                c = _constant(bool(c))
+            c = _as_pred(c)
+            cb.results = [cb.local(c).name]
+        with block_guard(bb):
+            out = _as_list(body(*unflatten(tree, b_params)), len(loop_vars))
+            out_leaves, out_tree = flatten(out)
+            if out_tree != tree:
+                grown = {k: v1 for k, (v0, v1) in enumerate(zip(loop_vars, out))
+                         if is_undefined(v0) and not is_undefined(v1)}
+                if grown:
+                    del program.blocks[n_blocks:]
+                    raise _LearnedStructure(grown)
+                raise ValueError(
+                    "a tensor loop changes the structure of its loop variables: "
+                    f"{describe(tree)} before the loop, {describe(out_tree)} after one iteration")
+            results = []
+            learned = {}
+            for i, (o, p) in enumerate(zip(out_leaves, b_params)):
+                if not is_var[i]:
+                    if is_undefined(p) and not is_undefined(o):
+                        learned[i] = o      # first defined inside the loop: learn its type
+                        continue
+                    if not _same_constant(o, p):
+                        raise TypeError(f"loop variable {labels[i]} is the Python value {p!r} before "
+                                        f"a tensor loop and {o!r} after an iteration; only tensors "
+                                        "and numbers can change inside a tensor loop")
+                    continue
+                if _is_number(o):
+                    o = _constant(o, p)
+                if not isinstance(o, TensorLike):
+                    raise TypeError(f"loop variable {labels[i]} becomes {type(o).__name__} in the "
+                                    "loop body; it must stay a tensor")
+                results.append(_local(bb, o))
+        if learned:
+            del program.blocks[n_blocks:]
+            with block_guard(parent):
+                for i, o in learned.items():
+                    if isinstance(o, TensorLike) or _is_number(o):
+                        init[i] = _constant(o) if _is_number(o) else placeholder_like(o)
+                        is_var[i] = True
+                        specs[i] = _spec(init[i])
+                    else:
+                        init[i] = o      # a Python value such as the None of a bare `return`
+            continue
+        new_specs = list(specs)
+        k = 0
+        for i in range(len(init)):
+            if not is_var[i]:
+                continue
+            new_specs[i] = _relax(labels[i], specs[i], results[k], init[i])
+            k += 1
+        if new_specs == specs:
+            break
+        del program.blocks[n_blocks:]
+        specs = new_specs
+    else:
+        raise RuntimeError("while_loop: loop variable shapes did not settle")
+    bb.results = [v.name for v in results]
+    n_lv = sum(is_var)
+    sources = _align_captures([cb, bb], n_lv)
+    inits = [v for v, var in zip(init, is_var) if var]
+    metas = [s for s, var in zip(specs, is_var) if var]
+    outs = append_op("while", [*inits, *sources],
+                     {"cond_block": cb.idx, "body_block": bb.idx, "n_loop_vars": n_lv},
+                     metas=metas)
+    it = iter(outs)
+    final = [next(it) if var else v for v, var in zip(init, is_var)]
+    return _as_list(unflatten(tree, final), len(loop_vars))
+
+
+def placeholder_like(value: Any) -> Any:
+    """Zeros of the same structure, dtype and rank (unknown dims become 1): the value of a
+    name on a path where it is not assigned (an untaken branch, before a loop defines it)."""
+    from . import ops
+    if isinstance(value, TensorLike):
+        if isinstance(value, Variable) and value.kind == "array":
+            return ops.create_array(value.dtype)
+        shape = value._shape if isinstance(value, Variable) else value._value.shape
+        return ops.full([d if d >= 0 else 1 for d in shape], 0, value.dtype)
+    if type(value) in (list, tuple):
+        return type(value)(placeholder_like(v) for v in value)
+    if type(value) is dict:
+        return {k: placeholder_like(v) for k, v in value.items()}
+    return value
+
+
+def _leaf_label(names, tree, i) -> str:
+    if names and tree[0] in ("list", "tuple") and len(tree[1]) == len(names) and all(
+            s is LEAF for s in tree[1]):
+        return f"'{names[i]}'"
+    return f"#{i}"
+
+
+def _make_params(block: Block, specs, init) -> List[Any]:
+    params = []
+    for s, v in zip(specs, init):
+        if s is None:
+            params.append(v)
+            continue
+        p = block.create_var(s.shape, s.dtype, prefix="loop", kind=s.kind, elem=s.elem)
+        block.params.append(p.name)
+        params.append(p)
+    return params
+
+
+def _relax(label: str, spec: Meta, out: Variable, init: Any) -> Meta:
+    if out.kind != spec.kind:
+        raise TypeError(f"loop variable {label} changes kind (tensor array vs tensor) in the loop body")
+    if out.dtype != spec.dtype and spec.kind == "dense":
+        raise TypeError(f"loop variable {label} is {spec.dtype}{list(spec.shape)} before the loop"
+                        f"{_where(init)} and {out.dtype}{list(out._shape)} after the loop body"
+                        f"{_where(out)}; a loop variable must keep its dtype")
+    if spec.kind == "array":
+        if out.elem is None or spec.elem is None:
+            return Meta((), out.dtype, "array", out.elem or spec.elem)
+        return Meta((), out.dtype, "array", _unify_elem(label, spec.elem, out.elem))
+    if len(out._shape) != len(spec.shape):
+        raise ValueError(f"loop variable {label} has shape {list(spec.shape)} before the loop"
+                         f"{_where(init)} and {list(out._shape)} after the loop body{_where(out)}; "
+                         "a loop variable must keep its rank")
+    return Meta(tuple(a if a == b else -1 for a, b in zip(spec.shape, out._shape)), spec.dtype)
