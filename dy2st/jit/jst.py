@@ -108,14 +108,32 @@ def IfElse(pred: Any, true_fn: Callable, false_fn: Callable, get_args: Callable,
     live = list(outputs)
     t_live = [t_out[i] for i in live]
     f_live = [f_out[i] for i in live]
+    one_sided = [k for k, i in enumerate(live) if _user_name(names[i]) and
+                 is_undefined(t_live[k]) != is_undefined(f_live[k]) and
+                 isinstance(t_live[k] if not is_undefined(t_live[k]) else f_live[k], TensorLike)]
     t_live, f_live = _fill_undefined(t_live, f_live, tb, fb)
     for k, i in enumerate(live):
         check_same_structure(names[i], t_live[k], f_live[k], true_fn)
+    # one "was it assigned?" flag per name assigned on one path only
+    with block_guard(tb):
+        t_flags = [ops.full([], not is_undefined(t_out[live[k]]), "bool") for k in one_sided]
+    with block_guard(fb):
+        f_flags = [ops.full([], not is_undefined(f_out[live[k]]), "bool") for k in one_sided]
+    labels = [names[i] for i in live] + [f"{names[live[k]]} (assigned?)" for k in one_sided]
     try:
-        merged = merge_branches(pred, tuple(t_live), tuple(f_live), tb, fb,
-                                [names[i] for i in live])
+        merged = merge_branches(pred, tuple(t_live) + tuple(t_flags),
+                                tuple(f_live) + tuple(f_flags), tb, fb, labels)
     except (TypeError, ValueError) as e:
         with_lines(e, [names[i] for i in live], true_fn)
+    for j, k in enumerate(one_sided):
+        value, flag = merged[k], merged[len(live) + j]
+        if isinstance(value, Variable):
+            lines = assignment_origins(true_fn.__code__.co_filename, names[live[k]])
+            where = " (it is assigned at " + ", ".join(
+                f"line {o.line}: {o.source}" for o in lines) + ")" if lines else ""
+            program.maybe_undefined[value.name] = (flag, names[live[k]], where,
+                                                   lines[0] if lines else None)
+    merged = merged[:len(live)]
     result = list(init)
     for k, i in enumerate(live):
         result[i] = merged[k]
@@ -212,6 +230,14 @@ def assignment_origins(filename: str, name: str) -> list:
             if o is not None and o not in found:
                 found.append(o)
     return sorted(found, key=lambda o: o.line)
+
+
+_GENERATED = ("return_value_", "return_flag_", "break_", "continue_", "unpack_")
+
+
+def _user_name(name: str) -> bool:
+    """Not one of the converter's own names (a return value set on one path is normal)."""
+    return not name.startswith(_GENERATED) and "." not in name
 
 
 def _fill_undefined(t_vals, f_vals, tb: Block, fb: Block):

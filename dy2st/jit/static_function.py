@@ -364,6 +364,7 @@ def _outputs(out_leaves: List[Any]):
             if leaf.block.idx != 0:
                 from ..runtime.program import EscapedTensorError
                 raise EscapedTensorError(leaf)
+            _check_defined_output(leaf)
             desc.append(("var", len(fetch)))
             fetch.append(leaf.name)
         elif is_undefined(leaf):
@@ -383,6 +384,14 @@ def layer_forward(layer: Any, input_spec: Optional[Sequence[Any]] = None,
     if isinstance(cls_fwd, StaticFunction):
         return cls_fwd.__get__(layer, type(layer))
     return StaticFunction(cls_fwd, input_spec, full_graph, instance=layer)
+
+
+def _check_defined_output(var: Variable) -> None:
+    """A returned value that one path of a tensor `if` never assigned fails when that path ran."""
+    entry = var.block.program.maybe_undefined.get(var.name)
+    if entry is not None:
+        from ..runtime.side_effects import check_defined
+        check_defined(*entry)
 
 
 def to_static(function: Any = None, input_spec: Optional[Sequence[Any]] = None,

@@ -263,6 +263,9 @@ class Program:
         self._counter: Dict[str, int] = {}
         self.persistables: Dict[str, Tensor] = {}   # var name -> tensor read when the program runs
         self._captured: Dict[int, str] = {}         # id(tensor) -> var name (tensor kept alive above)
+        # var name -> (bool Variable: "was it assigned?", user's name, where it is assigned (text
+        # and Origin)): a value merged from a tensor `if` that assigns it on one path only
+        self.maybe_undefined: Dict[str, Tuple[Variable, str, str, Optional[Origin]]] = {}
         self.feed_names: List[str] = []
         self.fetch_names: List[str] = []
         self._compiled: Dict[Tuple, Any] = {}

@@ -91,6 +91,8 @@ def append_op(name: str, inputs: Sequence[Any], attrs: Dict[str, Any],
               metas: Optional[List[Meta]] = None):
     block = state.current_block()
     opdef = OPS[name]
+    if block.program.maybe_undefined and name not in ("cond", "while", "check_defined"):
+        _check_inputs_defined(block, inputs)
     local = [to_local(block, x) for x in inputs]
     explicit = metas is not None
     if metas is None:
@@ -101,3 +103,20 @@ def append_op(name: str, inputs: Sequence[Any], attrs: Dict[str, Any],
     if explicit or opdef.n_outputs != 1:
         return tuple(outs)
     return outs[0]
+
+
+def _check_inputs_defined(block: Block, inputs: Sequence[Any]) -> None:
+    """Before an op reads a value that one path of a tensor `if` never assigned, check at run
+    time that the path taken did assign it (once per value and block)."""
+    table = block.program.maybe_undefined
+    for x in inputs:
+        entry = table.get(getattr(x, "name", None)) if isinstance(x, Variable) else None
+        if entry is None:
+            continue
+        flag, user_name, where, _ = entry
+        done = block.__dict__.setdefault("checked_defined", set())
+        if x.name in done:
+            continue
+        done.add(x.name)
+        from .side_effects import check_defined
+        check_defined(flag, user_name, where)

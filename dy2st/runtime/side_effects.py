@@ -61,3 +61,20 @@ def _raise_kernel(*xs, type, message):
 def raise_when_run(exc: BaseException) -> None:
     """An op that raises `exc` (type and message) if the program runs through it."""
     apply("raise", [], {"type": type(exc).__name__, "message": str(exc)})
+
+
+@register_op("check_defined", infer=lambda flag, *, name, where: [], n_outputs=0)
+def _check_defined_kernel(flag, *, name, where):
+    if not flag:
+        raise UnboundLocalError(f"local variable '{name}' is used, but the program took a path "
+                                f"on which it is never assigned{where}")
+    return ()
+
+
+def check_defined(flag: Any, name: str, where: str, origin: Any = None) -> None:
+    """An op that fails like Python's UnboundLocalError when `flag` is false (`origin`: the
+    user's line to blame when the caller's frame is not the user's)."""
+    apply("check_defined", [flag], {"name": name, "where": where})
+    if origin is not None:
+        from . import state
+        state.current_block().ops[-1].origin = origin

@@ -128,8 +128,6 @@ def test_variable_defined_only_in_one_branch_taken_path(check):
     check(var_only_in_one_branch_used_after, (np.array([1.0], "float32"),))
 
 
-@pytest.mark.xfail(strict=True, reason="bug (minor): name bound in only one tensor-if branch silently reads as zeros "
-                                       "on the other path; eager raises UnboundLocalError")
 def test_variable_defined_only_in_one_branch_untaken_path_is_reported():
     sf = paddle.jit.to_static(var_only_in_one_branch_used_after)
     sf(_t([1.0]))

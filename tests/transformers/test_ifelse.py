@@ -293,3 +293,31 @@ def test_raise_in_tensor_branch_happens_only_when_run_through(check):
     msg = str(info.value)
     assert "negative input" in msg and f"line {line}" in msg and 'raise ValueError("negative input")' in msg
     assert sf.num_programs == 1     # the same program raised when run: no re-trace
+
+
+def assigned_on_one_path_used_under_same_condition(x):
+    if x.sum() > 0:
+        z = x * 2.0
+    if x.mean() > 0:
+        y = z + 1
+    else:
+        y = x
+    return y
+
+
+def assigned_on_one_path_used_after(x):
+    if x.sum() > 0:
+        z = x * 2.0
+    y = z + 1.0
+    return y
+
+
+def test_name_assigned_on_one_path_fails_only_when_used_on_the_other(check):
+    X = np.array([0.5, -1.5, 2.0], "float32")
+    check(assigned_on_one_path_used_under_same_condition, np.abs(X), -np.abs(X))
+    sf = paddle.jit.to_static(assigned_on_one_path_used_after)
+    np.testing.assert_allclose(sf(paddle.to_tensor(np.abs(X))).numpy(), np.abs(X) * 2.0 + 1.0)
+    with pytest.raises(UnboundLocalError) as info:      # eager raises it too on this path
+        sf(paddle.to_tensor(-np.abs(X)))
+    assert "'z'" in str(info.value) and "z = x * 2.0" in str(info.value)
+    assert sf.num_programs == 1

@@ -12,10 +12,10 @@ from ..registry import OPS
 # Draw from the global generator when run: never folded, merged or hoisted.
 NONDETERMINISTIC = frozenset({"dropout", "uniform_random", "gaussian_random", "randint"})
 # Run for their effect (output, a check, a fresh or mutated list): never folded or merged.
-EFFECTS = frozenset({"print", "assert", "raise", "array_write", "array_pop", "create_array",
+EFFECTS = frozenset({"print", "assert", "raise", "check_defined", "array_write", "array_pop", "create_array",
                      "array_join", "array_slice"})
 # DCE keeps these even when nothing reads their outputs.
-KEEP_ALWAYS = frozenset({"print", "assert", "raise", "array_write", "array_pop"})
+KEEP_ALWAYS = frozenset({"print", "assert", "raise", "check_defined", "array_write", "array_pop"})
 # Read a tensor array, a Python list that array_write mutates in place: the same inputs may give
 # a different value later, so never folded or merged.
 READS_STATE = frozenset({"array_read", "array_length", "array_stack", "array_concat"})
