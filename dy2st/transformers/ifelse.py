@@ -65,4 +65,6 @@ class IfElseTransformer(ControlFlowTransformer):
 
 
 def transform(node: gast.AST, ctx: PassContext) -> gast.AST:
-    return IfElseTransformer(ctx).visit(node)
+    t = IfElseTransformer(ctx)
+    t.visit_expressions = any(isinstance(n, gast.IfExp) for n in gast.walk(node))
+    return t.visit(node)
