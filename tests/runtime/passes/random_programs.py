@@ -149,3 +149,13 @@ def check_pass(apply_pass: Callable[[Program], object], seeds: range, prepare=No
             arrays = [rng.standard_normal(SHAPE).astype("float32") for _ in feeds]
             assert_identical(run(ref, feeds, fetch, arrays), run(opt, feeds, fetch, arrays))
     return changed
+
+
+def build_program(fn):
+    """A Program over one input x: float32[2, 3], fetching fn(x)."""
+    main = static.Program()
+    with static.program_guard(main):
+        x = static.data("x", [2, 3], "float32")
+        out = fn(x)
+    main.feed_names, main.fetch_names = ["x"], [out.name]
+    return main

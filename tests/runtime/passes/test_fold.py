@@ -2,28 +2,19 @@
 import numpy as np
 
 import dy2st as paddle
-from dy2st import static
 from dy2st.runtime.passes.effects import EFFECTS, NONDETERMINISTIC
 from dy2st.runtime.passes.fold import fold_constants
 
-from random_programs import check_pass, run
+from random_programs import check_pass, run, build_program
 
 
 def test_random_programs_identical_after_folding():
     assert check_pass(fold_constants, range(60)) >= 10
 
 
-def _build(fn):
-    main = static.Program()
-    with static.program_guard(main):
-        x = static.data("x", [2, 3], "float32")
-        out = fn(x)
-    main.feed_names, main.fetch_names = ["x"], [out.name]
-    return main
-
 
 def test_all_constant_ops_become_one_full():
-    main = _build(lambda x: x + paddle.full([], 2.0, "float32") * paddle.full([], 3.0, "float32")
+    main = build_program(lambda x: x + paddle.full([], 2.0, "float32") * paddle.full([], 3.0, "float32")
                   + paddle.full([2, 3], 1.0, "float32") * paddle.full([2, 3], -0.5, "float32"))
     # the 0-d product is a numpy scalar when run (a `full` would give a 0-d array): not folded
     assert fold_constants(main) == 1
@@ -34,14 +25,14 @@ def test_all_constant_ops_become_one_full():
 
 
 def test_negative_zero_keeps_its_sign():
-    main = _build(lambda x: x * (paddle.full([2, 3], 0.0, "float32") * paddle.full([2, 3], -1.0, "float32")))
+    main = build_program(lambda x: x * (paddle.full([2, 3], 0.0, "float32") * paddle.full([2, 3], -1.0, "float32")))
     fold_constants(main)
     out = run(main, ["x"], main.fetch_names, [np.ones((2, 3), "float32")])[0][0]
     assert np.all(np.signbit(out))
 
 
 def test_random_ops_are_never_folded():
-    main = _build(lambda x: x + paddle.rand([2, 3]) * paddle.full([], 2.0, "float32")
+    main = build_program(lambda x: x + paddle.rand([2, 3]) * paddle.full([], 2.0, "float32")
                   + paddle.randn([2, 3]) + paddle.uniform([2, 3]))
     kinds = [op.type for op in main.global_block().ops]
     fold_constants(main)
@@ -57,7 +48,7 @@ def test_effect_and_random_sets_are_complete():
 
 
 def test_errors_are_left_for_the_run():
-    main = _build(lambda x: x + paddle.full([], 1.0, "float32") / paddle.full([], 0.0, "float32"))
+    main = build_program(lambda x: x + paddle.full([], 1.0, "float32") / paddle.full([], 0.0, "float32"))
     before = [op.type for op in main.global_block().ops]
     fold_constants(main)
     assert [op.type for op in main.global_block().ops] == before

@@ -3,39 +3,30 @@ an input's array."""
 import numpy as np
 
 import dy2st as paddle
-from dy2st import static
 from dy2st.runtime.passes.noop import remove_noops
 from dy2st.runtime.registry import apply
 
-from random_programs import check_pass, run
+from random_programs import check_pass, build_program
 
 
 def test_random_programs_identical_after_noop_removal():
     assert check_pass(remove_noops, range(60)) >= 10
 
 
-def _build(fn):
-    main = static.Program()
-    with static.program_guard(main):
-        x = static.data("x", [2, 3], "float32")
-        out = fn(x)
-    main.feed_names, main.fetch_names = ["x"], [out.name]
-    return main
-
 
 def test_same_dtype_cast_and_same_shape_reshape_go():
-    main = _build(lambda x: paddle.tanh(paddle.reshape(apply("cast", [x], {"dtype": "float32"}), [2, 3])))
+    main = build_program(lambda x: paddle.tanh(paddle.reshape(apply("cast", [x], {"dtype": "float32"}), [2, 3])))
     assert remove_noops(main) == 2
     assert [op.type for op in main.global_block().ops] == ["tanh"]
 
 
 def test_real_casts_and_reshapes_stay():
-    main = _build(lambda x: paddle.reshape(paddle.cast(x, "float64"), [3, 2]) * 2.0)
+    main = build_program(lambda x: paddle.reshape(paddle.cast(x, "float64"), [3, 2]) * 2.0)
     assert remove_noops(main) == 0
 
 
 def test_an_output_never_shares_the_feed():
-    main = _build(lambda x: apply("cast", [x], {"dtype": "float32"}))
+    main = build_program(lambda x: apply("cast", [x], {"dtype": "float32"}))
     assert remove_noops(main) == 0
     x = np.ones((2, 3), "float32")
     from dy2st.runtime.executor import CompiledProgram
