@@ -121,3 +121,65 @@ def IsInstance(obj: Any, classinfo: Any) -> bool:
         if any(isinstance(c, type) and issubclass(Tensor, c) for c in classes):
             return True
     return isinstance(obj, classinfo)
+
+
+def _items(args: tuple) -> list:
+    return list(args[0]) if len(args) == 1 and not isinstance(args[0], TensorLike) else list(args)
+
+
+def _extreme(args: tuple, kwargs: dict, pick: Callable, elementwise: Callable) -> Any:
+    items = _items(args)
+    if kwargs or not any(_symbolic(v) for v in items):
+        return pick(*args, **kwargs)
+    out = items[0]
+    for v in items[1:]:
+        out = elementwise(out, v) if (_symbolic(out) or _symbolic(v)) else pick(out, v)
+    return out
+
+
+def Max(*args: Any, **kwargs: Any) -> Any:
+    """max(); with symbolic scalars (e.g. an unknown dim) the elementwise maximum."""
+    return _extreme(args, kwargs, max, lambda a, b: ops.maximum(a, b))
+
+
+def Min(*args: Any, **kwargs: Any) -> Any:
+    """min(); with symbolic scalars the elementwise minimum."""
+    return _extreme(args, kwargs, min, lambda a, b: ops.minimum(a, b))
+
+
+def Round(x: Any, ndigits: Any = None) -> Any:
+    """round(); round(symbolic) is an int64 tensor like round(float) is an int."""
+    if not _symbolic(x):
+        return round(x) if ndigits is None else round(x, ndigits)
+    if ndigits is None:
+        return ops.cast(ops.round(x), "int64")
+    factor = 10.0 ** ndigits
+    return ops.divide(ops.round(ops.multiply(x, factor)), factor)
+
+
+def AllOf(items: Any) -> Any:
+    """all(); symbolic items are joined with logical and."""
+    values = list(items) if not isinstance(items, TensorLike) else None
+    if values is None or not any(_symbolic(v) for v in values):
+        return all(items)
+    out = None
+    for v in values:
+        if not _symbolic(v) and not v:
+            return False
+        if _symbolic(v):
+            out = _as_bool(v) if out is None else ops.logical_and(out, _as_bool(v))
+    return out
+
+
+def AnyOf(items: Any) -> Any:
+    """any(); symbolic items are joined with logical or."""
+    values = list(items) if not isinstance(items, TensorLike) else None
+    if values is None or not any(_symbolic(v) for v in values):
+        return any(items)
+    out = None
+    for v in values:
+        if not _symbolic(v) and v:
+            return True
+        if _symbolic(v):
+            out = _as_bool(v) if out is None else ops.logical_or(out, _as_bool(v))
+    return out

@@ -92,6 +92,7 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
     leaves, tree = flatten(loop_vars)
     with block_guard(parent):
         init = [(_constant(v) if _is_number(v) else v) for v in leaves]
+    numbers = {i: v for i, v in enumerate(leaves) if _is_number(v)}   # Python numbers made tensors
     is_var = [isinstance(v, TensorLike) for v in init]
     specs = [_spec(v) for v in init]
     labels = [_leaf_label(names, tree, i) for i in range(len(init))]
@@ -153,8 +154,17 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
         for i in range(len(init)):
             if not is_var[i]:
                 continue
-            new_specs[i] = _relax(labels[i], specs[i], results[k], init[i])
+            out = results[k]
             k += 1
+            if i in numbers and out.kind == "dense" and out.dtype != specs[i].dtype and \
+                    not out._shape:
+                # a Python number has no dtype of its own: it takes the one the loop computes
+                # (acc = 0.0 summing float64 values, i = 0 stepping by 0.5)
+                with block_guard(parent):
+                    init[i] = _constant(numbers.pop(i), out)
+                new_specs[i] = _spec(init[i])
+                continue
+            new_specs[i] = _relax(labels[i], specs[i], out, init[i])
         if new_specs == specs:
             break
         del program.blocks[n_blocks:]

@@ -18,7 +18,7 @@ TRIGGERS = {
 }
 # Passes that can add what a later pass rewrites (ifs, loops, `not`): features are re-read after.
 ADDS_FEATURES = {"return", "break_continue"}
-_CASTS = {"int", "float", "bool", "len", "sum", "isinstance"}
+_CASTS = {"int", "float", "bool", "len", "sum", "all", "any", "max", "min", "round", "isinstance"}
 
 
 def features(tree: gast.AST, nodes: Optional[Iterable[gast.AST]] = None) -> set:

@@ -101,9 +101,6 @@ def f64_python_float_accumulator(x, n):
     return acc
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError, reason="bug: a Python float promoted to loop "
-                   "state becomes float32 although the body makes it float64 (float64 input): "
-                   "'loop variable acc is float32[] before the loop and float64[] after'")
 def test_python_float_promoted_by_float64_tensor_loop(check):
     check(f64_python_float_accumulator, (r(9, 3, dtype=D), a(2, I)), (r(10, 3, dtype=D), a(0, I)))
 

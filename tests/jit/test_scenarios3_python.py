@@ -279,8 +279,6 @@ def builtin_max_min_of_tensors(x, y):
     return a, m
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError, reason="bug: builtin max()/min() of two 0-d "
-                   "tensors in converted code asks for the truth value of a symbolic tensor")
 def test_builtin_max_min_of_0d_tensors(check):
     check(builtin_max_min_of_tensors, (r(30, 3), r(31, 3)), (r(32, 3, shift=-3.0), r(33, 3, shift=-3.0)))
 
@@ -290,8 +288,6 @@ def builtin_max_of_unknown_dim(x):
     return max(n, 3), min(n, 3)
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError, reason="bug: max(x.shape[0], 3) with an unknown "
-                   "batch dim (eager: a Python int) fails: truth value of a symbolic tensor")
 def test_builtin_max_min_of_unknown_dim(check):
     check(builtin_max_of_unknown_dim, (r(34, 2, 2),), (r(35, 5, 2),),
           input_spec=[InputSpec([None, 2], "float32")])
@@ -302,8 +298,6 @@ def builtin_round_of_unknown_dim(x):
     return round(n / 3)
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError, reason="bug: round() of a value computed from an "
-                   "unknown dim (eager: a Python float) fails: Variable defines no __round__")
 def test_builtin_round_of_unknown_dim(check):
     check(builtin_round_of_unknown_dim, (r(36, 2, 2),), (r(37, 5, 2),),
           input_spec=[InputSpec([None, 2], "float32")])
@@ -316,8 +310,6 @@ def builtin_all_of_tensor_predicates(x):
     return x
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError, reason="bug: builtin all()/any() over a list of "
-                   "tensor predicates used as an `if` condition asks for a symbolic truth value")
 def test_builtin_all_of_tensor_predicates(check):
     check(builtin_all_of_tensor_predicates, (r(38, 3, shift=3.0),), (r(39, 3, shift=-3.0),))
 
