@@ -40,7 +40,8 @@ class IfElseTransformer(ControlFlowTransformer):
         self.generic_visit(node)
         live_out = anno.getanno(node, anno.LIVE_OUT)
         branches = node.body + node.orelse
-        written = analysis.written_names(branches) - generated_helpers(branches)
+        written = (analysis.written_names(branches) - generated_helpers(branches)) | \
+            self.called_local_writes(branches)
         names = self.nonlocal_names(written)
         attrs = analysis.written_attributes(branches)
         outputs = [i for i, n in enumerate(names) if live_out is None or n in live_out]

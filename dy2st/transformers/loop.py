@@ -43,7 +43,7 @@ def _carried(node: Any, extra: Set[str]) -> Set[str]:
 class LoopTransformer(ControlFlowTransformer):
     def visit_While(self, node: gast.While) -> Any:
         self.generic_visit(node)
-        names = self.nonlocal_names(_carried(node, set()))
+        names = self.nonlocal_names(_carried(node, self.called_local_writes(node.body)))
         attrs = analysis.written_attributes(node.body)
         cond_name = self.ctx.namer.new("while_cond")
         body_name = self.ctx.namer.new("while_body")
@@ -62,7 +62,8 @@ class LoopTransformer(ControlFlowTransformer):
         if node.orelse:
             return node   # the break pass moved every else clause out; keep Python otherwise
         flag = anno.getanno(node, anno.BREAK_FLAG)
-        names = self.nonlocal_names(_carried(node, {flag} if flag else set()))
+        extra = ({flag} if flag else set()) | self.called_local_writes(node.body)
+        names = self.nonlocal_names(_carried(node, extra))
         attrs = analysis.written_attributes(node.body)
         body_name = self.ctx.namer.new("for_body")
         body_fn = templates.replace(

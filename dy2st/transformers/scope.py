@@ -7,7 +7,7 @@ from typing import Any, List, Sequence, Set, Tuple
 
 import gast
 
-from . import analysis, templates
+from . import analysis, anno, templates
 from .base import Transformer
 
 
@@ -117,6 +117,26 @@ class ControlFlowTransformer(Transformer):
                 k += 1
             node.body[k:k] = inits
         return node
+
+    def called_local_writes(self, stmts: List[gast.stmt]) -> Set[str]:
+        """Names that the statements write by calling a function of the enclosing one that
+        declares them nonlocal (`def add(v): nonlocal total; ...` then `add(row)` in a loop)."""
+        fn = self.current_function
+        if fn is None:
+            return set()
+        writers = {}
+        for node in gast.walk(fn):
+            if isinstance(node, gast.FunctionDef) and node is not fn and \
+                    not anno.getanno(node, anno.SKIP):
+                writers[node.name] = declared(node, gast.Nonlocal)
+        if not writers:
+            return set()
+        out: Set[str] = set()
+        for s in stmts:
+            for node in gast.walk(s):
+                if isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
+                    out |= writers.get(node.func.id, set())
+        return out
 
     def nonlocal_names(self, names: Set[str]) -> List[str]:
         """The plain names a helper may rebind: not globals of the enclosing function."""

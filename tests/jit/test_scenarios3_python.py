@@ -264,9 +264,6 @@ def nonlocal_from_nested_fn_in_tensor_loop(x, n):
     return total
 
 
-@pytest.mark.xfail(strict=True, reason="bug: a nested function writing a `nonlocal` tensor, called "
-                   "inside a range(tensor) loop, raises EscapedTensorError (the write is not loop "
-                   "state)")
 def test_nonlocal_write_from_helper_called_in_tensor_loop(check):
     check(nonlocal_from_nested_fn_in_tensor_loop, (r(28, 3), i64(3)), (r(29, 3), i64(0)))
 
