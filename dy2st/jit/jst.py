@@ -335,6 +335,17 @@ def _has_symbolic(index: Any) -> bool:
     return _symbolic(index)
 
 
+def GetItem(seq: Any, index: Any) -> Any:
+    """seq[index]; a Python list or tuple of tensors indexed by a symbolic loop index is stacked
+    first (a Python sequence cannot take a symbolic index)."""
+    if type(seq) in (list, tuple) and _has_symbolic(index):
+        if not seq or not all(isinstance(v, TensorLike) for v in seq):
+            raise TypeError("a Python list indexed by the index of a tensor loop must hold "
+                            "tensors of one shape (it is stacked into one tensor)")
+        return ops.stack(list(seq))[index]
+    return seq[index]
+
+
 def GetAttr(obj: Any, name: str) -> Any:
     return getattr(obj, name, UndefinedVar(name))
 

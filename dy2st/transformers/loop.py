@@ -23,6 +23,7 @@ import gast
 from .context import PassContext
 from . import analysis, anno, templates
 from .ifelse import generated_helpers, mark_helpers
+from .base import copy_origin
 from .scope import ControlFlowTransformer, names_tuple
 
 _ITER_HELPERS = {"range": "Range", "enumerate": "Enumerate", "zip": "Zip"}
@@ -65,6 +66,7 @@ class LoopTransformer(ControlFlowTransformer):
         extra = ({flag} if flag else set()) | self.called_local_writes(node.body)
         names = self.nonlocal_names(_carried(node, extra))
         attrs = analysis.written_attributes(node.body)
+        _index_by_target(node)
         body_name = self.ctx.namer.new("for_body")
         body_fn = templates.replace(
             "def body(item):\n    nonlocal names\n    target = item\n    stmts", body=body_name,
@@ -78,6 +80,35 @@ class LoopTransformer(ControlFlowTransformer):
                                  names=names_tuple(names + attrs), extra=extra)
         _add_arrays(call, node.body, names)
         return mark_helpers(body_fn + accessors) + call
+
+
+class _TargetIndexing(gast.NodeTransformer):
+    """`seq[i]` with the loop variable i in the index -> `_jst.GetItem(seq, i)`: when the loop
+    becomes a tensor loop, i is symbolic, and a Python list cannot be indexed by it."""
+
+    def __init__(self, targets: Set[str]) -> None:
+        self.targets = targets
+
+    def visit_Subscript(self, node: gast.Subscript) -> Any:
+        self.generic_visit(node)
+        # a list takes one index: tuples and slices are tensor indexing, left as they are
+        if isinstance(node.ctx, gast.Load) and not isinstance(node.slice, (gast.Slice, gast.Tuple)) \
+                and any(
+                isinstance(n, gast.Name) and n.id in self.targets for n in gast.walk(node.slice)):
+            new = templates.replace_expr("_jst.GetItem(seq, index)", seq=node.value,
+                                         index=node.slice)
+            copy_origin(node, new)
+            return new
+        return node
+
+    def visit_FunctionDef(self, node: gast.FunctionDef) -> Any:
+        return node                      # another scope: its names are not the loop's
+
+
+def _index_by_target(node: gast.For) -> None:
+    targets: Set[str] = set()
+    analysis._target_names(node.target, targets)
+    node.body = [_TargetIndexing(targets).visit(s) for s in node.body]
 
 
 def _add_arrays(call: List[gast.stmt], body: List[gast.stmt], names: List[str]) -> None:

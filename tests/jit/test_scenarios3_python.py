@@ -319,8 +319,5 @@ def list_indexed_by_tensor_loop_var(x, n):
     return acc
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError, reason="bug: a Python list of tensors indexed "
-                   "by the loop variable of a range(tensor) loop: 'int() of the symbolic tensor "
-                   "... is only known at run time'")
 def test_python_list_indexed_by_tensor_loop_var(check):
     check(list_indexed_by_tensor_loop_var, (r(40, 3), i64(2)), (r(41, 3), i64(3)))
