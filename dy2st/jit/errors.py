@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import linecache
 import os
-import traceback
 from types import TracebackType
 from typing import List, NoReturn, Optional
 
@@ -18,10 +17,12 @@ class ConversionError(Exception):
 
 def user_frames(tb: Optional[TracebackType]) -> List[Origin]:
     frames: List[Origin] = []
-    for frame, line in traceback.walk_tb(tb):
+    while tb is not None:
+        frame, line, lasti = tb.tb_frame, tb.tb_lineno, tb.tb_lasti
+        tb = tb.tb_next
         filename = frame.f_code.co_filename
         if source_maps.is_generated(filename):
-            origin = source_maps.lookup(filename, line)
+            origin = source_maps.lookup_at(frame.f_code, line, lasti)
             if origin is not None and (not frames or frames[-1] != origin):
                 frames.append(origin)
         elif not is_internal(filename) and not filename.startswith("<frozen"):

@@ -262,10 +262,11 @@ def _tag_origins(converted: gast.AST) -> List[Optional[Origin]]:
     return origins
 
 
-def _line_map(tagged: ast.AST, reparsed: ast.AST, origins: List[Optional[Origin]]) -> Dict[int, Origin]:
+def _line_map(tagged: ast.AST, reparsed: ast.AST, origins: List[Optional[Origin]]):
     """Generated line -> user Origin, by a lockstep walk of the tagged tree and the re-parsed
     generated source (ast.unparse keeps the tree's shape)."""
     line_map: Dict[int, Origin] = {}
+    spans: Dict[int, List[Tuple[int, int, Origin]]] = {}
     for a, b in zip(ast.walk(tagged), ast.walk(reparsed)):
         if type(a) is not type(b):
             break
@@ -273,7 +274,9 @@ def _line_map(tagged: ast.AST, reparsed: ast.AST, origins: List[Optional[Origin]
             o = origins[a.lineno]
             for line in range(b.lineno, (b.end_lineno or b.lineno) + 1):
                 line_map[line] = o
-    return line_map
+        elif isinstance(b, ast.expr) and getattr(a, "lineno", 0) and b.lineno == b.end_lineno:
+            spans.setdefault(b.lineno, []).append((b.col_offset, b.end_col_offset, origins[a.lineno]))
+    return line_map, spans
 
 
 def build_code(fn: types.FunctionType) -> ConvertedCode:
@@ -296,7 +299,7 @@ def build_code(fn: types.FunctionType) -> ConvertedCode:
     reparsed = ast.parse(source)
     gen_name = f"<dy2st {os.path.basename(filename)}:{fn.__code__.co_firstlineno} {fn.__qualname__}>"
     linecache.cache[gen_name] = (len(source), None, source.splitlines(True), gen_name)
-    source_maps.register(gen_name, _line_map(tagged, reparsed, origins))
+    source_maps.register(gen_name, *_line_map(tagged, reparsed, origins))
     _neutral_defaults(reparsed.body[0].body[-2])
     code = compile(reparsed, gen_name, "exec")
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == FACTORY)

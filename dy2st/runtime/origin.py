@@ -8,7 +8,7 @@ import linecache
 import os
 import sys
 from dataclasses import dataclass
-from typing import Dict, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -36,13 +36,18 @@ class Origin:
 
 
 class SourceMaps:
-    """Generated file name -> {generated line: Origin of the user's line}."""
+    """Generated file name -> {generated line: Origin of the user's statement}, plus the column
+    spans of expressions on each generated line (a statement of several user lines maps each
+    call to its own line)."""
 
     def __init__(self) -> None:
         self._maps: Dict[str, Dict[int, Origin]] = {}
+        self._spans: Dict[str, Dict[int, List[Tuple[int, int, Origin]]]] = {}
 
-    def register(self, filename: str, line_map: Dict[int, Origin]) -> None:
+    def register(self, filename: str, line_map: Dict[int, Origin],
+                 spans: Optional[Dict[int, List[Tuple[int, int, Origin]]]] = None) -> None:
         self._maps[filename] = line_map
+        self._spans[filename] = spans or {}
 
     def lookup(self, filename: str, line: int) -> Optional[Origin]:
         m = self._maps.get(filename)
@@ -50,11 +55,29 @@ class SourceMaps:
             return None
         return m.get(line)
 
+    def lookup_at(self, code: Any, line: int, lasti: int) -> Optional[Origin]:
+        """The origin of the expression running at instruction offset `lasti` of code (falls
+        back to the statement of `line`)."""
+        filename = code.co_filename
+        spans = self._spans.get(filename, {}).get(line)
+        if spans and lasti >= 0 and hasattr(code, "co_positions"):
+            try:
+                pos = list(code.co_positions())[lasti // 2]
+            except IndexError:
+                pos = None
+            if pos is not None and pos[0] == line and pos[2] is not None:
+                inside = [(end - col, o) for col, end, o in spans
+                          if col <= pos[2] and (pos[3] or pos[2]) <= end]
+                if inside:
+                    return min(inside, key=lambda t: t[0])[1]
+        return self.lookup(filename, line)
+
     def is_generated(self, filename: str) -> bool:
         return filename in self._maps
 
     def clear(self) -> None:
         self._maps.clear()
+        self._spans.clear()
 
 
 source_maps = SourceMaps()
@@ -82,7 +105,7 @@ def user_origin(skip: int = 1) -> Optional[Origin]:
     while frame is not None:
         filename = frame.f_code.co_filename
         if source_maps.is_generated(filename):
-            found = source_maps.lookup(filename, frame.f_lineno)
+            found = source_maps.lookup_at(frame.f_code, frame.f_lineno, frame.f_lasti)
             if found is not None:
                 return found
         elif not filename.startswith(_PACKAGE_DIR) and not filename.startswith("<frozen"):

@@ -212,18 +212,15 @@ def test_python_assert_in_tensor_for():
 def error_on_continuation_line(x):
     if x.sum() > -100:
         y = paddle.concat([x,
-                           paddle.reshape(x, [-1, 7])], axis=0)  # E3-continuation
+                           paddle.reshape(x, [-1, 7])], axis=0)  # E3-continuation-if
     else:
         y = x
     return y
 
 
-@pytest.mark.xfail(strict=True, reason="bug: an error raised by a call on the continuation line of "
-                   "a multi-line statement is reported at the statement's FIRST line, not the line "
-                   "of the failing call (eager Python 3.11 names the call's line)")
 def test_error_on_continuation_line_of_multiline_statement():
     _expect(error_on_continuation_line, (_t(np.ones((2, 3))),), ValueError,
-            "paddle.reshape(x, [-1, 7])], axis=0)  # E3-continuation")
+            "paddle.reshape(x, [-1, 7])], axis=0)  # E3-continuation-if")
 
 
 def error_on_continuation_line_no_control_flow(x):
@@ -232,8 +229,6 @@ def error_on_continuation_line_no_control_flow(x):
     return y
 
 
-@pytest.mark.xfail(strict=True, reason="bug: same as above without any control flow: the message "
-                   "quotes the first line of the multi-line statement")
 def test_error_on_continuation_line_without_control_flow():
     _expect(error_on_continuation_line_no_control_flow, (_t(np.ones((2, 3))),), ValueError,
             "paddle.reshape(x, [-1, 7])], axis=0)  # E3-continuation-plain")
