@@ -274,11 +274,15 @@ def test_bool_flag_from_tensor(check, n):
     check(bool_flag_from_tensor, (f32([1.0, 2.0]), i64(n)))
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError, reason="limitation: a name that is None before a "
-                   "tensor loop and a tensor after it is rejected with a clear TypeError")
 @pytest.mark.parametrize("n", [1, 3])
-def test_none_becomes_tensor_in_loop(check, n):
-    check(none_becomes_tensor_in_loop, (f32([1.0, -2.0]), i64(n)))
+def test_none_becomes_tensor_in_loop_is_refused_clearly(n):
+    # None before a tensor loop and a tensor after it cannot be one graph value (the loop may
+    # run zero times): a clear TypeError names the variable and the loop's line
+    with pytest.raises(TypeError) as info:
+        paddle.jit.to_static(none_becomes_tensor_in_loop)(paddle.to_tensor(f32([1.0, -2.0])),
+                                                          paddle.to_tensor(i64(n)))
+    msg = str(info.value)
+    assert "'best'" in msg and "None" in msg and "for i in range(n):" in msg, msg
 
 
 def test_int_then_tensor_in_python_loop(check):

@@ -248,7 +248,13 @@ def try_around_tensor_if(x):
     return y
 
 
-@pytest.mark.xfail(strict=True, reason="limitation: a tensor if inside try/except is refused with a "
-                   "ConversionError (Paddle converts it; only errors at run time escape the except)")
-def test_try_around_tensor_if(check):
-    check(try_around_tensor_if, (f32([1.0]),), (f32([-3.0]),))
+def test_try_around_tensor_if_is_refused_naming_the_try(check):
+    # issue 3: `try` around tensor-dependent control flow raises a dy2st error naming the
+    # construct and the user's line (an except clause could never catch a run-time error)
+    import inspect
+    with pytest.raises(paddle.jit.ConversionError) as info:
+        paddle.jit.to_static(try_around_tensor_if)(paddle.to_tensor(f32([1.0])))
+    lines, start = inspect.getsourcelines(try_around_tensor_if)
+    msg = str(info.value)
+    assert f"`try` statement at line {start + 1}" in msg, msg
+    assert f"line {start + 3}" in msg and "if y.sum() > 0:" in msg, msg

@@ -265,21 +265,26 @@ class TrainDependent(nn.Layer):
         return h
 
 
-@pytest.mark.xfail(strict=True, reason="bug (or undocumented design): jit.save exports a Layer left in "
-                   "training mode (the default of a fresh Layer, as a layer_factory gives it) in eval "
-                   "mode, so a loaded BatchNorm1D uses running statistics and differs from the eager "
-                   "train-mode result the conformance runner compares with")
-def test_train_mode_layer_saved_and_loaded_matches_eager(tmp_path):
+def test_saved_layer_is_in_eval_mode_unless_told_otherwise(tmp_path):
+    # issue 4: jit.save exports the graph "in eval mode unless told otherwise"
     paddle.seed(5)
     m = TrainDependent()
     x = r(40, 3, 4)
-    eager = m(paddle.to_tensor(x)).numpy()
+    train_out = m(paddle.to_tensor(x)).numpy()
+    m.eval()
+    eval_out = m(paddle.to_tensor(x)).numpy()
+    m.train()
+    assert not np.allclose(train_out, eval_out)
     sf = paddle.jit.to_static(m, full_graph=True)
-    np.testing.assert_allclose(sf(paddle.to_tensor(x)).numpy(), eager, rtol=1e-5, atol=1e-6)
-    path = str(tmp_path / "m")
-    paddle.jit.save(sf, path, input_spec=[InputSpec([None, 4], F)])
-    loaded = paddle.jit.load(path)
-    np.testing.assert_allclose(loaded(paddle.to_tensor(x)).numpy(), eager, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(sf(paddle.to_tensor(x)).numpy(), train_out, rtol=1e-5, atol=1e-6)
+    paddle.jit.save(sf, str(tmp_path / "m"), input_spec=[InputSpec([None, 4], F)])
+    loaded = paddle.jit.load(str(tmp_path / "m"))
+    np.testing.assert_allclose(loaded(paddle.to_tensor(x)).numpy(), eval_out, rtol=1e-5, atol=1e-6)
+    assert m.training                                  # the layer's own mode is put back
+    paddle.jit.save(sf, str(tmp_path / "t"), input_spec=[InputSpec([None, 4], F)],
+                    keep_training=True)
+    kept = paddle.jit.load(str(tmp_path / "t"))
+    np.testing.assert_allclose(kept(paddle.to_tensor(x)).numpy(), train_out, rtol=1e-5, atol=1e-6)
 
 
 def test_train_then_eval_switch_between_calls():
