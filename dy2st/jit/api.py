@@ -63,7 +63,10 @@ def _static_function_of(obj: Any) -> StaticFunction:
 
 
 def save(layer: Any, path: str, input_spec: Optional[Sequence[Any]] = None, **configs: Any) -> None:
-    """Export the whole graph (control flow included) and its parameters to path.json / .npz."""
+    """Export the whole graph (control flow included) and its parameters to path.json / .npz.
+
+    A Layer is traced in eval mode (each sublayer's own mode is put back afterwards); pass
+    `keep_training=True` to export it in the mode it is in."""
     from ..nn import Layer
     from .model_format import save_concrete
     if not isinstance(path, str) or not path:

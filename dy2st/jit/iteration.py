@@ -213,3 +213,23 @@ def For(iterable: Any, body: Callable, get_args: Callable, set_args: Callable,
     run_static_loop(cond_fn, body_fn, get_args, set_args, names,
                     extra_vars=(ops.full([], 0, "int64"),), set_extra=set_extra, get_extra=get_extra,
                     arrays=arrays)
+
+
+def ListComp(fn: Callable, iterable: Any) -> Any:
+    """[fn(v) for v in iterable]; over rows whose number is only known at run time, a tensor
+    array built by a `while` op (it works like a list: indexing, len, stack, iteration)."""
+    sym = symbolic_iterable(iterable)
+    length = sym.length() if sym is not None else None
+    if sym is None or not _sym(length):
+        return [fn(v) for v in (iterable if sym is None else
+                                (sym.item(k) for k in range(length)))]
+    from ..runtime.while_loop import static_while
+    i0 = ops.full([], 0, "int64")
+    arr0 = ops.create_array("float32")
+
+    def body(i, arr):
+        return ops.add(i, 1), ops.array_write(fn(sym.item(i)), i, arr)
+
+    _, out = static_while(lambda i, arr: ops.less_than(i, length), body, [i0, arr0],
+                          names=["<index>", "<list>"])
+    return out

@@ -12,7 +12,7 @@ from ..runtime.control_flow import (UndefinedVar, cond, is_undefined, merge_bran
 from ..runtime.program import Block, Variable, block_guard
 from ..runtime.tensor import Tensor, TensorLike
 from .convert_call import convert_call as Call  # noqa: F401 - part of the _jst namespace
-from .iteration import Enumerate, For, Range, Zip  # noqa: F401
+from .iteration import Enumerate, For, ListComp, Range, Zip  # noqa: F401
 from .operators import (AllOf, And, AnyOf, Bool, Compare, Float, Int,  # noqa: F401
                         IsInstance, Len, Max, Min, Not, Or, Round, Sum)
 from .printing import Assert, Print  # noqa: F401

@@ -5,8 +5,8 @@ from typing import Callable, Iterable, List, Optional, Tuple
 
 import gast
 
-from . import (assert_, break_continue, call, cast, delete, ifelse, logical, loop, print_,
-               return_, setitem, try_)
+from . import (assert_, break_continue, call, cast, comprehension, delete, ifelse, logical, loop,
+               print_, return_, setitem, try_)
 from .context import PassContext
 
 # A pass only runs when the tree has something it rewrites (most functions have no loops, say);
@@ -14,7 +14,7 @@ from .context import PassContext
 TRIGGERS = {
     "setitem": "store_subscript", "delete": "delete", "return": "return", "break_continue": "loop",
     "logical": "logical", "loop": "loop", "ifelse": "if", "try": "try", "print": "print",
-    "assert": "assert", "cast": "cast", "call": "call",
+    "assert": "assert", "cast": "cast", "call": "call", "comprehension": "listcomp",
 }
 # Passes that can add what a later pass rewrites (ifs, loops, `not`): features are re-read after.
 ADDS_FEATURES = {"return", "break_continue"}
@@ -51,6 +51,8 @@ def features(tree: gast.AST, nodes: Optional[Iterable[gast.AST]] = None) -> set:
             found.add("try")
         elif t is gast.Assert:
             found.add("assert")
+        elif t is gast.ListComp:
+            found.add("listcomp")
     return found
 
 
@@ -62,6 +64,7 @@ PASSES: List[Tuple[str, Callable]] = [
     ("logical", logical.transform),
     ("loop", loop.transform),                # before ifelse: loop bodies become functions
     ("ifelse", ifelse.transform),            # whose ifs then see the body function's scope
+    ("comprehension", comprehension.transform),
     ("try", try_.transform),                 # after the control-flow passes it guards
     ("print", print_.transform),
     ("assert", assert_.transform),
