@@ -32,9 +32,6 @@ def test_comprehension_over_rows_in_tensor_if_known_batch(check):
     check(comprehension_over_rows_in_if, (r(1, 3, 4, shift=1.0),), (r(2, 3, 4, shift=-1.0),))
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError, reason="bug: a list comprehension over a tensor "
-                   "whose first dim is unknown (None in input_spec) is refused: 'cannot iterate "
-                   "over x with an unknown first dim outside a converted for loop'")
 def test_comprehension_over_rows_unknown_batch(check):
     check(comprehension_over_rows_in_if, (r(1, 3, 4, shift=1.0),), (r(2, 5, 4, shift=-1.0),),
           input_spec=[InputSpec([None, 4], "float32")])
