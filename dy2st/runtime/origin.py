@@ -43,6 +43,7 @@ class SourceMaps:
     def __init__(self) -> None:
         self._maps: Dict[str, Dict[int, Origin]] = {}
         self._spans: Dict[str, Dict[int, List[Tuple[int, int, Origin]]]] = {}
+        self._positions: Dict[Any, List[Tuple]] = {}
 
     def register(self, filename: str, line_map: Dict[int, Origin],
                  spans: Optional[Dict[int, List[Tuple[int, int, Origin]]]] = None) -> None:
@@ -61,10 +62,10 @@ class SourceMaps:
         filename = code.co_filename
         spans = self._spans.get(filename, {}).get(line)
         if spans and lasti >= 0 and hasattr(code, "co_positions"):
-            try:
-                pos = list(code.co_positions())[lasti // 2]
-            except IndexError:
-                pos = None
+            positions = self._positions.get(code)
+            if positions is None:       # one list per code object: ops are made many per line
+                positions = self._positions[code] = list(code.co_positions())
+            pos = positions[lasti // 2] if lasti // 2 < len(positions) else None
             if pos is not None and pos[0] == line and pos[2] is not None:
                 inside = [(end - col, o) for col, end, o in spans
                           if col <= pos[2] and (pos[3] or pos[2]) <= end]
@@ -78,6 +79,7 @@ class SourceMaps:
     def clear(self) -> None:
         self._maps.clear()
         self._spans.clear()
+        self._positions.clear()
 
 
 source_maps = SourceMaps()
