@@ -157,29 +157,27 @@ def Round(x: Any, ndigits: Any = None) -> Any:
     return ops.divide(ops.round(ops.multiply(x, factor)), factor)
 
 
-def AllOf(items: Any) -> Any:
-    """all(); symbolic items are joined with logical and."""
+def _join_truths(items: Any, builtin: Callable, decisive: bool, join: Callable) -> Any:
+    """all() / any() over items that may hold symbolic truths: a Python item equal to
+    `decisive` settles it at once; symbolic ones are joined with `join`."""
     values = list(items) if not isinstance(items, TensorLike) else None
     if values is None or not any(_symbolic(v) for v in values):
-        return all(items)
+        return builtin(items)
     out = None
     for v in values:
-        if not _symbolic(v) and not v:
-            return False
-        if _symbolic(v):
-            out = _as_bool(v) if out is None else ops.logical_and(out, _as_bool(v))
+        if not _symbolic(v):
+            if bool(v) == decisive:
+                return decisive
+            continue
+        out = _as_bool(v) if out is None else join(out, _as_bool(v))
     return out
+
+
+def AllOf(items: Any) -> Any:
+    """all(); symbolic items are joined with logical and."""
+    return _join_truths(items, all, False, ops.logical_and)
 
 
 def AnyOf(items: Any) -> Any:
     """any(); symbolic items are joined with logical or."""
-    values = list(items) if not isinstance(items, TensorLike) else None
-    if values is None or not any(_symbolic(v) for v in values):
-        return any(items)
-    out = None
-    for v in values:
-        if not _symbolic(v) and v:
-            return True
-        if _symbolic(v):
-            out = _as_bool(v) if out is None else ops.logical_or(out, _as_bool(v))
-    return out
+    return _join_truths(items, any, True, ops.logical_or)
