@@ -173,8 +173,6 @@ def Zip(*iterables: Any) -> Any:
 def For(iterable: Any, body: Callable, get_args: Callable, set_args: Callable,
         names: Sequence[str], extra_cond: Optional[Callable], arrays: Sequence[str] = ()) -> None:
     """for item in iterable: body(item), stopping when extra_cond() (a break flag) is false."""
-    from .jst import run_static_loop
-    from .operators import _as_bool
     sym = symbolic_iterable(iterable)
     if sym is None:
         for item in iterable:
@@ -182,13 +180,40 @@ def For(iterable: Any, body: Callable, get_args: Callable, set_args: Callable,
             if not _sym(go):
                 if not go:
                     break
+                if arrays and isinstance(iterable, range):
+                    # A list grown here may get a data-dependent length (an append under a
+                    # tensor `if`): then the rest of the range runs as a tensor loop instead.
+                    from .jst import copy_containers
+                    saved = copy_containers(get_args())
+                    try:
+                        body(item)
+                    except (TypeError, ValueError):
+                        set_args(saved)
+                        _static_for(TensorRange(item, iterable.stop, iterable.step), body,
+                                    get_args, set_args, names, extra_cond, arrays)
+                        return
+                    continue
                 body(item)
                 continue
-            # The break flag became a tensor: every later iteration runs under it.
+            if isinstance(iterable, range):
+                # The break flag became a tensor: the rest of the range runs as a tensor loop
+                # (whose lists grow into tensor arrays, as the iterations taken are data).
+                rest = TensorRange(item, iterable.stop, iterable.step)
+                _static_for(rest, body, get_args, set_args, names, extra_cond, arrays)
+                return
+            # other Python iterables: every later iteration runs under the flag
             from .jst import IfElse
             IfElse(go, lambda item=item: body(item), lambda: None, get_args, set_args, names,
                    tuple(range(len(names))))
         return
+    _static_for(sym, body, get_args, set_args, names, extra_cond, arrays)
+
+
+def _static_for(sym: Any, body: Callable, get_args: Callable, set_args: Callable,
+                names: Sequence[str], extra_cond: Optional[Callable], arrays: Sequence[str]) -> None:
+    """A `while` op over the items of a symbolic iterable (index 0 .. length)."""
+    from .jst import run_static_loop
+    from .operators import _as_bool
     from .jst import refuse_inside_try
     refuse_inside_try("`for` loop")
     length = sym.length()

@@ -226,6 +226,10 @@ def _local(block: Block, v: Any) -> Variable:
 def _unify(label: str, a: Variable, b: Variable) -> Meta:
     if a.kind != b.kind:
         raise TypeError(f"{label} is a tensor array in one branch and a tensor in the other")
+    if a.kind == "array" and (a.elem is None or b.elem is None):
+        # an array never written on one path (an empty list) has no item type of its own
+        known = b if a.elem is None else a
+        return Meta((), known.dtype, "array", known.elem)
     if a.dtype != b.dtype:
         raise TypeError(f"{label} has dtype {a.dtype} in the true branch{_where(a)} and "
                         f"{b.dtype} in the false branch{_where(b)}; both branches must agree")

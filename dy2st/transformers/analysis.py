@@ -28,8 +28,20 @@ def _target_names(target: gast.AST, out: Set[str]) -> None:
         _target_names(target.value, out)
 
 
-def written_names(stmts: Iterable[gast.AST]) -> Set[str]:
-    """Plain names bound by the statements (not inside nested scopes, except their `nonlocal`)."""
+def mutated_names(stmts: Iterable[gast.AST]) -> Set[str]:
+    """Names whose mutating methods the statements call (`x.append(v)`), nested scopes included."""
+    out: Set[str] = set()
+    for s in stmts:
+        for node in gast.walk(s):
+            if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
+                    node.func.attr in MUTATING_METHODS and isinstance(node.func.value, gast.Name):
+                out.add(node.func.value.id)
+    return out
+
+
+def written_names(stmts: Iterable[gast.AST], mutations: bool = True) -> Set[str]:
+    """Plain names bound by the statements (not inside nested scopes, except their `nonlocal`);
+    with `mutations`, also names whose mutating methods are called (`x.append(v)`)."""
     out: Set[str] = set()
 
     def walk(node: gast.AST) -> None:
@@ -60,8 +72,8 @@ def written_names(stmts: Iterable[gast.AST]) -> Set[str]:
             out.add((node.asname or node.name).split(".")[0])
         elif isinstance(node, gast.ExceptHandler) and node.name is not None:
             _target_names(node.name, out)
-        elif isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
-                node.func.attr in MUTATING_METHODS and isinstance(node.func.value, gast.Name):
+        elif mutations and isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+                and node.func.attr in MUTATING_METHODS and isinstance(node.func.value, gast.Name):
             out.add(node.func.value.id)
         elif isinstance(node, gast.Call) and _callee_name(node.func) == "array_write":
             target = node.args[2] if len(node.args) > 2 else next(

@@ -144,7 +144,11 @@ class ControlFlowTransformer(Transformer):
         if fn is None:
             return []
         glob = declared(fn, gast.Global)
-        out = sorted(n for n in names if n not in glob)
+        # `paddle.add(x, y)` looks like a mutation of `paddle` (as `lst.add(v)` would be): such
+        # a name counts only when the function itself binds it (a local, not a module global).
+        mutated_only = analysis.mutated_names(fn.body) - analysis.written_names(
+            fn.body, mutations=False) - params_of(fn) - declared(fn, gast.Nonlocal)
+        out = sorted(n for n in names if n not in glob and n not in mutated_only)
         self.ctx.pending_inits[id(fn)].extend(out)
         return out
 

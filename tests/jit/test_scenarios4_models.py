@@ -761,15 +761,10 @@ add("robust_center_sort", plain(robust_center), [([5], f32)],
     [(np.array([0, 10, 1, 2, 3], "float32"),), (np.array([0, 1, 1, 2, 3], "float32"),)],
     save=True)
 
-_ADD_BUG = ("bug: `paddle.add(...)` / `paddle.sort(...)` inside a tensor if/while counts the "
-            "module `paddle` as a mutated variable (MUTATING_METHODS) -> NameError")
-_APPEND_BUG = ("bug: list.append after a tensor `break` in a for over range(<static int>) raises "
-               "'different structure on the two paths' (works with a None dim)")
 
 SAVED = [RT(name, fac, specs, inputs) for name, fac, specs, inputs, save, _ in S if save]
-XFAIL_STATIC = {"topk_filter_loop": _ADD_BUG, "add_residual_paddle_add": _ADD_BUG,
-                "robust_center_sort": _ADD_BUG, "argmax_decode": _APPEND_BUG}
-XFAIL_RT = {"add_residual_paddle_add": _ADD_BUG, "robust_center_sort": _ADD_BUG}
+XFAIL_STATIC = {}
+XFAIL_RT = {}
 
 
 def _param(name, table):
