@@ -144,7 +144,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         arrays = {k: np.asarray(v) for k, v in items}
         skipped = [k for k, a in arrays.items() if a.dtype.kind not in "biufUS"]
         arrays = {k: a for k, a in arrays.items() if k not in skipped}
-        np.savez(args.output, allow_pickle=False, **arrays)
+        # only plain dtypes are kept above, so nothing is pickled; (numpy < 2.1 has no
+        # allow_pickle argument for savez: it would be saved as an array of that name)
+        np.savez(args.output, **arrays)
         print(f"wrote {len(arrays)} output(s) to {args.output}: {', '.join(arrays)}")
         if skipped:
             print(f"not written (not arrays): {', '.join(skipped)}")

@@ -14,3 +14,16 @@ def run_static(fn, *arrays, shapes=None):
     res = paddle.static.Executor().run(main, feed={f"x{i}": a for i, a in enumerate(arrays)},
                                        fetch_list=outs)
     return res if isinstance(out, (list, tuple)) else res[0]
+
+
+def same_code(a: str, b: str) -> bool:
+    """Two sources print alike once parsed (ast.unparse spells a few things differently across
+    Python versions, e.g. `lambda:` / `lambda :` on 3.9)."""
+    import ast
+    return ast.unparse(ast.parse(a)) == ast.unparse(ast.parse(b))
+
+
+def code_text(source: str) -> str:
+    """Generated code in the spelling of Python 3.10+, for substring checks in tests."""
+    import re
+    return re.sub(r"lambda :", "lambda:", source)

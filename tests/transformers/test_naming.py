@@ -9,6 +9,7 @@ import gast
 import pytest
 
 import dy2st as paddle
+from tests.support import same_code
 from dy2st.transformers.naming import Namer, names_in
 
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden")
@@ -86,8 +87,8 @@ def test_golden_transformed_source(fn):
             f.write(code)
     with open(path) as f:
         expected = f.read()
-    assert code == expected, f"transformed source of {fn.__name__} changed; " \
-                             "rerun with DY2ST_UPDATE_GOLDEN=1 if intended"
+    assert same_code(code, expected), f"transformed source of {fn.__name__} changed; " \
+                                      "rerun with DY2ST_UPDATE_GOLDEN=1 if intended"
     compile(code, path, "exec")
 
 

@@ -3,6 +3,8 @@ import ast
 
 import gast
 
+from tests.support import same_code
+
 from dy2st.transformers import anno, templates
 from dy2st.transformers.base import Transformer, copy_origin
 from dy2st.transformers.context import PassContext
@@ -52,7 +54,7 @@ def test_nonlocal_list_and_empty_nonlocal_dropped():
 def test_store_context_for_tuple_target():
     tup = expr("(p, q)")
     out = templates.replace("target = args", target=tup, args="z")
-    assert src(out) == "p, q = z"
+    assert same_code(src(out), "p, q = z")
     assert all(isinstance(e.ctx, gast.Store) for e in out[0].targets[0].elts)
 
 
