@@ -27,3 +27,30 @@ def code_text(source: str) -> str:
     """Generated code in the spelling of Python 3.10+, for substring checks in tests."""
     import re
     return re.sub(r"lambda :", "lambda:", source)
+
+
+def source_line(path: str, snippet: str) -> int:
+    """The one line of file `path` that holds `snippet` outside a string quoting it."""
+    lines = open(path).read().splitlines()
+    hits = [i + 1 for i, line in enumerate(lines) if snippet in line and f'"{snippet}' not in line
+            and f"'{snippet}" not in line]
+    assert len(hits) == 1, (snippet, hits)
+    return hits[0]
+
+
+def check_user_error(exc: BaseException, path: str, snippet: str) -> None:
+    """The conformance rule: the message names the file, `line N` and quotes the line."""
+    import os
+    msg = str(exc) + "\n".join(str(n) for n in getattr(exc, "__notes__", ()))
+    assert os.path.basename(path) in msg, msg
+    assert f"line {source_line(path, snippet)}" in msg, msg
+    assert snippet in msg, msg
+
+
+def expect_user_error(path: str, target, args, etype, snippet: str, input_spec=None) -> None:
+    """Converting and calling `target` raises `etype` reported at the line of `snippet`."""
+    import pytest
+    sf = paddle.jit.to_static(target, input_spec=input_spec, full_graph=True)
+    with pytest.raises(etype) as info:
+        sf(*args)
+    check_user_error(info.value, path, snippet)

@@ -2,13 +2,13 @@
 converted code, and errors that only happen when the graph RUNS (symbolic None dims, a reloaded
 model given a new batch size). The message must have the exception type the user expects, this
 file's name, `line N` and the quoted original line (the conformance rule)."""
-import inspect
 import os
 
 import numpy as np
 import pytest
 
 import dy2st as paddle
+from tests.support import check_user_error, expect_user_error, source_line
 from dy2st.static import InputSpec
 
 nn = paddle.nn
@@ -20,25 +20,15 @@ def _t(v, dtype="float32"):
 
 
 def _line(snippet):
-    lines = open(__file__).read().splitlines()
-    hits = [i + 1 for i, l in enumerate(lines) if snippet in l and f'"{snippet}' not in l
-            and f"'{snippet}" not in l]
-    assert len(hits) == 1, (snippet, hits)
-    return hits[0]
+    return source_line(__file__, snippet)
 
 
 def _check_message(exc, snippet):
-    msg = str(exc) + "\n".join(str(n) for n in getattr(exc, "__notes__", ()))
-    assert HERE in msg, msg
-    assert f"line {_line(snippet)}" in msg, msg
-    assert snippet in msg, msg
+    check_user_error(exc, __file__, snippet)
 
 
 def _expect(target, args, etype, snippet, input_spec=None):
-    sf = paddle.jit.to_static(target, input_spec=input_spec, full_graph=True)
-    with pytest.raises(etype) as info:
-        sf(*args)
-    _check_message(info.value, snippet)
+    expect_user_error(__file__, target, args, etype, snippet, input_spec)
 
 
 # ---------------------------------------------------------------- shape errors

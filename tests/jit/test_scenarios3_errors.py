@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
+from tests.support import expect_user_error
 
 nn = paddle.nn
 HERE = os.path.basename(__file__)
@@ -19,23 +20,8 @@ def _t(v, dtype="float32"):
     return paddle.to_tensor(np.asarray(v, dtype=dtype))
 
 
-def _line(snippet):
-    lines = open(__file__).read().splitlines()
-    hits = [i + 1 for i, line in enumerate(lines) if snippet in line and f'"{snippet}' not in line
-            and f"'{snippet}" not in line]
-    assert len(hits) == 1, (snippet, hits)
-    return hits[0]
-
-
 def _expect(target, args, etype, snippet, input_spec=None):
-    sf = paddle.jit.to_static(target, input_spec=input_spec, full_graph=True)
-    with pytest.raises(etype) as info:
-        sf(*args)
-    exc = info.value
-    msg = "".join(str(exc)) + "\n".join(str(n) for n in getattr(exc, "__notes__", ()))
-    assert HERE in msg, msg
-    assert f"line {_line(snippet)}" in msg, msg
-    assert snippet in msg, msg
+    expect_user_error(__file__, target, args, etype, snippet, input_spec)
 
 
 def index_error_list_in_while(x, n):
