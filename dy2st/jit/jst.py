@@ -310,11 +310,7 @@ def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, se
 def lists_to_arrays(value: Any) -> Any:
     """A Python list carried by a tensor loop becomes a tensor array (appends become writes)."""
     if type(value) is list and all(isinstance(v, TensorLike) for v in value):
-        dtype = value[0].dtype if value else "float32"
-        arr = ops.create_array(dtype)
-        for k, item in enumerate(value):
-            arr = ops.array_write(item, k, arr)
-        return arr
+        return ops.create_array(value[0].dtype if value else "float32", value)
     return value
 
 

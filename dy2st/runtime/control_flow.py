@@ -168,12 +168,12 @@ def merge_branches(pred: Variable, t_out: Any, f_out: Any, tb: Block, fb: Block,
                 result[i] = a
                 continue
             if _is_number(a) and _is_number(b):
-                from .ops.operands import promote, scalar_dtype
+                from .ops.operands import constant, promote, scalar_dtype
                 d = promote(scalar_dtype(a), scalar_dtype(b))
                 with block_guard(tb):
-                    a = _constant_of(a, d)
+                    a = constant(a, d)
                 with block_guard(fb):
-                    b = _constant_of(b, d)
+                    b = constant(b, d)
             else:
                 raise TypeError(f"{label} is {a!r} in the true branch and {b!r} in the false "
                                 "branch of a tensor `if`; only tensors and numbers can differ "
@@ -210,11 +210,6 @@ def merge_branches(pred: Variable, t_out: Any, f_out: Any, tb: Block, fb: Block,
     for i, v in zip(slots, outs):
         result[i] = v
     return unflatten(t_tree, result)
-
-
-def _constant_of(v: Any, d) -> Any:
-    from .ops.operands import constant
-    return constant(v, d)
 
 
 def _local(block: Block, v: Any) -> Variable:
