@@ -3,7 +3,7 @@ statement's names (`get_args` / `set_args`), and `UndefinedVar` bindings that ma
 locals of the enclosing function so that helpers can declare them nonlocal."""
 from __future__ import annotations
 
-from typing import Any, List, Sequence, Set, Tuple
+from typing import Dict, Any, List, Sequence, Set, Tuple
 
 import gast
 
@@ -91,6 +91,10 @@ class ControlFlowTransformer(Transformer):
     # need no visit, and skipping them makes the pass several times cheaper.
     visit_expressions = False
 
+    def __init__(self, ctx: Any) -> None:
+        super().__init__(ctx)
+        self._mutated_only: Dict[int, Set[str]] = {}
+
     def generic_visit(self, node: gast.AST) -> Any:
         if not self.visit_expressions and isinstance(node, gast.expr):
             return node
@@ -99,6 +103,11 @@ class ControlFlowTransformer(Transformer):
     def visit_FunctionDef(self, node: gast.FunctionDef) -> Any:
         analysis.analyze_function(node) if not self.func_stack else None
         self.ctx.pending_inits[id(node)] = []
+        # `paddle.add(x, y)` looks like a mutation of `paddle` (as `lst.add(v)` would be): such
+        # a name counts only when the function itself binds it (a local, not a module global).
+        # Read once, before the function's statements move into helpers.
+        self._mutated_only[id(node)] = analysis.mutated_names(node.body) - analysis.written_names(
+            node.body, mutations=False) - params_of(node) - declared(node, gast.Nonlocal)
         node = super().visit_FunctionDef(node)
         pending = self.ctx.pending_inits.pop(id(node))
         skip = (params_of(node) | declared(node, gast.Nonlocal) | declared(node, gast.Global) |
@@ -144,10 +153,7 @@ class ControlFlowTransformer(Transformer):
         if fn is None:
             return []
         glob = declared(fn, gast.Global)
-        # `paddle.add(x, y)` looks like a mutation of `paddle` (as `lst.add(v)` would be): such
-        # a name counts only when the function itself binds it (a local, not a module global).
-        mutated_only = analysis.mutated_names(fn.body) - analysis.written_names(
-            fn.body, mutations=False) - params_of(fn) - declared(fn, gast.Nonlocal)
+        mutated_only = self._mutated_only.get(id(fn), set())
         out = sorted(n for n in names if n not in glob and n not in mutated_only)
         self.ctx.pending_inits[id(fn)].extend(out)
         return out
