@@ -213,15 +213,14 @@ def with_lines(e: BaseException, names: Sequence[str], user_fn: Callable) -> Non
 
 
 def assignment_origins(filename: str, name: str) -> list:
-    """User origins of the generated lines that assign `name` (in source order)."""
+    """User origins of the converted code's assignments to `name` (in source order)."""
     import ast
-    import linecache
     from ..runtime.origin import source_maps
-    text = "".join(linecache.getlines(filename))
-    if not text:
+    tree = source_maps.tree(filename)
+    if tree is None:
         return []
     found = []
-    for node in ast.walk(ast.parse(text)):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and any(
                 isinstance(t, ast.Name) and t.id == name for t in node.targets) and not (
                 isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)

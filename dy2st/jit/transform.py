@@ -1,5 +1,5 @@
-"""Source to converted function: parse with gast, run the passes, unparse with ast.unparse,
-register the code (linecache + origin map), and rebuild the function with its globals/closure."""
+"""Source to converted function: parse with gast, run the passes, compile the result with each
+node's line number pointing at its user origin, and rebuild the function with its globals/closure."""
 from __future__ import annotations
 
 import ast
@@ -17,6 +17,7 @@ import gast
 from ..runtime.origin import Origin, source_maps
 from ..transformers import anno
 from ..transformers.context import PassContext
+from ..transformers.gast_bridge import ast_to_gast, gast_to_ast
 from ..transformers.naming import Namer, names_in
 from ..transformers.origin_info import attach_origins
 from ..transformers.pipeline import features, run_passes
@@ -30,12 +31,16 @@ code_level = 0   # set by jit.set_code_level: > 0 logs the code after each pass
 @dataclass
 class ConvertedCode:
     """The transformed source of one function and its compiled code."""
-    source: str            # the generated module (factory and function)
-    function_node: ast.AST  # just the converted function (unparsed when someone reads it)
+    function_node: ast.AST  # the converted function (unparsed only when someone reads it)
     filename: str
     code: types.CodeType   # the converted function's own code (free variables: _jst + the original's)
     freevars: Tuple[str, ...]
     global_writes: Dict[str, Origin]   # globals the function assigns -> first such line
+
+    @property
+    def source(self) -> str:
+        """The converted function as Python source."""
+        return ast.unparse(self.function_node)
 
 
 class ConversionCache:
@@ -119,7 +124,7 @@ def _find_lambda(tree: ast.Module, code: types.CodeType) -> Optional[ast.Functio
     return ast.fix_missing_locations(fn_def)
 
 
-def _parse_block(lines: List[str], code: types.CodeType) -> Optional[Tuple[gast.FunctionDef, int]]:
+def _parse_block(lines: List[str], code: types.CodeType) -> Optional[Tuple[ast.FunctionDef, int]]:
     """Parse just the function's own lines (a whole file costs far more); None when the block
     cannot be cut out cleanly, e.g. a closing bracket after its last line with code."""
     first = code.co_firstlineno
@@ -132,15 +137,16 @@ def _parse_block(lines: List[str], code: types.CodeType) -> Optional[Tuple[gast.
             continue
         node = tree.body[0] if tree.body else None
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == code.co_name:
-            return gast.ast_to_gast(node), first
+            return node, first
         return None
     return None
 
 
-def parse_function(fn: Callable) -> Tuple[gast.FunctionDef, List[str], int, str]:
-    """(gast FunctionDef, the file's lines, 1, file name): the def is found by its code object's
-    first line in the cached parse of its file (not through inspect, which tokenizes the file and
-    follows functools.wraps `__wrapped__` to the wrong function)."""
+def parse_function(fn: Callable) -> Tuple[gast.FunctionDef, List[gast.AST], List[str], int, str]:
+    """(gast FunctionDef, all its nodes, the source lines, the file line of their first, file
+    name): the def is found by its code object's first line in the cached parse of its file (not
+    through inspect, which tokenizes the file and follows functools.wraps `__wrapped__` to the
+    wrong function)."""
     code = getattr(fn, "__code__", None)
     if code is None:
         raise TypeError(f"cannot convert {fn!r}: not a Python function")
@@ -149,9 +155,11 @@ def parse_function(fn: Callable) -> Tuple[gast.FunctionDef, List[str], int, str]
     if not lines:
         raise _no_source(fn, "no source lines are known for its file")
     found = _parse_block(lines, code) if code.co_name != "<lambda>" else None
+    nodes: List[gast.AST] = []
     if found is not None:
         # origins index source lines from the block's first line
-        return found[0], [ln.rstrip("\n") for ln in lines[found[1] - 1:]], found[1], filename
+        return (ast_to_gast(found[0], nodes), nodes, [ln.rstrip("\n") for ln in lines[found[1] - 1:]],
+                found[1], filename)
     try:
         tree = cache.module_tree(filename, "".join(lines))
     except SyntaxError as e:
@@ -164,7 +172,7 @@ def parse_function(fn: Callable) -> Tuple[gast.FunctionDef, List[str], int, str]
                                   "several lambdas on that line take the same arguments; give it "
                                   "a name with `def`")
         raise _no_source(fn, "its definition is not in the current text of its file")
-    return gast.ast_to_gast(node), [ln.rstrip("\n") for ln in lines], 1, filename
+    return ast_to_gast(node, nodes), nodes, [ln.rstrip("\n") for ln in lines], 1, filename
 
 
 def check_supported(fn_node: Any, filename: str, start: int,
@@ -200,15 +208,6 @@ def _strip_signature_extras(node: gast.FunctionDef) -> None:
             arg.annotation = None
 
 
-def _neutral_defaults(fn_def: ast.FunctionDef) -> None:
-    """Default values become None in the compiled code (the original values are copied onto the
-    new function), so their expressions are not evaluated again; the shown source keeps them."""
-    a = fn_def.args
-    a.defaults = [ast.copy_location(ast.Constant(value=None), d) for d in a.defaults]
-    a.kw_defaults = [None if d is None else ast.copy_location(ast.Constant(value=None), d)
-                     for d in a.kw_defaults]
-
-
 def global_writes(fn_node: gast.FunctionDef, nodes: List[gast.AST]) -> Dict[str, Origin]:
     """Names declared `global` and assigned in the function, with the first assigning line."""
     from ..transformers.analysis import _target_names
@@ -227,8 +226,7 @@ def global_writes(fn_node: gast.FunctionDef, nodes: List[gast.AST]) -> Dict[str,
 
 def transform_tree(fn: Callable, until: Optional[str] = None,
                    on_pass: Optional[Callable[[str, gast.AST], None]] = None) -> Tuple[gast.FunctionDef, str, int]:
-    node, lines, start, filename = parse_function(fn)
-    nodes = list(gast.walk(node))        # one walk serves the checks, origins, names, features
+    node, nodes, lines, start, filename = parse_function(fn)   # nodes serve every check below
     check_supported(node, filename, start, nodes)
     attach_origins(node, filename, start, lines, node.name, nodes)
     ctx = PassContext(Namer(names_in(node, nodes)), filename, node.name)
@@ -245,38 +243,26 @@ def transform_tree(fn: Callable, until: Optional[str] = None,
 
 
 def to_source(node: gast.AST) -> str:
-    tree = gast.gast_to_ast(node)
+    tree = gast_to_ast(node)
     return ast.unparse(ast.fix_missing_locations(tree))
 
 
-def _tag_origins(converted: gast.AST) -> List[Optional[Origin]]:
-    """Replace every node's lineno by an index into the returned origins (0: none), so that
-    origins ride through gast_to_ast on line numbers."""
-    origins: List[Optional[Origin]] = [None]
-    for n in gast.walk(converted):
-        if hasattr(n, "lineno"):
-            o = anno.getanno(n, anno.ORIGIN)
-            if o is not None:
-                origins.append(o)
-            n.lineno = n.end_lineno = (len(origins) - 1) if o is not None else 0
-    return origins
+class _NeutralDefaults:
+    """Default values become None in the compiled code (the original values are copied onto the
+    new function), so their expressions are not evaluated again; the shown source keeps them."""
 
+    def __init__(self, fn_def: ast.FunctionDef) -> None:
+        self.args = fn_def.args
 
-def _line_map(tagged: ast.AST, reparsed: ast.AST, origins: List[Optional[Origin]]):
-    """Generated line -> user Origin, by a lockstep walk of the tagged tree and the re-parsed
-    generated source (ast.unparse keeps the tree's shape)."""
-    line_map: Dict[int, Origin] = {}
-    spans: Dict[int, List[Tuple[int, int, Origin]]] = {}
-    for a, b in zip(ast.walk(tagged), ast.walk(reparsed)):
-        if type(a) is not type(b):
-            break
-        if isinstance(b, ast.stmt) and getattr(a, "lineno", 0):
-            o = origins[a.lineno]
-            for line in range(b.lineno, (b.end_lineno or b.lineno) + 1):
-                line_map[line] = o
-        elif isinstance(b, ast.expr) and getattr(a, "lineno", 0) and b.lineno == b.end_lineno:
-            spans.setdefault(b.lineno, []).append((b.col_offset, b.end_col_offset, origins[a.lineno]))
-    return line_map, spans
+    def __enter__(self) -> None:
+        a = self.args
+        self.saved = a.defaults, a.kw_defaults
+        a.defaults = [ast.copy_location(ast.Constant(value=None), d) for d in a.defaults]
+        a.kw_defaults = [None if d is None else ast.copy_location(ast.Constant(value=None), d)
+                         for d in a.kw_defaults]
+
+    def __exit__(self, *exc: Any) -> None:
+        self.args.defaults, self.args.kw_defaults = self.saved
 
 
 def build_code(fn: types.FunctionType) -> ConvertedCode:
@@ -286,27 +272,30 @@ def build_code(fn: types.FunctionType) -> ConvertedCode:
     # variables of the converted code. Its own name stays global (as in the original) so that a
     # recursive module-level function still finds itself.
     own = f"    global {node.name}\n" if node.name not in freevars else ""
-    factory = gast.parse(f"def {FACTORY}(_jst{''.join(', ' + v for v in freevars)}):\n{own}"
-                         "    pass\n").body[0]
+    factory = ast_to_gast(ast.parse(f"def {FACTORY}(_jst{''.join(', ' + v for v in freevars)}):"
+                                    f"\n{own}    pass\n").body[0])
     factory.body = factory.body[:-1] + [node, gast.Return(value=gast.Name(id=node.name, ctx=gast.Load(),
                                                         annotation=None, type_comment=None))]
     module = gast.Module(body=[factory], type_ignores=[])
-    origins = _tag_origins(module)
-    tagged = gast.gast_to_ast(module)
-    source = ast.unparse(tagged)
-    if code_level > 0:
-        log.info("dy2st: converted %s:\n%s", fn.__qualname__, source)
-    reparsed = ast.parse(source)
+    origins: List[Optional[Origin]] = []
+    tagged = gast_to_ast(module, origins)
     gen_name = f"<dy2st {os.path.basename(filename)}:{fn.__code__.co_firstlineno} {fn.__qualname__}>"
-    linecache.cache[gen_name] = (len(source), None, source.splitlines(True), gen_name)
-    source_maps.register(gen_name, *_line_map(tagged, reparsed, origins))
-    _neutral_defaults(reparsed.body[0].body[-2])
-    code = compile(reparsed, gen_name, "exec")
+    # The tagged tree compiles as it is (no unparse and re-parse): its line numbers index
+    # origins, so linecache shows the user's line for each of them in tracebacks.
+    linecache.cache[gen_name] = (0, None, [f"{o.source}\n" if o else "\n" for o in origins[1:]],
+                                 gen_name)
+    source_maps.register(gen_name, origins, tagged)
+    function_node = tagged.body[0].body[-2]
+    with _NeutralDefaults(function_node):
+        code = compile(tagged, gen_name, "exec")
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == FACTORY)
     inner = next(c for c in factory_code.co_consts
                  if isinstance(c, types.CodeType) and c.co_name == node.name)
-    return ConvertedCode(source, tagged.body[0].body[-2], gen_name, inner, freevars,
-                         anno.getanno(node, "global_writes") or {})
+    converted = ConvertedCode(function_node, gen_name, inner, freevars,
+                              anno.getanno(node, "global_writes") or {})
+    if code_level > 0:
+        log.info("dy2st: converted %s:\n%s", fn.__qualname__, converted.source)
+    return converted
 
 
 def convert_function(fn: types.FunctionType) -> types.FunctionType:
@@ -326,7 +315,6 @@ def convert_function(fn: types.FunctionType) -> types.FunctionType:
     new_fn.__kwdefaults__ = fn.__kwdefaults__
     new_fn.__dict__.update(fn.__dict__)
     new_fn.__qualname__ = fn.__qualname__
-    new_fn._dy2st_source = converted.source
     return new_fn
 
 
@@ -335,4 +323,4 @@ def converted_source(fn: types.FunctionType) -> str:
     if converted is None:
         converted = build_code(fn)
         cache.put(fn.__code__, converted)
-    return ast.unparse(converted.function_node)
+    return converted.source

@@ -1,14 +1,14 @@
 """Where an operator came from: the user's file, line and source text.
 
-Generated (transformed) code registers a line map here so that origins found in it point at the
-user's original source instead."""
+Generated (transformed) code registers its origins here so that origins found in it point at
+the user's original source instead."""
 from __future__ import annotations
 
 import linecache
 import os
 import sys
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -36,50 +36,40 @@ class Origin:
 
 
 class SourceMaps:
-    """Generated file name -> {generated line: Origin of the user's statement}, plus the column
-    spans of expressions on each generated line (a statement of several user lines maps each
-    call to its own line)."""
+    """Generated file name -> the user Origin of each of its line numbers. Converted code is
+    compiled with every node's line number set to an index into its origins (see
+    jit.transform), so the line of any instruction, even inside a multi-line statement, names
+    the user's expression that produced it."""
 
     def __init__(self) -> None:
-        self._maps: Dict[str, Dict[int, Origin]] = {}
-        self._spans: Dict[str, Dict[int, List[Tuple[int, int, Origin]]]] = {}
-        self._positions: Dict[Any, List[Tuple]] = {}
+        self._origins: Dict[str, List[Optional[Origin]]] = {}
+        self._trees: Dict[str, Any] = {}
 
-    def register(self, filename: str, line_map: Dict[int, Origin],
-                 spans: Optional[Dict[int, List[Tuple[int, int, Origin]]]] = None) -> None:
-        self._maps[filename] = line_map
-        self._spans[filename] = spans or {}
+    def register(self, filename: str, origins: List[Optional[Origin]], tree: Any = None) -> None:
+        """origins[line] is the Origin of generated `line`; tree: the compiled (tagged) AST."""
+        self._origins[filename] = origins
+        self._trees[filename] = tree
 
     def lookup(self, filename: str, line: int) -> Optional[Origin]:
-        m = self._maps.get(filename)
-        if m is None:
+        origins = self._origins.get(filename)
+        if origins is None or not 0 <= line < len(origins):
             return None
-        return m.get(line)
+        return origins[line]
 
-    def lookup_at(self, code: Any, line: int, lasti: int) -> Optional[Origin]:
-        """The origin of the expression running at instruction offset `lasti` of code (falls
-        back to the statement of `line`)."""
-        filename = code.co_filename
-        spans = self._spans.get(filename, {}).get(line)
-        if spans and lasti >= 0 and hasattr(code, "co_positions"):
-            positions = self._positions.get(code)
-            if positions is None:       # one list per code object: ops are made many per line
-                positions = self._positions[code] = list(code.co_positions())
-            pos = positions[lasti // 2] if lasti // 2 < len(positions) else None
-            if pos is not None and pos[0] == line and pos[2] is not None:
-                inside = [(end - col, o) for col, end, o in spans
-                          if col <= pos[2] and (pos[3] or pos[2]) <= end]
-                if inside:
-                    return min(inside, key=lambda t: t[0])[1]
-        return self.lookup(filename, line)
+    def lookup_at(self, code: Any, line: int, lasti: int = -1) -> Optional[Origin]:
+        """The origin of what code runs at `line` (lasti is not needed: lines are per node)."""
+        return self.lookup(code.co_filename, line)
+
+    def tree(self, filename: str) -> Any:
+        """The tagged AST compiled under filename (its nodes' line numbers index origins)."""
+        return self._trees.get(filename)
 
     def is_generated(self, filename: str) -> bool:
-        return filename in self._maps
+        return filename in self._origins
 
     def clear(self) -> None:
-        self._maps.clear()
-        self._spans.clear()
-        self._positions.clear()
+        self._origins.clear()
+        self._trees.clear()
 
 
 source_maps = SourceMaps()

@@ -4,7 +4,6 @@ Python code inside converted functions and Layers, errors in while / elif condit
 comprehensions, and on the continuation line of a multi-line statement. The conformance rule: the
 user's exception type, this file's name, `line N` and the quoted original line."""
 import os
-import sys
 
 import numpy as np
 import pytest
@@ -205,9 +204,6 @@ def error_on_continuation_line(x):
     return y
 
 
-@pytest.mark.skipif(sys.version_info < (3, 11), reason="the line of an expression inside a "
-                    "statement needs instruction positions (Python 3.11+); before, the statement's "
-                    "first line is named")
 def test_error_on_continuation_line_of_multiline_statement():
     _expect(error_on_continuation_line, (_t(np.ones((2, 3))),), ValueError,
             "paddle.reshape(x, [-1, 7])], axis=0)  # E3-continuation-if")
@@ -219,9 +215,6 @@ def error_on_continuation_line_no_control_flow(x):
     return y
 
 
-@pytest.mark.skipif(sys.version_info < (3, 11), reason="the line of an expression inside a "
-                    "statement needs instruction positions (Python 3.11+); before, the statement's "
-                    "first line is named")
 def test_error_on_continuation_line_without_control_flow():
     _expect(error_on_continuation_line_no_control_flow, (_t(np.ones((2, 3))),), ValueError,
             "paddle.reshape(x, [-1, 7])], axis=0)  # E3-continuation-plain")
