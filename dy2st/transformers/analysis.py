@@ -10,6 +10,7 @@ from typing import Iterable, List, Set
 import gast
 
 from . import anno
+from .walk import all_nodes
 
 # Methods that change the object they are called on: `x.append(v)` counts as a write of x.
 MUTATING_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "update",
@@ -32,7 +33,7 @@ def mutated_names(stmts: Iterable[gast.AST]) -> Set[str]:
     """Names whose mutating methods the statements call (`x.append(v)`), nested scopes included."""
     out: Set[str] = set()
     for s in stmts:
-        for node in gast.walk(s):
+        for node in all_nodes(s):
             if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
                     node.func.attr in MUTATING_METHODS and isinstance(node.func.value, gast.Name):
                 out.add(node.func.value.id)
@@ -96,7 +97,7 @@ def grown_lists(stmts: Iterable[gast.AST]) -> List[str]:
     loop such a list becomes a tensor array; other lists stay lists of loop variables."""
     found: List[str] = []
     for s in stmts:
-        for node in gast.walk(s):
+        for node in all_nodes(s):
             if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
                     node.func.attr in GROWING_METHODS and isinstance(node.func.value, gast.Name) \
                     and node.func.value.id not in found:
@@ -149,7 +150,7 @@ def dotted_name(node: gast.AST) -> str:
 def read_names(node: gast.AST) -> Set[str]:
     """Every name loaded anywhere inside node (nested functions and lambdas included)."""
     out: Set[str] = set()
-    for n in gast.walk(node):
+    for n in all_nodes(node):
         if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
             out.add(n.id)
         elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):

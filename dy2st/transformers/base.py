@@ -7,6 +7,7 @@ import gast
 
 from . import anno
 from .context import PassContext
+from .walk import all_nodes
 
 
 def copy_origin(src: gast.AST, dst: Any) -> None:
@@ -17,7 +18,7 @@ def copy_origin(src: gast.AST, dst: Any) -> None:
     for top in nodes:
         if not isinstance(top, gast.AST):
             continue
-        for n in gast.walk(top):
+        for n in all_nodes(top):
             if not anno.hasanno(n, anno.ORIGIN):
                 anno.setanno(n, anno.ORIGIN, origin)
 

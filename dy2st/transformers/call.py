@@ -13,6 +13,7 @@ import gast
 from .context import PassContext
 from . import templates
 from .base import copy_origin
+from .walk import all_nodes
 
 _FRAME_SENSITIVE = {"super", "locals", "globals", "vars", "eval", "exec", "dir"}
 # Builtins that never run user code on tensors: wrapping them would only add noise.
@@ -43,8 +44,8 @@ def _wrap(call: gast.Call, self_name: Optional[str]) -> None:
 
 def transform(node: gast.AST, ctx: PassContext) -> gast.AST:
     # Calls are rewritten in place (only their `func` changes), so a flat walk is enough.
-    top = next((n for n in gast.walk(node) if isinstance(n, gast.FunctionDef)), None)
+    top = next((n for n in all_nodes(node) if isinstance(n, gast.FunctionDef)), None)
     self_name = top.args.args[0].id if top is not None and top.args.args else None
-    for call in [n for n in gast.walk(node) if isinstance(n, gast.Call)]:
+    for call in [n for n in all_nodes(node) if isinstance(n, gast.Call)]:
         _wrap(call, self_name)
     return node

@@ -12,6 +12,7 @@ import gast
 
 from .context import PassContext
 from . import templates
+from .walk import all_nodes
 
 _CASTS = {"int": "Int", "float": "Float", "bool": "Bool", "len": "Len", "sum": "Sum",
           "all": "AllOf", "any": "AnyOf"}
@@ -34,6 +35,6 @@ def _rewrite(node: gast.Call) -> None:
 
 def transform(node: gast.AST, ctx: PassContext) -> gast.AST:
     # only a call's `func` changes, in place: a flat walk over the calls is enough
-    for call in [n for n in gast.walk(node) if isinstance(n, gast.Call)]:
+    for call in [n for n in all_nodes(node) if isinstance(n, gast.Call)]:
         _rewrite(call)
     return node

@@ -22,6 +22,7 @@ import gast
 from .context import PassContext
 from . import analysis, anno, templates
 from .scope import ControlFlowTransformer, int_tuple, names_tuple
+from .walk import all_nodes
 
 
 def generated_helpers(stmts: List[gast.stmt]) -> set:
@@ -67,5 +68,5 @@ class IfElseTransformer(ControlFlowTransformer):
 
 def transform(node: gast.AST, ctx: PassContext) -> gast.AST:
     t = IfElseTransformer(ctx)
-    t.visit_expressions = any(isinstance(n, gast.IfExp) for n in gast.walk(node))
+    t.visit_expressions = any(isinstance(n, gast.IfExp) for n in all_nodes(node))
     return t.visit(node)

@@ -25,6 +25,7 @@ from . import analysis, anno, templates
 from .ifelse import generated_helpers, mark_helpers
 from .base import copy_origin
 from .scope import ControlFlowTransformer, names_tuple
+from .walk import all_nodes
 
 _ITER_HELPERS = {"range": "Range", "enumerate": "Enumerate", "zip": "Zip"}
 
@@ -94,7 +95,7 @@ class _TargetIndexing(gast.NodeTransformer):
         # a list takes one index: tuples and slices are tensor indexing, left as they are
         if isinstance(node.ctx, gast.Load) and not isinstance(node.slice, (gast.Slice, gast.Tuple)) \
                 and any(
-                isinstance(n, gast.Name) and n.id in self.targets for n in gast.walk(node.slice)):
+                isinstance(n, gast.Name) and n.id in self.targets for n in all_nodes(node.slice)):
             new = templates.replace_expr("_jst.GetItem(seq, index)", seq=node.value,
                                          index=node.slice)
             copy_origin(node, new)

@@ -4,11 +4,12 @@ from __future__ import annotations
 from typing import Dict, Iterable, Optional, Set
 
 import gast
+from .walk import all_nodes
 
 
 def names_in(tree: gast.AST, nodes: Optional[Iterable[gast.AST]] = None) -> Set[str]:
     found: Set[str] = set()
-    for node in nodes if nodes is not None else gast.walk(tree):
+    for node in nodes if nodes is not None else all_nodes(tree):
         if isinstance(node, gast.Name):
             found.add(node.id)
         elif isinstance(node, (gast.FunctionDef, gast.ClassDef)):

@@ -7,13 +7,14 @@ import gast
 
 from ..runtime.origin import Origin
 from . import anno
+from .walk import all_nodes
 
 
 def attach_origins(tree: gast.AST, filename: str, first_line: int, source_lines: List[str],
                    function: str, nodes: Optional[Iterable[gast.AST]] = None) -> None:
     """first_line: the file line of the parsed source's line 1 (`nodes`: tree's nodes, when the
     caller already walked it)."""
-    for node in nodes if nodes is not None else gast.walk(tree):
+    for node in nodes if nodes is not None else all_nodes(tree):
         lineno = getattr(node, "lineno", None)
         if lineno is None:
             continue

@@ -8,6 +8,7 @@ import gast
 from . import (assert_, break_continue, call, cast, comprehension, delete, ifelse, logical, loop,
                print_, return_, setitem, try_)
 from .context import PassContext
+from .walk import all_nodes
 
 # A pass only runs when the tree has something it rewrites (most functions have no loops, say);
 # `features` finds all of that in one walk.
@@ -23,7 +24,7 @@ _CASTS = {"int", "float", "bool", "len", "sum", "all", "any", "max", "min", "rou
 
 def features(tree: gast.AST, nodes: Optional[Iterable[gast.AST]] = None) -> set:
     found = set()
-    for n in nodes if nodes is not None else gast.walk(tree):
+    for n in nodes if nodes is not None else all_nodes(tree):
         t = type(n)
         if t is gast.Call:
             found.add("call")

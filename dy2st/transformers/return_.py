@@ -20,6 +20,7 @@ import gast
 from .context import PassContext
 from . import templates
 from .base import Transformer, copy_origin
+from .walk import all_nodes
 
 _NESTED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
@@ -118,6 +119,6 @@ def _after_docstring(body: List[gast.stmt]) -> List[gast.stmt]:
 def transform(node: gast.AST, ctx: PassContext) -> gast.AST:
     # Only function bodies change: visit each def, inner ones first, without walking expressions.
     rewriter = ReturnTransformer(ctx)
-    for fn in reversed([n for n in gast.walk(node) if isinstance(n, gast.FunctionDef)]):
+    for fn in reversed([n for n in all_nodes(node) if isinstance(n, gast.FunctionDef)]):
         rewriter.visit_FunctionDef(fn)
     return node

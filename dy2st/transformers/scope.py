@@ -9,6 +9,7 @@ import gast
 
 from . import analysis, anno, templates
 from .base import Transformer
+from .walk import all_nodes
 
 
 def params_of(fn: gast.FunctionDef) -> Set[str]:
@@ -44,7 +45,7 @@ def _assigned_before_use(fn: gast.FunctionDef, names: Set[str]) -> Set[str]:
     used: Set[str] = set()
     for stmt in fn.body:
         if not isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef)):
-            for node in gast.walk(stmt):
+            for node in all_nodes(stmt):
                 if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
                         node.func.attr in _HELPER_CALLS and isinstance(node.func.value, gast.Name) \
                         and node.func.value.id == "_jst":
@@ -134,7 +135,7 @@ class ControlFlowTransformer(Transformer):
         if fn is None:
             return set()
         writers = {}
-        for node in gast.walk(fn):
+        for node in all_nodes(fn):
             if isinstance(node, gast.FunctionDef) and node is not fn and \
                     not anno.getanno(node, anno.SKIP):
                 writers[node.name] = declared(node, gast.Nonlocal)
@@ -142,7 +143,7 @@ class ControlFlowTransformer(Transformer):
             return set()
         out: Set[str] = set()
         for s in stmts:
-            for node in gast.walk(s):
+            for node in all_nodes(s):
                 if isinstance(node, gast.Call) and isinstance(node.func, gast.Name):
                     out |= writers.get(node.func.id, set())
         return out

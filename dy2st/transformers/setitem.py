@@ -15,6 +15,7 @@ import gast
 from .context import PassContext
 from . import templates
 from .base import Transformer, copy_origin
+from .walk import all_nodes
 
 
 def _is_rebindable(node: gast.AST) -> bool:
@@ -43,7 +44,7 @@ def index_expr(index: gast.expr) -> gast.expr:
 
 def _load(node: gast.expr) -> gast.expr:
     node = copy.deepcopy(node)
-    for n in gast.walk(node):
+    for n in all_nodes(node):
         if hasattr(n, "ctx"):
             n.ctx = gast.Load()
     return node

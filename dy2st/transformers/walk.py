@@ -1,0 +1,23 @@
+"""All nodes of a tree, breadth first like gast.walk, at a fraction of its cost (node fields
+are read straight from each node's __dict__)."""
+from __future__ import annotations
+
+from typing import List
+
+import gast
+
+_AST = gast.AST
+
+
+def all_nodes(tree: gast.AST) -> List[gast.AST]:
+    """tree and every node below it, in gast.walk's order."""
+    out = [tree]
+    i = 0
+    while i < len(out):
+        for value in out[i].__dict__.values():
+            if type(value) is list:
+                out.extend([v for v in value if isinstance(v, _AST)])
+            elif isinstance(value, _AST):
+                out.append(value)
+        i += 1
+    return out

@@ -1,0 +1,28 @@
+"""all_nodes lists exactly gast.walk's nodes, in its order, annotations and all."""
+import ast
+import os
+
+import gast
+
+from dy2st.transformers import anno
+from dy2st.transformers.walk import all_nodes
+
+
+def test_same_nodes_and_order_as_gast_walk():
+    with open(os.path.join(os.path.dirname(ast.__file__), "argparse.py"), encoding="utf-8") as f:
+        tree = gast.ast_to_gast(ast.parse(f.read()))
+    # annotations live in a dict on the node: they are not children
+    anno.setanno(tree.body[0], anno.ORIGIN, "somewhere")
+    anno.setanno(tree.body[1], "kept", [tree.body[2]])
+    walked = list(gast.walk(tree))
+    listed = all_nodes(tree)
+    assert len(listed) == len(walked) > 1000
+    assert all(a is b for a, b in zip(listed, walked))
+
+
+def test_single_node_and_nested_lists():
+    leaf = gast.Constant(value=1, kind=None)
+    assert all_nodes(leaf) == [leaf]
+    call = gast.parse("f(a, *b, k=c)").body[0].value
+    assert [type(n).__name__ for n in all_nodes(call)] == [
+        type(n).__name__ for n in gast.walk(call)]
