@@ -227,11 +227,12 @@ def global_writes(fn_node: gast.FunctionDef, nodes: List[gast.AST]) -> Dict[str,
 def transform_tree(fn: Callable, until: Optional[str] = None,
                    on_pass: Optional[Callable[[str, gast.AST], None]] = None) -> Tuple[gast.FunctionDef, str, int]:
     node, nodes, lines, start, filename = parse_function(fn)   # nodes serve every check below
-    check_supported(node, filename, start, nodes)
+    present = features(node, nodes)
+    if {"global", "unsupported"} & present or isinstance(node, gast.AsyncFunctionDef):
+        check_supported(node, filename, start, nodes)
     attach_origins(node, filename, start, lines, node.name, nodes)
     ctx = PassContext(Namer(names_in(node, nodes)), filename, node.name)
-    present = features(node, nodes)
-    writes = global_writes(node, nodes)
+    writes = global_writes(node, nodes) if "global" in present else {}
     _strip_signature_extras(node)
     wrapper = gast.Module(body=[node], type_ignores=[])
     if on_pass is None and code_level > 0:

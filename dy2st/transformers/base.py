@@ -7,20 +7,22 @@ import gast
 
 from . import anno
 from .context import PassContext
-from .walk import all_nodes
 
 
 def copy_origin(src: gast.AST, dst: Any) -> None:
+    """src's origin onto the new nodes of dst (a node or a list). A node that has an origin
+    keeps it, and so does everything below it: what has none there takes that node's when the
+    code is compiled (gast_bridge.gast_to_ast), so the walk stops at it."""
     origin = anno.getanno(src, anno.ORIGIN)
     if origin is None:
         return
-    nodes = dst if isinstance(dst, list) else [dst]
-    for top in nodes:
-        if not isinstance(top, gast.AST):
+    stack = [n for n in (dst if isinstance(dst, list) else [dst]) if isinstance(n, gast.AST)]
+    while stack:
+        n = stack.pop()
+        if anno.hasanno(n, anno.ORIGIN) or isinstance(n, gast.expr_context):
             continue
-        for n in all_nodes(top):
-            if not anno.hasanno(n, anno.ORIGIN):
-                anno.setanno(n, anno.ORIGIN, origin)
+        anno.setanno(n, anno.ORIGIN, origin)
+        stack.extend(gast.iter_child_nodes(n))
 
 
 class Transformer(gast.NodeTransformer):

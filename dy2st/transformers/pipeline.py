@@ -13,12 +13,14 @@ from .walk import all_nodes
 # A pass only runs when the tree has something it rewrites (most functions have no loops, say);
 # `features` finds all of that in one walk.
 TRIGGERS = {
-    "setitem": "store_subscript", "delete": "delete", "return": "return", "break_continue": "loop",
+    "setitem": "store_subscript", "delete": "delete", "return": "return",
+    "break_continue": "break_continue",
     "logical": "logical", "loop": "loop", "ifelse": "if", "try": "try", "print": "print",
     "assert": "assert", "cast": "cast", "call": "call", "comprehension": "listcomp",
 }
 # Passes that can add what a later pass rewrites (ifs, loops, `not`): features are re-read after.
 ADDS_FEATURES = {"return", "break_continue"}
+_UNSUPPORTED = (gast.Yield, gast.YieldFrom, gast.Await, gast.AsyncFor, gast.AsyncWith)
 _CASTS = {"int", "float", "bool", "len", "sum", "all", "any", "max", "min", "round", "isinstance"}
 
 
@@ -41,6 +43,10 @@ def features(tree: gast.AST, nodes: Optional[Iterable[gast.AST]] = None) -> set:
             found.add("if")
         elif t in (gast.For, gast.While):
             found.add("loop")
+            if n.orelse:
+                found.add("break_continue")
+        elif t is gast.Break or t is gast.Continue:
+            found.add("break_continue")
         elif t is gast.BoolOp or (t is gast.UnaryOp and type(n.op) is gast.Not) or (
                 t is gast.Compare and len(n.ops) > 1):
             found.add("logical")
@@ -54,6 +60,10 @@ def features(tree: gast.AST, nodes: Optional[Iterable[gast.AST]] = None) -> set:
             found.add("assert")
         elif t is gast.ListComp:
             found.add("listcomp")
+        elif t is gast.Global:
+            found.add("global")         # read by the checks before the passes
+        elif t in _UNSUPPORTED:
+            found.add("unsupported")
     return found
 
 

@@ -1,7 +1,6 @@
 """Fill a short Python snippet's placeholders with AST nodes (originals keep their annotations)."""
 from __future__ import annotations
 
-import copy
 import functools
 import textwrap
 from typing import Any, Dict, List, Union
@@ -13,7 +12,7 @@ def _substitute(value: Any, ctx: Any) -> Any:
     if isinstance(value, str):
         return gast.Name(id=value, ctx=ctx, annotation=None, type_comment=None)
     if isinstance(value, (gast.Name, gast.Attribute)):
-        value = copy.copy(value)       # the same node may fill several places with other ctx
+        value = _shallow_copy(value)   # the same node may fill several places with other ctx
     if isinstance(value, (gast.Name, gast.Attribute, gast.Subscript, gast.Tuple, gast.List)):
         _set_ctx(value, ctx)
     return value
@@ -33,25 +32,28 @@ def _fill(node: Any, subs: Dict[str, Any]) -> Any:
             names.extend(value if isinstance(value, list) else [value])
         return gast.Nonlocal(names=names) if names else None
     new = t.__new__(t)
-    for field in node._fields:
-        value = getattr(node, field, None)
-        if isinstance(value, list):
+    fields = new.__dict__
+    for field, value in node.__dict__.items():    # fields and location alike
+        if type(value) is list:
             items = []
             for item in value:
                 filled = _fill(item, subs) if isinstance(item, gast.AST) else item
-                if isinstance(filled, list):
+                if type(filled) is list:
                     items.extend(filled)
                 elif filled is not None:
                     items.append(filled)
             value = items
         elif isinstance(value, gast.AST) and not isinstance(value, gast.expr_context):
             value = _fill(value, subs)
-        setattr(new, field, value)
-    for attr in getattr(node, "_attributes", ()):
-        if hasattr(node, attr):
-            setattr(new, attr, getattr(node, attr))
+        fields[field] = value
     if t is gast.FunctionDef and isinstance(subs.get(node.name), str):
         new.name = subs[node.name]
+    return new
+
+
+def _shallow_copy(node: gast.AST) -> gast.AST:
+    new = type(node).__new__(type(node))
+    new.__dict__.update(node.__dict__)
     return new
 
 
