@@ -10,7 +10,7 @@ from typing import Iterable, List, Set
 import gast
 
 from . import anno
-from .walk import all_nodes
+from .walk import all_nodes, child_nodes
 
 # Methods that change the object they are called on: `x.append(v)` counts as a write of x.
 MUTATING_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "update",
@@ -29,63 +29,77 @@ def _target_names(target: gast.AST, out: Set[str]) -> None:
         _target_names(target.value, out)
 
 
+def _mutating_call_target(node: gast.AST) -> str:
+    """x for a call `x.append(v)` (any mutating method), else ''."""
+    func = node.func
+    if type(func) is gast.Attribute and func.attr in MUTATING_METHODS and \
+            type(func.value) is gast.Name:
+        return func.value.id
+    return ""
+
+
 def mutated_names(stmts: Iterable[gast.AST]) -> Set[str]:
     """Names whose mutating methods the statements call (`x.append(v)`), nested scopes included."""
     out: Set[str] = set()
     for s in stmts:
         for node in all_nodes(s):
-            if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
-                    node.func.attr in MUTATING_METHODS and isinstance(node.func.value, gast.Name):
-                out.add(node.func.value.id)
+            if type(node) is gast.Call:
+                name = _mutating_call_target(node)
+                if name:
+                    out.add(name)
     return out
+
+
+_DEFS = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)
+
+
+def _assigned_targets(node: gast.AST) -> List[gast.AST]:
+    """The binding targets of one node, [] when it binds none (calls are looked at apart)."""
+    t = type(node)
+    if t is gast.Assign or t is gast.Delete:
+        return node.targets
+    if t is gast.AugAssign or t is gast.AnnAssign or t is gast.NamedExpr or t is gast.For or \
+            t is gast.AsyncFor:
+        return [node.target]
+    if t is gast.withitem:
+        return [node.optional_vars] if node.optional_vars is not None else []
+    if t is gast.ExceptHandler:
+        return [node.name] if node.name is not None else []
+    return []
 
 
 def written_names(stmts: Iterable[gast.AST], mutations: bool = True) -> Set[str]:
     """Plain names bound by the statements (not inside nested scopes, except their `nonlocal`);
     with `mutations`, also names whose mutating methods are called (`x.append(v)`)."""
     out: Set[str] = set()
-
-    def walk(node: gast.AST) -> None:
-        if isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+    stack = list(stmts)
+    while stack:
+        node = stack.pop()
+        t = type(node)
+        if t in _DEFS:
             out.add(node.name)
             # A nested helper's `nonlocal` names are writes of this scope.
             for sub in node.body:
-                if isinstance(sub, gast.Nonlocal):
+                if type(sub) is gast.Nonlocal:
                     out.update(sub.names)
-            return
-        if isinstance(node, gast.Lambda):
-            return
-        if isinstance(node, (gast.Assign,)):
-            for t in node.targets:
-                _target_names(t, out)
-        elif isinstance(node, (gast.AugAssign, gast.AnnAssign)):
-            _target_names(node.target, out)
-        elif isinstance(node, (gast.For, gast.AsyncFor)):
-            _target_names(node.target, out)
-        elif isinstance(node, gast.withitem) and node.optional_vars is not None:
-            _target_names(node.optional_vars, out)
-        elif isinstance(node, gast.NamedExpr):
-            _target_names(node.target, out)
-        elif isinstance(node, gast.Delete):
-            for t in node.targets:
-                _target_names(t, out)
-        elif isinstance(node, gast.alias):
+            continue
+        if t is gast.Lambda:
+            continue
+        if t is gast.Call:
+            name = _mutating_call_target(node) if mutations else ""
+            if name:
+                out.add(name)
+            elif _callee_name(node.func) == "array_write":
+                target = node.args[2] if len(node.args) > 2 else next(
+                    (k.value for k in node.keywords if k.arg == "array"), None)
+                if type(target) is gast.Name:
+                    out.add(target.id)        # array_write(x, i, array=a) writes into a
+        elif t is gast.alias:
             out.add((node.asname or node.name).split(".")[0])
-        elif isinstance(node, gast.ExceptHandler) and node.name is not None:
-            _target_names(node.name, out)
-        elif mutations and isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
-                and node.func.attr in MUTATING_METHODS and isinstance(node.func.value, gast.Name):
-            out.add(node.func.value.id)
-        elif isinstance(node, gast.Call) and _callee_name(node.func) == "array_write":
-            target = node.args[2] if len(node.args) > 2 else next(
-                (k.value for k in node.keywords if k.arg == "array"), None)
-            if isinstance(target, gast.Name):
-                out.add(target.id)        # array_write(x, i, array=a) writes into a
-        for child in gast.iter_child_nodes(node):
-            walk(child)
-
-    for s in stmts:
-        walk(s)
+        else:
+            for target in _assigned_targets(node):
+                _target_names(target, out)
+        stack.extend(child_nodes(node))
     return out
 
 
@@ -130,7 +144,7 @@ def written_attributes(stmts: Iterable[gast.AST]) -> List[str]:
                 dotted = dotted_name(sub)
                 if dotted and "." in dotted and dotted not in found:
                     found.append(dotted)
-        for child in gast.iter_child_nodes(node):
+        for child in child_nodes(node):
             walk(child)
 
     for s in stmts:
@@ -151,11 +165,14 @@ def read_names(node: gast.AST) -> Set[str]:
     """Every name loaded anywhere inside node (nested functions and lambdas included)."""
     out: Set[str] = set()
     for n in all_nodes(node):
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-            out.add(n.id)
-        elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
-            out.add(n.target.id)
-        elif isinstance(n, gast.Nonlocal):
+        t = type(n)
+        if t is gast.Name:
+            if type(n.ctx) is gast.Load:
+                out.add(n.id)
+        elif t is gast.AugAssign:
+            if type(n.target) is gast.Name:
+                out.add(n.target.id)
+        elif t is gast.Nonlocal:
             out.update(n.names)   # a nested helper's nonlocal names are read back after it runs
     return out
 

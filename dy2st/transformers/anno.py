@@ -8,6 +8,7 @@ LIVE_OUT = "live_out"        # frozenset of names read after this statement
 BODY_LIVE_IN = "body_live_in"  # loops: names read in the body before being written there
 BREAK_FLAG = "break_flag"    # loops: name of the flag set by a converted `break`
 SKIP = "skip"                # generated code that later passes must leave alone
+ACCESSOR = "accessor"        # a generated get_args / set_args function: no user code inside
 
 _FIELD = "_dy2st_anno"
 

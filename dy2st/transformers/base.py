@@ -5,6 +5,7 @@ from typing import Any, List, Optional
 
 import gast
 
+from .walk import child_nodes
 from . import anno
 from .context import PassContext
 
@@ -22,7 +23,7 @@ def copy_origin(src: gast.AST, dst: Any) -> None:
         if anno.hasanno(n, anno.ORIGIN) or isinstance(n, gast.expr_context):
             continue
         anno.setanno(n, anno.ORIGIN, origin)
-        stack.extend(gast.iter_child_nodes(n))
+        stack.extend(child_nodes(n))
 
 
 class Transformer(gast.NodeTransformer):

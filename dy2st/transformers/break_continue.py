@@ -15,6 +15,7 @@ from typing import Any, List, Type
 
 import gast
 
+from .walk import child_nodes
 from .context import PassContext
 from . import anno, templates
 from .base import Transformer, copy_origin
@@ -28,7 +29,7 @@ def _contains(node: gast.AST, kind: Type[gast.AST]) -> bool:
         return True
     if isinstance(node, _NESTED):
         return False
-    return any(_contains(c, kind) for c in gast.iter_child_nodes(node))
+    return any(_contains(c, kind) for c in child_nodes(node))
 
 
 def _block_contains(stmts: List[gast.stmt], kind: Type[gast.AST]) -> bool:

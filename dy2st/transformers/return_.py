@@ -20,7 +20,7 @@ import gast
 from .context import PassContext
 from . import templates
 from .base import Transformer, copy_origin
-from .walk import all_nodes
+from .walk import all_nodes, child_nodes
 
 _NESTED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
@@ -30,7 +30,7 @@ def _has_return(node: gast.AST) -> bool:
         return True
     if isinstance(node, _NESTED) or isinstance(node, gast.expr):
         return False      # only statements hold returns: expressions need no walk
-    return any(_has_return(c) for c in gast.iter_child_nodes(node))
+    return any(_has_return(c) for c in child_nodes(node))
 
 
 def _needs_rewrite(fn: gast.FunctionDef) -> bool:

@@ -9,7 +9,7 @@ import gast
 
 from . import analysis, anno, templates
 from .base import Transformer
-from .walk import all_nodes
+from .walk import all_nodes, child_nodes
 
 
 def params_of(fn: gast.FunctionDef) -> Set[str]:
@@ -31,7 +31,7 @@ def declared(fn: gast.FunctionDef, kind: type) -> Set[str]:
             out.update(n.names)
         elif not isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
                                 gast.expr)):
-            stack.extend(gast.iter_child_nodes(n))
+            stack.extend(child_nodes(n))
     return out
 
 
@@ -102,6 +102,8 @@ class ControlFlowTransformer(Transformer):
         return super().generic_visit(node)
 
     def visit_FunctionDef(self, node: gast.FunctionDef) -> Any:
+        if anno.getanno(node, anno.ACCESSOR):
+            return node                  # generated reads / writes of names: nothing to convert
         analysis.analyze_function(node) if not self.func_stack else None
         self.ctx.pending_inits[id(node)] = []
         # `paddle.add(x, y)` looks like a mutation of `paddle` (as `lst.add(v)` would be): such
@@ -175,6 +177,8 @@ class ControlFlowTransformer(Transformer):
                                        targets=_tuple(stores, True))
         else:
             set_fn = templates.replace("def set(args):\n    pass", set=set_name, args="__args")
+        for helper in get_fn + set_fn:
+            anno.setanno(helper, anno.ACCESSOR, True)
         return get_name, set_name, get_fn + set_fn
 
 

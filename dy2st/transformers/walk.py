@@ -21,3 +21,14 @@ def all_nodes(tree: gast.AST) -> List[gast.AST]:
                 out.append(value)
         i += 1
     return out
+
+
+def child_nodes(node: gast.AST) -> List[gast.AST]:
+    """node's direct children, in gast.iter_child_nodes's order."""
+    out: List[gast.AST] = []
+    for value in node.__dict__.values():
+        if type(value) is list:
+            out.extend([v for v in value if isinstance(v, _AST)])
+        elif isinstance(value, _AST):
+            out.append(value)
+    return out
