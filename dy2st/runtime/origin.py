@@ -35,6 +35,59 @@ class Origin:
                    str(d.get("source", "")), int(d.get("col", 0)), int(d.get("end_col", 0)))
 
 
+class _CodeOrigins:
+    """What is known of one code object of generated code: its instruction positions (decoded
+    once, when first needed) and the origin found at each instruction offset (ops are made many
+    per line, and loops trace the same lines again)."""
+
+    __slots__ = ("code", "_positions", "at")
+
+    def __init__(self, code: Any) -> None:
+        self.code = code        # kept alive, so that id(code) keys stay valid
+        self._positions: Optional[List[Tuple]] = None
+        self.at: Dict[int, Any] = {}
+
+    def position(self, lasti: int) -> Optional[Tuple]:
+        """(line, end line, col, end col) of the instruction at byte offset lasti, if known."""
+        if lasti < 0 or not hasattr(self.code, "co_positions"):
+            return None
+        if self._positions is None:
+            self._positions = list(self.code.co_positions())
+        i = lasti // 2
+        return self._positions[i] if i < len(self._positions) else None
+
+
+def _innermost(spans: List[Tuple[int, int, Origin]], pos: Optional[Tuple], line: int,
+               statement: Optional[Origin]) -> Optional[Origin]:
+    """The origin of the narrowest expression span around position pos (else the statement's)."""
+    if pos is not None and pos[0] == line and pos[2] is not None:
+        inside = [(end - col, o) for col, end, o in spans
+                  if col <= pos[2] and (pos[3] or pos[2]) <= end]
+        if inside:
+            return min(inside, key=lambda t: t[0])[1]
+    return statement
+
+
+class DeferredOrigin:
+    """The origin of ops made at one instruction of generated code, worked out when first read:
+    finding the expression around it decodes the code's whole position table, which only error
+    messages, printing and saving need. Holds the line's maps as they were when the op was made."""
+
+    __slots__ = ("_code", "_lasti", "_line", "_spans", "_statement", "_resolved")
+
+    def __init__(self, code: _CodeOrigins, lasti: int, line: int,
+                 spans: List[Tuple[int, int, Origin]], statement: Origin) -> None:
+        self._code, self._lasti, self._line = code, lasti, line
+        self._spans, self._statement = spans, statement
+        self._resolved: Optional[Origin] = None
+
+    def resolve(self) -> Origin:
+        if self._resolved is None:
+            self._resolved = _innermost(self._spans, self._code.position(self._lasti),
+                                        self._line, self._statement)
+        return self._resolved
+
+
 class SourceMaps:
     """Generated file name -> {generated line: Origin of the user's statement}, plus the column
     spans of expressions on each generated line (a statement of several user lines maps each
@@ -43,12 +96,19 @@ class SourceMaps:
     def __init__(self) -> None:
         self._maps: Dict[str, Dict[int, Origin]] = {}
         self._spans: Dict[str, Dict[int, List[Tuple[int, int, Origin]]]] = {}
-        self._positions: Dict[Any, List[Tuple]] = {}
+        # id(code) -> what is known of that code object; keyed by id because hashing a code
+        # object hashes its whole bytecode and constants
+        self._codes: Dict[int, _CodeOrigins] = {}
+        # id(code) -> code of dy2st's own functions, which origins skip (never generated code)
+        self._internal: Dict[int, Any] = {}
 
     def register(self, filename: str, line_map: Dict[int, Origin],
                  spans: Optional[Dict[int, List[Tuple[int, int, Origin]]]] = None) -> None:
         self._maps[filename] = line_map
         self._spans[filename] = spans or {}
+        stale = [k for k, c in self._codes.items() if c.code.co_filename == filename]
+        for k in stale:
+            del self._codes[k]
 
     def lookup(self, filename: str, line: int) -> Optional[Origin]:
         m = self._maps.get(filename)
@@ -56,30 +116,74 @@ class SourceMaps:
             return None
         return m.get(line)
 
+    def _code_origins(self, code: Any) -> _CodeOrigins:
+        entry = self._codes.get(id(code))
+        if entry is None or entry.code is not code:
+            entry = self._codes[id(code)] = _CodeOrigins(code)
+        return entry
+
     def lookup_at(self, code: Any, line: int, lasti: int) -> Optional[Origin]:
         """The origin of the expression running at instruction offset `lasti` of code (falls
         back to the statement of `line`)."""
         filename = code.co_filename
+        statement = self.lookup(filename, line)
         spans = self._spans.get(filename, {}).get(line)
-        if spans and lasti >= 0 and hasattr(code, "co_positions"):
-            positions = self._positions.get(code)
-            if positions is None:       # one list per code object: ops are made many per line
-                positions = self._positions[code] = list(code.co_positions())
-            pos = positions[lasti // 2] if lasti // 2 < len(positions) else None
-            if pos is not None and pos[0] == line and pos[2] is not None:
-                inside = [(end - col, o) for col, end, o in spans
-                          if col <= pos[2] and (pos[3] or pos[2]) <= end]
-                if inside:
-                    return min(inside, key=lambda t: t[0])[1]
-        return self.lookup(filename, line)
+        if not spans:
+            return statement
+        return _innermost(spans, self._code_origins(code).position(lasti), line, statement)
+
+    def frame_origin(self, frame: Any) -> Any:
+        """lookup_at for a frame of generated code, remembered per (code, instruction); an
+        Origin, a DeferredOrigin or None."""
+        code = frame.f_code
+        entry = self._codes.get(id(code))
+        if entry is None or entry.code is not code:
+            entry = self._code_origins(code)
+        lasti = frame.f_lasti
+        try:
+            return entry.at[lasti]
+        except KeyError:
+            pass
+        line = frame.f_lineno
+        statement = self.lookup(code.co_filename, line)
+        spans = self._spans.get(code.co_filename, {}).get(line)
+        if not spans:
+            found = statement
+        elif statement is None:     # whether an expression maps is only known from its position
+            found = _innermost(spans, entry.position(lasti), line, None)
+        else:
+            found = DeferredOrigin(entry, lasti, line, spans, statement)
+        entry.at[lasti] = found
+        return found
 
     def is_generated(self, filename: str) -> bool:
         return filename in self._maps
 
+    def user_origin(self, frame: Any) -> Any:
+        """The origin (maybe deferred) of the nearest frame, from `frame` outwards, outside
+        dy2st's own code."""
+        internal = self._internal
+        maps = self._maps
+        while frame is not None:
+            code = frame.f_code
+            if internal.get(id(code)) is not code:
+                filename = code.co_filename
+                if filename in maps:
+                    found = self.frame_origin(frame)
+                    if found is not None:
+                        return found
+                elif filename.startswith(_PACKAGE_DIR) or filename.startswith("<frozen"):
+                    internal[id(code)] = code
+                else:
+                    return origin_of_frame(frame)
+            frame = frame.f_back
+        return None
+
     def clear(self) -> None:
         self._maps.clear()
         self._spans.clear()
-        self._positions.clear()
+        self._codes.clear()
+        self._internal.clear()
 
 
 source_maps = SourceMaps()
@@ -103,14 +207,10 @@ def origin_of_frame(frame) -> Optional[Origin]:
 
 def user_origin(skip: int = 1) -> Optional[Origin]:
     """The nearest calling frame outside dy2st (generated code maps to the user's line)."""
-    frame = sys._getframe(skip)
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        if source_maps.is_generated(filename):
-            found = source_maps.lookup_at(frame.f_code, frame.f_lineno, frame.f_lasti)
-            if found is not None:
-                return found
-        elif not filename.startswith(_PACKAGE_DIR) and not filename.startswith("<frozen"):
-            return origin_of_frame(frame)
-        frame = frame.f_back
-    return None
+    found = source_maps.user_origin(sys._getframe(skip))
+    return found.resolve() if isinstance(found, DeferredOrigin) else found
+
+
+def op_origin(skip: int = 1) -> Any:
+    """user_origin, possibly as a DeferredOrigin (for ops, whose origin is rarely read)."""
+    return source_maps.user_origin(sys._getframe(skip))

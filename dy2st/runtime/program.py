@@ -23,7 +23,7 @@ class Variable(TensorLike):
     def __init__(self, block: "Block", name: str, shape: Sequence[int], dtype: DType,
                  persistable: bool = False, kind: str = "dense", elem: Any = None) -> None:
         self.name = name
-        self._shape = tuple(int(d) for d in shape)
+        self._shape = tuple(map(int, shape))
         self.dtype = dtype
         self.block = block
         self.persistable = persistable
@@ -168,15 +168,26 @@ def _numpy_message(name: str, var: "Variable") -> str:
 class Operator:
     """One op: type, input and output variable names, attributes and the user's origin."""
 
-    __slots__ = ("type", "inputs", "outputs", "attrs", "origin")
+    __slots__ = ("type", "inputs", "outputs", "attrs", "_origin")
 
     def __init__(self, type_: str, inputs: List[str], outputs: List[str], attrs: Dict[str, Any],
-                 origin: Optional[Origin] = None) -> None:
+                 origin: Any = None) -> None:
         self.type = type_
         self.inputs = inputs
         self.outputs = outputs
         self.attrs = attrs
-        self.origin = origin
+        self._origin = origin     # an Origin, or a DeferredOrigin worked out when first read
+
+    @property
+    def origin(self) -> Optional[Origin]:
+        o = self._origin
+        if o is not None and type(o) is not Origin:
+            o = self._origin = o.resolve()
+        return o
+
+    @origin.setter
+    def origin(self, origin: Optional[Origin]) -> None:
+        self._origin = origin
 
     def sub_blocks(self) -> List[int]:
         if self.type not in ("cond", "while"):
@@ -203,10 +214,11 @@ class Block:
 
     def create_var(self, shape: Sequence[int], dtype: DType, prefix: str = "t", kind: str = "dense",
                    elem: Any = None, persistable: bool = False, name: Optional[str] = None) -> Variable:
-        name = name or self.program.fresh_name(prefix)
-        var = Variable(self, name, shape, dtype, persistable=persistable, kind=kind, elem=elem)
+        program = self.program
+        name = name or program.fresh_name(prefix)
+        var = Variable(self, name, shape, dtype, persistable, kind, elem)
         self.vars[name] = var
-        self.program.var_index[name] = var
+        program.var_index[name] = var
         return var
 
     def var(self, name: str) -> Variable:
@@ -243,7 +255,7 @@ class Block:
         return [back[p] for p in self.params if p in back]
 
     def append_op(self, type_: str, inputs: Sequence[Variable], outputs: Sequence[Variable],
-                  attrs: Dict[str, Any], origin: Optional[Origin]) -> Operator:
+                  attrs: Dict[str, Any], origin: Any) -> Operator:
         op = Operator(type_, [v.name for v in inputs], [v.name for v in outputs], attrs, origin)
         self.ops.append(op)
         self.program.version += 1

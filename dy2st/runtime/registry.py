@@ -8,7 +8,7 @@ import numpy as np
 
 from . import state
 from .dtype import DType
-from .origin import user_origin
+from .origin import op_origin
 from .program import Block, Variable
 from .tensor import Tensor
 
@@ -87,22 +87,30 @@ def to_local(block: Block, x: Any) -> Variable:
     return block.local(x)
 
 
+# ops that read a maybe-undefined value without needing it defined (they carry or check it)
+_READS_UNDEFINED = frozenset(("cond", "while", "check_defined"))
+
+
 def append_op(name: str, inputs: Sequence[Any], attrs: Dict[str, Any],
               metas: Optional[List[Meta]] = None):
     block = state.current_block()
     opdef = OPS[name]
-    if block.program.maybe_undefined and name not in ("cond", "while", "check_defined"):
+    if block.program.maybe_undefined and name not in _READS_UNDEFINED:
         _check_inputs_defined(block, inputs)
-    local = [to_local(block, x) for x in inputs]
-    explicit = metas is not None
+    # most inputs are Variables of this block already
+    local = [x if type(x) is Variable and x.block is block else to_local(block, x)
+             for x in inputs]
     if metas is None:
         inferred = opdef.infer(*local, **attrs)
-        metas = [inferred] if opdef.n_outputs == 1 else list(inferred)
+        if opdef.n_outputs == 1:
+            out = block.create_var(inferred.shape, inferred.dtype, kind=inferred.kind,
+                                   elem=inferred.elem)
+            block.append_op(name, local, (out,), attrs, op_origin(2))
+            return out
+        metas = list(inferred)
     outs = [block.create_var(m.shape, m.dtype, kind=m.kind, elem=m.elem) for m in metas]
-    block.append_op(name, local, outs, attrs, user_origin(2))
-    if explicit or opdef.n_outputs != 1:
-        return tuple(outs)
-    return outs[0]
+    block.append_op(name, local, outs, attrs, op_origin(2))
+    return tuple(outs)
 
 
 def _check_inputs_defined(block: Block, inputs: Sequence[Any]) -> None:
