@@ -35,6 +35,9 @@ class Origin:
                    str(d.get("source", "")), int(d.get("col", 0)), int(d.get("end_col", 0)))
 
 
+_UNKNOWN = object()     # an instruction whose origin is not looked up yet
+
+
 class _CodeOrigins:
     """What is known of one code object of generated code: its instruction positions (decoded
     once, when first needed) and the origin found at each instruction offset (ops are made many
@@ -135,26 +138,23 @@ class SourceMaps:
     def frame_origin(self, frame: Any) -> Any:
         """lookup_at for a frame of generated code, remembered per (code, instruction); an
         Origin, a DeferredOrigin or None."""
-        code = frame.f_code
-        entry = self._codes.get(id(code))
-        if entry is None or entry.code is not code:
-            entry = self._code_origins(code)
+        entry = self._code_origins(frame.f_code)
         lasti = frame.f_lasti
-        try:
-            return entry.at[lasti]
-        except KeyError:
-            pass
-        line = frame.f_lineno
-        statement = self.lookup(code.co_filename, line)
-        spans = self._spans.get(code.co_filename, {}).get(line)
-        if not spans:
-            found = statement
-        elif statement is None:     # whether an expression maps is only known from its position
-            found = _innermost(spans, entry.position(lasti), line, None)
-        else:
-            found = DeferredOrigin(entry, lasti, line, spans, statement)
-        entry.at[lasti] = found
+        found = entry.at.get(lasti, _UNKNOWN)
+        if found is _UNKNOWN:
+            found = entry.at[lasti] = self._find_origin(entry, frame)
         return found
+
+    def _find_origin(self, entry: _CodeOrigins, frame: Any) -> Any:
+        filename = entry.code.co_filename
+        line = frame.f_lineno
+        statement = self.lookup(filename, line)
+        spans = self._spans.get(filename, {}).get(line)
+        if not spans:
+            return statement
+        if statement is None:       # whether an expression maps is only known from its position
+            return _innermost(spans, entry.position(frame.f_lasti), line, None)
+        return DeferredOrigin(entry, frame.f_lasti, line, spans, statement)
 
     def is_generated(self, filename: str) -> bool:
         return filename in self._maps
@@ -162,18 +162,28 @@ class SourceMaps:
     def user_origin(self, frame: Any) -> Any:
         """The origin (maybe deferred) of the nearest frame, from `frame` outwards, outside
         dy2st's own code."""
-        internal = self._internal
-        maps = self._maps
+        internal, codes = self._internal, self._codes
         while frame is not None:
             code = frame.f_code
-            if internal.get(id(code)) is not code:
+            key = id(code)
+            if internal.get(key) is code:       # most frames on the way: skip them quickly
+                frame = frame.f_back
+                continue
+            entry = codes.get(key)
+            if entry is not None and entry.code is code:
+                found = entry.at.get(frame.f_lasti, _UNKNOWN)
+                if found is _UNKNOWN:
+                    found = self.frame_origin(frame)
+                if found is not None:
+                    return found
+            else:
                 filename = code.co_filename
-                if filename in maps:
+                if filename in self._maps:
                     found = self.frame_origin(frame)
                     if found is not None:
                         return found
                 elif filename.startswith(_PACKAGE_DIR) or filename.startswith("<frozen"):
-                    internal[id(code)] = code
+                    internal[key] = code
                 else:
                     return origin_of_frame(frame)
             frame = frame.f_back

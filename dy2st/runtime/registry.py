@@ -103,14 +103,9 @@ def append_op(name: str, inputs: Sequence[Any], attrs: Dict[str, Any],
     if metas is None:
         inferred = opdef.infer(*local, **attrs)
         if opdef.n_outputs == 1:
-            out = block.create_var(inferred.shape, inferred.dtype, kind=inferred.kind,
-                                   elem=inferred.elem)
-            block.append_op(name, local, (out,), attrs, op_origin(2))
-            return out
-        metas = list(inferred)
-    outs = [block.create_var(m.shape, m.dtype, kind=m.kind, elem=m.elem) for m in metas]
-    block.append_op(name, local, outs, attrs, op_origin(2))
-    return tuple(outs)
+            return block.append_op_with_outputs(name, local, (inferred,), attrs, op_origin(2))[0]
+        metas = inferred
+    return tuple(block.append_op_with_outputs(name, local, metas, attrs, op_origin(2)))
 
 
 def _check_inputs_defined(block: Block, inputs: Sequence[Any]) -> None:

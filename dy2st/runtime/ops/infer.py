@@ -8,6 +8,8 @@ from ..registry import Meta
 
 
 def broadcast_shapes(op: str, a: Sequence[int], b: Sequence[int]) -> Tuple[int, ...]:
+    if a == b:      # the common case while tracing: nothing to broadcast
+        return tuple(a)
     out: List[int] = []
     for i in range(1, max(len(a), len(b)) + 1):
         da = a[-i] if i <= len(a) else 1
