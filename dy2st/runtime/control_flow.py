@@ -78,9 +78,14 @@ def _label(names: Optional[Sequence[str]], i: int, fallback: str) -> str:
 def _as_pred(pred: Variable) -> Variable:
     if pred.kind != "dense":
         raise TypeError("a tensor array cannot be used as a condition")
-    if all(d >= 0 for d in pred._shape) and int(np.prod(pred._shape)) != 1:
-        raise ValueError(f"the truth value of a tensor with {int(np.prod(pred._shape))} elements is "
-                         "ambiguous; use .any() or .all()")
+    shape = pred._shape
+    if shape and all(d >= 0 for d in shape):     # (np.prod costs more than the rest of this)
+        n = 1
+        for d in shape:
+            n *= d
+        if n != 1:
+            raise ValueError(f"the truth value of a tensor with {n} elements is ambiguous; use "
+                             ".any() or .all()")
     from . import ops
     if pred._shape:
         pred = ops.reshape(pred, [])
