@@ -39,14 +39,16 @@ _UNKNOWN = object()     # an instruction whose origin is not looked up yet
 
 
 class _CodeOrigins:
-    """What is known of one code object of generated code: its instruction positions (decoded
-    once, when first needed) and the origin found at each instruction offset (ops are made many
-    per line, and loops trace the same lines again)."""
+    """What is known of one code object of generated code: its file's maps, its instruction
+    positions (decoded once, when first needed) and the origin found at each instruction offset
+    (ops are made many per line, and loops trace the same lines again)."""
 
-    __slots__ = ("code", "_positions", "at")
+    __slots__ = ("code", "lines", "spans", "_positions", "at")
 
-    def __init__(self, code: Any) -> None:
+    def __init__(self, code: Any, lines: Dict[int, Origin],
+                 spans: Dict[int, List[Tuple[int, int, Origin]]]) -> None:
         self.code = code        # kept alive, so that id(code) keys stay valid
+        self.lines, self.spans = lines, spans   # (registering the file again drops this entry)
         self._positions: Optional[List[Tuple]] = None
         self.at: Dict[int, Any] = {}
 
@@ -58,6 +60,16 @@ class _CodeOrigins:
             self._positions = list(self.code.co_positions())
         i = lasti // 2
         return self._positions[i] if i < len(self._positions) else None
+
+    def find(self, lasti: int, line: int) -> Any:
+        """The origin at instruction lasti of `line`: an Origin, a DeferredOrigin or None."""
+        statement = self.lines.get(line)
+        spans = self.spans.get(line)
+        if not spans:
+            return statement
+        if statement is None:       # whether an expression maps is only known from its position
+            return _innermost(spans, self.position(lasti), line, None)
+        return DeferredOrigin(self, lasti, line, spans, statement)
 
 
 def _innermost(spans: List[Tuple[int, int, Origin]], pos: Optional[Tuple], line: int,
@@ -122,7 +134,9 @@ class SourceMaps:
     def _code_origins(self, code: Any) -> _CodeOrigins:
         entry = self._codes.get(id(code))
         if entry is None or entry.code is not code:
-            entry = self._codes[id(code)] = _CodeOrigins(code)
+            filename = code.co_filename
+            entry = self._codes[id(code)] = _CodeOrigins(code, self._maps.get(filename, {}),
+                                                         self._spans.get(filename, {}))
         return entry
 
     def lookup_at(self, code: Any, line: int, lasti: int) -> Optional[Origin]:
@@ -142,19 +156,8 @@ class SourceMaps:
         lasti = frame.f_lasti
         found = entry.at.get(lasti, _UNKNOWN)
         if found is _UNKNOWN:
-            found = entry.at[lasti] = self._find_origin(entry, frame)
+            found = entry.at[lasti] = entry.find(lasti, frame.f_lineno)
         return found
-
-    def _find_origin(self, entry: _CodeOrigins, frame: Any) -> Any:
-        filename = entry.code.co_filename
-        line = frame.f_lineno
-        statement = self.lookup(filename, line)
-        spans = self._spans.get(filename, {}).get(line)
-        if not spans:
-            return statement
-        if statement is None:       # whether an expression maps is only known from its position
-            return _innermost(spans, entry.position(frame.f_lasti), line, None)
-        return DeferredOrigin(entry, frame.f_lasti, line, spans, statement)
 
     def is_generated(self, filename: str) -> bool:
         return filename in self._maps
@@ -171,9 +174,10 @@ class SourceMaps:
                 continue
             entry = codes.get(key)
             if entry is not None and entry.code is code:
-                found = entry.at.get(frame.f_lasti, _UNKNOWN)
+                lasti = frame.f_lasti
+                found = entry.at.get(lasti, _UNKNOWN)
                 if found is _UNKNOWN:
-                    found = self.frame_origin(frame)
+                    found = entry.at[lasti] = entry.find(lasti, frame.f_lineno)
                 if found is not None:
                     return found
             else:
