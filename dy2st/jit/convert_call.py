@@ -10,7 +10,7 @@ import os
 import sys
 import sysconfig
 import types
-from typing import Any, Callable, Iterable, Set
+from typing import Any, Callable, Dict, Iterable, Set, Tuple
 
 from ..runtime.origin import source_maps
 from .errors import ConversionError
@@ -31,6 +31,8 @@ class ConvertOptions:
     def reset(self) -> None:
         self.enabled = True
         self.ignored_modules: Set[str] = set()
+        # id(code) -> (code, its function's module): functions that _always_skipped found
+        self.always_skipped: Dict[int, Tuple[types.CodeType, str]] = {}
 
 
 options = ConvertOptions()
@@ -50,26 +52,32 @@ def ignore_module(modules: Iterable[Any]) -> None:
         options.ignored_modules.add(m if isinstance(m, str) else m.__name__)
 
 
-def _module_skipped(fn: Any) -> bool:
-    module = getattr(fn, "__module__", None) or ""
-    root = module.split(".")[0]
-    if root in _SKIP_ROOTS or module in options.ignored_modules or root in options.ignored_modules:
+def _always_skipped(fn: types.FunctionType) -> bool:
+    """Never converted, whatever the options say: dy2st, numpy, builtins, the standard library,
+    generators and coroutines (remembered per code object: paddle.matmul & co are called often)."""
+    code = fn.__code__
+    module = fn.__module__ or ""
+    known = options.always_skipped.get(id(code))
+    if known is not None and known[0] is code and known[1] == module:
         return True
-    if module in sys.builtin_module_names:
-        return True
-    code = getattr(fn, "__code__", None)
-    if code is not None:
+    skipped = module.split(".")[0] in _SKIP_ROOTS or module in sys.builtin_module_names
+    if not skipped:
         path = os.path.normcase(code.co_filename)
-        if path.startswith(_STDLIB) and "site-packages" not in path and "dist-packages" not in path:
-            return True
-    return False
+        skipped = (path.startswith(_STDLIB) and "site-packages" not in path
+                   and "dist-packages" not in path)
+    skipped = skipped or inspect.isgeneratorfunction(fn) or inspect.iscoroutinefunction(fn)
+    if skipped:
+        options.always_skipped[id(code)] = (code, module)
+    return skipped
 
 
 def _skip_function(fn: types.FunctionType) -> bool:
-    return (getattr(fn, "_dy2st_not_to_static", False) or _module_skipped(fn)
-            or source_maps.is_generated(fn.__code__.co_filename)
-            or inspect.isgeneratorfunction(fn)
-            or inspect.iscoroutinefunction(fn))
+    if _always_skipped(fn):
+        return True
+    module = fn.__module__ or ""
+    return (getattr(fn, "_dy2st_not_to_static", False) or module in options.ignored_modules
+            or module.split(".")[0] in options.ignored_modules
+            or source_maps.is_generated(fn.__code__.co_filename))
 
 
 def convert_function_or_self(fn: types.FunctionType) -> Callable:
@@ -85,6 +93,8 @@ def convert_function_or_self(fn: types.FunctionType) -> Callable:
 
 def convert_call(fn: Any) -> Any:
     """The callable to use instead of `fn` inside converted code."""
+    if type(fn) is types.FunctionType:      # the common case, first (FunctionType is final)
+        return fn if _skip_function(fn) else convert_function_or_self(fn)
     from .static_function import StaticFunction
     if isinstance(fn, StaticFunction):
         return fn.converted_callable()

@@ -7,7 +7,7 @@ from typing import Any, Callable, Optional, Sequence, Tuple
 
 
 from ..runtime import ops, state
-from ..runtime.control_flow import (UndefinedVar, cond, is_undefined, merge_branches,
+from ..runtime.control_flow import (UndefinedVar, _as_pred, cond, is_undefined, merge_branches,
                                      placeholder_like, probe, static_while)
 from ..runtime.program import Block, Variable, block_guard
 from ..runtime.tensor import Tensor, TensorLike
@@ -84,7 +84,6 @@ def IfElse(pred: Any, true_fn: Callable, false_fn: Callable, get_args: Callable,
             false_fn()
         return
     refuse_inside_try("`if`")
-    from ..runtime.control_flow import _as_pred
     pred = _as_pred(pred)
     parent = state.current_block()
     program = parent.program

@@ -6,7 +6,7 @@ from typing import Any, Callable, List, Optional, Sequence
 
 import numpy as np
 
-from . import state
+from . import ops, state
 from .dtype import bool_
 from .program import Block, Variable, block_guard
 from .pytree import describe, flatten, unflatten
@@ -53,8 +53,7 @@ def _is_number(v: Any) -> bool:
 
 
 def _constant(v: Any, like: Optional[Any] = None):
-    from .ops.operands import constant, scalar_dtype
-    return constant(v, like.dtype if like is not None else scalar_dtype(v))
+    return ops.operands.constant(v, like.dtype if like is not None else ops.operands.scalar_dtype(v))
 
 
 def _meta(v: Variable) -> Meta:
@@ -78,10 +77,14 @@ def _label(names: Optional[Sequence[str]], i: int, fallback: str) -> str:
 def _as_pred(pred: Variable) -> Variable:
     if pred.kind != "dense":
         raise TypeError("a tensor array cannot be used as a condition")
-    if all(d >= 0 for d in pred._shape) and int(np.prod(pred._shape)) != 1:
-        raise ValueError(f"the truth value of a tensor with {int(np.prod(pred._shape))} elements is "
-                         "ambiguous; use .any() or .all()")
-    from . import ops
+    shape = pred._shape
+    if shape and all(d >= 0 for d in shape):     # (np.prod costs more than the rest of this)
+        n = 1
+        for d in shape:
+            n *= d
+        if n != 1:
+            raise ValueError(f"the truth value of a tensor with {n} elements is ambiguous; use "
+                             ".any() or .all()")
     if pred._shape:
         pred = ops.reshape(pred, [])
     if pred.dtype != bool_:

@@ -44,6 +44,9 @@ class SourceMaps:
     def __init__(self) -> None:
         self._origins: Dict[str, List[Optional[Origin]]] = {}
         self._trees: Dict[str, Any] = {}
+        # id(code) -> code of dy2st's own functions, which origins skip (never generated code);
+        # keyed by id because hashing a code object hashes its whole bytecode and constants
+        self._internal: Dict[int, Any] = {}
 
     def register(self, filename: str, origins: List[Optional[Origin]], tree: Any = None) -> None:
         """origins[line] is the Origin of generated `line`; tree: the compiled (tagged) AST."""
@@ -67,9 +70,34 @@ class SourceMaps:
     def is_generated(self, filename: str) -> bool:
         return filename in self._origins
 
+    def user_origin(self, frame: Any) -> Optional[Origin]:
+        """The origin of the nearest frame, from `frame` outwards, outside dy2st's own code
+        (a frame of generated code names the user's line it runs)."""
+        internal, origins = self._internal, self._origins
+        while frame is not None:
+            code = frame.f_code
+            key = id(code)
+            if internal.get(key) is code:       # most frames on the way: skip them quickly
+                frame = frame.f_back
+                continue
+            filename = code.co_filename
+            generated = origins.get(filename)
+            if generated is not None:
+                line = frame.f_lineno
+                found = generated[line] if 0 <= line < len(generated) else None
+                if found is not None:
+                    return found
+            elif filename.startswith(_PACKAGE_DIR) or filename.startswith("<frozen"):
+                internal[key] = code
+            else:
+                return origin_of_frame(frame)
+            frame = frame.f_back
+        return None
+
     def clear(self) -> None:
         self._origins.clear()
         self._trees.clear()
+        self._internal.clear()
 
 
 source_maps = SourceMaps()
@@ -93,14 +121,5 @@ def origin_of_frame(frame) -> Optional[Origin]:
 
 def user_origin(skip: int = 1) -> Optional[Origin]:
     """The nearest calling frame outside dy2st (generated code maps to the user's line)."""
-    frame = sys._getframe(skip)
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        if source_maps.is_generated(filename):
-            found = source_maps.lookup_at(frame.f_code, frame.f_lineno, frame.f_lasti)
-            if found is not None:
-                return found
-        elif not filename.startswith(_PACKAGE_DIR) and not filename.startswith("<frozen"):
-            return origin_of_frame(frame)
-        frame = frame.f_back
-    return None
+    return source_maps.user_origin(sys._getframe(skip))
+

@@ -23,7 +23,7 @@ class Variable(TensorLike):
     def __init__(self, block: "Block", name: str, shape: Sequence[int], dtype: DType,
                  persistable: bool = False, kind: str = "dense", elem: Any = None) -> None:
         self.name = name
-        self._shape = tuple(int(d) for d in shape)
+        self._shape = tuple(map(int, shape))
         self.dtype = dtype
         self.block = block
         self.persistable = persistable
@@ -203,10 +203,11 @@ class Block:
 
     def create_var(self, shape: Sequence[int], dtype: DType, prefix: str = "t", kind: str = "dense",
                    elem: Any = None, persistable: bool = False, name: Optional[str] = None) -> Variable:
-        name = name or self.program.fresh_name(prefix)
-        var = Variable(self, name, shape, dtype, persistable=persistable, kind=kind, elem=elem)
+        program = self.program
+        name = name or program.fresh_name(prefix)
+        var = Variable(self, name, shape, dtype, persistable, kind, elem)
         self.vars[name] = var
-        self.program.var_index[name] = var
+        program.var_index[name] = var
         return var
 
     def var(self, name: str) -> Variable:
@@ -248,6 +249,26 @@ class Block:
         self.ops.append(op)
         self.program.version += 1
         return op
+
+    def append_op_with_outputs(self, type_: str, inputs: Sequence[Variable], metas: Sequence[Any],
+                               attrs: Dict[str, Any], origin: Optional[Origin]) -> List[Variable]:
+        """Append op `type_` writing new variables `t_<n>` described by metas (shape, dtype,
+        kind, elem); create_var + append_op in one call, as tracing does it once per op."""
+        program = self.program
+        counter = program._counter
+        block_vars, index = self.vars, program.var_index
+        outs = []
+        for shape, dtype, kind, elem in metas:
+            n = counter.get("t", 0)
+            counter["t"] = n + 1
+            name = f"t_{n}"
+            var = Variable(self, name, shape, dtype, False, kind, elem)
+            block_vars[name] = index[name] = var
+            outs.append(var)
+        self.ops.append(Operator(type_, [v.name for v in inputs], [v.name for v in outs], attrs,
+                                 origin))
+        program.version += 1
+        return outs
 
     def find_var(self, name: str) -> Optional[Variable]:
         return self.vars.get(name)

@@ -87,22 +87,25 @@ def to_local(block: Block, x: Any) -> Variable:
     return block.local(x)
 
 
+# ops that read a maybe-undefined value without needing it defined (they carry or check it)
+_READS_UNDEFINED = frozenset(("cond", "while", "check_defined"))
+
+
 def append_op(name: str, inputs: Sequence[Any], attrs: Dict[str, Any],
               metas: Optional[List[Meta]] = None):
     block = state.current_block()
     opdef = OPS[name]
-    if block.program.maybe_undefined and name not in ("cond", "while", "check_defined"):
+    if block.program.maybe_undefined and name not in _READS_UNDEFINED:
         _check_inputs_defined(block, inputs)
-    local = [to_local(block, x) for x in inputs]
-    explicit = metas is not None
+    # most inputs are Variables of this block already
+    local = [x if type(x) is Variable and x.block is block else to_local(block, x)
+             for x in inputs]
     if metas is None:
         inferred = opdef.infer(*local, **attrs)
-        metas = [inferred] if opdef.n_outputs == 1 else list(inferred)
-    outs = [block.create_var(m.shape, m.dtype, kind=m.kind, elem=m.elem) for m in metas]
-    block.append_op(name, local, outs, attrs, user_origin(2))
-    if explicit or opdef.n_outputs != 1:
-        return tuple(outs)
-    return outs[0]
+        if opdef.n_outputs == 1:
+            return block.append_op_with_outputs(name, local, (inferred,), attrs, user_origin(2))[0]
+        metas = inferred
+    return tuple(block.append_op_with_outputs(name, local, metas, attrs, user_origin(2)))
 
 
 def _check_inputs_defined(block: Block, inputs: Sequence[Any]) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, List, Optional, Sequence
 
-from . import state
+from . import ops, state
 from .control_flow import (_align_captures, _as_pred, _constant, _is_number, _local, _meta,
                            _same_constant, _unify_elem, _where, is_undefined)
 from .program import Block, Variable, block_guard
@@ -187,7 +187,6 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
 def placeholder_like(value: Any) -> Any:
     """Zeros of the same structure, dtype and rank (unknown dims become 1): the value of a
     name on a path where it is not assigned (an untaken branch, before a loop defines it)."""
-    from . import ops
     if isinstance(value, TensorLike):
         if isinstance(value, Variable) and value.kind == "array":
             return ops.create_array(value.dtype)

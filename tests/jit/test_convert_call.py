@@ -83,6 +83,25 @@ def test_ignore_module_by_name():
     assert convert_call(user_fn) is not user_fn
 
 
+def test_ignore_module_after_a_first_conversion_and_back():
+    # what convert_call remembers per function must not outlive the options it depended on
+    assert convert_call(user_fn) is not user_fn
+    saved = set(options.ignored_modules)
+    try:
+        paddle.jit.ignore_module([user_fn.__module__])
+        assert convert_call(user_fn) is user_fn
+    finally:
+        options.ignored_modules = saved
+    assert convert_call(user_fn) is not user_fn
+
+
+def test_left_alone_twice_and_after_reset():
+    for _ in range(2):
+        assert convert_call(paddle.add) is paddle.add
+    options.always_skipped.clear()
+    assert convert_call(paddle.add) is paddle.add
+
+
 def test_function_without_source_called_as_is_from_converted_code():
     ns = {}
     exec("def made(x):\n    return x * 3\n", ns)

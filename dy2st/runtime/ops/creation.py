@@ -9,6 +9,7 @@ from .. import state
 from ..dtype import DType, bool_, convert_dtype, int64
 from ..registry import Meta, apply, register_op
 from ..tensor import Tensor
+from .infer import attr_dtype
 from .operands import cast as _cast_to, is_tensor, scalar_dtype
 
 
@@ -87,7 +88,7 @@ def assign(x: Any, output: Any = None) -> Any:
 
 
 # ----------------------------------------------------------------------------- cast
-@register_op("cast", infer=lambda x, dtype: Meta(x._shape, convert_dtype(dtype)))
+@register_op("cast", infer=lambda x, dtype: Meta(x._shape, attr_dtype(dtype)))
 def _cast_kernel(x, dtype):
     return x.astype(dtype)
 
@@ -103,7 +104,7 @@ def cast(x: Any, dtype: Any) -> Any:
 
 
 # ----------------------------------------------------------------------------- full & co
-@register_op("full", infer=lambda shape, value, dtype: Meta(tuple(shape), convert_dtype(dtype)))
+@register_op("full", infer=lambda shape, value, dtype: Meta(tuple(shape), attr_dtype(dtype)))
 def _full_kernel(shape, value, dtype):
     return np.full(shape, value, dtype=dtype)
 

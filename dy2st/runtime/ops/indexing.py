@@ -33,11 +33,13 @@ def encode_index(index: Any) -> Tuple[List[dict], List[Any]]:
             return {"t": len(tensors) - 1}
         return int(v)
 
+    ellipses = 0
     for it in index:
         if it is None:
             items.append({"k": "none"})
         elif it is Ellipsis:
             items.append({"k": "ellipsis"})
+            ellipses += 1
         elif isinstance(it, slice):
             items.append({"k": "slice", "v": [bound(it.start), bound(it.stop), bound(it.step)]})
         elif isinstance(it, (bool, np.bool_)):
@@ -56,7 +58,7 @@ def encode_index(index: Any) -> Tuple[List[dict], List[Any]]:
             items.append({"k": "tensor", "t": len(tensors) - 1})
         else:
             raise IndexError(f"unsupported index {it!r} of type {type(it).__name__}")
-    if sum(1 for i in items if i["k"] == "ellipsis") > 1:
+    if ellipses > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     return items, tensors
 
@@ -115,7 +117,8 @@ def _getitem_infer(x, *tensors, items):
         elif k == "slice":
             d = shape[dim]
             vals = it["v"]
-            if d >= 0 and not any(isinstance(v, dict) for v in vals):
+            if d >= 0 and not (isinstance(vals[0], dict) or isinstance(vals[1], dict)
+                               or isinstance(vals[2], dict)):
                 out.append(len(range(*slice(*vals).indices(d))))
             else:
                 out.append(-1)

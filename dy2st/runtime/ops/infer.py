@@ -1,13 +1,27 @@
 """Shape and dtype inference shared by many ops (unknown dims are -1)."""
 from __future__ import annotations
 
-from typing import Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Iterable, List, Optional, Sequence, Tuple
 
-from ..dtype import bool_, convert_dtype
+from ..dtype import DTYPES, DType, bool_, convert_dtype
 from ..registry import Meta
+
+# DType.is_floating / is_integer ask numpy on every call; tracing asks per op
+FLOATING = frozenset(d for d in DTYPES.values() if d.is_floating)
+INTEGER = frozenset(d for d in DTYPES.values() if d.is_integer)
+
+
+def attr_dtype(dtype: Any) -> DType:
+    """The DType of an op's dtype attribute (ops store a dtype's name)."""
+    found = DTYPES.get(dtype) if type(dtype) is str else None
+    return found if found is not None else convert_dtype(dtype)
 
 
 def broadcast_shapes(op: str, a: Sequence[int], b: Sequence[int]) -> Tuple[int, ...]:
+    if a == b or not b:     # the common cases while tracing: same shapes, or with a scalar
+        return tuple(a)
+    if not a:
+        return tuple(b)
     out: List[int] = []
     for i in range(1, max(len(a), len(b)) + 1):
         da = a[-i] if i <= len(a) else 1

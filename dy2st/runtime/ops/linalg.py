@@ -11,7 +11,11 @@ from .operands import binary_operands
 
 
 def _matmul_infer(x, y, transpose_x, transpose_y):
-    xs, ys = list(x._shape), list(y._shape)
+    xs, ys = x._shape, y._shape
+    if len(xs) == 2 and len(ys) == 2 and not transpose_x and not transpose_y:    # the usual case
+        _check_contracted(x, y, xs[1], ys[0])
+        return Meta((xs[0], ys[1]), x.dtype)
+    xs, ys = list(xs), list(ys)
     if not xs or not ys:
         raise ValueError("matmul: inputs must have rank >= 1")
     if transpose_x and len(xs) >= 2:
@@ -23,10 +27,7 @@ def _matmul_infer(x, y, transpose_x, transpose_y):
         xs = [1] + xs
     if y1:
         ys = ys + [1]
-    k1, k2 = xs[-1], ys[-2]
-    if k1 >= 0 and k2 >= 0 and k1 != k2:
-        raise ValueError(f"matmul: shapes {list(x._shape)} and {list(y._shape)} do not match "
-                         f"(x's contracted dim is {k1}, y's is {k2})")
+    _check_contracted(x, y, xs[-1], ys[-2])
     batch = I.broadcast_shapes("matmul", xs[:-2], ys[:-2])
     out = list(batch) + [xs[-2], ys[-1]]
     if x1:
@@ -34,6 +35,12 @@ def _matmul_infer(x, y, transpose_x, transpose_y):
     if y1:
         out.pop(-1)
     return Meta(tuple(out), x.dtype)
+
+
+def _check_contracted(x, y, k1: int, k2: int) -> None:
+    if k1 >= 0 and k2 >= 0 and k1 != k2:
+        raise ValueError(f"matmul: shapes {list(x._shape)} and {list(y._shape)} do not match "
+                         f"(x's contracted dim is {k1}, y's is {k2})")
 
 
 @register_op("matmul", infer=_matmul_infer)

@@ -53,7 +53,7 @@ for _name, _fn in _COMPARE.items():
 
 def _divide_infer(x, y):
     shape = I.broadcast_shapes("divide", x._shape, y._shape)
-    return Meta(shape, x.dtype if x.dtype.is_floating else float32)
+    return Meta(shape, x.dtype if x.dtype in I.FLOATING else float32)
 
 
 register_op("divide", infer=_divide_infer)(_divide)
@@ -135,7 +135,7 @@ def _float_kernel(f):
 
 
 def _float_infer(x):
-    return Meta(x._shape, x.dtype if x.dtype.is_floating else float32)
+    return Meta(x._shape, x.dtype if x.dtype in I.FLOATING else float32)
 
 
 for _name, _fn in _UNARY_FLOAT.items():

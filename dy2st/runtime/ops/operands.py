@@ -9,6 +9,7 @@ from .. import state
 from ..dtype import DType, bool_, convert_dtype, float32, int64
 from ..registry import apply
 from ..tensor import Tensor, TensorLike
+from .infer import FLOATING, INTEGER
 
 _RANK = {"bool": 0, "uint8": 1, "int8": 1, "int16": 2, "int32": 3, "int64": 4,
          "float16": 5, "float32": 6, "float64": 7}
@@ -28,7 +29,7 @@ def constant(value: Any, dtype: DType) -> Any:
 def _py(value: Any, dtype: DType) -> Any:
     if dtype == bool_:
         return bool(value)
-    if dtype.is_integer:
+    if dtype in INTEGER:
         return int(value)
     return float(value)
 
@@ -44,7 +45,7 @@ def scalar_dtype(value: Any) -> DType:
 def promote(a: DType, b: DType) -> DType:
     if a == b:
         return a
-    fa, fb = a.is_floating, b.is_floating
+    fa, fb = a in FLOATING, b in FLOATING
     if fa and not fb:
         return a
     if fb and not fa:
@@ -64,7 +65,7 @@ def scalar_result_dtype(t: DType, value: Any) -> DType:
     if isinstance(value, (int, np.integer)):
         return int64 if t == bool_ else t
     if isinstance(value, (float, np.floating)):
-        return t if t.is_floating else float32
+        return t if t in FLOATING else float32
     if isinstance(value, complex):
         raise TypeError("complex scalars are not supported")
     raise TypeError(f"unsupported operand type {type(value).__name__}")

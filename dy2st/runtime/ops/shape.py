@@ -11,6 +11,7 @@ from ..registry import Meta, apply, register_op
 from ..program import Variable
 from ..tensor import Tensor
 from . import infer as I
+from .creation import _split_shape
 from .operands import as_tensor
 
 
@@ -86,7 +87,6 @@ def _reshape_kernel(x, *dims, shape):
 
 def reshape(x: Any, shape: Any, name: Optional[str] = None) -> Any:
     """x with a new shape (one dim may be -1; 0 copies the input dim; dims may be tensors)."""
-    from .creation import _split_shape
     template, dims = _split_shape(shape)
     return apply("reshape", [x, *dims], {"shape": template})
 
@@ -290,7 +290,6 @@ def _expand_kernel(x, *dims, shape):
 
 def expand(x: Any, shape: Any, name: Optional[str] = None) -> Any:
     """Broadcast x to `shape` (-1 keeps a dim)."""
-    from .creation import _split_shape
     template, dims = _split_shape(shape)
     return apply("expand", [x, *dims], {"shape": template})
 
