@@ -13,15 +13,15 @@ class DType(str):
 
     @property
     def np(self) -> np.dtype:
-        return _NUMPY[str(self)]
+        return _NUMPY[self]
 
     @property
     def is_floating(self) -> bool:
-        return self.np.kind == "f"
+        return self in _FLOATING     # a set lookup: tracing asks for every op
 
     @property
     def is_integer(self) -> bool:
-        return self.np.kind in "iu"
+        return self in _INTEGER
 
     def __repr__(self) -> str:
         return f"paddle.{str(self)}"
@@ -29,6 +29,8 @@ class DType(str):
 
 _NAMES = ["float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"]
 _NUMPY = {n: np.dtype(n) for n in _NAMES}
+_FLOATING = frozenset(n for n in _NAMES if _NUMPY[n].kind == "f")
+_INTEGER = frozenset(n for n in _NAMES if _NUMPY[n].kind in "iu")
 DTYPES = {n: DType(n) for n in _NAMES}
 
 float16 = DTYPES["float16"]
