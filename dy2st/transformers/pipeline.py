@@ -98,8 +98,9 @@ def run_passes(tree: gast.AST, ctx: PassContext, until: Optional[str] = None,
             if name == until:
                 break
             continue
+        named = dict(ctx.namer.counts)
         tree = fn(tree, ctx)
-        if name in ADDS_FEATURES:
+        if name in ADDS_FEATURES and ctx.namer.counts != named:   # it rewrote (with new flags)
             present = features(tree)
         if on_pass is not None:
             on_pass(name, tree)

@@ -20,7 +20,7 @@ import gast
 from .context import PassContext
 from . import templates
 from .base import Transformer, copy_origin
-from .walk import all_nodes, child_nodes
+from .walk import child_nodes
 
 _NESTED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
@@ -119,6 +119,22 @@ def _after_docstring(body: List[gast.stmt]) -> List[gast.stmt]:
 def transform(node: gast.AST, ctx: PassContext) -> gast.AST:
     # Only function bodies change: visit each def, inner ones first, without walking expressions.
     rewriter = ReturnTransformer(ctx)
-    for fn in reversed([n for n in all_nodes(node) if isinstance(n, gast.FunctionDef)]):
+    for fn in reversed(_functions(node)):
         rewriter.visit_FunctionDef(fn)
     return node
+
+
+def _functions(tree: gast.AST) -> List[gast.FunctionDef]:
+    """The defs in tree, each before the defs inside it; only statements are looked into (a
+    def is a statement, and expressions hold no returns)."""
+    found: List[gast.FunctionDef] = []
+    stack = [tree]
+    while stack:
+        n = stack.pop()
+        if type(n) is gast.FunctionDef:
+            found.append(n)
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            stmts = getattr(n, field, None)
+            if type(stmts) is list:
+                stack.extend(stmts)
+    return found
