@@ -1,10 +1,12 @@
-"""Compiles a Program into one generated Python function: a local per variable, kernels bound as
-constants, values deleted after their last use, cond/while sub-blocks inlined (as functions
-only when nested very deep), in-place elementwise ops where passes/inplace.py planned them."""
+"""Compiles a Program into one generated Python function: kernels and hoisted constants bound as
+globals, a value freed at its last use (its local overwritten by the op it dies at, else
+deleted; freed locals are reused), cond/while sub-blocks inlined (as functions only when nested
+very deep), in-place elementwise ops where passes/inplace.py planned them."""
 from __future__ import annotations
 
 import hashlib
 import linecache
+import math
 import sys
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
@@ -24,8 +26,9 @@ HOIST_LIMIT = 1 << 20
 
 def _small(vars: Dict[str, Variable], op: Operator) -> bool:
     var = vars.get(op.outputs[0])
+    # math.prod: exact (np.prod of int64 wraps around for huge shapes), and no numpy call
     return var is not None and all(d >= 0 for d in var._shape) and \
-        int(np.prod(var._shape, dtype=np.int64)) <= HOIST_LIMIT
+        math.prod(var._shape) <= HOIST_LIMIT
 
 
 _LITERAL_SCALARS = (bool, int, str, type(None))
@@ -60,6 +63,11 @@ class _Codegen:
         self.line_ops: Dict[int, Tuple[int, Operator]] = {}
         self.idents: Dict[str, str] = {}         # variable name -> the local holding it now
         self.free: List[str] = []                # locals holding nothing (deleted): reused
+        # globals standing for hoisted constants in idents: read in place, never stored or deleted
+        self.constants: set = set()
+        # a sub-block writing one of its params writes the caller's local: never a constant then
+        self.fold_constants = not any(
+            set(b.params).intersection(o for op in b.ops for o in op.outputs) for b in program.blocks[1:])
         self.n_locals = 0
         self.const_names: Dict[int, str] = {}    # id(value) -> its global name
         self.kernels: Dict[str, str] = {}
@@ -150,26 +158,30 @@ class _Codegen:
             dying = [n for n in inputs if last_use[n] == i and n not in keep]
             if len(dying) > 1:
                 dying = list(dict.fromkeys(dying))      # x * x reads x twice
+            dead = [idents.pop(n) for n in dying]
+            if self.constants and dead:
+                dead = [d for d in dead if d not in self.constants]
             if op.type in CONTROL:
                 # inputs are read inside the if / loop: outputs never take their locals
                 self.control(block, op, ind, depth, ins, self.define(op.outputs, []), (bidx, op))
-                dead = [idents.pop(n) for n in dying]
             else:
-                dead = [idents.pop(n) for n in dying]
                 call = self.call(block, op, ins, dead)
                 outputs = op.outputs
-                if len(outputs) == 1 and outputs[0] not in idents:
-                    out = idents[outputs[0]] = dead.pop(0) if dead else self.new_local()
-                    lines.append(f"{ind}{out} = {call}")
-                elif outputs:
-                    lines.append(f"{ind}{', '.join(self.define(outputs, dead))} = {call}")
-                else:
-                    lines.append(f"{ind}{call}")
-                line_ops[len(lines)] = (bidx, op)
+                if call is not None:      # None: a hoisted constant, its readers name the global
+                    if len(outputs) == 1 and outputs[0] not in idents:
+                        out = idents[outputs[0]] = dead.pop(0) if dead else self.new_local()
+                        lines.append(f"{ind}{out} = {call}")
+                    elif outputs:
+                        lines.append(f"{ind}{', '.join(self.define(outputs, dead))} = {call}")
+                    else:
+                        lines.append(f"{ind}{call}")
+                    line_ops[len(lines)] = (bidx, op)
             for n in op.outputs:
                 # never read again (also a name written after its last read): free it now
                 if last_use.get(n, -1) <= i and n not in keep and n in idents:
-                    dead.append(idents.pop(n))
+                    d = idents.pop(n)
+                    if d not in self.constants:
+                        dead.append(d)
             if dead:
                 lines.append(f"{ind}del {', '.join(dead)}")
                 free.extend(dead)
@@ -188,7 +200,13 @@ class _Codegen:
             # out= by keyword: numpy deprecates a positional out for some ufuncs (maximum)
             return f"{self.const('U', reuse[2])}({', '.join(ins)}, out={buffer})"
         if op.type in HOISTABLE and not op.inputs and _small(self.vars, op):
-            return self.const("H", self.hoist(block, op))
+            name = self.const("H", self.hoist(block, op))
+            if self.fold_constants and len(op.outputs) == 1 and op.outputs[0] not in self.idents:
+                # readers use the global itself: no line, no local (a loop re-read it each turn)
+                self.idents[op.outputs[0]] = name
+                self.constants.add(name)
+                return None
+            return name
         if op.type == "getitem":
             index = getitem_expr(self.vars, op, ins)
             if index is not None:
@@ -208,24 +226,40 @@ class _Codegen:
         outs = []
         for n in outputs:
             s = self.idents.get(n)
-            if s is None:
+            if s is None or s in self.constants:
                 s = self.idents[n] = spare.pop(0) if spare else self.new_local()
             outs.append(s)
         return outs
 
     def inline(self, block: Block, ind: str, args: Sequence[str], outs: Sequence[str],
-               depth: int) -> None:
+               depth: int, loop: Optional[Tuple[int, Operator]] = None, carried: bool = False) -> None:
         """A sub-block's body in place: its params are the callers' locals `args` (never
-        deleted inside), its results are moved into `outs`."""
+        deleted inside), its results go to `outs` (carried: outs are args too, the loop
+        variables of a while body); or, for the condition block of while op `loop`, its result
+        ends the loop when false."""
         for p, a in zip(block.params, args):
             self.idents[p] = a
         params = set(block.params)
         free = self.free[:]       # every path through an if / loop starts with the same free locals
+        direct = _direct_results(block, args, outs, carried)
+        for j in direct:
+            self.idents[block.results[j]] = outs[j]
         self.body(block, ind, list(block.results) + list(block.params), depth)
         res = [self.ident(r) for r in block.results]
-        if outs:
-            self.emit(f"{ind}{_tuple(outs)} = {_tuple(res)}")
-        held = [self.idents.pop(n) for n in dict.fromkeys(block.results) if n not in params]
+        if loop is not None:
+            self.emit(f"{ind}if not {res[0]}:", loop)
+            self.emit(f"{ind}    break", loop)
+        elif outs:
+            moved = [j for j in range(len(outs)) if j not in direct]
+            if moved:
+                self.emit(f"{ind}{_tuple([outs[j] for j in moved])} = {_tuple([res[j] for j in moved])}")
+        written = {block.results[j] for j in direct}
+        held = []
+        for n in dict.fromkeys(block.results):
+            if n not in params:
+                h = self.idents.pop(n)
+                if h not in self.constants and n not in written:     # written: now the outs'
+                    held.append(h)
         if held:
             self.emit(f"{ind}del {', '.join(held)}")
         self.free[:] = free
@@ -269,12 +303,49 @@ class _Codegen:
             call = self.call_block(b, False, args)
             self.emit(f"{ind}    {lhs + ' = ' if outs else ''}{call}", tag)
             return
-        flag = f"c{len(self.lines)}"
         self.emit(f"{ind}while True:", tag)
-        self.inline(self.program.blocks[c], ind + "    ", args, [flag], depth + 1)
-        self.emit(f"{ind}    if not {flag}:", tag)
-        self.emit(f"{ind}        break", tag)
-        self.inline(self.program.blocks[b], ind + "    ", args, outs, depth + 1)
+        # on the last turn the condition's value stays bound (freed when the function returns)
+        self.inline(self.program.blocks[c], ind + "    ", args, [], depth + 1, loop=tag)
+        self.inline(self.program.blocks[b], ind + "    ", args, outs, depth + 1, carried=True)
+
+
+def _direct_results(block: Block, args: Sequence[str], outs: Sequence[str], carried: bool) -> Dict[int, str]:
+    """Results j an op of the block can write straight into outs[j] (saving a move and a del):
+    made by exactly one op, listed once, and outs[j] is read by nothing in the block after that
+    op. A cond's outs are fresh locals; a while body's outs[j] is its param j (the loop
+    variable), read up to the op (or before a cond / while op, whose body would read it after)."""
+    if not outs or len(outs) != len(block.results):
+        return {}
+    made: Dict[str, int] = {}
+    twice = set()
+    for k, op in enumerate(block.ops):
+        for o in op.outputs:
+            if o in made:
+                twice.add(o)
+            made[o] = k
+    counts: Dict[str, int] = {}
+    for r in block.results:
+        counts[r] = counts.get(r, 0) + 1
+    last_read: Dict[str, int] = {}
+    if carried:
+        for k, op in enumerate(block.ops):
+            for n in op.inputs:
+                last_read[n] = k
+    direct = {}
+    for j, r in enumerate(block.results):
+        k = made.get(r)
+        if k is None or r in twice or counts[r] != 1 or r in block.params or \
+                list(args).count(outs[j]) != (1 if carried else 0):
+            continue
+        if carried:
+            p = block.params[j]
+            if p in counts:               # moved into another loop variable at the end
+                continue
+            read = last_read.get(p, -1)
+            if read > k or (read == k and block.ops[k].type in CONTROL):
+                continue
+        direct[j] = r
+    return direct
 
 
 def _tuple(names: Sequence[str]) -> str:
