@@ -1,15 +1,19 @@
-"""Compiles a Program into one generated Python function: a local per variable, kernels bound as
-constants, values deleted after their last use, cond/while sub-blocks inlined (as functions
-only when nested very deep), in-place elementwise ops where passes/inplace.py planned them."""
+"""Compiles a Program into one generated Python function: kernels and hoisted constants bound as
+globals, a value freed at its last use (its local overwritten by the op it dies at, else
+deleted; freed locals are reused), cond/while sub-blocks inlined (as functions only when nested
+very deep), in-place elementwise ops where passes/inplace.py planned them."""
 from __future__ import annotations
 
 import hashlib
 import linecache
+import math
 import sys
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .passes.effects import CONTROL, elementwise_ufunc
+from .passes.facts import resolve_vars
 from .program import Block, Operator, Program, Variable
 from .registry import OPS
 
@@ -20,10 +24,11 @@ HOISTABLE = {"full", "full_range", "eye"}
 HOIST_LIMIT = 1 << 20
 
 
-def _small(program: Program, op: Operator) -> bool:
-    var = program.find_var(op.outputs[0])
+def _small(vars: Dict[str, Variable], op: Operator) -> bool:
+    var = vars.get(op.outputs[0])
+    # math.prod: exact (np.prod of int64 wraps around for huge shapes), and no numpy call
     return var is not None and all(d >= 0 for d in var._shape) and \
-        int(np.prod(var._shape, dtype=np.int64)) <= HOIST_LIMIT
+        math.prod(var._shape) <= HOIST_LIMIT
 
 
 _LITERAL_SCALARS = (bool, int, str, type(None))
@@ -52,25 +57,43 @@ INLINE_WHILE = True
 class _Codegen:
     def __init__(self, program: Program) -> None:
         self.program = program
+        self.vars = resolve_vars(program)        # what program.find_var gives, looked up once
         self.ns: Dict[str, Any] = {"__builtins__": __builtins__}
         self.lines: List[str] = []
         self.line_ops: Dict[int, Tuple[int, Operator]] = {}
-        self.idents: Dict[str, str] = {}
+        self.idents: Dict[str, str] = {}         # variable name -> the local holding it now
+        self.free: List[str] = []                # locals holding nothing (deleted): reused
+        # globals standing for hoisted constants in idents: read in place, never stored or deleted
+        self.constants: set = set()
+        # a sub-block writing one of its params writes the caller's local: never a constant then
+        self.fold_constants = not any(
+            set(b.params).intersection(o for op in b.ops for o in op.outputs) for b in program.blocks[1:])
+        self.n_locals = 0
+        self.const_names: Dict[int, str] = {}    # id(value) -> its global name
         self.kernels: Dict[str, str] = {}
         self.reuse: Dict[int, Tuple] = {}
         self.pending: List[Tuple[int, bool]] = []
         self.queued = set()
 
     def ident(self, name: str) -> str:
+        """The local holding variable `name` (a free one is taken for a new name)."""
         s = self.idents.get(name)
         if s is None:
-            s = f"v{len(self.idents)}"
-            self.idents[name] = s
+            s = self.idents[name] = self.new_local()
         return s
 
+    def new_local(self) -> str:
+        if self.free:
+            return self.free.pop()
+        self.n_locals += 1
+        return f"v{self.n_locals - 1}"
+
     def const(self, prefix: str, value: Any) -> str:
-        key = f"{prefix}{len(self.ns)}"
-        self.ns[key] = value
+        """A global name bound to value; one per object (kernels recur in every step of a loop)."""
+        key = self.const_names.get(id(value))
+        if key is None:
+            key = self.const_names[id(value)] = f"{prefix}{len(self.ns)}"
+            self.ns[key] = value
         return key
 
     def kernel(self, op_type: str) -> str:
@@ -89,6 +112,7 @@ class _Codegen:
     # -------------------------------------------------------------------------------------
     def block_fn(self, block: Block, fn_name: str, single_result: bool = False) -> None:
         """Emit `def fn_name(params): ...` for a closed sub-block (used past MAX_INLINE_DEPTH)."""
+        outer_free, self.free = self.free, []      # a function has its own locals
         params = ", ".join(self.ident(p) for p in block.params)
         self.emit(f"def {fn_name}({params}):")
         self.body(block, "    ", block.results, 0)
@@ -97,6 +121,7 @@ class _Codegen:
             self.emit(f"    return {res[0]}")
         else:
             self.emit(f"    return ({', '.join(res)}{',' if len(res) == 1 else ''})")
+        self.free = outer_free
 
     def emit_pending_functions(self) -> None:
         while self.pending:
@@ -114,39 +139,146 @@ class _Codegen:
         return f"{self.fn_name(idx, single)}({', '.join(args)})"
 
     def body(self, block: Block, ind: str, keep: Sequence[str], depth: int) -> None:
+        """The block's ops. A value's local is released when the value dies: overwritten by the
+        dying op's own output when it has one (freed at that moment, like `del`), else deleted."""
+        ops = block.ops
         last_use: Dict[str, int] = {}
-        for i, op in enumerate(block.ops):
+        for i, op in enumerate(ops):
             for n in op.inputs:
                 last_use[n] = i
         keep = set(keep)
-        for i, op in enumerate(block.ops):
-            self.op(block, op, ind, depth)
-            dead = [n for n in dict.fromkeys(op.inputs) if last_use.get(n) == i and n not in keep]
-            dead += [n for n in op.outputs if n not in last_use and n not in keep]  # never read
+        idents, free, lines, line_ops = self.idents, self.free, self.lines, self.line_ops
+        bidx = block.idx
+        for i, op in enumerate(ops):
+            inputs = op.inputs
+            try:
+                ins = [idents[n] for n in inputs]
+            except KeyError:
+                ins = [self.ident(n) for n in inputs]
+            dying = [n for n in inputs if last_use[n] == i and n not in keep]
+            if len(dying) > 1:
+                dying = list(dict.fromkeys(dying))      # x * x reads x twice
+            dead = [idents.pop(n) for n in dying]
+            if self.constants and dead:
+                dead = [d for d in dead if d not in self.constants]
+            if op.type in CONTROL:
+                # inputs are read inside the if / loop: outputs never take their locals
+                self.control(block, op, ind, depth, ins, self.define(op.outputs, []), (bidx, op))
+            else:
+                call = self.call(block, op, ins, dead)
+                outputs = op.outputs
+                if call is not None:      # None: a hoisted constant, its readers name the global
+                    if len(outputs) == 1 and outputs[0] not in idents:
+                        out = idents[outputs[0]] = dead.pop(0) if dead else self.new_local()
+                        lines.append(f"{ind}{out} = {call}")
+                    elif outputs:
+                        lines.append(f"{ind}{', '.join(self.define(outputs, dead))} = {call}")
+                    else:
+                        lines.append(f"{ind}{call}")
+                    line_ops[len(lines)] = (bidx, op)
+            for n in op.outputs:
+                # never read again (also a name written after its last read): free it now
+                if last_use.get(n, -1) <= i and n not in keep and n in idents:
+                    d = idents.pop(n)
+                    if d not in self.constants:
+                        dead.append(d)
             if dead:
-                self.emit(f"{ind}del {', '.join(self.ident(n) for n in dead)}")
-        if not block.ops:
+                lines.append(f"{ind}del {', '.join(dead)}")
+                free.extend(dead)
+        if not ops:
             self.emit(f"{ind}pass")
 
+    def call(self, block: Block, op: Operator, ins: List[str], spare: List[str]) -> str:
+        """The expression computing a (non control flow) op. spare: the locals of its dying inputs,
+        which its outputs take (the reused buffer's first)."""
+        reuse = self.reuse.get(id(op))
+        if reuse is not None and reuse[0] is op:
+            buffer = ins[reuse[1]]
+            if buffer in spare:           # always: the plan only writes into dying values
+                spare.remove(buffer)
+                spare.insert(0, buffer)
+            # out= by keyword: numpy deprecates a positional out for some ufuncs (maximum)
+            return f"{self.const('U', reuse[2])}({', '.join(ins)}, out={buffer})"
+        if op.type in HOISTABLE and not op.inputs and _small(self.vars, op):
+            name = self.const("H", self.hoist(block, op))
+            if self.fold_constants and len(op.outputs) == 1 and op.outputs[0] not in self.idents:
+                # readers use the global itself: no line, no local (a loop re-read it each turn)
+                self.idents[op.outputs[0]] = name
+                self.constants.add(name)
+                return None
+            return name
+        if op.type == "getitem":
+            index = getitem_expr(self.vars, op, ins)
+            if index is not None:
+                self.ns["_asarray"] = np.asarray
+                return f"_asarray({index})"
+        direct = direct_kernel(self.vars, op)
+        if direct is not None:
+            return f"{self.const('D', direct)}({', '.join(ins)})"
+        attrs = []
+        for k, v in op.attrs.items():
+            attrs.append(f"{k}={repr(v) if _is_literal(v) else self.const('A', v)}")
+        return f"{self.kernel(op.type)}({', '.join(ins + attrs)})"
+
+    def define(self, outputs: Sequence[str], spare: List[str]) -> List[str]:
+        """Locals for an op's outputs: a name keeps its local; new ones take `spare` locals
+        (those of the op's dying inputs, first one first) before free or new ones."""
+        outs = []
+        for n in outputs:
+            s = self.idents.get(n)
+            if s is None or s in self.constants:
+                s = self.idents[n] = spare.pop(0) if spare else self.new_local()
+            outs.append(s)
+        return outs
+
     def inline(self, block: Block, ind: str, args: Sequence[str], outs: Sequence[str],
-               depth: int) -> None:
+               depth: int, loop: Optional[Tuple[int, Operator]] = None, carried: bool = False) -> None:
         """A sub-block's body in place: its params are the callers' locals `args` (never
-        deleted inside), its results are moved into `outs`."""
+        deleted inside), its results go to `outs` (carried: outs are args too, the loop
+        variables of a while body); or, for the condition block of while op `loop`, its result
+        ends the loop when false."""
         for p, a in zip(block.params, args):
             self.idents[p] = a
         params = set(block.params)
+        free = self.free[:]       # every path through an if / loop starts with the same free locals
+        direct = _direct_results(block, args, outs, carried)
+        for j in direct:
+            self.idents[block.results[j]] = outs[j]
         self.body(block, ind, list(block.results) + list(block.params), depth)
         res = [self.ident(r) for r in block.results]
-        if outs:
-            self.emit(f"{ind}{_tuple(outs)} = {_tuple(res)}")
-        held = [self.ident(n) for n in dict.fromkeys(block.results) if n not in params]
+        if loop is not None:
+            self.emit(f"{ind}if not {res[0]}:", loop)
+            self.emit(f"{ind}    break", loop)
+        elif outs:
+            moved = [j for j in range(len(outs)) if j not in direct]
+            if moved:
+                self.emit(f"{ind}{_tuple([outs[j] for j in moved])} = {_tuple([res[j] for j in moved])}")
+        written = {block.results[j] for j in direct}
+        held = []
+        for n in dict.fromkeys(block.results):
+            if n not in params:
+                h = self.idents.pop(n)
+                if h not in self.constants and n not in written:     # written: now the outs'
+                    held.append(h)
         if held:
             self.emit(f"{ind}del {', '.join(held)}")
+        self.free[:] = free
 
-    def op(self, block: Block, op: Operator, ind: str, depth: int) -> None:
-        tag = (block.idx, op)
-        ins = [self.ident(n) for n in op.inputs]
-        outs = [self.ident(n) for n in op.outputs]
+    def hoist(self, block: Block, op: Operator) -> np.ndarray:
+        """The value of an input-less op, computed now (read-only: every run shares it)."""
+        try:
+            value = OPS[op.type].kernel(**op.attrs)
+        except Exception as e:  # noqa: BLE001 - computed while compiling: name the op here
+            from .errors import reraise_as
+            from .printer import op_text
+            where = f" (from {op.origin.short()}: {op.origin.source})" if op.origin else ""
+            reraise_as(e, f"{e}\n[operator {op_text(block, op)}]{where}", op.origin)
+        value.setflags(write=False)
+        return value
+
+    def control(self, block: Block, op: Operator, ind: str, depth: int, ins: List[str],
+                outs: List[str], tag: Tuple[int, Operator]) -> None:
+        """A cond as an if / else, a while as a Python loop (sub-blocks inline or as functions)."""
         lhs = _tuple(outs)
         deep = depth >= MAX_INLINE_DEPTH
         if op.type == "cond":
@@ -161,102 +293,94 @@ class _Codegen:
                 else:
                     self.inline(self.program.blocks[idx], ind + "    ", ins[1:], outs, depth + 1)
             return
-        if op.type == "while":
-            n = op.attrs["n_loop_vars"]
-            c, b = op.attrs["cond_block"], op.attrs["body_block"]
-            args = outs + ins[n:]
-            if outs:
-                self.emit(f"{ind}{lhs} = {_tuple(ins[:n])}", tag)
-            if deep or not INLINE_WHILE:
-                self.emit(f"{ind}while {self.call_block(c, True, args)}:", tag)
-                call = self.call_block(b, False, args)
-                self.emit(f"{ind}    {lhs + ' = ' if outs else ''}{call}", tag)
-                return
-            flag = f"c{len(self.lines)}"
-            self.emit(f"{ind}while True:", tag)
-            self.inline(self.program.blocks[c], ind + "    ", args, [flag], depth + 1)
-            self.emit(f"{ind}    if not {flag}:", tag)
-            self.emit(f"{ind}        break", tag)
-            self.inline(self.program.blocks[b], ind + "    ", args, outs, depth + 1)
+        n = op.attrs["n_loop_vars"]
+        c, b = op.attrs["cond_block"], op.attrs["body_block"]
+        args = outs + ins[n:]
+        if outs:
+            self.emit(f"{ind}{lhs} = {_tuple(ins[:n])}", tag)
+        if deep or not INLINE_WHILE:
+            self.emit(f"{ind}while {self.call_block(c, True, args)}:", tag)
+            call = self.call_block(b, False, args)
+            self.emit(f"{ind}    {lhs + ' = ' if outs else ''}{call}", tag)
             return
-        if op.type in HOISTABLE and not op.inputs and _small(self.program, op):
-            try:
-                value = OPS[op.type].kernel(**op.attrs)
-            except Exception as e:  # noqa: BLE001 - computed while compiling: name the op here
-                from .errors import reraise_as
-                from .printer import op_text
-                where = f" (from {op.origin.short()}: {op.origin.source})" if op.origin else ""
-                reraise_as(e, f"{e}\n[operator {op_text(block, op)}]{where}", op.origin)
-            value.setflags(write=False)
-            self.emit(f"{ind}{outs[0]} = {self.const('H', value)}", tag)
-            return
-        reuse = self.reuse.get(id(op))
-        if reuse is not None and reuse[0] is op:
-            fn = self.const("U", reuse[2])
-            self.emit(f"{ind}{outs[0]} = {fn}({', '.join(ins)}, out={ins[reuse[1]]})", tag)
-            return
-        index = getitem_expr(self.program, op, ins) if op.type == "getitem" else None
-        direct = direct_kernel(self.program, op) if index is None else None
-        if index is not None:
-            self.ns["_asarray"] = np.asarray
-            call = f"_asarray({index})"
-        elif direct is not None:
-            call = f"{self.const('D', direct)}({', '.join(ins)})"
-        else:
-            attrs = []
-            for k, v in op.attrs.items():
-                attrs.append(f"{k}={repr(v) if _is_literal(v) else self.const('A', v)}")
-            call = f"{self.kernel(op.type)}({', '.join(ins + attrs)})"
-        plain = ", ".join(outs)
-        self.emit(f"{ind}{plain} = {call}" if outs else f"{ind}{call}", tag)
+        self.emit(f"{ind}while True:", tag)
+        # on the last turn the condition's value stays bound (freed when the function returns)
+        self.inline(self.program.blocks[c], ind + "    ", args, [], depth + 1, loop=tag)
+        self.inline(self.program.blocks[b], ind + "    ", args, outs, depth + 1, carried=True)
+
+
+def _direct_results(block: Block, args: Sequence[str], outs: Sequence[str], carried: bool) -> Dict[int, str]:
+    """Results j an op of the block can write straight into outs[j] (saving a move and a del):
+    made by exactly one op, listed once, and outs[j] is read by nothing in the block after that
+    op. A cond's outs are fresh locals; a while body's outs[j] is its param j (the loop
+    variable), read up to the op (or before a cond / while op, whose body would read it after)."""
+    if not outs or len(outs) != len(block.results):
+        return {}
+    made: Dict[str, int] = {}
+    twice = set()
+    for k, op in enumerate(block.ops):
+        for o in op.outputs:
+            if o in made:
+                twice.add(o)
+            made[o] = k
+    counts: Dict[str, int] = {}
+    for r in block.results:
+        counts[r] = counts.get(r, 0) + 1
+    last_read: Dict[str, int] = {}
+    if carried:
+        for k, op in enumerate(block.ops):
+            for n in op.inputs:
+                last_read[n] = k
+    direct = {}
+    for j, r in enumerate(block.results):
+        k = made.get(r)
+        if k is None or r in twice or counts[r] != 1 or r in block.params or \
+                list(args).count(outs[j]) != (1 if carried else 0):
+            continue
+        if carried:
+            p = block.params[j]
+            if p in counts:               # moved into another loop variable at the end
+                continue
+            read = last_read.get(p, -1)
+            if read > k or (read == k and block.ops[k].type in CONTROL):
+                continue
+        direct[j] = r
+    return direct
 
 
 def _tuple(names: Sequence[str]) -> str:
     return ", ".join(names) + ("," if len(names) == 1 else "")
 
 
-def getitem_expr(program: Program, op: Operator, ins: Sequence[str]) -> Optional[str]:
-    """`x[...]` written out (what decode_index builds at run time), or None when unsure."""
-    from .passes.effects import find_var
-    items = op.attrs.get("items")
-    if not isinstance(items, list) or len(op.attrs) != 1:
+def getitem_expr(vars: Dict[str, Variable], op: Operator, ins: Sequence[str]) -> Optional[str]:
+    """`x[...]` written out (what decode_index builds at run time), or None when unsure.
+    vars: resolve_vars(program)."""
+    attrs = op.attrs
+    items = attrs.get("items")
+    if not isinstance(items, list) or len(attrs) != 1:
         return None
-
-    def tensor(t: Any, bound: bool) -> Optional[str]:
-        if not isinstance(t, int) or not 0 <= t < len(ins) - 1:
-            return None
-        v = find_var(program, op.inputs[1 + t])
-        if v is None or v.kind != "dense":
-            return None
-        if v._shape == () and np.dtype(v.dtype.np).kind in "iu":
-            return f"int({ins[1 + t]})"
-        return None if bound else ins[1 + t]
-
-    def bound(b: Any) -> Optional[str]:
-        if b is None:
-            return ""
-        if type(b) is int:
-            return repr(b)
-        if isinstance(b, dict) and set(b) == {"t"}:
-            return tensor(b["t"], True)
-        return None
-
     parts = []
     for it in items:
         k = it.get("k") if isinstance(it, dict) else None
         if k == "int" and type(it.get("v")) is int:
             parts.append(repr(it["v"]))
+        elif k == "slice":
+            v = it.get("v")
+            if not isinstance(v, list) or len(v) != 3:
+                return None
+            if v[0] is None and v[1] is None and v[2] is None:
+                parts.append(":")           # the usual x[:, i]
+                continue
+            b = [_slice_bound(vars, op, ins, x) for x in v]
+            if None in b:
+                return None
+            parts.append(f"{b[0]}:{b[1]}" + (f":{b[2]}" if b[2] else ""))
         elif k == "none":
             parts.append("None")
         elif k == "ellipsis":
             parts.append("...")
-        elif k == "slice" and isinstance(it.get("v"), list) and len(it["v"]) == 3:
-            b = [bound(x) for x in it["v"]]
-            if any(x is None for x in b):
-                return None
-            parts.append(f"{b[0]}:{b[1]}" + (f":{b[2]}" if b[2] else ""))
         elif k == "tensor":
-            t = tensor(it.get("t"), False)
+            t = _index_tensor(vars, op, ins, it.get("t"), False)
             if t is None:
                 return None
             parts.append(t)
@@ -265,20 +389,47 @@ def getitem_expr(program: Program, op: Operator, ins: Sequence[str]) -> Optional
     return f"{ins[0]}[{', '.join(parts)},]" if parts else f"{ins[0]}[()]"
 
 
-def direct_kernel(program: Program, op: Operator) -> Optional[Callable]:
+def _index_tensor(vars: Dict[str, Variable], op: Operator, ins: Sequence[str], t: Any,
+                  bound: bool) -> Optional[str]:
+    """Index tensor number t of a getitem: `int(v)` for an integer scalar, the array itself (not
+    as a slice bound), or None."""
+    if not isinstance(t, int) or not 0 <= t < len(ins) - 1:
+        return None
+    v = vars.get(op.inputs[1 + t])
+    if v is None or v.kind != "dense":
+        return None
+    if v._shape == () and np.dtype(v.dtype.np).kind in "iu":
+        return f"int({ins[1 + t]})"
+    return None if bound else ins[1 + t]
+
+
+def _slice_bound(vars: Dict[str, Variable], op: Operator, ins: Sequence[str], b: Any) -> Optional[str]:
+    if b is None:
+        return ""
+    if type(b) is int:
+        return repr(b)
+    if isinstance(b, dict) and set(b) == {"t"}:
+        return _index_tensor(vars, op, ins, b["t"], True)
+    return None
+
+
+def direct_kernel(vars: Dict[str, Variable], op: Operator) -> Optional[Callable]:
     """A plain numpy function computing exactly this op's kernel for its (statically known)
-    inputs, called without the kernel's Python wrapper; None when there is none."""
-    from .passes.effects import elementwise_ufunc, find_var
-    if op.type == "matmul" and not op.attrs.get("transpose_x") and not op.attrs.get("transpose_y"):
-        xs = [find_var(program, n) for n in op.inputs]
+    inputs, called without the kernel's Python wrapper; None when there is none.
+    vars: resolve_vars(program)."""
+    attrs = op.attrs
+    if op.type == "matmul" and not attrs.get("transpose_x") and not attrs.get("transpose_y"):
+        if len(op.inputs) != 2:
+            return None
         # known shapes were checked when the op was built, so np.matmul cannot fail
-        if len(xs) == 2 and all(v is not None and v.kind == "dense" and len(v._shape) >= 2 and
-                                all(d >= 0 for d in v._shape) for v in xs):
-            return np.matmul
+        for n in op.inputs:
+            v = vars.get(n)
+            if v is None or v.kind != "dense" or len(v._shape) < 2 or min(v._shape) < 0:
+                return None
+        return np.matmul
+    if attrs or len(op.inputs) != 1 or op.type not in OPS:
         return None
-    if op.attrs or len(op.inputs) != 1 or op.type not in OPS:
-        return None
-    v = find_var(program, op.inputs[0])
+    v = vars.get(op.inputs[0])
     if v is None or v.kind != "dense":
         return None
     dt = np.dtype(v.dtype.np)

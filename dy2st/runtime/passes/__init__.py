@@ -4,20 +4,24 @@ from __future__ import annotations
 from ..program import Program
 from .cse import eliminate_common_subexpressions
 from .dce import eliminate_dead_code
+from .facts import Facts
 from .fold import fold_constants
 from .inplace import reuse_buffers
 from .noop import remove_noops
 
 
 def optimize(program: Program) -> Program:
+    # variables and their dtypes are looked up once for all passes (no pass adds variables;
+    # DCE tells the tables which ones it removes)
+    facts = Facts(program)
     # 1. no-op casts/reshapes/copies first: later passes then see the values they forward.
-    remove_noops(program)
+    remove_noops(program, facts)
     # 2. fold constants, then 3. merge equal ops (folded constants become equal `full` ops).
-    fold_constants(program)
-    eliminate_common_subexpressions(program)
+    fold_constants(program, facts)
+    eliminate_common_subexpressions(program, facts)
     # 4. DCE drops what folding and merging left unread.
-    eliminate_dead_code(program)
+    eliminate_dead_code(program, facts)
     # 5. buffer reuse last: it needs the final ops and last uses, and no pass may move an op
     #    across the in-place writes it plans.
-    reuse_buffers(program)
+    reuse_buffers(program, facts)
     return program

@@ -9,18 +9,38 @@ Random, effectful and array-reading ops (effects.py) are never merged; ops whose
 the block (results, fetches) are kept so no two outputs share one array."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
-from ..program import Block, Program
-from .effects import per_block, is_pure, is_ssa, keep_names, rename_inputs
+from ..program import Block, Operator, Program
+from .effects import Renames, is_pure, is_ssa, keep_names, per_block
+from .facts import Facts, facts_for
 
 
 class _Unkeyable(Exception):
     pass
 
 
+# Exact built-in types whose key is (type name, value), as the general rules below give it.
+_PLAIN = {type(None): "NoneType", bool: "bool", str: "str", int: "int"}
+
+
 def attr_key(v: Any) -> Any:
     """A hashable key equal only for attrs that are surely equal (floats by repr: -0.0 != 0.0)."""
+    t = type(v)
+    # exact built-in types first (the usual attrs; plain items of containers without a call)
+    name = _PLAIN.get(t)
+    if name is not None:
+        return (name, v)
+    if t is float:
+        return ("float", repr(v))
+    plain = _PLAIN
+    if t is list or t is tuple:
+        return (t.__name__, tuple([(plain[type(x)], x) if type(x) in plain else attr_key(x)
+                                   for x in v]))
+    if t is dict:
+        return ("dict", tuple(sorted([(str(k), (plain[type(x)], x) if type(x) in plain else attr_key(x))
+                                      for k, x in v.items()])))
+    # subclasses (e.g. DType is a str)
     if v is None or isinstance(v, (bool, str)):
         return (type(v).__name__, v)
     if isinstance(v, int):
@@ -38,30 +58,56 @@ def _op_key(op) -> Tuple:
     return (op.type, tuple(op.inputs), attr_key(op.attrs))
 
 
-def _cse_block(program: Program, block: Block) -> int:
-    if not is_ssa(block):
+def _cse_block(program: Program, block: Block, facts: Facts) -> int:
+    ops = block.ops
+    # ops merge only with an earlier op of the same type and inputs: with no such pair nothing
+    # merges (and then no input is renamed, so no pair can appear)
+    if len({(op.type, tuple(op.inputs)) for op in ops}) == len(ops) or not is_ssa(block):
         return 0
     keep = keep_names(program, block)
-    seen: Dict[Tuple, List[str]] = {}
-    kept = []
+    # (type, inputs) -> the first pure op with them, or {attrs key: outputs} of the first pure
+    # op per key once a second one came: attrs keys are made only for ops that could merge
+    seen: Dict[Tuple, Any] = {}
+    kept: List[Operator] = []
+    renames = Renames()
     merged = 0
-    for i, op in enumerate(block.ops):
-        if is_pure(program, op):
-            try:
-                key = _op_key(op)
-            except _Unkeyable:
-                key = None
-            if key is not None:
-                earlier = seen.get(key)
-                if earlier is not None and not any(o in keep for o in op.outputs):
-                    rename_inputs(block, i + 1, dict(zip(op.outputs, earlier)))
-                    merged += 1
-                    continue
-                seen.setdefault(key, op.outputs)
+    for op in ops:
+        renames.apply(op)
+        if is_pure(program, op, facts):
+            sig = (op.type, tuple(op.inputs))
+            earlier = seen.get(sig)
+            if earlier is None:
+                seen[sig] = op
+            else:
+                if type(earlier) is not dict:
+                    first, earlier = earlier, {}
+                    key = _attrs_key(first)
+                    if key is not None:
+                        earlier[key] = first.outputs
+                    seen[sig] = earlier
+                key = _attrs_key(op)
+                if key is not None:
+                    outputs = earlier.get(key)
+                    if outputs is None:
+                        earlier[key] = op.outputs
+                    elif not any(o in keep for o in op.outputs):
+                        renames.add(dict(zip(op.outputs, outputs)))
+                        merged += 1
+                        continue
         kept.append(op)
-    block.ops = kept
+    renames.finish(block)
+    if merged:
+        block.ops = kept
     return merged
 
 
-def eliminate_common_subexpressions(program: Program) -> int:
-    return per_block(program, _cse_block)
+def _attrs_key(op: Operator) -> Any:
+    """attr_key of the op's attrs, None when they have none."""
+    try:
+        return attr_key(op.attrs)
+    except _Unkeyable:
+        return None
+
+
+def eliminate_common_subexpressions(program: Program, facts: Optional[Facts] = None) -> int:
+    return per_block(program, _cse_block, facts_for(program, facts))

@@ -2,12 +2,15 @@
 and the ops whose result is a freshly allocated array."""
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Optional, Set
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Set
 
 import numpy as np
 
 from ..program import Block, Operator, Program
 from ..registry import OPS
+
+if TYPE_CHECKING:
+    from .facts import Facts
 
 # Draw from the global generator when run: never folded, merged or hoisted.
 NONDETERMINISTIC = frozenset({"dropout", "uniform_random", "gaussian_random", "randint"})
@@ -23,8 +26,12 @@ CONTROL = frozenset({"cond", "while"})
 UNTOUCHABLE = NONDETERMINISTIC | EFFECTS | READS_STATE | CONTROL
 
 
-def is_pure(program: Program, op: Operator) -> bool:
+def is_pure(program: Program, op: Operator, facts: Optional["Facts"] = None) -> bool:
     """Deterministic, effect-free, no sub-blocks, dense values only: safe to fold or merge."""
+    if facts is not None:
+        dense = facts.dense
+        return facts.pure_types[op.type] and bool(op.outputs) and \
+            dense.issuperset(op.inputs) and dense.issuperset(op.outputs)
     if op.type in UNTOUCHABLE or op.sub_blocks() or op.type not in OPS:
         return False
     if not op.outputs:
@@ -65,13 +72,44 @@ def rename_inputs(block: Block, start: int, mapping: Dict[str, str]) -> None:
     for op in block.ops[start:]:
         if any(n in mapping for n in op.inputs):
             op.inputs = [mapping.get(n, n) for n in op.inputs]
+    rename_captures(block, mapping)
+
+
+class Renames(dict):
+    """Renames of read names collected during one walk over a block and applied to each op when
+    the walk reaches it: the same result as rename_inputs(block, i + 1, ...) at each removal,
+    without a walk over the rest of the block per removal."""
+
+    def add(self, mapping: Dict[str, str]) -> None:
+        """Rename as if `mapping` were applied after the renames collected so far."""
+        for k, v in self.items():
+            if v in mapping:
+                self[k] = mapping[v]
+        self.update(mapping)
+
+    def apply(self, op: Operator) -> None:
+        if self:
+            inputs = op.inputs
+            for n in inputs:
+                if n in self:
+                    op.inputs = [self.get(m, m) for m in inputs]
+                    return
+
+    def finish(self, block: Block) -> None:
+        """Rename the captures of the block's sub-blocks (what rename_inputs does at the end)."""
+        if self:
+            rename_captures(block, self)
+
+
+def rename_captures(block: Block, mapping: Dict[str, str]) -> None:
     for sub_idx in _sub_blocks_of(block):
         sub = block.program.blocks[sub_idx]
         sub.captures = {mapping.get(k, k): v for k, v in sub.captures.items()}
 
 
 def _sub_blocks_of(block: Block) -> List[int]:
-    return [i for op in block.ops for i in op.sub_blocks()]
+    # only cond / while own blocks: skip the method call for every other op
+    return [i for op in block.ops if op.type in CONTROL for i in op.sub_blocks()]
 
 
 def blocks_inner_first(program: Program) -> Iterable[Block]:
@@ -109,16 +147,20 @@ def elementwise_ufunc(op: Operator, in_dtype: np.dtype) -> Optional[np.ufunc]:
 FRESH_KERNELS = frozenset({"matmul", "relu", "softmax", "divide"})
 
 
-def returns_fresh(op: Operator, in_dtype: Optional[np.dtype]) -> bool:
+def returns_fresh(op: Operator, in_dtype: Optional[np.dtype], facts: Optional["Facts"] = None) -> bool:
     if op.type in FRESH_KERNELS:
         return True
-    return in_dtype is not None and elementwise_ufunc(op, in_dtype) is not None
+    if in_dtype is None:
+        return False
+    if facts is not None:
+        return facts.ufunc(op, in_dtype) is not None
+    return elementwise_ufunc(op, in_dtype) is not None
 
 
-def per_block(program: Program, rewrite) -> int:
-    """rewrite(program, block) over every block, inner ones first; a change bumps the version
-    (so compiled code is rebuilt). Returns how many rewrites were made."""
-    n = sum(rewrite(program, b) for b in blocks_inner_first(program))
+def per_block(program: Program, rewrite, *args: Any) -> int:
+    """rewrite(program, block, *args) over every block, inner ones first; a change bumps the
+    version (so compiled code is rebuilt). Returns how many rewrites were made."""
+    n = sum(rewrite(program, b, *args) for b in blocks_inner_first(program))
     if n:
         program.version += 1
     return n

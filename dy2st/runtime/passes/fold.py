@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 import numpy as np
 
 from ..program import Block, Program
 from ..registry import OPS
-from .effects import blocks_inner_first, find_var, is_pure, keep_names
+from .effects import blocks_inner_first, is_pure, keep_names
+from .facts import Facts, facts_for
 
 # Ops with no inputs whose kernel only depends on attrs.
 SOURCES = frozenset({"full", "full_range", "eye"})
@@ -58,14 +59,20 @@ def _as_full(value: Any, var) -> Any:
     return {"shape": [int(d) for d in arr.shape], "value": py, "dtype": str(var.dtype)}
 
 
-def _fold_block(program: Program, block: Block) -> int:
+def _fold_block(program: Program, block: Block, facts: Facts) -> int:
+    # constants all start at a source op: without one, nothing in the block can fold
+    if not any(op.type in SOURCES and not op.inputs for op in block.ops):
+        return 0
     consts: Dict[str, Any] = {}
     keep = keep_names(program, block)
     folded = 0
     for op in block.ops:
-        if not is_pure(program, op) or len(op.outputs) != 1:
+        # cheap tests first (each is a condition for folding, in any order)
+        if len(op.outputs) != 1:
             continue
         if op.type in SOURCES and not op.inputs:
+            if not is_pure(program, op, facts):
+                continue
             try:
                 consts[op.outputs[0]] = _evaluate(op, [])
             except Exception:  # noqa: BLE001 - left for the run to report
@@ -73,8 +80,10 @@ def _fold_block(program: Program, block: Block) -> int:
             continue
         if not op.inputs or not all(n in consts for n in op.inputs):
             continue
+        if not is_pure(program, op, facts):
+            continue
         out = op.outputs[0]
-        var = find_var(program, out)
+        var = facts.vars.get(out)
         if out in keep or var is None or any(d < 0 for d in var._shape):
             continue
         if int(np.prod(var._shape)) > MAX_ELEMENTS:
@@ -92,9 +101,10 @@ def _fold_block(program: Program, block: Block) -> int:
     return folded
 
 
-def fold_constants(program: Program) -> int:
+def fold_constants(program: Program, facts: Optional[Facts] = None) -> int:
     """Fold every block; returns the number of ops folded. Inputs left unused go with DCE."""
-    n = sum(_fold_block(program, b) for b in blocks_inner_first(program))
+    facts = facts_for(program, facts)
+    n = sum(_fold_block(program, b, facts) for b in blocks_inner_first(program))
     if n:
         program.version += 1
     return n

@@ -9,15 +9,21 @@ The removed op's output is renamed to its input in later ops. An op whose output
 never written in place except by buffer reuse, which only writes arrays it proves unshared."""
 from __future__ import annotations
 
+from typing import Optional
+
 from ..dtype import convert_dtype
 from ..program import Block, Program
-from .effects import per_block, find_var, is_ssa, keep_names, rename_inputs
+from .effects import Renames, is_ssa, keep_names, per_block
+from .facts import Facts, facts_for
+
+# The only op types this pass removes.
+CANDIDATES = frozenset({"cast", "reshape", "assign"})
 
 
-def _is_noop(program: Program, op) -> bool:
+def _is_noop(program: Program, op, facts: Facts) -> bool:
     if len(op.inputs) != 1 or len(op.outputs) != 1:
         return False
-    src, dst = find_var(program, op.inputs[0]), find_var(program, op.outputs[0])
+    src, dst = facts.vars.get(op.inputs[0]), facts.vars.get(op.outputs[0])
     if src is None or dst is None or src.kind != "dense" or dst.kind != "dense":
         return False
     if src.dtype != dst.dtype or src._shape != dst._shape:
@@ -38,21 +44,25 @@ def _is_noop(program: Program, op) -> bool:
     return False
 
 
-def _remove_block(program: Program, block: Block) -> int:
-    if not is_ssa(block):
+def _remove_block(program: Program, block: Block, facts: Facts) -> int:
+    if not any(op.type in CANDIDATES for op in block.ops) or not is_ssa(block):
         return 0
     keep = keep_names(program, block)
     kept, removed = [], 0
-    for i, op in enumerate(block.ops):
-        if op.type in ("cast", "reshape", "assign") and op.outputs and \
-                op.outputs[0] not in keep and _is_noop(program, op):
-            rename_inputs(block, i + 1, {op.outputs[0]: op.inputs[0]})
+    renames = Renames()
+    for op in block.ops:
+        renames.apply(op)
+        if op.type in CANDIDATES and op.outputs and \
+                op.outputs[0] not in keep and _is_noop(program, op, facts):
+            renames.add({op.outputs[0]: op.inputs[0]})
             removed += 1
             continue
         kept.append(op)
-    block.ops = kept
+    renames.finish(block)
+    if removed:
+        block.ops = kept
     return removed
 
 
-def remove_noops(program: Program) -> int:
-    return per_block(program, _remove_block)
+def remove_noops(program: Program, facts: Optional[Facts] = None) -> int:
+    return per_block(program, _remove_block, facts_for(program, facts))

@@ -4,6 +4,7 @@ import numpy as np
 
 import dy2st as paddle
 from dy2st.runtime.passes.cse import eliminate_common_subexpressions
+from dy2st.runtime.registry import apply
 from dy2st.tensor import array_read, array_write, create_array
 
 from random_programs import check_pass, run, build_program
@@ -46,3 +47,32 @@ def test_reads_of_a_mutated_array_do_not_merge():
     assert len(reads) == 2
     x = np.ones((2, 3), "float32")
     np.testing.assert_array_equal(run(main, ["x"], main.fetch_names, [x])[0][0], x * 3)
+
+
+def test_a_merge_makes_later_ops_equal_and_they_merge_too():
+    main = build_program(lambda x: paddle.exp(paddle.tanh(x)) * paddle.exp(paddle.tanh(x)))
+    assert eliminate_common_subexpressions(main) == 2
+    assert [op.type for op in main.global_block().ops] == ["tanh", "exp", "multiply"]
+
+
+def _full(attrs):
+    return apply("full", [], attrs)
+
+
+def test_attrs_compare_by_value_not_by_order_and_zero_signs_differ():
+    def fn(x):
+        a = _full({"shape": [2, 3], "value": 0.5, "dtype": "float32"})
+        b = _full({"dtype": "float32", "value": 0.5, "shape": [2, 3]})     # same attrs, other order
+        c = _full({"shape": [2, 3], "value": 0.0, "dtype": "float32"})
+        d = _full({"shape": [2, 3], "value": -0.0, "dtype": "float32"})   # -0.0 is not 0.0
+        e = _full({"shape": [2, 3], "value": 0.0, "dtype": "float32"})
+        return x + a + b + c / d + e
+    main = build_program(fn)
+    assert eliminate_common_subexpressions(main) == 2
+    assert [op.type for op in main.global_block().ops].count("full") == 3
+
+
+def test_many_ops_with_the_same_inputs_and_different_attrs_do_not_merge():
+    main = build_program(lambda x: sum(x[i] for i in range(2)) + x[0])
+    assert eliminate_common_subexpressions(main) == 1
+    assert [op.type for op in main.global_block().ops].count("getitem") == 2

@@ -79,3 +79,21 @@ def test_plan_ignored_for_other_fetch_lists():
     inner = next(op.outputs[0] for op in main.global_block().ops if op.type == "tanh")
     src = CompiledProgram(main, ["x"], [inner] + main.fetch_names).source
     assert "out=" not in src
+
+
+def test_a_float64_comparison_never_writes_its_bool_result_into_a_float_buffer():
+    # numpy holds `None == np.dtype("float64")` true: a bool output once passed the dtype check
+    main = static.Program()
+    with static.program_guard(main):
+        x = static.data("x", [3], "float64")
+        y = static.data("y", [3], "float64")
+        c = paddle.tanh(x) > y
+    main.feed_names, main.fetch_names = ["x", "y"], [c.name]
+    assert _reused(main) == {}
+    out = CompiledProgram(main, ["x", "y"], [c.name])([np.ones(3), np.zeros(3)])[0]
+    assert out.dtype == np.bool_ and out.tolist() == [True] * 3
+
+
+def test_float64_chains_still_write_in_place():
+    main = _build(lambda x: paddle.tanh(paddle.tanh(paddle.cast(x, "float64"))) + 1.0)
+    assert len(_reused(main)) == 2          # the second tanh into the first one's, the add too

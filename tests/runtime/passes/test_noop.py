@@ -32,3 +32,17 @@ def test_an_output_never_shares_the_feed():
     from dy2st.runtime.executor import CompiledProgram
     out = CompiledProgram(main, ["x"], main.fetch_names)([x])[0]
     assert not np.shares_memory(out, x)
+
+
+def test_chained_noops_all_go_and_readers_see_the_first_value():
+    main = build_program(lambda x: paddle.tanh(paddle.assign(paddle.reshape(
+        apply("cast", [paddle.exp(x)], {"dtype": "float32"}), [2, 3]))))
+    assert remove_noops(main) == 3
+    ops = main.global_block().ops
+    assert [op.type for op in ops] == ["exp", "tanh"] and ops[1].inputs == ops[0].outputs
+
+
+def test_blocks_without_candidate_ops_are_left_alone():
+    main = build_program(lambda x: paddle.tanh(x) * 2.0)
+    before = main.version
+    assert remove_noops(main) == 0 and main.version == before
