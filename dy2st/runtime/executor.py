@@ -210,7 +210,10 @@ class _Codegen:
         if op.type == "getitem":
             index = getitem_expr(self.vars, op, ins)
             if index is not None:
-                self.ns["_asarray"] = np.asarray
+                out = self.vars.get(op.outputs[0])
+                if out is not None and len(out._shape) > 0:
+                    return index            # indexing an array with a result of rank >= 1 gives
+                self.ns["_asarray"] = np.asarray    # an array; a 0-d one gives a numpy scalar
                 return f"_asarray({index})"
         direct = direct_kernel(self.vars, op)
         if direct is not None:
