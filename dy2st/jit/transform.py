@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import dis
+import functools
 import linecache
 import textwrap
 import logging
@@ -266,15 +267,22 @@ class _NeutralDefaults:
         self.args.defaults, self.args.kw_defaults = self.saved
 
 
+@functools.lru_cache(maxsize=256)
+def _factory_template(name: str, freevars: Tuple[str, ...]) -> ast.FunctionDef:
+    """`def dy2st_factory(_jst, <freevars>): [global name]; pass`, parsed once per shape (never
+    modified: each use converts it to a new gast tree)."""
+    own = f"    global {name}\n" if name not in freevars else ""
+    return ast.parse(f"def {FACTORY}(_jst{''.join(', ' + v for v in freevars)}):\n{own}    pass\n"
+                     ).body[0]
+
+
 def build_code(fn: types.FunctionType) -> ConvertedCode:
     node, filename, start = transform_tree(fn)
     freevars = tuple(fn.__code__.co_freevars)
     # The factory is never called: it only makes _jst and the original's free variables free
     # variables of the converted code. Its own name stays global (as in the original) so that a
     # recursive module-level function still finds itself.
-    own = f"    global {node.name}\n" if node.name not in freevars else ""
-    factory = ast_to_gast(ast.parse(f"def {FACTORY}(_jst{''.join(', ' + v for v in freevars)}):"
-                                    f"\n{own}    pass\n").body[0])
+    factory = ast_to_gast(_factory_template(node.name, freevars))
     factory.body = factory.body[:-1] + [node, gast.Return(value=gast.Name(id=node.name, ctx=gast.Load(),
                                                         annotation=None, type_comment=None))]
     module = gast.Module(body=[factory], type_ignores=[])

@@ -11,6 +11,7 @@ import gast
 from . import anno
 
 AST = ast.AST
+_GAST_NAME, _AST_NAME = gast.Name, ast.Name
 _MISSING = object()
 # gast's own converters handle what we leave to them: rare nodes (type parameters of 3.12+).
 _DELEGATED = ("TypeVar", "TypeVarTuple", "ParamSpec", "TypeAlias")
@@ -72,6 +73,14 @@ def ast_to_gast(node: AST, nodes: Optional[List[gast.AST]] = None) -> gast.AST:
 
     def visit(n: AST) -> Any:
         cls = n.__class__
+        if cls is _AST_NAME:        # the most common node, built directly
+            new = _GAST_NAME.__new__(_GAST_NAME)
+            fields = new.__dict__
+            fields.update(n.__dict__)
+            fields["ctx"] = _GAST_CONTEXT[type(fields["ctx"])]
+            fields["annotation"] = fields["type_comment"] = None
+            out.append(new)
+            return new
         plan = plans[cls] if cls in plans else plan_of(cls)
         if type(plan) is not tuple:
             new = None if plan is None else plan(n, visit)
@@ -87,6 +96,9 @@ def ast_to_gast(node: AST, nodes: Optional[List[gast.AST]] = None) -> gast.AST:
         return new
 
     return visit(node)
+
+
+_GAST_CONTEXT = {getattr(ast, k): getattr(gast, k)() for k in ("Load", "Store", "Del")}
 
 
 def _name_to_gast(n: ast.Name, visit: Callable) -> gast.Name:
@@ -164,7 +176,8 @@ def gast_to_ast(node: gast.AST, origins: Optional[List[Any]] = None) -> AST:
             new = target.__new__(target)
             _copy_fields(n, new, fields, visit)
             return new
-        annos = n.__dict__.get(anno._FIELD)
+        fields = n.__dict__
+        annos = fields.get(anno._FIELD)
         origin = annos.get(anno.ORIGIN) if annos else None
         if origin is None:
             tag = tags[-1]
@@ -173,6 +186,13 @@ def gast_to_ast(node: gast.AST, origins: Optional[List[Any]] = None) -> AST:
             if tag is None:
                 tag = index[id(origin)] = len(origins)
                 origins.append(origin)
+        if cls is _GAST_NAME:       # the most common node: no handler, no child visits
+            ctx = _AST_CONTEXT.get(type(fields.get("ctx")))
+            if ctx is not None:
+                new = _AST_NAME.__new__(_AST_NAME)
+                new.__dict__.update(id=fields["id"], ctx=ctx, lineno=tag, end_lineno=tag,
+                                    col_offset=0, end_col_offset=0)
+                return new
         tags.append(tag)
         if type(plan) is not tuple:
             new = None if plan is None else plan(n, visit)
@@ -249,6 +269,7 @@ def _delegate_to_ast(n: AST, visit: Callable) -> AST:
     return gast.gast_to_ast(n)
 
 
+_AST_CONTEXT = {getattr(gast, k): getattr(ast, k)() for k in ("Load", "Store", "Del")}
 _TO_AST = _Converter(ast, {
     **_contexts(ast),
     "Assign": _assign_to_ast, "Name": _name_to_ast, "arguments": _arguments_to_ast,
