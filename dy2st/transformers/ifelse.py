@@ -37,6 +37,8 @@ def mark_helpers(stmts: List[gast.stmt]) -> List[gast.stmt]:
 
 
 class IfElseTransformer(ControlFlowTransformer):
+    converts = (gast.If,)
+
     def visit_If(self, node: gast.If) -> Any:
         self.generic_visit(node)
         live_out = anno.getanno(node, anno.LIVE_OUT)

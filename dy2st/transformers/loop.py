@@ -43,6 +43,8 @@ def _carried(node: Any, extra: Set[str]) -> Set[str]:
 
 
 class LoopTransformer(ControlFlowTransformer):
+    converts = (gast.For, gast.While)
+
     def visit_While(self, node: gast.While) -> Any:
         self.generic_visit(node)
         names = self.nonlocal_names(_carried(node, self.called_local_writes(node.body)))

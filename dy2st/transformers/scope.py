@@ -59,6 +59,24 @@ def _assigned_before_use(fn: gast.FunctionDef, names: Set[str]) -> Set[str]:
     return assigned
 
 
+def _holds(stmts: List[gast.stmt], kinds: Tuple[type, ...]) -> bool:
+    """Whether a statement of one of `kinds` is among stmts or the statements nested in them
+    (not inside nested functions or classes)."""
+    stack = list(stmts)
+    while stack:
+        s = stack.pop()
+        t = type(s)
+        if t in kinds:
+            return True
+        if t is gast.FunctionDef or t is gast.AsyncFunctionDef or t is gast.ClassDef:
+            continue
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            inner = getattr(s, field, None)
+            if type(inner) is list:
+                stack.extend(inner)
+    return False
+
+
 def _initialized(fn: gast.FunctionDef) -> Set[str]:
     """Names that an earlier pass already bound to UndefinedVar at the top of fn."""
     found: Set[str] = set()
@@ -91,6 +109,7 @@ class ControlFlowTransformer(Transformer):
     # Statements hold all the control flow a pass rewrites; expressions (but for `a if c else b`)
     # need no visit, and skipping them makes the pass several times cheaper.
     visit_expressions = False
+    converts: Tuple[type, ...] = ()    # the statements the pass turns into helper calls
 
     def __init__(self, ctx: Any) -> None:
         super().__init__(ctx)
@@ -108,11 +127,16 @@ class ControlFlowTransformer(Transformer):
         self.ctx.pending_inits[id(node)] = []
         # `paddle.add(x, y)` looks like a mutation of `paddle` (as `lst.add(v)` would be): such
         # a name counts only when the function itself binds it (a local, not a module global).
-        # Read once, before the function's statements move into helpers.
-        self._mutated_only[id(node)] = analysis.mutated_names(node.body) - analysis.written_names(
-            node.body, mutations=False) - params_of(node) - declared(node, gast.Nonlocal)
+        # Read once, before the function's statements move into helpers; needed only by the
+        # statements this pass converts in the function's own body.
+        if _holds(node.body, self.converts):
+            self._mutated_only[id(node)] = analysis.mutated_names(node.body) - \
+                analysis.written_names(node.body, mutations=False) - params_of(node) - \
+                declared(node, gast.Nonlocal)
         node = super().visit_FunctionDef(node)
         pending = self.ctx.pending_inits.pop(id(node))
+        if not pending:
+            return node
         skip = (params_of(node) | declared(node, gast.Nonlocal) | declared(node, gast.Global) |
                 _initialized(node))
         skip |= _assigned_before_use(node, set(pending))
