@@ -61,6 +61,8 @@ class _Codegen:
         self.ns: Dict[str, Any] = {"__builtins__": __builtins__}
         self.lines: List[str] = []
         self.line_ops: Dict[int, Tuple[int, Operator]] = {}
+        # line -> [(first col, end col, (block, op))] of the ops computed within that line
+        self.line_fused: Dict[int, List[Tuple[int, int, Tuple[int, Operator]]]] = {}
         self.idents: Dict[str, str] = {}         # variable name -> the local holding it now
         self.free: List[str] = []                # locals holding nothing (deleted): reused
         # globals standing for hoisted constants in idents: read in place, never stored or deleted
@@ -140,25 +142,34 @@ class _Codegen:
 
     def body(self, block: Block, ind: str, keep: Sequence[str], depth: int) -> None:
         """The block's ops. A value's local is released when the value dies: overwritten by the
-        dying op's own output when it has one (freed at that moment, like `del`), else deleted."""
+        dying op's own output when it has one (freed at that moment, like `del`), else deleted.
+        A value read only by the next op is written into that op's line instead of a local of
+        its own (see _fusable): fewer statements make compile() cheaper."""
         ops = block.ops
         last_use: Dict[str, int] = {}
+        reads: Dict[str, int] = {}
         for i, op in enumerate(ops):
             for n in op.inputs:
                 last_use[n] = i
+                reads[n] = reads.get(n, 0) + 1
         keep = set(keep)
         idents, free, lines, line_ops = self.idents, self.free, self.lines, self.line_ops
         bidx = block.idx
+        inlined: Dict[str, str] = {}     # value -> the expression its reader writes in its place
+        fused: List[Tuple[str, Tuple[int, Operator]]] = []   # those expressions' ops, in order
+        carried: List[str] = []          # locals freed by inlined ops, released after the line
         for i, op in enumerate(ops):
             inputs = op.inputs
-            try:
-                ins = [idents[n] for n in inputs]
-            except KeyError:
-                ins = [self.ident(n) for n in inputs]
-            dying = [n for n in inputs if last_use[n] == i and n not in keep]
+            ins = []
+            for n in inputs:
+                expr = inlined.pop(n, None)
+                ins.append(expr if expr is not None else
+                           idents[n] if n in idents else self.ident(n))
+            dying = [n for n in inputs if last_use[n] == i and n not in keep and n in idents]
             if len(dying) > 1:
                 dying = list(dict.fromkeys(dying))      # x * x reads x twice
-            dead = [idents.pop(n) for n in dying]
+            dead = carried + [idents.pop(n) for n in dying]
+            carried = []
             if self.constants and dead:
                 dead = [d for d in dead if d not in self.constants]
             if op.type in CONTROL:
@@ -167,6 +178,11 @@ class _Codegen:
             else:
                 call = self.call(block, op, ins, dead)
                 outputs = op.outputs
+                if call is not None and self._fusable(ops, i, keep, last_use, reads):
+                    inlined[outputs[0]] = call
+                    fused.append((call, (bidx, op)))
+                    carried = dead
+                    continue
                 if call is not None:      # None: a hoisted constant, its readers name the global
                     if len(outputs) == 1 and outputs[0] not in idents:
                         out = idents[outputs[0]] = dead.pop(0) if dead else self.new_local()
@@ -176,6 +192,9 @@ class _Codegen:
                     else:
                         lines.append(f"{ind}{call}")
                     line_ops[len(lines)] = (bidx, op)
+                    if fused:
+                        self.line_fused[len(lines)] = _spans(lines[-1], fused + [(call, (bidx, op))])
+                        fused = []
             for n in op.outputs:
                 # never read again (also a name written after its last read): free it now
                 if last_use.get(n, -1) <= i and n not in keep and n in idents:
@@ -187,6 +206,23 @@ class _Codegen:
                 free.extend(dead)
         if not ops:
             self.emit(f"{ind}pass")
+
+    def _fusable(self, ops: List[Operator], i: int, keep: set, last_use: Dict[str, int],
+                 reads: Dict[str, int]) -> bool:
+        """Whether op i's one output is read once, by op i+1 only, so that op i+1's line can
+        compute it in place: never a value that leaves the block, the buffer op i+1 writes in
+        place, an input of a control-flow op, or a value of another user line than op i+1's
+        (a failing op's line must stay the user's)."""
+        op = ops[i]
+        if i + 1 >= len(ops) or len(op.outputs) != 1:
+            return False
+        out = op.outputs[0]
+        nxt = ops[i + 1]
+        if nxt.type in CONTROL or out in keep or reads.get(out) != 1 or last_use.get(out) != i + 1 \
+                or out in self.idents or op.origin != nxt.origin:
+            return False
+        reuse = self.reuse.get(id(nxt))
+        return reuse is None or reuse[0] is not nxt or nxt.inputs[reuse[1]] != out
 
     def call(self, block: Block, op: Operator, ins: List[str], spare: List[str]) -> str:
         """The expression computing a (non control flow) op. spare: the locals of its dying inputs,
@@ -351,6 +387,29 @@ def _direct_results(block: Block, args: Sequence[str], outs: Sequence[str], carr
     return direct
 
 
+def _spans(line: str, exprs: List[Tuple[str, Tuple[int, Operator]]]) -> List[Tuple[int, int, Any]]:
+    """Where each op's expression sits in a generated line (the last one holds the others)."""
+    spans = []
+    for expr, op in exprs:
+        col = line.rfind(expr)
+        spans.append((col, col + len(expr), op))
+    return spans
+
+
+def _op_in_line(spans: List[Tuple[int, int, Any]], code: Any, lasti: int) -> Any:
+    """Of the ops computed in one generated line, the one whose call was running at instruction
+    offset lasti (the narrowest span around it); None when positions are unknown (before
+    Python 3.11 the line's own op, the outermost, is named)."""
+    if not hasattr(code, "co_positions") or lasti < 0:
+        return None
+    positions = list(code.co_positions())
+    pos = positions[lasti // 2] if lasti // 2 < len(positions) else None
+    if pos is None or pos[2] is None:
+        return None
+    inside = [(end - col, op) for col, end, op in spans if col <= pos[2] and (pos[3] or pos[2]) <= end]
+    return min(inside, key=lambda t: t[0])[1] if inside else None
+
+
 def _tuple(names: Sequence[str]) -> str:
     return ", ".join(names) + ("," if len(names) == 1 else "")
 
@@ -467,6 +526,7 @@ class CompiledProgram:
         self.source = source
         self.program = program
         self.line_ops = gen.line_ops
+        self.line_fused = gen.line_fused
         self._run = gen.ns["run"]
         self.feed_names = list(feed_names)
         self.fetch_names = list(fetch_names)
@@ -484,6 +544,9 @@ def raise_with_op_origin(e: BaseException, compiled: CompiledProgram, tb) -> Non
     while tb is not None:
         if tb.tb_frame.f_code.co_filename == compiled.filename:
             found = compiled.line_ops.get(tb.tb_lineno, found)
+            spans = compiled.line_fused.get(tb.tb_lineno)
+            if spans:
+                found = _op_in_line(spans, tb.tb_frame.f_code, tb.tb_lasti) or found
         tb = tb.tb_next
     if found is None:
         raise e

@@ -373,3 +373,54 @@ def test_known_shape_is_a_plain_list_of_ints():
 
     main, _ = build(fn)
     assert main.num_ops() == 0
+
+
+def test_a_value_read_only_by_the_next_op_is_computed_in_its_line():
+    def fn():
+        x = static.data("x", [4, 3], "float32")
+        w = static.data("w", [3, 3], "float32")
+        h = paddle.tanh(paddle.matmul(x[1:3], w) + 1.0)    # one line: getitem -> matmul -> ...
+        return [h]
+
+    main, fetch = build(fn)
+    source = compile_program(main, ["x", "w"], [fetch[0].name]).source
+    body = source.splitlines()[2:-1]
+    assert any("[1:3," in line and "(" in line.split("[1:3")[0] for line in body)  # inside a call
+    assert len(body) < len(main.global_block().ops)
+    x = np.arange(12, dtype="float32").reshape(4, 3) / 10
+    w = np.eye(3, dtype="float32")
+    out = static.Executor().run(main, feed={"x": x, "w": w}, fetch_list=fetch)
+    np.testing.assert_array_equal(out[0], np.tanh(x[1:3] @ w + np.float32(1.0)))
+
+
+def test_values_of_different_user_lines_keep_their_own_statements():
+    def fn():
+        x = static.data("x", [4], "float32")
+        a = paddle.exp(x)
+        b = paddle.tanh(a)
+        return [b]
+
+    main, fetch = build(fn)
+    source = compile_program(main, ["x"], [fetch[0].name]).source
+    assert not any("K_exp(" in line and "tanh" in line.lower() for line in source.splitlines())
+
+
+@pytest.mark.skipif(not hasattr((lambda: 0).__code__, "co_positions"),
+                    reason="naming the inner op of a line needs instruction positions (3.11+)")
+def test_a_failing_op_computed_inside_another_ops_line_is_the_one_named():
+    def fn():
+        x = static.data("x", [None, 3], "float32")
+        w = static.data("w", [None, 2], "float32")
+        return [paddle.tanh(paddle.matmul(x, w))]    # matmul is computed in tanh's line
+
+    main, fetch = build(fn)
+    source = compile_program(main, ["x", "w"], [fetch[0].name]).source
+    assert sum("(" in line for line in source.splitlines()[2:-1]) == 1   # one fused line
+    exe = static.Executor()
+    with pytest.raises(ValueError) as err:
+        exe.run(main, feed={"x": np.ones((2, 3), "float32"), "w": np.ones((4, 2), "float32")},
+                fetch_list=fetch)
+    msg = str(err.value)
+    operator = msg.split("[operator ")[1].split("\n")[0]
+    assert "= matmul(" in operator and "tanh" not in operator
+    assert "paddle.tanh(paddle.matmul(x, w))" in msg
