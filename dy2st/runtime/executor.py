@@ -218,8 +218,10 @@ class _Codegen:
             return False
         out = op.outputs[0]
         nxt = ops[i + 1]
-        if nxt.type in CONTROL or out in keep or reads.get(out) != 1 or last_use.get(out) != i + 1 \
-                or out in self.idents or op.origin != nxt.origin:
+        if reads.get(out) != 1 or last_use.get(out) != i + 1 or nxt.type in CONTROL or out in keep \
+                or out in self.idents:
+            return False
+        if op.origin is not nxt.origin and op.origin != nxt.origin:   # one user line: one object
             return False
         reuse = self.reuse.get(id(nxt))
         return reuse is None or reuse[0] is not nxt or nxt.inputs[reuse[1]] != out
