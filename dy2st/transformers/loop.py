@@ -111,6 +111,9 @@ class _TargetIndexing(gast.NodeTransformer):
 def _index_by_target(node: gast.For) -> None:
     targets: Set[str] = set()
     analysis._target_names(node.target, targets)
+    if not any(type(n) is gast.Subscript and type(n.slice) not in (gast.Slice, gast.Tuple)
+               for s in node.body for n in all_nodes(s)):
+        return                           # no `seq[i]` anywhere: nothing to rewrite
     node.body = [_TargetIndexing(targets).visit(s) for s in node.body]
 
 

@@ -20,7 +20,7 @@ import gast
 from .context import PassContext
 from . import templates
 from .base import Transformer, copy_origin
-from .walk import child_nodes
+from .walk import all_statements, child_nodes
 
 _NESTED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
@@ -125,16 +125,5 @@ def transform(node: gast.AST, ctx: PassContext) -> gast.AST:
 
 
 def _functions(tree: gast.AST) -> List[gast.FunctionDef]:
-    """The defs in tree, each before the defs inside it; only statements are looked into (a
-    def is a statement, and expressions hold no returns)."""
-    found: List[gast.FunctionDef] = []
-    stack = [tree]
-    while stack:
-        n = stack.pop()
-        if type(n) is gast.FunctionDef:
-            found.append(n)
-        for field in ("body", "orelse", "finalbody", "handlers"):
-            stmts = getattr(n, field, None)
-            if type(stmts) is list:
-                stack.extend(stmts)
-    return found
+    """The defs in tree, each before the defs inside it."""
+    return [n for n in all_statements(tree) if type(n) is gast.FunctionDef]

@@ -9,7 +9,7 @@ import gast
 
 from . import analysis, anno, templates
 from .base import Transformer
-from .walk import all_nodes, child_nodes
+from .walk import all_nodes, all_statements, child_nodes
 
 
 def params_of(fn: gast.FunctionDef) -> Set[str]:
@@ -161,7 +161,7 @@ class ControlFlowTransformer(Transformer):
         if fn is None:
             return set()
         writers = {}
-        for node in all_nodes(fn):
+        for node in all_statements(fn):
             if isinstance(node, gast.FunctionDef) and node is not fn and \
                     not anno.getanno(node, anno.SKIP):
                 writers[node.name] = declared(node, gast.Nonlocal)

@@ -5,7 +5,7 @@ import os
 import gast
 
 from dy2st.transformers import anno
-from dy2st.transformers.walk import all_nodes
+from dy2st.transformers.walk import all_nodes, all_statements
 
 
 def test_same_nodes_and_order_as_gast_walk():
@@ -26,3 +26,18 @@ def test_single_node_and_nested_lists():
     call = gast.parse("f(a, *b, k=c)").body[0].value
     assert [type(n).__name__ for n in all_nodes(call)] == [
         type(n).__name__ for n in gast.walk(call)]
+
+
+def test_all_statements_finds_every_def_and_return_but_no_expression():
+    with open(os.path.join(os.path.dirname(ast.__file__), "argparse.py"), encoding="utf-8") as f:
+        tree = gast.ast_to_gast(ast.parse(f.read()))
+    found = all_statements(tree)
+    for kind in (gast.FunctionDef, gast.ClassDef, gast.Return, gast.ExceptHandler):
+        assert {id(n) for n in found if isinstance(n, kind)} == \
+            {id(n) for n in gast.walk(tree) if isinstance(n, kind)}
+    assert not any(isinstance(n, gast.expr) for n in found)
+    # a def comes before the defs inside it
+    position = {id(n): k for k, n in enumerate(found)}
+    for fn in (n for n in found if isinstance(n, gast.FunctionDef)):
+        inner = [n for n in all_statements(fn) if isinstance(n, gast.FunctionDef) and n is not fn]
+        assert all(position[id(n)] > position[id(fn)] for n in inner)
