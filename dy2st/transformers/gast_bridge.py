@@ -73,7 +73,7 @@ def ast_to_gast(node: AST, nodes: Optional[List[gast.AST]] = None) -> gast.AST:
 
     def visit(n: AST) -> Any:
         cls = n.__class__
-        if cls is _AST_NAME:        # the most common node, built directly
+        if cls is _AST_NAME:        # the most common node, built directly (no handler needed)
             new = _GAST_NAME.__new__(_GAST_NAME)
             fields = new.__dict__
             fields.update(n.__dict__)
@@ -96,13 +96,6 @@ def ast_to_gast(node: AST, nodes: Optional[List[gast.AST]] = None) -> gast.AST:
         return new
 
     return visit(node)
-
-
-_GAST_CONTEXT = {getattr(ast, k): getattr(gast, k)() for k in ("Load", "Store", "Del")}
-
-
-def _name_to_gast(n: ast.Name, visit: Callable) -> gast.Name:
-    return _copy_location(n, gast.Name(n.id, visit(n.ctx), None, None))
 
 
 def _arg_to_gast(n: ast.arg, visit: Callable) -> gast.Name:
@@ -135,16 +128,20 @@ def _delegate_to_gast(n: AST, visit: Callable) -> AST:
     return gast.ast_to_gast(n)
 
 
-def _contexts(module: Any) -> Dict[str, Callable]:
-    """Handlers giving one shared instance per context kind, as ast.parse itself does: nothing
-    mutates them."""
-    shared = {name: getattr(module, name)() for name in ("Load", "Store", "Del")}
-    return {name: (lambda n, visit: shared[type(n).__name__]) for name in shared}
+# One shared instance per context kind, as ast.parse itself does (nothing mutates them), keyed
+# by the class it stands in for.
+_CONTEXTS = ("Load", "Store", "Del")
+_GAST_CONTEXT = {getattr(ast, k): getattr(gast, k)() for k in _CONTEXTS}
+_AST_CONTEXT = {getattr(gast, k): getattr(ast, k)() for k in _CONTEXTS}
+
+
+def _context_handlers(shared: Dict[type, AST]) -> Dict[str, Callable]:
+    return {name: (lambda n, visit: shared[type(n)]) for name in _CONTEXTS}
 
 
 _TO_GAST = _Converter(gast, {
-    **_contexts(gast),
-    "Name": _name_to_gast, "arg": _arg_to_gast, "ExceptHandler": _handler_to_gast,
+    **_context_handlers(_GAST_CONTEXT),
+    "arg": _arg_to_gast, "ExceptHandler": _handler_to_gast,
     **({"FunctionDef": _def_to_gast, "AsyncFunctionDef": _def_to_gast, "ClassDef": _def_to_gast}
        if _NO_TYPE_PARAMS else {}),
     **({"alias": _alias_to_gast} if _OLD_ALIAS else {}),
@@ -269,9 +266,8 @@ def _delegate_to_ast(n: AST, visit: Callable) -> AST:
     return gast.gast_to_ast(n)
 
 
-_AST_CONTEXT = {getattr(gast, k): getattr(ast, k)() for k in ("Load", "Store", "Del")}
 _TO_AST = _Converter(ast, {
-    **_contexts(ast),
+    **_context_handlers(_AST_CONTEXT),
     "Assign": _assign_to_ast, "Name": _name_to_ast, "arguments": _arguments_to_ast,
     "_ArgMarker": _marker_to_ast, "ExceptHandler": _handler_to_ast,
     **({"FunctionDef": _def_to_ast, "AsyncFunctionDef": _def_to_ast, "ClassDef": _def_to_ast}
