@@ -20,15 +20,26 @@ TRIGGERS = {
 }
 # Passes that can add what a later pass rewrites (ifs, loops, `not`): features are re-read after.
 ADDS_FEATURES = {"return", "break_continue"}
-_UNSUPPORTED = (gast.Yield, gast.YieldFrom, gast.Await, gast.AsyncFor, gast.AsyncWith)
 _CASTS = {"int", "float", "bool", "len", "sum", "all", "any", "max", "min", "round", "isinstance"}
+# Node kinds whose mere presence is a feature ("global" and "unsupported" are read by the
+# checks before the passes).
+_KIND_FEATURES = {
+    gast.If: "if", gast.IfExp: "if", gast.Break: "break_continue",
+    gast.Continue: "break_continue", gast.Return: "return", gast.Delete: "delete",
+    gast.Try: "try", gast.Assert: "assert", gast.ListComp: "listcomp", gast.Global: "global",
+    gast.BoolOp: "logical", gast.Yield: "unsupported", gast.YieldFrom: "unsupported",
+    gast.Await: "unsupported", gast.AsyncFor: "unsupported", gast.AsyncWith: "unsupported",
+}
 
 
 def features(tree: gast.AST, nodes: Optional[Iterable[gast.AST]] = None) -> set:
     found = set()
     for n in nodes if nodes is not None else all_nodes(tree):
         t = type(n)
-        if t is gast.Call:
+        kind = _KIND_FEATURES.get(t)
+        if kind is not None:
+            found.add(kind)
+        elif t is gast.Call:
             found.add("call")
             f = n.func
             if type(f) is gast.Name:
@@ -39,31 +50,13 @@ def features(tree: gast.AST, nodes: Optional[Iterable[gast.AST]] = None) -> set:
         elif t is gast.Subscript:
             if type(n.ctx) is gast.Store:
                 found.add("store_subscript")
-        elif t in (gast.If, gast.IfExp):
-            found.add("if")
-        elif t in (gast.For, gast.While):
+        elif t is gast.For or t is gast.While:
             found.add("loop")
             if n.orelse:
                 found.add("break_continue")
-        elif t is gast.Break or t is gast.Continue:
-            found.add("break_continue")
-        elif t is gast.BoolOp or (t is gast.UnaryOp and type(n.op) is gast.Not) or (
+        elif (t is gast.UnaryOp and type(n.op) is gast.Not) or (
                 t is gast.Compare and len(n.ops) > 1):
             found.add("logical")
-        elif t is gast.Return:
-            found.add("return")
-        elif t is gast.Delete:
-            found.add("delete")
-        elif t is gast.Try:
-            found.add("try")
-        elif t is gast.Assert:
-            found.add("assert")
-        elif t is gast.ListComp:
-            found.add("listcomp")
-        elif t is gast.Global:
-            found.add("global")         # read by the checks before the passes
-        elif t in _UNSUPPORTED:
-            found.add("unsupported")
     return found
 
 
