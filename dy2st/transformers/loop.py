@@ -94,10 +94,7 @@ class _TargetIndexing(gast.NodeTransformer):
 
     def visit_Subscript(self, node: gast.Subscript) -> Any:
         self.generic_visit(node)
-        # a list takes one index: tuples and slices are tensor indexing, left as they are
-        if isinstance(node.ctx, gast.Load) and not isinstance(node.slice, (gast.Slice, gast.Tuple)) \
-                and any(
-                isinstance(n, gast.Name) and n.id in self.targets for n in all_nodes(node.slice)):
+        if _indexed_by(node, self.targets):
             new = templates.replace_expr("_jst.GetItem(seq, index)", seq=node.value,
                                          index=node.slice)
             copy_origin(node, new)
@@ -108,12 +105,19 @@ class _TargetIndexing(gast.NodeTransformer):
         return node                      # another scope: its names are not the loop's
 
 
+def _indexed_by(node: gast.AST, targets: Set[str]) -> bool:
+    """Whether node reads `seq[index]` with a loop target in the index. A list takes one index:
+    tuples and slices are tensor indexing, left as they are."""
+    return type(node) is gast.Subscript and type(node.ctx) is gast.Load and \
+        type(node.slice) not in (gast.Slice, gast.Tuple) and \
+        any(type(n) is gast.Name and n.id in targets for n in all_nodes(node.slice))
+
+
 def _index_by_target(node: gast.For) -> None:
     targets: Set[str] = set()
     analysis._target_names(node.target, targets)
-    if not any(type(n) is gast.Subscript and type(n.slice) not in (gast.Slice, gast.Tuple)
-               for s in node.body for n in all_nodes(s)):
-        return                           # no `seq[i]` anywhere: nothing to rewrite
+    if not any(_indexed_by(n, targets) for s in node.body for n in all_nodes(s)):
+        return                           # nothing to rewrite: spare the transformer's visit
     node.body = [_TargetIndexing(targets).visit(s) for s in node.body]
 
 

@@ -59,24 +59,6 @@ def _assigned_before_use(fn: gast.FunctionDef, names: Set[str]) -> Set[str]:
     return assigned
 
 
-def _holds(stmts: List[gast.stmt], kinds: Tuple[type, ...]) -> bool:
-    """Whether a statement of one of `kinds` is among stmts or the statements nested in them
-    (not inside nested functions or classes)."""
-    stack = list(stmts)
-    while stack:
-        s = stack.pop()
-        t = type(s)
-        if t in kinds:
-            return True
-        if t is gast.FunctionDef or t is gast.AsyncFunctionDef or t is gast.ClassDef:
-            continue
-        for field in ("body", "orelse", "finalbody", "handlers"):
-            inner = getattr(s, field, None)
-            if type(inner) is list:
-                stack.extend(inner)
-    return False
-
-
 def _initialized(fn: gast.FunctionDef) -> Set[str]:
     """Names that an earlier pass already bound to UndefinedVar at the top of fn."""
     found: Set[str] = set()
@@ -129,7 +111,7 @@ class ControlFlowTransformer(Transformer):
         # a name counts only when the function itself binds it (a local, not a module global).
         # Read once, before the function's statements move into helpers; needed only by the
         # statements this pass converts in the function's own body.
-        if _holds(node.body, self.converts):
+        if any(type(s) in self.converts for s in all_statements(node, nested_scopes=False)):
             self._mutated_only[id(node)] = analysis.mutated_names(node.body) - \
                 analysis.written_names(node.body, mutations=False) - params_of(node) - \
                 declared(node, gast.Nonlocal)

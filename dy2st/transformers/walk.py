@@ -35,17 +35,21 @@ def child_nodes(node: gast.AST) -> List[gast.AST]:
 
 
 _STATEMENT_LISTS = ("body", "orelse", "finalbody", "handlers")
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)
 
 
-def all_statements(tree: gast.AST) -> List[gast.AST]:
-    """tree and every statement (and except handler) below it, nested defs and classes
-    included, each before those inside it; expressions are not looked into (they hold no
-    statements), which makes this far cheaper than all_nodes for finding defs or returns."""
+def all_statements(tree: gast.AST, nested_scopes: bool = True) -> List[gast.AST]:
+    """tree and every statement (and except handler) below it, each before those inside it;
+    nested defs and classes are looked into unless nested_scopes is False. Expressions are not
+    looked into (they hold no statements), which makes this far cheaper than all_nodes for
+    finding defs, returns or control flow."""
     out: List[gast.AST] = []
     stack = [tree]
     while stack:
         node = stack.pop()
         out.append(node)
+        if not nested_scopes and node is not tree and type(node) in _SCOPES:
+            continue
         fields = node.__dict__
         for name in _STATEMENT_LISTS:
             inner = fields.get(name)

@@ -41,3 +41,11 @@ def test_all_statements_finds_every_def_and_return_but_no_expression():
     for fn in (n for n in found if isinstance(n, gast.FunctionDef)):
         inner = [n for n in all_statements(fn) if isinstance(n, gast.FunctionDef) and n is not fn]
         assert all(position[id(n)] > position[id(fn)] for n in inner)
+
+
+def test_all_statements_can_stop_at_nested_scopes():
+    tree = gast.parse("def f():\n    if a:\n        return 1\n    def g():\n        while b:\n"
+                      "            pass\n    class C:\n        x = 1\n").body[0]
+    kinds = [type(n).__name__ for n in all_statements(tree, nested_scopes=False)]
+    assert kinds == ["FunctionDef", "If", "Return", "FunctionDef", "ClassDef"]
+    assert "While" in [type(n).__name__ for n in all_statements(tree)]
