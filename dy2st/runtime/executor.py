@@ -61,8 +61,9 @@ class _Codegen:
         self.ns: Dict[str, Any] = {"__builtins__": __builtins__}
         self.lines: List[str] = []
         self.line_ops: Dict[int, Tuple[int, Operator]] = {}
-        # line -> [(first col, end col, (block, op))] of the ops computed within that line
-        self.line_fused: Dict[int, List[Tuple[int, int, Tuple[int, Operator]]]] = {}
+        # line -> [(expression, (block, op))] of the ops computed within that line, the line's
+        # own op last (where each sits is worked out only when a run fails there)
+        self.line_fused: Dict[int, List[Tuple[str, Tuple[int, Operator]]]] = {}
         self.idents: Dict[str, str] = {}         # variable name -> the local holding it now
         self.free: List[str] = []                # locals holding nothing (deleted): reused
         # globals standing for hoisted constants in idents: read in place, never stored or deleted
@@ -193,7 +194,7 @@ class _Codegen:
                         lines.append(f"{ind}{call}")
                     line_ops[len(lines)] = (bidx, op)
                     if fused:
-                        self.line_fused[len(lines)] = _spans(lines[-1], fused + [(call, (bidx, op))])
+                        self.line_fused[len(lines)] = fused + [(call, (bidx, op))]
                         fused = []
             for n in op.outputs:
                 # never read again (also a name written after its last read): free it now
@@ -389,26 +390,22 @@ def _direct_results(block: Block, args: Sequence[str], outs: Sequence[str], carr
     return direct
 
 
-def _spans(line: str, exprs: List[Tuple[str, Tuple[int, Operator]]]) -> List[Tuple[int, int, Any]]:
-    """Where each op's expression sits in a generated line (the last one holds the others)."""
-    spans = []
-    for expr, op in exprs:
-        col = line.rfind(expr)
-        spans.append((col, col + len(expr), op))
-    return spans
-
-
-def _op_in_line(spans: List[Tuple[int, int, Any]], code: Any, lasti: int) -> Any:
-    """Of the ops computed in one generated line, the one whose call was running at instruction
-    offset lasti (the narrowest span around it); None when positions are unknown (before
-    Python 3.11 the line's own op, the outermost, is named)."""
+def _op_in_line(line: str, exprs: List[Tuple[str, Any]], code: Any, lasti: int) -> Any:
+    """Of the ops computed in one generated line (exprs: their expressions, the outermost
+    last), the one whose call was running at instruction offset lasti: the narrowest
+    expression around it. None when positions are unknown (before Python 3.11 the line's own
+    op, the outermost, is named)."""
     if not hasattr(code, "co_positions") or lasti < 0:
         return None
     positions = list(code.co_positions())
     pos = positions[lasti // 2] if lasti // 2 < len(positions) else None
     if pos is None or pos[2] is None:
         return None
-    inside = [(end - col, op) for col, end, op in spans if col <= pos[2] and (pos[3] or pos[2]) <= end]
+    inside = []
+    for expr, op in exprs:
+        col = line.rfind(expr)
+        if 0 <= col <= pos[2] and (pos[3] or pos[2]) <= col + len(expr):
+            inside.append((len(expr), op))
     return min(inside, key=lambda t: t[0])[1] if inside else None
 
 
@@ -546,9 +543,10 @@ def raise_with_op_origin(e: BaseException, compiled: CompiledProgram, tb) -> Non
     while tb is not None:
         if tb.tb_frame.f_code.co_filename == compiled.filename:
             found = compiled.line_ops.get(tb.tb_lineno, found)
-            spans = compiled.line_fused.get(tb.tb_lineno)
-            if spans:
-                found = _op_in_line(spans, tb.tb_frame.f_code, tb.tb_lasti) or found
+            exprs = compiled.line_fused.get(tb.tb_lineno)
+            if exprs:
+                line = compiled.source.splitlines()[tb.tb_lineno - 1]
+                found = _op_in_line(line, exprs, tb.tb_frame.f_code, tb.tb_lasti) or found
         tb = tb.tb_next
     if found is None:
         raise e
