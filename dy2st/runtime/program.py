@@ -253,21 +253,10 @@ class Block:
     def append_op_with_outputs(self, type_: str, inputs: Sequence[Variable], metas: Sequence[Any],
                                attrs: Dict[str, Any], origin: Optional[Origin]) -> List[Variable]:
         """Append op `type_` writing new variables `t_<n>` described by metas (shape, dtype,
-        kind, elem); create_var + append_op in one call, as tracing does it once per op."""
-        program = self.program
-        counter = program._counter
-        block_vars, index = self.vars, program.var_index
-        outs = []
-        for shape, dtype, kind, elem in metas:
-            n = counter.get("t", 0)
-            counter["t"] = n + 1
-            name = f"t_{n}"
-            var = Variable(self, name, shape, dtype, False, kind, elem)
-            block_vars[name] = index[name] = var
-            outs.append(var)
-        self.ops.append(Operator(type_, [v.name for v in inputs], [v.name for v in outs], attrs,
-                                 origin))
-        program.version += 1
+        kind, elem); returns them."""
+        outs = [self.create_var(shape, dtype, kind=kind, elem=elem)
+                for shape, dtype, kind, elem in metas]
+        self.append_op(type_, inputs, outs, attrs, origin)
         return outs
 
     def find_var(self, name: str) -> Optional[Variable]:
