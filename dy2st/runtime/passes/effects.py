@@ -26,25 +26,11 @@ CONTROL = frozenset({"cond", "while"})
 UNTOUCHABLE = NONDETERMINISTIC | EFFECTS | READS_STATE | CONTROL
 
 
-def is_pure(program: Program, op: Operator, facts: Optional["Facts"] = None) -> bool:
+def is_pure(program: Program, op: Operator, facts: "Facts") -> bool:
     """Deterministic, effect-free, no sub-blocks, dense values only: safe to fold or merge."""
-    if facts is not None:
-        dense = facts.dense
-        return facts.pure_types[op.type] and bool(op.outputs) and \
-            dense.issuperset(op.inputs) and dense.issuperset(op.outputs)
-    if op.type in UNTOUCHABLE or op.sub_blocks() or op.type not in OPS:
-        return False
-    if not op.outputs:
-        return False
-    for n in list(op.inputs) + list(op.outputs):
-        v = find_var(program, n)
-        if v is None or v.kind != "dense":
-            return False
-    return True
-
-
-def find_var(program: Program, name: str):
-    return program.find_var(name)
+    dense = facts.dense
+    return facts.pure_types[op.type] and bool(op.outputs) and \
+        dense.issuperset(op.inputs) and dense.issuperset(op.outputs)
 
 
 def is_ssa(block: Block) -> bool:
@@ -65,19 +51,9 @@ def keep_names(program: Program, block: Block) -> Set[str]:
     return set(block.results) | set(block.params)
 
 
-def rename_inputs(block: Block, start: int, mapping: Dict[str, str]) -> None:
-    """Replace read names in block.ops[start:] (sub-blocks are closed: they see only op inputs)."""
-    if not mapping:
-        return
-    for op in block.ops[start:]:
-        if any(n in mapping for n in op.inputs):
-            op.inputs = [mapping.get(n, n) for n in op.inputs]
-    rename_captures(block, mapping)
-
-
 class Renames(dict):
     """Renames of read names collected during one walk over a block and applied to each op when
-    the walk reaches it: the same result as rename_inputs(block, i + 1, ...) at each removal,
+    the walk reaches it: the same result as renaming the reads of all later ops at each removal,
     without a walk over the rest of the block per removal."""
 
     def add(self, mapping: Dict[str, str]) -> None:
@@ -96,7 +72,7 @@ class Renames(dict):
                     return
 
     def finish(self, block: Block) -> None:
-        """Rename the captures of the block's sub-blocks (what rename_inputs does at the end)."""
+        """Rename the captures of the block's sub-blocks (their reads are their captures)."""
         if self:
             rename_captures(block, self)
 
@@ -147,14 +123,10 @@ def elementwise_ufunc(op: Operator, in_dtype: np.dtype) -> Optional[np.ufunc]:
 FRESH_KERNELS = frozenset({"matmul", "relu", "softmax", "divide"})
 
 
-def returns_fresh(op: Operator, in_dtype: Optional[np.dtype], facts: Optional["Facts"] = None) -> bool:
+def returns_fresh(op: Operator, in_dtype: Optional[np.dtype], facts: "Facts") -> bool:
     if op.type in FRESH_KERNELS:
         return True
-    if in_dtype is None:
-        return False
-    if facts is not None:
-        return facts.ufunc(op, in_dtype) is not None
-    return elementwise_ufunc(op, in_dtype) is not None
+    return in_dtype is not None and facts.ufunc(op, in_dtype) is not None
 
 
 def per_block(program: Program, rewrite, *args: Any) -> int:
