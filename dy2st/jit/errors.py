@@ -18,11 +18,11 @@ class ConversionError(Exception):
 def user_frames(tb: Optional[TracebackType]) -> List[Origin]:
     frames: List[Origin] = []
     while tb is not None:
-        frame, line, lasti = tb.tb_frame, tb.tb_lineno, tb.tb_lasti
+        frame, line = tb.tb_frame, tb.tb_lineno
         tb = tb.tb_next
         filename = frame.f_code.co_filename
         if source_maps.is_generated(filename):
-            origin = source_maps.lookup_at(frame.f_code, line, lasti)
+            origin = source_maps.lookup(filename, line)
             if origin is not None and (not frames or frames[-1] != origin):
                 frames.append(origin)
         elif not is_internal(filename) and not filename.startswith("<frozen"):

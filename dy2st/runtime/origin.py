@@ -59,10 +59,6 @@ class SourceMaps:
             return None
         return origins[line]
 
-    def lookup_at(self, code: Any, line: int, lasti: int = -1) -> Optional[Origin]:
-        """The origin of what code runs at `line` (lasti is not needed: lines are per node)."""
-        return self.lookup(code.co_filename, line)
-
     def tree(self, filename: str) -> Any:
         """The tagged AST compiled under filename (its nodes' line numbers index origins)."""
         return self._trees.get(filename)
