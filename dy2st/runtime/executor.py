@@ -157,15 +157,19 @@ class _Codegen:
         idents, free, lines, line_ops = self.idents, self.free, self.lines, self.line_ops
         bidx = block.idx
         inlined: Dict[str, str] = {}     # value -> the expression its reader writes in its place
+        # value -> the local whose array an inlined in-place expression writes and returns
+        in_place: Dict[str, str] = {}
         fused: List[Tuple[str, Tuple[int, Operator]]] = []   # those expressions' ops, in order
         carried: List[str] = []          # locals freed by inlined ops, released after the line
         for i, op in enumerate(ops):
             inputs = op.inputs
             ins = []
+            buffers: List[Optional[str]] = []
             for n in inputs:
                 expr = inlined.pop(n, None)
                 ins.append(expr if expr is not None else
                            idents[n] if n in idents else self.ident(n))
+                buffers.append(in_place.pop(n, None))
             dying = [n for n in inputs if last_use[n] == i and n not in keep and n in idents]
             if len(dying) > 1:
                 dying = list(dict.fromkeys(dying))      # x * x reads x twice
@@ -177,10 +181,12 @@ class _Codegen:
                 # inputs are read inside the if / loop: outputs never take their locals
                 self.control(block, op, ind, depth, ins, self.define(op.outputs, []), (bidx, op))
             else:
-                call = self.call(block, op, ins, dead)
+                call = self.call(block, op, ins, dead, buffers)
                 outputs = op.outputs
                 if call is not None and self._fusable(ops, i, keep, last_use, reads):
                     inlined[outputs[0]] = call
+                    if self._writes_in_place(op):
+                        in_place[outputs[0]] = dead[0]      # call() put the buffer first
                     fused.append((call, (bidx, op)))
                     carried = dead
                     continue
@@ -224,15 +230,23 @@ class _Codegen:
             return False
         if op.origin is not nxt.origin and op.origin != nxt.origin:   # one user line: one object
             return False
-        reuse = self.reuse.get(id(nxt))
-        return reuse is None or reuse[0] is not nxt or nxt.inputs[reuse[1]] != out
+        # op i+1 may write into op i's result only when that result is an array with a name:
+        # the buffer op i itself wrote into
+        return not self._writes_in_place(nxt) or nxt.inputs[self.reuse[id(nxt)][1]] != out or \
+            self._writes_in_place(op)
 
-    def call(self, block: Block, op: Operator, ins: List[str], spare: List[str]) -> str:
+    def _writes_in_place(self, op: Operator) -> bool:
+        reuse = self.reuse.get(id(op))
+        return reuse is not None and reuse[0] is op
+
+    def call(self, block: Block, op: Operator, ins: List[str], spare: List[str],
+             buffers: Optional[List[Optional[str]]] = None) -> str:
         """The expression computing a (non control flow) op. spare: the locals of its dying inputs,
-        which its outputs take (the reused buffer's first)."""
+        which its outputs take (the reused buffer's first); buffers[k]: for an input written in
+        place by an expression inlined in ins[k], the local of that buffer."""
         reuse = self.reuse.get(id(op))
         if reuse is not None and reuse[0] is op:
-            buffer = ins[reuse[1]]
+            buffer = (buffers[reuse[1]] if buffers else None) or ins[reuse[1]]
             if buffer in spare:           # always: the plan only writes into dying values
                 spare.remove(buffer)
                 spare.insert(0, buffer)

@@ -6,6 +6,7 @@ import pytest
 import dy2st as paddle
 from dy2st import static
 from dy2st.runtime.executor import compile_program
+from dy2st.runtime.passes.inplace import reuse_buffers
 from dy2st.tensor import array_read, array_write, create_array
 
 
@@ -424,3 +425,23 @@ def test_a_failing_op_computed_inside_another_ops_line_is_the_one_named():
     operator = msg.split("[operator ")[1].split("\n")[0]
     assert "= matmul(" in operator and "tanh" not in operator
     assert "paddle.tanh(paddle.matmul(x, w))" in msg
+
+
+def test_in_place_ops_of_one_line_chain_in_one_statement():
+    def fn():
+        x = static.data("x", [4], "float32")
+        y = static.data("y", [4], "float32")
+        return [paddle.tanh(paddle.exp(x) + y)]     # exp, then add and tanh in its buffer
+
+    main, fetch = build(fn)
+    main.fetch_names = [fetch[0].name]
+    reuse_buffers(main)                # plans add and tanh to write into exp's result
+    source = compile_program(main, ["x", "y"], [fetch[0].name]).source
+    chained = [line for line in source.splitlines() if line.count("out=") == 2]
+    assert len(chained) == 1
+    local = chained[0].split("=")[0].strip()
+    assert chained[0].endswith(f"out={local}), out={local})")   # both write the same buffer
+    x = np.array([0.0, 0.5, -1.0, 2.0], "float32")
+    y = np.array([1.0, -2.0, 0.25, 0.0], "float32")
+    out = static.Executor().run(main, feed={"x": x, "y": y}, fetch_list=fetch)
+    np.testing.assert_array_equal(out[0], np.tanh(np.exp(x) + y))
