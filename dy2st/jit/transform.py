@@ -18,7 +18,7 @@ import gast
 from ..runtime.origin import Origin, source_maps
 from ..transformers import anno
 from ..transformers.context import PassContext
-from ..transformers.gast_bridge import ast_to_gast, gast_to_ast
+from ..transformers.gast_bridge import ast_to_gast, gast_to_ast, to_ast_in_place
 from ..transformers.naming import Namer, names_in
 from ..transformers.origin_info import attach_origins
 from ..transformers.pipeline import features, run_passes
@@ -287,7 +287,7 @@ def build_code(fn: types.FunctionType) -> ConvertedCode:
                                                         annotation=None, type_comment=None))]
     module = gast.Module(body=[factory], type_ignores=[])
     origins: List[Optional[Origin]] = []
-    tagged = gast_to_ast(module, origins)
+    tagged = to_ast_in_place(module, origins)      # the gast tree is not needed any more
     gen_name = f"<dy2st {os.path.basename(filename)}:{fn.__code__.co_firstlineno} {fn.__qualname__}>"
     # The tagged tree compiles as it is (no unparse and re-parse): its line numbers index
     # origins, so linecache shows the user's line for each of them in tracebacks.

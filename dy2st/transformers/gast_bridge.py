@@ -150,61 +150,103 @@ _TO_GAST = _Converter(gast, {
 
 
 # ----------------------------------------------------------------------------- gast -> ast
-def gast_to_ast(node: gast.AST, origins: Optional[List[Any]] = None) -> AST:
-    """node as ast. With `origins` (a list to fill), every located node's line number becomes
-    the index of its anno.ORIGIN in origins (a node without one takes its parent's; index 1,
-    None, stands for no origin) and its columns 0: compiled, the code's line numbers then name
-    the user's code."""
+def gast_to_ast(node: gast.AST) -> AST:
+    """node as a new ast tree (node is left as it is)."""
     plans = _TO_AST.plans
     plan_of = _TO_AST.plan
-    tagging = origins is not None
-    index: Dict[int, int] = {}
-    if tagging:
-        origins[:] = [None, None]
-    tags = [1]   # the tag of the node being converted (its parent's until it has its own)
 
     def visit(n: AST) -> Any:
         cls = n.__class__
         plan = plans[cls] if cls in plans else plan_of(cls)
-        if not tagging:
-            if type(plan) is not tuple:
-                return None if plan is None else plan(n, visit)
-            target, fields = plan
-            new = target.__new__(target)
-            _copy_fields(n, new, fields, visit)
-            return new
-        fields = n.__dict__
-        annos = fields.get(anno._FIELD)
-        origin = annos.get(anno.ORIGIN) if annos else None
-        if origin is None:
-            tag = tags[-1]
-        else:
-            tag = index.get(id(origin))
-            if tag is None:
-                tag = index[id(origin)] = len(origins)
-                origins.append(origin)
-        if cls is _GAST_NAME:       # the most common node: no handler, no child visits
-            ctx = _AST_CONTEXT.get(type(fields.get("ctx")))
-            if ctx is not None:
-                new = _AST_NAME.__new__(_AST_NAME)
-                new.__dict__.update(id=fields["id"], ctx=ctx, lineno=tag, end_lineno=tag,
-                                    col_offset=0, end_col_offset=0)
-                return new
-        tags.append(tag)
         if type(plan) is not tuple:
-            new = None if plan is None else plan(n, visit)
-        else:
-            target, fields = plan
-            new = target.__new__(target)
-            _copy_fields(n, new, fields, visit)
-        tags.pop()
-        if new is not None and "lineno" in new._attributes:
-            d = new.__dict__
-            d["lineno"] = d["end_lineno"] = tag
-            d["col_offset"] = d["end_col_offset"] = 0
+            return None if plan is None else plan(n, visit)
+        target, fields = plan
+        new = target.__new__(target)
+        _copy_fields(n, new, fields, visit)
         return new
 
     return visit(node)
+
+
+def to_ast_in_place(tree: gast.AST, origins: Optional[List[Any]] = None) -> AST:
+    """tree turned into an ast tree by changing its nodes' classes (no new nodes: the gast tree
+    is gone afterwards). With `origins` (a list to fill), every located node's line number
+    becomes the index of its anno.ORIGIN in origins (a node without one takes its parent's;
+    index 1, None, stands for no origin) and its columns 0: compiled, the code's line numbers
+    then name the user's code."""
+    if origins is not None:
+        origins[:] = [None, None]
+    return _InPlace(origins).convert(tree, 1)
+
+
+class _InPlace:
+    """One in-place conversion: the origins found so far and their tags."""
+
+    def __init__(self, origins: Optional[List[Any]]) -> None:
+        self.origins = origins
+        self.index: Dict[int, int] = {}
+
+    def convert(self, node: AST, tag: int) -> AST:
+        cls = node.__class__
+        target = _IN_PLACE.get(cls, _MISSING)
+        if target is _MISSING:
+            target = _IN_PLACE[cls] = _in_place_target(cls)
+        if target is None:            # an ast node already (a node used twice)
+            return node
+        fields = node.__dict__
+        if self.origins is not None:
+            annos = fields.get(anno._FIELD)
+            origin = annos.get(anno.ORIGIN) if annos else None
+            if origin is not None:
+                tag = self.index.get(id(origin))
+                if tag is None:
+                    tag = self.index[id(origin)] = len(self.origins)
+                    self.origins.append(origin)
+        if type(target) is not type:
+            target = target(self, node, tag)      # reshapes one of the few kinds that differ
+        node.__class__ = target
+        for name, value in fields.items():
+            if type(value) is list:
+                value[:] = [self.convert(v, tag) if isinstance(v, AST) else v for v in value]
+            elif isinstance(value, AST):
+                fields[name] = _AST_CONTEXT[type(value)] if name == "ctx" else self.convert(value, tag)
+        if self.origins is not None and "lineno" in target._attributes:
+            fields["lineno"] = fields["end_lineno"] = tag
+            fields["col_offset"] = fields["end_col_offset"] = 0
+        return node
+
+    def name(self, node: gast.Name, tag: int) -> type:
+        fields = node.__dict__
+        if type(fields["ctx"]) is gast.Param:          # a parameter: an ast.arg
+            del fields["ctx"]
+            fields["arg"] = fields.pop("id")
+            return ast.arg
+        del fields["annotation"], fields["type_comment"]
+        return ast.Name
+
+    def handler(self, node: gast.ExceptHandler, tag: int) -> type:
+        fields = node.__dict__
+        if fields.get("name") is not None:
+            fields["name"] = fields["name"].id
+        return ast.ExceptHandler
+
+    def definition(self, node: AST, tag: int) -> type:
+        del node.__dict__["type_params"]
+        return getattr(ast, type(node).__name__)
+
+
+_IN_PLACE: Dict[type, Any] = {}
+_IN_PLACE_SPECIAL = {"Name": _InPlace.name, "ExceptHandler": _InPlace.handler,
+                     **({"FunctionDef": _InPlace.definition, "AsyncFunctionDef": _InPlace.definition,
+                         "ClassDef": _InPlace.definition} if _NO_TYPE_PARAMS else {})}
+
+
+def _in_place_target(cls: type) -> Any:
+    """The ast class a gast class becomes, the method reshaping a kind that differs (it returns
+    the class), or None for an ast class."""
+    if cls.__module__ == "ast":
+        return None
+    return _IN_PLACE_SPECIAL.get(cls.__name__) or getattr(ast, cls.__name__)
 
 
 def _assign_to_ast(n: gast.Assign, visit: Callable) -> ast.Assign:

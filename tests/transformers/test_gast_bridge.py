@@ -10,7 +10,7 @@ import pytest
 
 from dy2st.runtime.origin import Origin
 from dy2st.transformers import anno
-from dy2st.transformers.gast_bridge import ast_to_gast, gast_to_ast
+from dy2st.transformers.gast_bridge import ast_to_gast, gast_to_ast, to_ast_in_place
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 STDLIB = os.path.dirname(ast.__file__)
@@ -66,6 +66,9 @@ def same_as_gast(tree: ast.AST) -> None:
     back, gast_back = gast_to_ast(theirs), gast.gast_to_ast(theirs)
     assert ast.dump(back, include_attributes=True) == ast.dump(gast_back, include_attributes=True)
     compile(back, "<bridge>", "exec")
+    in_place = to_ast_in_place(mine)           # mine is spent: its nodes become ast nodes
+    assert ast.dump(in_place, include_attributes=True) == ast.dump(gast_back, include_attributes=True)
+    assert not any(type(n).__module__ != "ast" for n in ast.walk(in_place))
 
 
 def test_every_construct_converts_like_gast():
@@ -78,14 +81,14 @@ def test_real_files_convert_like_gast(path):
         same_as_gast(ast.parse(f.read()))
 
 
-def test_gast_to_ast_tags_lines_with_origins():
+def test_in_place_conversion_tags_lines_with_origins():
     tree = gast.ast_to_gast(ast.parse("def f(a):\n    b = a + 1\n    return b\n"))
     fn = tree.body[0]
     o_assign, o_add = Origin("u.py", 10, "f", "b = a + 1"), Origin("u.py", 10, "f", "b = a + 1", 8, 13)
     anno.setanno(fn.body[0], anno.ORIGIN, o_assign)
     anno.setanno(fn.body[0].value, anno.ORIGIN, o_add)
     origins = []
-    tagged = gast_to_ast(tree, origins)
+    tagged = to_ast_in_place(tree, origins)
     assert origins[:2] == [None, None]
     assign = tagged.body[0].body[0]
     assert origins[assign.lineno] is o_assign
@@ -105,5 +108,5 @@ def test_shared_origin_gets_one_tag():
     for stmt in tree.body:
         anno.setanno(stmt, anno.ORIGIN, shared)
     origins = []
-    tagged = gast_to_ast(tree, origins)
+    tagged = to_ast_in_place(tree, origins)
     assert tagged.body[0].lineno == tagged.body[1].lineno == 2 and origins == [None, None, shared]
