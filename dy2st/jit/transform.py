@@ -131,7 +131,9 @@ def _parse_block(lines: List[str], code: types.CodeType) -> Optional[Tuple[ast.F
     first = code.co_firstlineno
     last = _last_line(code)
     for extra in range(4):
-        text = textwrap.dedent("".join(lines[first - 1:last + extra]))
+        text = "".join(lines[first - 1:last + extra])
+        if text[:1].isspace():            # a method or nested def
+            text = textwrap.dedent(text)
         try:
             tree = ast.parse(text)
         except SyntaxError:
@@ -158,9 +160,10 @@ def parse_function(fn: Callable) -> Tuple[gast.FunctionDef, List[gast.AST], List
     found = _parse_block(lines, code) if code.co_name != "<lambda>" else None
     nodes: List[gast.AST] = []
     if found is not None:
-        # origins index source lines from the block's first line
-        return (ast_to_gast(found[0], nodes), nodes, [ln.rstrip("\n") for ln in lines[found[1] - 1:]],
-                found[1], filename)
+        # origins index source lines from the block's first line (only its own are needed)
+        node, first = found
+        own = [ln.rstrip("\n") for ln in lines[first - 1:first - 1 + node.end_lineno]]
+        return ast_to_gast(node, nodes), nodes, own, first, filename
     try:
         tree = cache.module_tree(filename, "".join(lines))
     except SyntaxError as e:
