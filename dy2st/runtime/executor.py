@@ -166,10 +166,10 @@ class _Codegen:
             ins = []
             buffers: List[Optional[str]] = []
             for n in inputs:
-                expr = inlined.pop(n, None)
+                expr = inlined.pop(n, None) if inlined else None
                 ins.append(expr if expr is not None else
                            idents[n] if n in idents else self.ident(n))
-                buffers.append(in_place.pop(n, None))
+                buffers.append(in_place.pop(n, None) if in_place else None)
             dying = [n for n in inputs if last_use[n] == i and n not in keep and n in idents]
             if len(dying) > 1:
                 dying = list(dict.fromkeys(dying))      # x * x reads x twice
@@ -183,7 +183,8 @@ class _Codegen:
             else:
                 call = self.call(block, op, ins, dead, buffers)
                 outputs = op.outputs
-                if call is not None and self._fusable(ops, i, keep, last_use, reads):
+                if call is not None and len(outputs) == 1 and reads.get(outputs[0]) == 1 and \
+                        last_use.get(outputs[0]) == i + 1 and self._fusable(ops, i, keep):
                     inlined[outputs[0]] = call
                     if self._writes_in_place(op):
                         in_place[outputs[0]] = dead[0]      # call() put the buffer first
@@ -214,19 +215,15 @@ class _Codegen:
         if not ops:
             self.emit(f"{ind}pass")
 
-    def _fusable(self, ops: List[Operator], i: int, keep: set, last_use: Dict[str, int],
-                 reads: Dict[str, int]) -> bool:
-        """Whether op i's one output is read once, by op i+1 only, so that op i+1's line can
-        compute it in place: never a value that leaves the block, the buffer op i+1 writes in
-        place, an input of a control-flow op, or a value of another user line than op i+1's
-        (a failing op's line must stay the user's)."""
+    def _fusable(self, ops: List[Operator], i: int, keep: set) -> bool:
+        """Whether op i's one output, read once and by op i+1 only (the caller checked), can be
+        computed in op i+1's line: never a value that leaves the block, the buffer op i+1
+        writes in place (unless op i wrote it in place too), an input of a control-flow op, or a
+        value of another user line than op i+1's (a failing op's line must stay the user's)."""
         op = ops[i]
-        if i + 1 >= len(ops) or len(op.outputs) != 1:
-            return False
         out = op.outputs[0]
         nxt = ops[i + 1]
-        if reads.get(out) != 1 or last_use.get(out) != i + 1 or nxt.type in CONTROL or out in keep \
-                or out in self.idents:
+        if nxt.type in CONTROL or out in keep or out in self.idents:
             return False
         if op.origin is not nxt.origin and op.origin != nxt.origin:   # one user line: one object
             return False
