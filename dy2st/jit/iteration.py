@@ -6,6 +6,7 @@ from typing import Any, Callable, List, Optional, Sequence
 
 from ..runtime import ops
 from ..runtime.program import Variable
+from ..runtime.unrolled import UnrolledLoop, unrolled_loop
 from ..runtime.tensor import Tensor, TensorLike
 
 
@@ -175,38 +176,53 @@ def For(iterable: Any, body: Callable, get_args: Callable, set_args: Callable,
     """for item in iterable: body(item), stopping when extra_cond() (a break flag) is false."""
     sym = symbolic_iterable(iterable)
     if sym is None:
-        for item in iterable:
-            go = extra_cond() if extra_cond is not None else True
-            if not _sym(go):
-                if not go:
-                    break
-                if arrays and isinstance(iterable, range):
-                    # A list grown here may get a data-dependent length (an append under a
-                    # tensor `if`): then the rest of the range runs as a tensor loop instead.
-                    from .jst import copy_containers
-                    saved = copy_containers(get_args())
-                    try:
-                        body(item)
-                    except (TypeError, ValueError):
-                        set_args(saved)
-                        _static_for(TensorRange(item, iterable.stop, iterable.step), body,
-                                    get_args, set_args, names, extra_cond, arrays)
-                        return
-                    continue
-                body(item)
-                continue
-            if isinstance(iterable, range):
-                # The break flag became a tensor: the rest of the range runs as a tensor loop
-                # (whose lists grow into tensor arrays, as the iterations taken are data).
-                rest = TensorRange(item, iterable.stop, iterable.step)
-                _static_for(rest, body, get_args, set_args, names, extra_cond, arrays)
-                return
-            # other Python iterables: every later iteration runs under the flag
-            from .jst import IfElse
-            IfElse(go, lambda item=item: body(item), lambda: None, get_args, set_args, names,
-                   tuple(range(len(names))))
+        loop = unrolled_loop()
+        try:
+            _python_for(iterable, body, get_args, set_args, names, extra_cond, arrays, loop)
+        finally:
+            if loop is not None:
+                loop.mark()
         return
     _static_for(sym, body, get_args, set_args, names, extra_cond, arrays)
+
+
+def _python_for(iterable: Any, body: Callable, get_args: Callable, set_args: Callable,
+                names: Sequence[str], extra_cond: Optional[Callable], arrays: Sequence[str],
+                loop: Optional[UnrolledLoop]) -> None:
+    """The loop run by Python (each iteration traced in turn), the rest of it a tensor loop once
+    the break flag or a grown list becomes data-dependent."""
+    for item in iterable:
+        if loop is not None:
+            loop.mark()
+        go = extra_cond() if extra_cond is not None else True
+        if not _sym(go):
+            if not go:
+                break
+            if arrays and isinstance(iterable, range):
+                # A list grown here may get a data-dependent length (an append under a
+                # tensor `if`): then the rest of the range runs as a tensor loop instead.
+                from .jst import copy_containers
+                saved = copy_containers(get_args())
+                try:
+                    body(item)
+                except (TypeError, ValueError):
+                    set_args(saved)
+                    _static_for(TensorRange(item, iterable.stop, iterable.step), body,
+                                get_args, set_args, names, extra_cond, arrays)
+                    return
+                continue
+            body(item)
+            continue
+        if isinstance(iterable, range):
+            # The break flag became a tensor: the rest of the range runs as a tensor loop
+            # (whose lists grow into tensor arrays, as the iterations taken are data).
+            rest = TensorRange(item, iterable.stop, iterable.step)
+            _static_for(rest, body, get_args, set_args, names, extra_cond, arrays)
+            return
+        # other Python iterables: every later iteration runs under the flag
+        from .jst import IfElse
+        IfElse(go, lambda item=item: body(item), lambda: None, get_args, set_args, names,
+               tuple(range(len(names))))
 
 
 def _static_for(sym: Any, body: Callable, get_args: Callable, set_args: Callable,

@@ -11,6 +11,7 @@ from ..runtime.control_flow import (UndefinedVar, _as_pred, cond, is_undefined, 
                                      placeholder_like, probe, static_while)
 from ..runtime.program import Block, Variable, block_guard
 from ..runtime.tensor import Tensor, TensorLike
+from ..runtime.unrolled import unrolled_loop
 from .convert_call import convert_call as Call  # noqa: F401 - part of the _jst namespace
 from .iteration import Enumerate, For, ListComp, Range, Zip  # noqa: F401
 from .operators import (AllOf, And, AnyOf, Bool, Compare, Float, Int,  # noqa: F401
@@ -264,11 +265,18 @@ def While(cond_fn: Callable, body_fn: Callable, get_args: Callable, set_args: Ca
           names: Sequence[str], arrays: Sequence[str] = ()) -> None:
     """while cond_fn(): body_fn(); a `while` op over the carried names once cond is symbolic."""
     c = probe(cond_fn)
+    loop = unrolled_loop() if not _symbolic(c) else None
     while not _symbolic(c):
         if not c:
+            if loop is not None:
+                loop.mark()
             return
+        if loop is not None:
+            loop.mark()
         body_fn()
         c = probe(cond_fn)
+    if loop is not None:
+        loop.mark()
     refuse_inside_try("`while` loop")
     run_static_loop(cond_fn, body_fn, get_args, set_args, names, arrays=arrays)
 

@@ -266,12 +266,15 @@ class StaticFunction:
 
     # -- introspection ------------------------------------------------------------------------
     def get_concrete_program(self, *input_spec: Any, **kwargs: Any) -> ConcreteProgram:
-        """Trace (or reuse) the program for these InputSpecs / example tensors."""
-        specs = [s if isinstance(s, InputSpec) else InputSpec.from_tensor(s) for s in input_spec]
+        """Trace (or reuse) the program for these InputSpecs / example tensors; other arguments
+        (Python numbers, strings, ...) are constants of the program, as in a call."""
+        specs = [s if isinstance(s, InputSpec) else
+                 InputSpec.from_tensor(s) if isinstance(s, (Tensor, np.ndarray)) else s
+                 for s in input_spec]
         inst = self._instance
         training = bool(inst.training) if inst is not None and hasattr(inst, "training") else None
-        key = (tuple(("S", s.shape, str(s.dtype)) for s in specs), tuple(sorted(kwargs.items())),
-               training)
+        key = (tuple(("S", s.shape, str(s.dtype)) if isinstance(s, InputSpec) else value_key(s)
+                     for s in specs), tuple(sorted(kwargs.items())), training)
         entry = self._entries.get(key)
         if entry is None:
             saved = self._input_spec

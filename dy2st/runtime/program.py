@@ -278,6 +278,8 @@ class Program:
         self.maybe_undefined: Dict[str, Tuple[Variable, str, str, Optional[Origin]]] = {}
         self.feed_names: List[str] = []
         self.fetch_names: List[str] = []
+        # Python loops tracing unrolled (runtime/unrolled.py): hints for passes/roll.py
+        self.unrolled_loops: List[Any] = []
         self._compiled: Dict[Tuple, Any] = {}
 
     def find_var(self, name: str) -> Optional[Variable]:

@@ -235,6 +235,13 @@ def _helper_tuple(x, n):
     return s, s.mean()
 
 
+def rolled_rnn(x, h, w):
+    # 16 turns of a Python loop: traced 16 times, then rolled back into one while op
+    for t in range(16):
+        h = paddle.tanh(paddle.matmul(x[:, t], w) + h * 0.5) - h * 0.25
+    return h
+
+
 MODELS = [
     RT("elif_chain", lambda: elif_chain, [([None, 3], F)],
        [(r(1, 2, 3, shift=2.0),), (r(2, 5, 3, shift=0.5, scale=0.1),), (r(3, 1, 3, shift=-0.5, scale=0.1),),
@@ -282,6 +289,8 @@ MODELS = [
        [(r(53, 3, shift=1.0),), (r(54, 5, shift=-1.0),)]),
     RT("calls_helper_tuple", lambda: calls_helper_tuple, [([None], F), ([], I)],
        [(r(55, 3), i64(0)), (r(56, 2, shift=3.0), i64(5)), (r(57, 2), i64(2))]),
+    RT("rolled_rnn", lambda: rolled_rnn, [([None, 16, 4], F), ([None, 4], F), ([4, 4], F)],
+       [(r(58, 2, 16, 4), r(59, 2, 4), r(60, 4, 4)), (r(61, 5, 16, 4), r(62, 5, 4), r(63, 4, 4))]),
 ]
 
 XFAIL = {

@@ -123,6 +123,18 @@ def test_get_concrete_program_from_specs():
     assert [list(s.shape) for s in cp.inputs] in ([[None, 3]], [[-1, 3]])
 
 
+def test_get_concrete_program_takes_python_values_as_constants():
+    def scaled(x, k):
+        return x * k
+
+    sf = paddle.jit.to_static(scaled)
+    x = paddle.to_tensor(np.ones([2, 3], "float32"))
+    three = sf.get_concrete_program(x, 3.0)
+    assert three is sf.get_concrete_program(x, 3.0)          # the same constants: cached
+    assert three is not sf.get_concrete_program(x, 4.0)
+    assert "3.0" in str(three.program) and len(three.inputs) == 1
+
+
 def test_to_code_on_layer_and_method():
     assert "_jst.IfElse(" in paddle.jit.to_code(Net())
     with pytest.raises(TypeError):

@@ -8,9 +8,13 @@ from .facts import Facts
 from .fold import fold_constants
 from .inplace import reuse_buffers
 from .noop import remove_noops
+from .roll import roll_loops
 
 
 def optimize(program: Program) -> Program:
+    # 0. unrolled Python loops whose iterations repeat become while loops: the passes below and
+    #    code generation then see one iteration instead of N.
+    roll_loops(program)
     # variables and their dtypes are looked up once for all passes (no pass adds variables;
     # DCE tells the tables which ones it removes)
     facts = Facts(program)
