@@ -268,6 +268,11 @@ class _Codegen:
         direct = direct_kernel(self.vars, op)
         if direct is not None:
             return f"{self.const('D', direct)}({', '.join(ins)})"
+        method = method_expr(self.vars, op, ins)
+        if method is not None:
+            if op.type == "matmul":
+                return f"{self.const('D', np.matmul)}({method})"
+            return method
         attrs = []
         for k, v in op.attrs.items():
             attrs.append(f"{k}={repr(v) if _is_literal(v) else self.const('A', v)}")
@@ -482,6 +487,34 @@ def _slice_bound(vars: Dict[str, Variable], op: Operator, ins: Sequence[str], b:
         return repr(b)
     if isinstance(b, dict) and set(b) == {"t"}:
         return _index_tensor(vars, op, ins, b["t"], True)
+    return None
+
+
+def method_expr(vars: Dict[str, Variable], op: Operator, ins: Sequence[str]) -> Optional[str]:
+    """The ndarray method calls computing a transpose, a reshape to a fixed shape, or (the
+    arguments of np.matmul for) a matmul with transposed operands, without the kernel's Python
+    wrapper; None for other ops or when a shape is unknown (the kernel then checks and explains).
+    vars: resolve_vars(program)."""
+    shapes = []
+    for n in op.inputs:
+        v = vars.get(n)
+        if v is None or v.kind != "dense" or not v._shape or min(v._shape) < 0:
+            return None            # rank >= 1 and known: an ndarray whose shape was checked
+        shapes.append(v._shape)
+    attrs = op.attrs
+    if op.type == "transpose" and len(ins) == 1:
+        perm = attrs.get("perm")
+        if isinstance(perm, list) and sorted(perm) == list(range(len(shapes[0]))):
+            return f"{ins[0]}.transpose({tuple(perm)!r})"
+    elif op.type == "reshape" and len(ins) == 1:
+        shape = attrs.get("shape")
+        if isinstance(shape, list) and all(type(d) is int and (d > 0 or d == -1) for d in shape):
+            return f"{ins[0]}.reshape({tuple(shape)!r})"
+    elif op.type == "matmul" and len(ins) == 2 and all(len(s) >= 2 for s in shapes) and \
+            set(attrs) == {"transpose_x", "transpose_y"}:
+        flags = (attrs["transpose_x"], attrs["transpose_y"])
+        if all(type(f) is bool for f in flags):
+            return ", ".join(f"{x}.swapaxes(-1, -2)" if f else x for x, f in zip(ins, flags))
     return None
 
 

@@ -350,3 +350,17 @@ def test_smooth_l1_loss():
     x, y = np.array([0.0, 0.5, 3.0], f32), np.zeros(3, f32)
     out = F.smooth_l1_loss(paddle.to_tensor(x), paddle.to_tensor(y), reduction="none").numpy()
     np.testing.assert_allclose(out, [0.0, 0.125, 2.5])
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int32"])
+def test_softmax_keeps_the_formula_values_and_dtype_and_leaves_its_input(dtype):
+    raw = np.random.default_rng(4).standard_normal([3, 5]) * 3
+    x = raw.astype(dtype)
+    before = x.copy()
+    out = F.softmax(paddle.to_tensor(x), axis=1).numpy()
+    shifted = x - np.max(x, axis=1, keepdims=True)
+    e = np.exp(shifted)
+    want = (e / np.sum(e, axis=1, keepdims=True)).astype(dtype if dtype.startswith("float") else f32)
+    assert out.dtype == want.dtype
+    np.testing.assert_array_equal(out, want)
+    np.testing.assert_array_equal(x, before)

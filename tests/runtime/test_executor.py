@@ -445,3 +445,44 @@ def test_in_place_ops_of_one_line_chain_in_one_statement():
     y = np.array([1.0, -2.0, 0.25, 0.0], "float32")
     out = static.Executor().run(main, feed={"x": x, "y": y}, fetch_list=fetch)
     np.testing.assert_array_equal(out[0], np.tanh(np.exp(x) + y))
+
+
+def test_transpose_reshape_and_transposed_matmul_are_ndarray_method_calls():
+    def fn():
+        x = static.data("x", [2, 3, 4], "float32")
+        y = static.data("y", [2, 5, 4], "float32")
+        t = paddle.reshape(paddle.transpose(x, [0, 2, 1]), [2, 4, 3])
+        m = paddle.matmul(x, y, transpose_y=True)                   # [2, 3, 5]
+        n = paddle.matmul(m, x, transpose_x=True)                   # [2, 5, 4]
+        p = paddle.matmul(y, m, transpose_x=True, transpose_y=True)  # [2, 4, 3]
+        return [t, m, n, p + t]
+
+    main, fetch = build(fn)
+    source = compile_program(main, ["x", "y"], [v.name for v in fetch]).source
+    assert ".transpose((0, 2, 1))" in source and ".reshape((2, 4, 3))" in source
+    assert source.count(".swapaxes(-1, -2)") == 4
+    assert "K_transpose" not in source and "K_reshape" not in source and "K_matmul" not in source
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal([2, 3, 4]).astype("float32")
+    y = rng.standard_normal([2, 5, 4]).astype("float32")
+    t, m, n, pt = static.Executor().run(main, feed={"x": x, "y": y}, fetch_list=fetch)
+    np.testing.assert_array_equal(t, np.transpose(x, [0, 2, 1]).reshape(2, 4, 3))
+    np.testing.assert_array_equal(m, x @ np.swapaxes(y, -1, -2))
+    np.testing.assert_array_equal(n, np.swapaxes(m, -1, -2) @ x)
+    np.testing.assert_array_equal(pt, np.swapaxes(y, -1, -2) @ np.swapaxes(m, -1, -2) + t)
+
+
+def test_shapes_unknown_when_compiling_keep_the_checking_kernels():
+    def fn():
+        x = static.data("x", [None, 6], "float32")
+        return [paddle.reshape(x, [-1, 2, 3]), paddle.transpose(x, [1, 0]),
+                paddle.matmul(x, x, transpose_y=True)]
+
+    main, fetch = build(fn)
+    source = compile_program(main, ["x"], [v.name for v in fetch]).source
+    assert "K_reshape" in source and "K_transpose" in source and "K_matmul" in source
+    x = np.arange(12, dtype="float32").reshape(2, 6)
+    r, t, m = static.Executor().run(main, feed={"x": x}, fetch_list=fetch)
+    np.testing.assert_array_equal(r, x.reshape(-1, 2, 3))
+    np.testing.assert_array_equal(t, x.T)
+    np.testing.assert_array_equal(m, x @ x.T)

@@ -236,3 +236,24 @@ def test_unique_axis_and_dtype():
           lambda v: (np.unique(v, axis=0), np.array([2, 1], "int32")), a)
     counts = build(lambda x: paddle.unique(x, return_inverse=True, axis=0), [-1, 2])[1]
     assert counts._shape == (-1,)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int32", "bool"])
+def test_reductions_give_arrays_of_their_dtype_whole_and_along_an_axis(dtype):
+    x = (np.arange(12).reshape(3, 4) % 5).astype(dtype)
+    t = paddle.to_tensor(x)
+    cases = {
+        "sum": (paddle.sum, lambda a, **k: np.sum(a, **k).astype(
+            "int64" if dtype in ("int32", "bool") else dtype)),
+        "mean": (paddle.mean, lambda a, **k: np.mean(a, **k).astype(
+            dtype if dtype.startswith("float") else "float32")),
+        "max": (paddle.max, lambda a, **k: np.max(a, **k).astype(dtype)),
+    }
+    for name, (fn, ref) in cases.items():
+        if name == "mean" and dtype == "bool":
+            continue
+        for axis in (None, 1):
+            out = fn(t, axis=axis).numpy()
+            want = np.asarray(ref(x, axis=axis))
+            assert isinstance(out, np.ndarray) and out.dtype == want.dtype, (name, axis)
+            np.testing.assert_array_equal(out, want)

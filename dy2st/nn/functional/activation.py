@@ -158,6 +158,12 @@ def mish(x: Any, name: Optional[str] = None) -> Any:
 # ----------------------------------------------------------------------------- softmax
 @register_op("softmax", infer=_float_meta)
 def _softmax_kernel(x, axis):
+    if isinstance(x, np.ndarray) and x.dtype.kind == "f":
+        # the same ufuncs as below, in one buffer of x's dtype (ndarray methods: no wrappers)
+        e = x - x.max(axis=axis, keepdims=True)
+        np.exp(e, out=e)
+        e /= e.sum(axis=axis, keepdims=True)
+        return e
     shifted = x - np.max(x, axis=axis, keepdims=True)     # subtract the max: exp cannot overflow
     e = np.exp(shifted)
     return _out(e / np.sum(e, axis=axis, keepdims=True), x)

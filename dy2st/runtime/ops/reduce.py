@@ -19,13 +19,11 @@ def _np_axis(axis):
     return axis
 
 
+# A reduction's result is a new array (or a numpy scalar): np.asarray(out, dtype) makes it an
+# array of the op's dtype without copying it again when it already is one.
 def _sum_kernel(x, axis, keepdim, dtype):
     out = np.sum(x, axis=_np_axis(axis), keepdims=keepdim)
-    if dtype:
-        return np.asarray(out).astype(dtype)
-    if x.dtype.kind in "biu":
-        return np.asarray(out).astype(np.int64)
-    return np.asarray(out).astype(x.dtype)
+    return np.asarray(out, dtype=dtype or (np.int64 if x.dtype.kind in "biu" else x.dtype))
 
 
 def _sum_infer(x, axis, keepdim, dtype):
@@ -46,13 +44,13 @@ def _float_reduce_infer(x, axis, keepdim):
 
 @register_op("mean", infer=_float_reduce_infer)
 def _mean_kernel(x, axis, keepdim):
-    out = np.asarray(np.mean(x, axis=_np_axis(axis), keepdims=keepdim))
-    return out.astype(x.dtype if x.dtype.kind == "f" else np.float32)
+    out = np.mean(x, axis=_np_axis(axis), keepdims=keepdim)
+    return np.asarray(out, dtype=x.dtype if x.dtype.kind == "f" else np.float32)
 
 
 def _same_reduce(np_fn):
     def k(x, axis, keepdim):
-        return np.asarray(np_fn(x, axis=_np_axis(axis), keepdims=keepdim)).astype(x.dtype, copy=False)
+        return np.asarray(np_fn(x, axis=_np_axis(axis), keepdims=keepdim), dtype=x.dtype)
     return k
 
 
