@@ -12,6 +12,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from .counted_loop import CountedLoop, counted_loop, counter_end
 from .passes.effects import CONTROL, elementwise_ufunc
 from .passes.facts import resolve_vars
 from .program import Block, Operator, Program, Variable
@@ -179,7 +180,9 @@ class _Codegen:
                 dead = [d for d in dead if d not in self.constants]
             if op.type in CONTROL:
                 # inputs are read inside the if / loop: outputs never take their locals
-                self.control(block, op, ind, depth, ins, self.define(op.outputs, []), (bidx, op))
+                live = {n for n in op.outputs if last_use.get(n, -1) > i or n in keep}
+                self.control(block, op, ind, depth, ins, self.define(op.outputs, []), (bidx, op),
+                             live)
             else:
                 call = self.call(block, op, ins, dead, buffers)
                 outputs = op.outputs
@@ -308,7 +311,7 @@ class _Codegen:
             self.emit(f"{ind}if not {res[0]}:", loop)
             self.emit(f"{ind}    break", loop)
         elif outs:
-            moved = [j for j in range(len(outs)) if j not in direct]
+            moved = [j for j in range(len(outs)) if j not in direct and outs[j] != res[j]]
             if moved:
                 self.emit(f"{ind}{_tuple([outs[j] for j in moved])} = {_tuple([res[j] for j in moved])}")
         written = {block.results[j] for j in direct}
@@ -335,8 +338,9 @@ class _Codegen:
         return value
 
     def control(self, block: Block, op: Operator, ind: str, depth: int, ins: List[str],
-                outs: List[str], tag: Tuple[int, Operator]) -> None:
-        """A cond as an if / else, a while as a Python loop (sub-blocks inline or as functions)."""
+                outs: List[str], tag: Tuple[int, Operator], live: Optional[set] = None) -> None:
+        """A cond as an if / else, a while as a Python loop (sub-blocks inline or as functions).
+        live: the outputs read after the op (None: all)."""
         lhs = _tuple(outs)
         deep = depth >= MAX_INLINE_DEPTH
         if op.type == "cond":
@@ -361,10 +365,41 @@ class _Codegen:
             call = self.call_block(b, False, args)
             self.emit(f"{ind}    {lhs + ' = ' if outs else ''}{call}", tag)
             return
+        counted = counted_loop(self.program, self.vars, op, self._read_as_index)
+        if counted is not None:
+            self.counted_while(counted, ind, ins, outs, args, depth, tag,
+                               live is None or op.outputs[counted.k] in live)
+            return
         self.emit(f"{ind}while True:", tag)
         # on the last turn the condition's value stays bound (freed when the function returns)
         self.inline(self.program.blocks[c], ind + "    ", args, [], depth + 1, loop=tag)
         self.inline(self.program.blocks[b], ind + "    ", args, outs, depth + 1, carried=True)
+
+    def counted_while(self, counted: CountedLoop, ind: str, ins: List[str], outs: List[str],
+                      args: List[str], depth: int, tag: Tuple[int, Operator], live: bool) -> None:
+        """`for <counter> in range(start, stop, step)` over the body (see counted_loop.py); the
+        counter's local holds a Python int in the body, its final array is made after."""
+        k, turns = counted.k, self.new_local()
+        stop = counted.stop if type(counted.stop) is int else f"int({ins[counted.stop[1]]})"
+        if counted.inclusive:
+            stop = f"{stop} {'+' if counted.step > 0 else '-'} 1"
+        self.emit(f"{ind}{turns} = range(int({ins[k]}), {stop}, {counted.step})", tag)
+        self.emit(f"{ind}for {outs[k]} in {turns}:", tag)
+        n_lines = len(self.lines)
+        self.inline(counted.body, ind + "    ", args, outs, depth + 1, carried=True)
+        if len(self.lines) == n_lines:
+            self.emit(f"{ind}    pass")
+        if live:
+            end = self.const("N", counter_end)
+            self.emit(f"{ind}{outs[k]} = {end}({turns}, {self.const('A', counted.dtype)})", tag)
+        self.emit(f"{ind}del {turns}")
+        self.free.append(turns)
+
+    def _read_as_index(self, op: Operator, name: str) -> bool:
+        """Whether op reads value `name` only as an index that its generated code turns into
+        a Python int (getitem written out as x[...]), so a Python int may stand for it."""
+        return op.type == "getitem" and op.inputs[0] != name and \
+            getitem_expr(self.vars, op, list(op.inputs)) is not None
 
 
 def _direct_results(block: Block, args: Sequence[str], outs: Sequence[str], carried: bool) -> Dict[int, str]:

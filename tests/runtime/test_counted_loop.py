@@ -1,0 +1,125 @@
+"""While ops counting an int scalar by a constant step to a fixed bound run as Python `for`
+loops over a range: same results (counter included) as the general loop, other loops untouched."""
+import numpy as np
+import pytest
+
+import dy2st as paddle
+from dy2st import static
+from dy2st.runtime import counted_loop as C
+from dy2st.runtime.executor import compile_program
+
+
+def build(make_loop, feeds):
+    main = static.Program()
+    with static.program_guard(main):
+        inputs = [static.data(name, shape, dtype) for name, shape, dtype in feeds]
+        outs = make_loop(*inputs)
+    names = [v.name for v in outs]
+    main.feed_names, main.fetch_names = [f[0] for f in feeds], names
+    return main, names
+
+
+def run_both(main, names, arrays, monkeypatch):
+    """(source, outputs) compiled as it is, and outputs with counting turned off."""
+    feeds = main.feed_names
+    compiled = compile_program(main, feeds, names)
+    got = [np.array(o) for o in compiled(list(arrays))]
+    with monkeypatch.context() as m:
+        m.setattr("dy2st.runtime.executor.counted_loop", lambda *a: None)
+        main.version += 1
+        plain = compile_program(main, feeds, names)
+        assert "for " not in plain.source
+        want = [np.array(o) for o in plain(list(arrays))]
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
+    return compiled.source, got
+
+
+X = ("x", [10, 3], "float32")
+I = ("i", [], "int64")
+N = ("n", [], "int64")
+
+
+@pytest.mark.parametrize("compare,step,start,stop", [
+    ("<", 1, 0, 10), ("<", 3, 1, 10), ("<=", 2, 0, 9), (">", -1, 9, -1), (">=", -4, 9, 0),
+    ("<", 1, 5, 5), ("<", 2, 7, 3), (">", -1, 0, 3)])      # the last two: no turn at all
+def test_counters_count_like_the_general_loop(monkeypatch, compare, step, start, stop):
+    tests = {"<": paddle.less_than, "<=": paddle.less_equal, ">": paddle.greater_than,
+             ">=": paddle.greater_equal}
+
+    def loop(x, i, n):
+        def body(i, acc):
+            return [i + step, acc + x[i] * 2.0]
+        return static.nn.while_loop(lambda i, acc: tests[compare](i, n), body,
+                                    [i, paddle.zeros([3], "float32")])
+    main, names = build(loop, [X, I, N])
+    x = np.arange(30, dtype="float32").reshape(10, 3)
+    source, (count, acc) = run_both(main, names, [x, np.array(start), np.array(stop)], monkeypatch)
+    assert "= range(" in source and "while True" not in source
+    turns = list(range(start, stop + (1 if compare == "<=" else -1 if compare == ">=" else 0), step))
+    assert count.dtype == np.int64 and int(count) == start + len(turns) * step
+    np.testing.assert_array_equal(acc, sum((x[t] * 2 for t in turns), np.zeros(3, "float32")))
+
+
+def test_a_constant_bound_and_an_unread_counter():
+    def loop(x):
+        _, out = static.nn.while_loop(lambda i, v: i < 4, lambda i, v: [i + 1, paddle.tanh(v)],
+                                      [paddle.zeros([], "int64"), x])
+        return [out]
+    main, names = build(loop, [X])
+    source = compile_program(main, ["x"], names).source
+    assert ", 4, 1)\n" in source and "N" not in source.split("for ")[1]   # no final counter made
+    x = np.linspace(-2, 2, 30, dtype="float32").reshape(10, 3)
+    out = static.Executor().run(main, feed={"x": x}, fetch_list=names)[0]
+    np.testing.assert_array_equal(out, np.tanh(np.tanh(np.tanh(np.tanh(x)))))
+
+
+@pytest.mark.parametrize("body", [
+    lambda i, v: [i + 1, v * paddle.cast(i, "float32")],    # the counter read as a value
+    lambda i, v: [i * 2, v + 1.0],                          # not a constant step
+    lambda i, v: [i - 1, v + 1.0],                          # a step away from the bound
+    lambda i, v: [i + 1, v + paddle.cast(i + 1, "float32")],  # the next value read in the body
+])
+def test_other_loops_stay_general(body):
+    def loop(x, i):
+        return static.nn.while_loop(lambda i, v: i < 6, body, [i, x])
+    main, names = build(loop, [X, I])
+    assert C.counted_loop(main, {n: main.find_var(n) for b in main.blocks for n in b.vars},
+                          main.global_block().ops[-1], lambda op, name: False) is None
+    assert "while True" in compile_program(main, ["x", "i"], names).source
+
+
+def test_a_bound_that_changes_in_the_loop_stays_general():
+    def loop(x, i, n):
+        return static.nn.while_loop(lambda i, n, v: i < n, lambda i, n, v: [i + 1, n - 1, v + 1.0],
+                                    [i, n, x])
+    main, names = build(loop, [X, I, N])
+    source = compile_program(main, ["x", "i", "n"], names).source
+    assert "while True" in source
+    out = static.Executor().run(main, feed={"x": np.zeros((10, 3), "float32"), "i": np.array(0),
+                                            "n": np.array(9)}, fetch_list=names)
+    assert int(out[0]) == 5 and int(out[1]) == 4 and out[2][0, 0] == 5.0
+
+
+def test_converted_tensor_loops_and_rolled_python_loops_count():
+    @paddle.jit.to_static
+    def fn(x, steps):
+        h = x[0]
+        t = paddle.zeros([], "int64")
+        while t < steps:
+            h = paddle.tanh(h + x[t])
+            t = t + 1
+        for k in range(8):
+            h = paddle.sin(h * x[k]) + paddle.cos(h) * 0.5 - h * 0.25 + paddle.exp(h * 0.1)
+        return h, t
+
+    x = paddle.to_tensor(np.linspace(-1, 1, 30, dtype="float32").reshape(10, 3))
+    steps = paddle.to_tensor(np.array(6))
+    h, t = fn(x, steps)
+    eh, et = fn.dygraph_function(x, steps)
+    np.testing.assert_allclose(h.numpy(), eh.numpy(), rtol=1e-6)
+    assert int(t) == int(et) == 6 and t.numpy().dtype == et.numpy().dtype
+    program = fn.concrete_program.main_program
+    source = compile_program(program, program.feed_names, program.fetch_names).source
+    assert source.count("= range(") == 2 and "while True" not in source
