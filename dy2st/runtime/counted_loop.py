@@ -35,7 +35,7 @@ def _int_constant(op: Operator) -> Optional[int]:
 def _int_scalar(vars: Dict[str, Variable], name: str) -> bool:
     v = vars.get(name)
     return v is not None and v.kind == "dense" and v._shape == () and \
-        np.dtype(v.dtype.np).kind == "i"      # signed: a step down never wraps around
+        np.dtype(v.dtype.np).kind == "i"      # an unsigned one would wrap below 0
 
 
 def counted_loop(program: Program, vars: Dict[str, Variable], op: Operator,
