@@ -128,7 +128,8 @@ def _callee_name(func: gast.AST) -> str:
 
 
 def written_attributes(stmts: Iterable[gast.AST]) -> List[str]:
-    """Dotted targets like `self.x` or `st.total` assigned by the statements (in order)."""
+    """Attribute targets like `self.x`, `st.total` or `d['k'].v` assigned by the statements (in
+    order), as source text."""
     found: List[str] = []
 
     def walk(node: gast.AST) -> None:
@@ -141,8 +142,8 @@ def written_attributes(stmts: Iterable[gast.AST]) -> List[str]:
             targets = [node.target]
         for t in targets:
             for sub in ([t] if not isinstance(t, (gast.Tuple, gast.List)) else t.elts):
-                dotted = dotted_name(sub)
-                if dotted and "." in dotted and dotted not in found:
+                dotted = dotted_name(sub) if isinstance(sub, gast.Attribute) else ""
+                if dotted and dotted not in found:
                     found.append(dotted)
         for child in child_nodes(node):
             walk(child)
@@ -153,11 +154,20 @@ def written_attributes(stmts: Iterable[gast.AST]) -> List[str]:
 
 
 def dotted_name(node: gast.AST) -> str:
+    """`a.b.c`, `a[0].b` or `a['k'][1].b` as text; "" for other expressions, which a helper
+    evaluating the text again might not find the same (calls, indices by names the code may
+    rebind in between)."""
     if isinstance(node, gast.Name):
         return node.id
     if isinstance(node, gast.Attribute):
         base = dotted_name(node.value)
         return f"{base}.{node.attr}" if base else ""
+    if isinstance(node, gast.Subscript):
+        base = dotted_name(node.value)
+        index = node.slice
+        if not (isinstance(index, gast.Constant) and type(index.value) in (int, str)):
+            return ""
+        return f"{base}[{index.value!r}]" if base else ""
     return ""
 
 

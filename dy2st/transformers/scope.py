@@ -75,10 +75,8 @@ def _tuple(items: Sequence[gast.expr], store: bool) -> gast.Tuple:
 
 
 def _target(dotted: str, store: bool) -> gast.expr:
-    parts = dotted.split(".")
-    node: gast.expr = templates.name(parts[0])
-    for attr in parts[1:]:
-        node = gast.Attribute(value=node, attr=attr, ctx=gast.Load())
+    """The expression of analysis.dotted_name's text (a new tree each time)."""
+    node = templates.replace_expr(dotted)
     if store:
         node.ctx = gast.Store()
     return node

@@ -500,6 +500,16 @@ def attribute_of_subscript_in_if(x):
     return d["k"].v
 
 
+def attribute_of_list_item_in_tensor_loop(x, n):
+    hs = [Holder(), Holder()]
+    hs[1].v = x
+    i = 0
+    while i < n:
+        hs[1].v = hs[1].v * 2.0 + 1.0
+        i += 1
+    return hs[1].v
+
+
 def subscript_in_tuple_target_in_if(x):
     items = [x, x]
     if x.sum() > 0:
@@ -507,9 +517,12 @@ def subscript_in_tuple_target_in_if(x):
     return items[0]
 
 
-@pytest.mark.xfail(strict=True, reason="bug: d['k'].v = v (attribute of a subscript) in a tensor if is not carried")
 def test_attribute_of_subscript_in_if(check):
     check(attribute_of_subscript_in_if, (f32([1.0, 2.0]),), (f32([-1.0, -2.0]),))
+
+
+def test_attribute_of_list_item_in_tensor_loop(check):
+    check(attribute_of_list_item_in_tensor_loop, (f32([1.0, 2.0]), i64(0)), (f32([1.0, 2.0]), i64(3)))
 
 
 def test_subscript_in_tuple_target_in_if(check):

@@ -252,16 +252,17 @@ class _Holder:
 
 def escaped_attribute_of_item(x):
     d = {"a": _Holder()}
-    d["a"].v = x
+    key = "a"
+    d[key].v = x
     if x.sum() > 0:
-        d["a"].v = x * 3.0  # E-escaped
+        d[key].v = x * 3.0  # E-escaped
     return d["a"].v
 
 
 def test_escaped_tensor_error_names_user_line():
-    # an attribute of a dict item is state the converter cannot see: the error says where the
-    # escaping tensor was computed
+    # an attribute of a dict item picked by a name is state the converter does not carry (the
+    # name could be rebound in between): the error says where the escaping tensor was computed
     with pytest.raises(ValueError) as info:
         paddle.jit.to_static(escaped_attribute_of_item)(_t([1.0, 2.0]))
-    _check_message(info.value, "d[\"a\"].v = x * 3.0  # E-escaped")
+    _check_message(info.value, "d[key].v = x * 3.0  # E-escaped")
 
