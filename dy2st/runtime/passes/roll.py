@@ -119,31 +119,23 @@ class _Loop:
 
     def _same_attrs(self, tpl_attrs: List[Dict[str, Any]], k: int) -> bool:
         s = self.starts[k]
-        try:
-            for j, op in enumerate(self.ops[s:s + self.n]):
-                a, b = tpl_attrs[j], op.attrs
-                if a is not b and a != b and not self._same_attr(op.type, a, b, k, j):
-                    return False
-        except (ValueError, TypeError):        # arrays in attrs: never compared element-wise
-            return False
+        for j, op in enumerate(self.ops[s:s + self.n]):
+            a, b = tpl_attrs[j], op.attrs
+            if a is not b and (a or b) and not self._same_attr(op.type, a, b, k, j):
+                return False
         return True
 
     def _same_attr(self, op_type: str, a: Dict[str, Any], b: Dict[str, Any], k: int, j: int) -> bool:
         """Whether attrs b of op j in iteration k equal the template's a, but for int indices
         (recorded in self.indices)."""
-        try:
-            if a == b:
-                return True
-        except (ValueError, TypeError):        # arrays in attrs: never compared element-wise
-            return False
         if op_type not in _INDEXED:
-            return False
+            return _equal(a, b)
         ti, oi = a.get("items"), b.get("items")
         if len(a) != 1 or len(b) != 1 or type(ti) is not list or type(oi) is not list or \
                 len(ti) != len(oi):
             return False
         for m, (x, y) in enumerate(zip(ti, oi)):
-            if x == y:
+            if _equal(x, y):
                 continue
             if type(x) is not dict or type(y) is not dict or x.get("k") != "int" or \
                     y.get("k") != "int" or len(x) != 2 or len(y) != 2 or \
@@ -299,6 +291,38 @@ class _Loop:
             names.append(name)
             names.append(getattr(entry[0], "name", None))
         return names
+
+
+_EXACT = (str, int, bool, type(None))
+
+
+def _equal(a: Any, b: Any) -> bool:
+    """Whether two attribute values are surely the same. == alone would take 0.0 for -0.0 and 1
+    for 1.0 or True, which ops may treat differently: types must match and floats compare by
+    repr. Other objects (arrays, dtypes) must be the same object."""
+    t = type(a)
+    if t is not type(b):
+        return False
+    if t is dict:
+        if a.keys() != b.keys():
+            return False
+        for k, x in a.items():
+            y = b[k]
+            if x is not y and not _equal(x, y):
+                return False
+        return True
+    if t is list or t is tuple:
+        if len(a) != len(b):
+            return False
+        for x, y in zip(a, b):
+            if x is not y and not _equal(x, y):
+                return False
+        return True
+    if t is float:
+        return repr(a) == repr(b)
+    if t in _EXACT:
+        return a == b
+    return a is b
 
 
 class _WhileBuilder:

@@ -279,3 +279,24 @@ def test_setitem_at_the_turn_index_rolls():
     body_block = opt.blocks[opt.blocks[0].ops[-1].attrs["body_block"]]
     (setitem,) = [op for op in body_block.ops if op.type == "setitem"]
     assert setitem.attrs["items"][1] == {"k": "tensor", "t": 0}
+
+
+@pytest.mark.parametrize("values", [(0.0, -0.0), (1, 1.0), (2.0, 2)])
+def test_attributes_equal_only_by_python_equality_keep_turns_apart(values):
+    from dy2st.runtime.registry import apply
+
+    def body(t, x, y, h):
+        c = apply("full", [], {"shape": SHAPE, "value": values[t % 2], "dtype": "float32"})
+        return [paddle.tanh(h * 0.5 + y) * 2.0 - h * paddle.cos(y) + c * paddle.tanh(h) + x[t]]
+    rolled, _ = check(lambda: loop_program(body, trips=6))
+    assert rolled == 0
+
+
+def test_the_same_attribute_values_roll():
+    from dy2st.runtime.registry import apply
+
+    def body(t, x, y, h):
+        c = apply("full", [], {"shape": SHAPE, "value": -0.0, "dtype": "float32"})
+        return [paddle.tanh(h * 0.5 + y) * 2.0 - h * paddle.cos(y) + c * paddle.tanh(h) + x[t]]
+    rolled, _ = check(lambda: loop_program(body, trips=6))
+    assert rolled == 1
