@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from ..dtype import bool_ as BOOL, int64 as INT64
 from ..program import Block, Operator, Program, Variable
 from ..registry import OPS
-from .effects import CONTROL, UNTOUCHABLE
+from .effects import CONTROL, EFFECTS, UNTOUCHABLE
 
 # Each op rolled away saves about 10 us of passes, code generation and compile(); rolling
 # itself costs about 0.1 ms (and a counted loop's turn about 0.1 us): worth it from a few dozen
@@ -84,8 +84,9 @@ class _Loop:
         self.sigs = sigs
         for first in (0, 1):
             run = self._run(first)
-            if run is not None:
-                return self._rewrite(*run)
+            start = self._rewrite(*run) if run is not None else None
+            if start is not None:
+                return start
         return None
 
     def _run(self, first: int) -> Optional[Tuple[int, int, Dict[Ref, str]]]:
@@ -113,21 +114,26 @@ class _Loop:
                 self._same_attrs(tpl_attrs, end):
             end += 1
         trips = end - first
-        if trips < MIN_TRIPS or (trips - 1) * n < MIN_SAVED_OPS:
+        # 3 turns at least: the last turn's values leave the loop, the template's stay in it
+        if trips < max(MIN_TRIPS, 3) or (trips - 1) * n < MIN_SAVED_OPS:
             return None
         return first, end, inits
 
     def _same_attrs(self, tpl_attrs: List[Dict[str, Any]], k: int) -> bool:
         s = self.starts[k]
+        found: List[Tuple[Tuple[int, int], int]] = []
         for j, op in enumerate(self.ops[s:s + self.n]):
             a, b = tpl_attrs[j], op.attrs
-            if a is not b and (a or b) and not self._same_attr(op.type, a, b, k, j):
+            if a is not b and (a or b) and not self._same_attr(op.type, a, b, j, found):
                 return False
+        for key, value in found:            # a turn that does not match leaves no indices
+            self.indices.setdefault(key, {})[k] = value
         return True
 
-    def _same_attr(self, op_type: str, a: Dict[str, Any], b: Dict[str, Any], k: int, j: int) -> bool:
-        """Whether attrs b of op j in iteration k equal the template's a, but for int indices
-        (recorded in self.indices)."""
+    def _same_attr(self, op_type: str, a: Dict[str, Any], b: Dict[str, Any], j: int,
+                   found: List[Tuple[Tuple[int, int], int]]) -> bool:
+        """Whether attrs b of op j equal the template's a, but for int indices (appended to
+        found as ((j, item), index))."""
         if op_type not in _INDEXED:
             return _equal(a, b)
         ti, oi = a.get("items"), b.get("items")
@@ -141,7 +147,7 @@ class _Loop:
                     y.get("k") != "int" or len(x) != 2 or len(y) != 2 or \
                     type(x["v"]) is not int or type(y["v"]) is not int:
                 return False
-            self.indices.setdefault((j, m), {})[k] = y["v"]
+            found.append(((j, m), y["v"]))
         return True
 
     def _match_first(self, first: int) -> Optional[Dict[Ref, str]]:
@@ -150,11 +156,12 @@ class _Loop:
         ops, where = self.ops, self.where
         base, s0 = self.starts[self.tpl], self.starts[first]
         inits: Dict[Ref, str] = {}
+        found: List[Tuple[Tuple[int, int], int]] = []
         for j in range(self.n):
             t, o = ops[base + j], ops[s0 + j]
             if t.type != o.type or len(t.inputs) != len(o.inputs) or \
                     len(t.outputs) != len(o.outputs) or \
-                    (t.attrs is not o.attrs and not self._same_attr(t.type, t.attrs, o.attrs, first, j)):
+                    (t.attrs is not o.attrs and not self._same_attr(t.type, t.attrs, o.attrs, j, found)):
                 return None
             for nt, no in zip(t.inputs, o.inputs):
                 wt = where.get(nt)
@@ -172,6 +179,8 @@ class _Loop:
                     key = (wt[0] - s0, wt[1])
                     if inits.setdefault(key, no) != no:
                         return None
+        for key, value in found:
+            self.indices.setdefault(key, {})[first] = value
         return inits
 
     # ------------------------------------------------------------------------------ rewriting
@@ -183,19 +192,30 @@ class _Loop:
         steps = self._progressions(first, end)
         if steps is None:
             return None
+        inits = dict(inits)
+        carried_names = {ops[last + j].outputs[slot] for j, slot in inits}
+        for name in self._read_after(s_end):
+            w = where.get(name)
+            if w is None or not s0 <= w[0] < s_end or name in carried_names:
+                continue
+            # a value of the last turn the next turn would not read (o in `h = f(h); o = g(h)`)
+            # is carried too, starting from the turn before the run's value
+            if w[0] < last or first == 0 or not self._before_run(first, w[0] - last, inits, w[1]):
+                return None
         carried = sorted(inits)
         # the last turn's carried values become the while op's outputs; nothing else may leave
         outs = [ops[last + j].outputs[slot] for j, slot in carried]
         leaving = set(outs)
-        for name in self._read_after(s_end):
-            w = where.get(name)
-            if w is not None and s0 <= w[0] < s_end and name not in leaving:
-                return None
         for (j, slot), init in inits.items():
-            a, b = program.find_var(init), program.find_var(ops[base + j].outputs[slot])
-            if a is None or b is None or a.kind != "dense" or b.kind != "dense" or \
-                    a.dtype != b.dtype or a._shape != b._shape:
-                return None
+            # the body was traced reading the first turn's value: the loop variable must have
+            # that type before the loop and after each turn (a shape alternating between turns
+            # would not)
+            read = program.find_var(ops[s0 + j].outputs[slot])
+            for other in (init, ops[base + j].outputs[slot]):
+                v = program.find_var(other)
+                if v is None or read is None or v.kind != "dense" or read.kind != "dense" or \
+                        v.dtype != read.dtype or v._shape != read._shape:
+                    return None
         hoisted = self._invariant(carried, steps)
         loop = _WhileBuilder(program, block, self.origin)
         # loop variables: a counter per (start, step) of the stepping indices (at least one,
@@ -244,6 +264,16 @@ class _Loop:
         block.ops[s0:s_end] = loop.init_ops + kept + [while_op]
         return s0
 
+    def _before_run(self, first: int, j: int, inits: Dict[Ref, str], slot: int) -> bool:
+        """Carry output slot of the template's op j from the value the same op made in the turn
+        before the run (when that turn has that op): adds it to inits."""
+        s, e = self.starts[first - 1], self.ends[first - 1]
+        op, tpl = self.ops[s + j] if j < e - s else None, self.ops[self.starts[self.tpl] + j]
+        if op is None or op.type != tpl.type or len(op.outputs) != len(tpl.outputs):
+            return False
+        inits[(j, slot)] = op.outputs[slot]
+        return True
+
     def _progressions(self, first: int, end: int) -> Optional[Dict[Tuple[int, int], Tuple[int, int]]]:
         """(op, item) -> (start, step) of each index stepping through the run; None when one
         does not step evenly."""
@@ -268,6 +298,8 @@ class _Loop:
         out = set()
         for j in range(self.n):
             op = self.ops[base + j]
+            if op.type in EFFECTS:
+                break          # moved before a print or assert, an op could fail ahead of it
             if j in carried_ops or j in indexed or op.type in UNTOUCHABLE or op.type not in OPS:
                 continue
             ok = True

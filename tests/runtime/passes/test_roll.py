@@ -300,3 +300,83 @@ def test_the_same_attribute_values_roll():
         return [paddle.tanh(h * 0.5 + y) * 2.0 - h * paddle.cos(y) + c * paddle.tanh(h) + x[t]]
     rolled, _ = check(lambda: loop_program(body, trips=6))
     assert rolled == 1
+
+
+def _t(*shape, seed=0):
+    return paddle.to_tensor(np.random.default_rng(seed).standard_normal(shape).astype("float32"))
+
+
+def _static_and_eager(fn, *args):
+    sf = paddle.jit.to_static(fn)
+    out, want = sf(*args), fn(*args)
+    outs, wants = (out, want) if isinstance(out, tuple) else ((out,), (want,))
+    for o, w in zip(outs, wants):
+        np.testing.assert_allclose(o.numpy(), w.numpy(), rtol=1e-5, atol=1e-6)
+    return op_types(sf.concrete_program.main_program).count("while")
+
+
+def test_a_loop_variable_whose_shape_alternates_stays_unrolled():
+    def flip(h, col, acc):
+        for t in range(12):
+            r = paddle.reshape(h * 1.0, [1, 3])        # a real reshape every other turn
+            acc = acc + (r * col).sum()
+            h = paddle.transpose(h, [1, 0])             # [3, 1] <-> [1, 3]
+        return acc
+
+    def swap(h, p, acc):
+        for t in range(12):
+            v = h * p
+            u = paddle.transpose(h, [1, 0]) * 1.0
+            acc = acc + (v + u).sum()
+            h = u
+        return acc
+    assert _static_and_eager(flip, _t(3, 1), _t(3, 1, seed=1), _t(seed=2)) == 0
+    assert _static_and_eager(swap, _t(3, 1), _t(3, 1, seed=1), _t(seed=2)) == 0
+
+
+def test_an_assert_in_the_body_still_fails_before_what_it_guards():
+    def guard(x, h, k):
+        for t in range(6):
+            assert k < 6, "k out of range"
+            h = paddle.tanh(h + x[t] * x[k]) * 2.0 - h * 0.5 + paddle.sin(h)
+        return h
+    args = (_t(6, 3), _t(3), paddle.to_tensor(np.array(7)))
+    with pytest.raises(AssertionError, match="k out of range"):
+        paddle.jit.to_static(guard)(*args)
+    ok = (_t(6, 3), _t(3), paddle.to_tensor(np.array(2)))
+    assert _static_and_eager(guard, *ok) == 1
+
+
+def test_two_turns_never_roll_whatever_the_thresholds(monkeypatch):
+    monkeypatch.setattr(roll, "MIN_TRIPS", 2)
+    monkeypatch.setattr(roll, "MIN_SAVED_OPS", 1)
+
+    def two(x, h):
+        for t in range(2):
+            h = paddle.tanh(h + x[t]) * 2.0
+        return h
+    assert _static_and_eager(two, _t(2, 3), _t(3)) == 0
+
+
+def test_a_value_of_the_last_turn_returned_beside_the_state_is_carried_too():
+    def rnn_out(x, h, v):
+        for t in range(20):
+            h = paddle.tanh(h + x[t]) * 2.0 - h * 0.5
+            o = paddle.matmul(h, v)
+        return o, h
+    assert _static_and_eager(rnn_out, _t(20, 2, 3), _t(2, 3, seed=1), _t(3, 3, seed=2)) == 1
+
+
+def test_a_first_turn_that_broadcasts_and_a_last_turn_that_differs():
+    def bcast(x, h):                    # turn 0 makes h [2, 3] from [3]
+        for t in range(20):
+            h = paddle.tanh(h + x[t]) * 2.0 - h * 0.5
+        return h
+
+    def last_differs(x, h):
+        for t in range(20):
+            a = x[0] if t < 19 else x[1]
+            h = paddle.tanh(h + a) * (2.0 if t < 19 else 3.0) - h * 0.5
+        return h
+    assert _static_and_eager(bcast, _t(20, 2, 3), _t(3, seed=1)) == 1
+    assert _static_and_eager(last_differs, _t(20, 3), _t(3, seed=1)) == 1
