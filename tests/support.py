@@ -1,6 +1,26 @@
-"""Helpers shared by test modules (importable as `tests.support`): building a small static
-Program around a function and running it."""
+"""Helpers shared by test modules (importable as `tests.support`): seeded data, building a
+small static Program around a function and running it, checking user-facing errors."""
+import numpy as np
+
 import dy2st as paddle
+
+
+def randn(seed, *shape, shift=0.0, scale=1.0, dtype="float32"):
+    """Seeded standard-normal data, scaled and shifted, as a numpy array of dtype."""
+    return (np.random.default_rng(seed).standard_normal(shape) * scale + shift).astype(dtype)
+
+
+def tensor(v, dtype="float32"):
+    """An eager tensor of v (a number or nested list) in dtype."""
+    return paddle.to_tensor(np.asarray(v, dtype=dtype))
+
+
+def seeded(cls, *args):
+    """A factory of cls(*args) whose parameters are the same on every call (seed 7)."""
+    def make():
+        paddle.seed(7)
+        return cls(*args)
+    return make
 
 
 def run_static(fn, *arrays, shapes=None):

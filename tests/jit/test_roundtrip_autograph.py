@@ -5,15 +5,17 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
+from tests.jit.test_scenarios2_autograph import (_clip_count,  # noqa: F401 - scenarios run again
+                                                 early_return_python_number_or_tensor as early_return_number_or_tensor,
+                                                 four_levels as deep_nesting,
+                                                 int_becomes_tensor_in_while as int_promoted_by_while,
+                                                 return_int_or_python_int as return_python_int_from_while)
 from tests.roundtrip import RT, roundtrip_all
+from tests.support import randn as r
 
 F = "float32"
 I = "int64"
 B = "bool"
-
-
-def r(seed, *shape, shift=0.0, scale=1.0):
-    return (np.random.default_rng(seed).standard_normal(shape) * scale + shift).astype("float32")
 
 
 def i64(v):
@@ -28,21 +30,6 @@ def defined_in_loop_used_after(x, n):
     for i in range(n):
         last = x * i
     return last, i
-
-
-def early_return_number_or_tensor(x):
-    if x.sum() > 0:
-        return 1.0
-    return x.mean()
-
-
-def return_python_int_from_while(x, n):
-    i = 0
-    while i < n:
-        if x[0] > i:
-            return i
-        i += 1
-    return -1
 
 
 def bool_flag_from_loop(x, n):
@@ -60,14 +47,6 @@ def float_acc_of_tensor_items(x, n):
     for i in range(n):
         acc = acc + x[i % 2] * 0.5
     return acc
-
-
-def _clip_count(t, limit):
-    count = 0
-    while t.max() > limit:
-        t = t / 2.0
-        count += 1
-    return t, count
 
 
 def user_functions_tuple(x):
@@ -88,30 +67,6 @@ def logical_mixed(x, flag):
         y = x
     a = (x.sum() > 0) or (x.max() > 2.0)
     return y, a
-
-
-def int_promoted_by_while(x):
-    v = 1
-    while v < x.sum():
-        v = v * 3
-    return v
-
-
-def deep_nesting(x, n):
-    out = paddle.zeros_like(x)
-    for i in range(n):
-        j = 0
-        while j < 2:
-            if x.sum() > i:
-                if j == 1:
-                    out = out + x * i
-                else:
-                    for k in range(2):
-                        out = out - k
-            else:
-                out = out + 0.5
-            j += 1
-    return out
 
 
 def dtypes_through_branches(x, k):

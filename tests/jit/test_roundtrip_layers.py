@@ -5,25 +5,15 @@ import pytest
 
 import dy2st as paddle
 from tests.roundtrip import RT, roundtrip_all
+from tests.support import randn as r, seeded as _seeded
 
 nn = paddle.nn
 F = "float32"
 I = "int64"
 
 
-def r(seed, *shape, shift=0.0, scale=1.0):
-    return (np.random.default_rng(seed).standard_normal(shape) * scale + shift).astype("float32")
-
-
 def i64(v):
     return np.array(v, dtype="int64")
-
-
-def _seeded(cls, *args):
-    def make():
-        paddle.seed(7)
-        return cls(*args)
-    return make
 
 
 class StackInLoop(nn.Layer):

@@ -8,15 +8,11 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
-from tests.support import check_user_error, expect_user_error, source_line
+from tests.support import check_user_error, expect_user_error, source_line, tensor as _t
 from dy2st.static import InputSpec
 
 nn = paddle.nn
 HERE = os.path.basename(__file__)
-
-
-def _t(v, dtype="float32"):
-    return paddle.to_tensor(np.asarray(v, dtype=dtype))
 
 
 def _line(snippet):

@@ -6,17 +6,12 @@ user's exception type, this file's name, `line N` and the quoted original line."
 import os
 
 import numpy as np
-import pytest
 
 import dy2st as paddle
-from tests.support import expect_user_error
+from tests.support import expect_user_error, tensor as _t
 
 nn = paddle.nn
 HERE = os.path.basename(__file__)
-
-
-def _t(v, dtype="float32"):
-    return paddle.to_tensor(np.asarray(v, dtype=dtype))
 
 
 def _expect(target, args, etype, snippet, input_spec=None):

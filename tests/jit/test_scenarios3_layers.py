@@ -10,6 +10,7 @@ import pytest
 import dy2st as paddle
 from dy2st.static import InputSpec
 from tests.roundtrip import RT, roundtrip_all
+from tests.support import seeded
 
 nn = paddle.nn
 F, I = "float32", "int64"
@@ -21,13 +22,6 @@ def r(seed, *shape, shift=0.0, scale=1.0):
 
 def i64(v):
     return np.asarray(v, dtype=I)
-
-
-def seeded(cls, *args):
-    def make():
-        paddle.seed(7)
-        return cls(*args)
-    return make
 
 
 class Inner(nn.Layer):
@@ -233,7 +227,6 @@ def results(tmp_path_factory):
 @pytest.mark.parametrize("name", [m.name for m in LAYERS])
 def test_roundtrip(results, name):
     assert results[name] is None, results[name]
-
 
 
 @pytest.mark.parametrize("spec", [None, [InputSpec([None, 3], F)]])

@@ -8,12 +8,9 @@ import pytest
 import dy2st as paddle
 from dy2st.static import InputSpec
 from tests.roundtrip import RT, roundtrip_all
+from tests.support import randn as r
 
 F, D, I, I32, B = "float32", "float64", "int64", "int32", "bool"
-
-
-def r(seed, *shape, shift=0.0, scale=1.0, dtype=F):
-    return (np.random.default_rng(seed).standard_normal(shape) * scale + shift).astype(dtype)
 
 
 def a(values, dtype=F):

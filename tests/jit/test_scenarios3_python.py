@@ -9,14 +9,11 @@ import pytest
 
 import dy2st as paddle
 from dy2st.static import InputSpec
+from tests.support import randn as r
 
 
 def i64(v):
     return np.asarray(v, dtype="int64")
-
-
-def r(seed, *shape, shift=0.0, scale=1.0, dtype="float32"):
-    return (np.random.default_rng(seed).standard_normal(shape) * scale + shift).astype(dtype)
 
 
 # ---------------------------------------------------------------- comprehensions / generators

@@ -11,15 +11,12 @@ import pytest
 
 import dy2st as paddle
 from tests.roundtrip import RT, _plain, _t, compare_tree, roundtrip_all
+from tests.support import randn as r
 
 nn = paddle.nn
 F = nn.functional
 f32 = "float32"
 i64 = "int64"
-
-
-def r(seed, *shape, shift=0.0, scale=1.0):
-    return (np.random.default_rng(seed).standard_normal(shape) * scale + shift).astype("float32")
 
 
 def iv(v):

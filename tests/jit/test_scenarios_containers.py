@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
-from dy2st.static import InputSpec
 
 
 def _i(v):

@@ -6,12 +6,9 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
+from tests.support import tensor as _t
 
 nn = paddle.nn
-
-
-def _t(v, dtype="float32"):
-    return paddle.to_tensor(np.asarray(v, dtype=dtype))
 
 
 def _line_of(fn, snippet):

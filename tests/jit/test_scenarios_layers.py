@@ -5,12 +5,9 @@ import pytest
 
 import dy2st as paddle
 from dy2st.static import InputSpec
+from tests.support import randn as _rand
 
 nn = paddle.nn
-
-
-def _rand(seed, *shape, shift=0.0, scale=1.0):
-    return (np.random.default_rng(seed).standard_normal(shape) * scale + shift).astype("float32")
 
 
 def _i(v):
