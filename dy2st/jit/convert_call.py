@@ -13,6 +13,7 @@ import types
 from typing import Any, Callable, Dict, Iterable, Set, Tuple
 
 from ..runtime.origin import source_maps
+from . import attribute_writes
 from .errors import ConversionError
 
 log = logging.getLogger("dy2st.jit")
@@ -112,7 +113,11 @@ def convert_call(fn: Any) -> Any:
         if not isinstance(func, types.FunctionType) or _skip_function(func):
             return fn
         converted = convert_function_or_self(func)
-        return fn if converted is func else types.MethodType(converted, fn.__self__)
+        if converted is func:
+            return fn
+        if attribute_writes.is_recording():
+            _note_self_writes(fn.__self__, converted)
+        return types.MethodType(converted, fn.__self__)
     from ..nn import Layer
     if isinstance(fn, Layer):
         return fn            # Layer.__call__ runs the converted forward while tracing
@@ -120,8 +125,20 @@ def convert_call(fn: Any) -> Any:
     if isinstance(call, types.FunctionType) and not _skip_function(call):
         converted = convert_function_or_self(call)
         if converted is not call:
+            if attribute_writes.is_recording():
+                _note_self_writes(fn, converted)
             return types.MethodType(converted, fn)
     return fn
+
+
+def _note_self_writes(obj: Any, converted: Callable) -> None:
+    """Tell the tensor loops being traced which attributes of obj the method sets (a Layer's
+    own attributes are its structure: not loop state)."""
+    attrs = getattr(converted, "_dy2st_self_writes", ())
+    if attrs:
+        from ..nn import Layer
+        if not isinstance(obj, Layer):
+            attribute_writes.note_method(obj, attrs)
 
 
 def converted_forward(layer: Any) -> Any:

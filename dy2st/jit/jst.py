@@ -12,6 +12,7 @@ from ..runtime.control_flow import (UndefinedVar, _as_pred, cond, is_undefined, 
 from ..runtime.program import Block, Variable, block_guard
 from ..runtime.tensor import Tensor, TensorLike
 from ..runtime.unrolled import unrolled_loop
+from . import attribute_writes
 from .convert_call import convert_call as Call  # noqa: F401 - part of the _jst namespace
 from .iteration import Enumerate, For, ListComp, Range, Zip  # noqa: F401
 from .operators import (AllOf, And, AnyOf, Bool, Compare, Float, Int,  # noqa: F401
@@ -287,30 +288,57 @@ def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, se
     init = [lists_to_arrays(v) if name in arrays else v
             for name, v in zip(names, get_args())] + list(extra_vars)
     n = len(init) - len(extra_vars)
+    parent = state.current_block()
+    # attributes that methods called in the body set on their objects (acc.add(t) setting
+    # self.v): found by tracing, then carried like the loop's own names
+    attrs: List[Tuple[Any, str]] = []
+    attr_init: List[Any] = []
+    while True:
+        n_ops, n_blocks = len(parent.ops), len(parent.program.blocks)
+        k = len(init)
 
-    def assign(vals):
-        set_args(tuple(vals[:n]))
-        if set_extra is not None:
-            set_extra(vals[n:])
+        def assign(vals):
+            set_args(tuple(vals[:n]))
+            if set_extra is not None:
+                set_extra(vals[n:k])
+            for (obj, attr), v in zip(attrs, vals[k:]):
+                setattr(obj, attr, v)
 
-    def loop_cond(*vals):
-        assign(vals)
-        return cond_fn()
+        def loop_cond(*vals):
+            assign(vals)
+            return cond_fn()
 
-    def loop_body(*vals):
-        assign(vals)
-        body_fn()
-        out = list(get_args())
-        if get_extra is not None:
-            out += list(get_extra())
-        return out
+        def loop_body(*vals):
+            assign(vals)
+            body_fn()
+            out = list(get_args())
+            if get_extra is not None:
+                out += list(get_extra())
+            return out + [getattr(obj, attr) for obj, attr in attrs]
 
-    try:
-        out = static_while(loop_cond, loop_body, init,
-                           list(names) + ["<loop index>"] * len(extra_vars))
-    except (TypeError, ValueError) as e:
-        with_lines(e, names, body_fn)
-    assign(out)
+        labels = list(names) + ["<loop index>"] * len(extra_vars) + \
+            [f"{type(obj).__name__}.{attr}" for obj, attr in attrs]
+        with attribute_writes.recording() as writes:
+            try:
+                out = static_while(loop_cond, loop_body, init + attr_init, labels)
+                failed = None
+            except (TypeError, ValueError) as e:
+                failed = e
+            if failed is None:
+                assign(out)
+        found = writes.changed(parent, attrs)
+        if not found:
+            if failed is not None:
+                with_lines(failed, names, body_fn)
+            return
+        # trace again, carrying them: forget this trace's ops and put back the values before
+        del parent.ops[n_ops:]
+        del parent.program.blocks[n_blocks:]
+        assign(init + attr_init)
+        for obj, attr, before in found:
+            setattr(obj, attr, before)
+            attrs.append((obj, attr))
+            attr_init.append(before)
 
 
 def lists_to_arrays(value: Any) -> Any:

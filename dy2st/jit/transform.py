@@ -37,6 +37,8 @@ class ConvertedCode:
     code: types.CodeType   # the converted function's own code (free variables: _jst + the original's)
     freevars: Tuple[str, ...]
     global_writes: Dict[str, Origin]   # globals the function assigns -> first such line
+    # attributes the function assigns on its first parameter (`self.v = ...` in a method)
+    self_writes: Tuple[str, ...] = ()
 
     @property
     def source(self) -> str:
@@ -228,6 +230,19 @@ def global_writes(fn_node: gast.FunctionDef, nodes: List[gast.AST]) -> Dict[str,
     return found
 
 
+def first_parameter_attribute_writes(fn_node: gast.FunctionDef,
+                                     nodes: List[gast.AST]) -> Tuple[str, ...]:
+    """Attributes assigned on the function's first parameter anywhere in it (`self.v = ...`,
+    `self.n += 1`): a method called in a tensor loop changes that state of its object."""
+    params = fn_node.args.args
+    if not params or not isinstance(params[0], gast.Name):
+        return ()
+    first = params[0].id
+    return tuple(dict.fromkeys(
+        n.attr for n in nodes if type(n) is gast.Attribute and type(n.ctx) is gast.Store and
+        type(n.value) is gast.Name and n.value.id == first))
+
+
 def transform_tree(fn: Callable, until: Optional[str] = None,
                    on_pass: Optional[Callable[[str, gast.AST], None]] = None) -> Tuple[gast.FunctionDef, str, int]:
     node, nodes, lines, start, filename = parse_function(fn)   # nodes serve every check below
@@ -237,6 +252,7 @@ def transform_tree(fn: Callable, until: Optional[str] = None,
     attach_origins(node, filename, start, lines, node.name, nodes)
     ctx = PassContext(Namer(names_in(node, nodes)), filename, node.name)
     writes = global_writes(node, nodes) if "global" in present else {}
+    self_writes = first_parameter_attribute_writes(node, nodes)
     _strip_signature_extras(node)
     wrapper = gast.Module(body=[node], type_ignores=[])
     if on_pass is None and code_level > 0:
@@ -244,6 +260,7 @@ def transform_tree(fn: Callable, until: Optional[str] = None,
             log.info("dy2st: %s after pass %r:\n%s", fn.__qualname__, name, to_source(tree))
     run_passes(wrapper, ctx, until=until, on_pass=on_pass, present=present)
     anno.setanno(wrapper.body[0], "global_writes", writes)
+    anno.setanno(wrapper.body[0], "self_writes", self_writes)
     return wrapper.body[0], filename, start
 
 
@@ -304,7 +321,8 @@ def build_code(fn: types.FunctionType) -> ConvertedCode:
     inner = next(c for c in factory_code.co_consts
                  if isinstance(c, types.CodeType) and c.co_name == node.name)
     converted = ConvertedCode(function_node, gen_name, inner, freevars,
-                              anno.getanno(node, "global_writes") or {})
+                              anno.getanno(node, "global_writes") or {},
+                              anno.getanno(node, "self_writes") or ())
     if code_level > 0:
         log.info("dy2st: converted %s:\n%s", fn.__qualname__, converted.source)
     return converted
@@ -327,6 +345,8 @@ def convert_function(fn: types.FunctionType) -> types.FunctionType:
     new_fn.__kwdefaults__ = fn.__kwdefaults__
     new_fn.__dict__.update(fn.__dict__)
     new_fn.__qualname__ = fn.__qualname__
+    if converted.self_writes:
+        new_fn._dy2st_self_writes = converted.self_writes
     return new_fn
 
 

@@ -156,12 +156,16 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
                 continue
             out = results[k]
             k += 1
-            if i in numbers and out.kind == "dense" and out.dtype != specs[i].dtype and \
-                    not out._shape:
-                # a Python number has no dtype of its own: it takes the one the loop computes
-                # (acc = 0.0 summing float64 values, i = 0 stepping by 0.5)
+            if i in numbers and out.kind == "dense" and \
+                    (out.dtype != specs[i].dtype or out._shape != specs[i].shape) and \
+                    all(d >= 0 for d in out._shape):
+                # a Python number has no dtype or shape of its own: it takes those the loop
+                # computes (acc = 0.0 summing float64 values, i = 0 stepping by 0.5, v = 0
+                # adding [1]-shaped tensors), as adding it to them would broadcast it
                 with block_guard(parent):
-                    init[i] = _constant(numbers.pop(i), out)
+                    value = numbers.pop(i)
+                    init[i] = ops.full(list(out._shape), value, out.dtype) if out._shape \
+                        else _constant(value, out)
                 new_specs[i] = _spec(init[i])
                 continue
             new_specs[i] = _relax(labels[i], specs[i], out, init[i])

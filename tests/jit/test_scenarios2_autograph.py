@@ -664,7 +664,5 @@ def test_plain_object_method_in_python_loop(check):
     check(plain_object_method_in_tensor_loop, (f32([1.0]), 3))
 
 
-@pytest.mark.xfail(strict=True, reason="limitation: an object attribute set by a method called in a tensor "
-                   "loop is not loop state; the ValueError names no user file/line")
 def test_plain_object_method_in_tensor_loop(check):
     check(plain_object_method_in_tensor_loop, (f32([1.0]), i64(3)))

@@ -374,3 +374,27 @@ def test_python_number_loop_vars_become_tensors():
     i, s = run(main, fetch, x=np.array(4.0, "float32"))
     assert int(i) == 3 and float(s) == 4.5
     assert i.dtype == np.int64 and s.dtype == np.float32
+
+
+@pytest.mark.parametrize("n", [0, 1, 4])
+def test_a_python_number_loop_var_takes_the_shape_the_loop_computes(n):
+    def fn():
+        x = static.data("x", [3], "float32")
+        k = static.data("k", [], "int64")
+        _, acc = while_loop(lambda i, acc: i < k, lambda i, acc: (i + 1, acc + x * 2.0), [0, 0])
+        return [acc]
+
+    main, fetch = build(fn)
+    x = np.array([1.0, -2.0, 0.5], "float32")
+    (acc,) = run(main, fetch, x=x, k=np.array(n))
+    assert acc.dtype == np.float32 and acc.shape == (3,)
+    np.testing.assert_array_equal(acc, x * np.float32(2.0) * n)
+
+
+def test_a_number_becoming_a_tensor_of_unknown_shape_is_refused():
+    def fn():
+        x = static.data("x", [None], "float32")
+        k = static.data("k", [], "int64")
+        return list(while_loop(lambda i, acc: i < k, lambda i, acc: (i + 1, acc + x), [0, 0]))
+    with pytest.raises(TypeError, match="must keep its dtype"):
+        build(fn)
