@@ -25,17 +25,36 @@ class CountedLoop:
         self.body, self.dtype = body, dtype
 
 
-def _int_constant(op: Operator) -> Optional[int]:
+def _int_constant(op: Operator, dtype: np.dtype) -> Optional[int]:
+    """The value of a `full` op making a 0-d int of dtype that the value fits (one that does
+    not fit fails when built: the loop then keeps its ops)."""
     attrs = op.attrs
-    if op.type != "full" or op.inputs or attrs.get("shape") != [] or type(attrs.get("value")) is not int:
+    value = attrs.get("value")
+    if op.type != "full" or op.inputs or attrs.get("shape") != [] or type(value) is not int or \
+            np.dtype(str(attrs.get("dtype"))) != dtype:
         return None
-    return attrs["value"]
+    info = np.iinfo(dtype)
+    return value if info.min <= value <= info.max else None
 
 
-def _int_scalar(vars: Dict[str, Variable], name: str) -> bool:
+def _int_dtype(vars: Dict[str, Variable], name: str) -> Optional[np.dtype]:
+    """The dtype of a 0-d signed int value (an unsigned one would wrap below 0)."""
     v = vars.get(name)
-    return v is not None and v.kind == "dense" and v._shape == () and \
-        np.dtype(v.dtype.np).kind == "i"      # an unsigned one would wrap below 0
+    if v is None or v.kind != "dense" or v._shape != ():
+        return None
+    dt = np.dtype(v.dtype.np)
+    return dt if dt.kind == "i" else None
+
+
+def _never_wraps(stop: Any, step: int, inclusive: bool, dtype: np.dtype) -> bool:
+    """Whether the counter, stepping while it has not passed stop, stays in its dtype's range
+    (the general loop, like eager code, would wrap around and go on; a range would not). A
+    bound known only when the program runs is safe with a step of 1 towards it."""
+    if type(stop) is not int:
+        return abs(step) == 1 and not inclusive
+    info = np.iinfo(dtype)
+    last = stop + step - (0 if inclusive else (1 if step > 0 else -1))   # the furthest value
+    return info.min <= last <= info.max
 
 
 def counted_loop(program: Program, vars: Dict[str, Variable], op: Operator,
@@ -45,25 +64,31 @@ def counted_loop(program: Program, vars: Dict[str, Variable], op: Operator,
     n = op.attrs["n_loop_vars"]
     cond = program.blocks[op.attrs["cond_block"]]
     body = program.blocks[op.attrs["body_block"]]
-    constants = {o.outputs[0]: c for o in cond.ops if (c := _int_constant(o)) is not None}
-    tests = [o for o in cond.ops if o.outputs[0] not in constants]
-    if len(tests) != 1 or tests[0].type not in _COMPARE or tests[0].outputs != cond.results:
+    tests = [o for o in cond.ops if o.type != "full"]
+    if len(tests) != 1 or tests[0].type not in _COMPARE or tests[0].outputs != cond.results or \
+            len(tests[0].inputs) != 2:
         return None
     counter, bound = tests[0].inputs
-    if counter not in cond.params[:n] or not _int_scalar(vars, counter):
+    dtype = _int_dtype(vars, counter)
+    if counter not in cond.params[:n] or dtype is None:
         return None
+    constants = {o.outputs[0]: c for o in cond.ops if (c := _int_constant(o, dtype)) is not None}
+    if len(constants) != len(cond.ops) - 1:
+        return None                       # a constant of another kind: built as it is
     k = cond.params.index(counter)
     if bound in constants:
         stop: Any = constants[bound]
-    elif bound in cond.params[n:] and _int_scalar(vars, bound):
+    elif bound in cond.params[n:] and _int_dtype(vars, bound) == dtype:
         stop = ("input", cond.params.index(bound))      # captured: the same every turn
     else:
         return None
     sign, inclusive = _COMPARE[tests[0].type]
-    step = _step(body, k, sign, vars, index_ok)
+    step = _step(body, k, sign, dtype, index_ok)
     if step is None:
         return None
     increment, value = step
+    if not _never_wraps(stop, value, inclusive, dtype):
+        return None
     view = Block(program, body.idx, body.parent_idx)
     view.vars, view.params, view.captures = body.vars, body.params, body.captures
     view.ops = [o for o in body.ops if o is not increment]
@@ -72,14 +97,14 @@ def counted_loop(program: Program, vars: Dict[str, Variable], op: Operator,
     return CountedLoop(k, stop, value, inclusive, view, np.dtype(vars[counter].dtype.np))
 
 
-def _step(body: Block, k: int, sign: int, vars: Dict[str, Variable],
+def _step(body: Block, k: int, sign: int, dtype: np.dtype,
           index_ok: Any) -> Optional[Tuple[Operator, int]]:
     """(the op adding a constant step to param k, the step) when that is all the body does
     with it besides indexing, and the step goes the way the test needs."""
     param, result = body.params[k], body.results[k]
     if body.results.count(result) != 1 or result in body.params or param in body.results:
         return None
-    steps = {o.outputs[0]: c for o in body.ops if (c := _int_constant(o)) is not None}
+    steps = {o.outputs[0]: c for o in body.ops if (c := _int_constant(o, dtype)) is not None}
     increment = None
     for o in body.ops:
         if param in o.outputs or (result in o.inputs):

@@ -364,3 +364,9 @@ def test_softmax_keeps_the_formula_values_and_dtype_and_leaves_its_input(dtype):
     assert out.dtype == want.dtype
     np.testing.assert_array_equal(out, want)
     np.testing.assert_array_equal(x, before)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_softmax_of_a_0d_tensor_is_one(dtype):
+    out = F.softmax(paddle.to_tensor(np.array(1.5, dtype=dtype))).numpy()
+    assert out.shape == () and out.dtype == np.dtype(dtype) and out == 1.0

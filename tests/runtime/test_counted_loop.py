@@ -56,7 +56,8 @@ def test_counters_count_like_the_general_loop(monkeypatch, compare, step, start,
     main, names = build(loop, [X, I, N])
     x = np.arange(30, dtype="float32").reshape(10, 3)
     source, (count, acc) = run_both(main, names, [x, np.array(start), np.array(stop)], monkeypatch)
-    assert "= range(" in source and "while True" not in source
+    # a bound known only at run time: counted when the step towards it is 1 (never passes it)
+    assert ("= range(" in source) == (abs(step) == 1 and compare in "<>")
     turns = list(range(start, stop + (1 if compare == "<=" else -1 if compare == ">=" else 0), step))
     assert count.dtype == np.int64 and int(count) == start + len(turns) * step
     np.testing.assert_array_equal(acc, sum((x[t] * 2 for t in turns), np.zeros(3, "float32")))
@@ -123,3 +124,46 @@ def test_converted_tensor_loops_and_rolled_python_loops_count():
     program = fn.concrete_program.main_program
     source = compile_program(program, program.feed_names, program.fetch_names).source
     assert source.count("= range(") == 2 and "while True" not in source
+
+
+def _int_loop(dtype, compare, step, bound_feed):
+    tests = {"<": paddle.less_than, "<=": paddle.less_equal}
+
+    def loop(x, i, n):
+        bound = (lambda: n) if bound_feed else (lambda: paddle.full([], 120, dtype))
+        return static.nn.while_loop(lambda i, s: tests[compare](i, bound()),
+                                    lambda i, s: [i + paddle.full([], step, dtype), s + 1.0],
+                                    [i, paddle.zeros([], "float32")])
+    return build(loop, [X, ("i", [], dtype), ("n", [], dtype)])
+
+
+@pytest.mark.parametrize("dtype,compare,step,bound_feed,counted", [
+    ("int8", "<", 3, False, True),       # 120 + 3 - 1 fits int8: never wraps
+    ("int8", "<", 9, False, False),      # may step past 127: wraps around like the general loop
+    ("int8", "<=", 8, False, False),
+    ("int32", "<", 1, True, True),       # a run-time bound, stepped to by 1: never passes it
+    ("int32", "<", 2, True, False),
+    ("int32", "<=", 1, True, False),
+])
+def test_counters_that_could_wrap_around_stay_general(monkeypatch, dtype, compare, step,
+                                                     bound_feed, counted):
+    main, names = _int_loop(dtype, compare, step, bound_feed)
+    source, (i, s) = run_both(main, names, [np.zeros((10, 3), "float32"), np.array(100, dtype),
+                                            np.array(120, dtype)], monkeypatch)
+    assert ("= range(" in source) == counted
+    assert i.dtype == np.dtype(dtype)
+
+
+def test_a_bound_out_of_its_counter_range_still_fails():
+    def f(x):
+        i = paddle.to_tensor(np.array(120, "int8"))
+        s = paddle.zeros([], "float32")
+        while i < 200:          # 200 does not fit int8
+            s = s + x[0]
+            i = i + 1
+        return s
+    x = paddle.to_tensor(np.ones(3, "float32"))
+    with pytest.raises(OverflowError):
+        f(x)
+    with pytest.raises(OverflowError):
+        paddle.jit.to_static(f)(x)

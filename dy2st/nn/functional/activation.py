@@ -158,7 +158,7 @@ def mish(x: Any, name: Optional[str] = None) -> Any:
 # ----------------------------------------------------------------------------- softmax
 @register_op("softmax", infer=_float_meta)
 def _softmax_kernel(x, axis):
-    if isinstance(x, np.ndarray) and x.dtype.kind == "f":
+    if isinstance(x, np.ndarray) and x.dtype.kind == "f" and x.ndim:   # (0-d: numpy scalars)
         # the same ufuncs as below, in one buffer of x's dtype (ndarray methods: no wrappers)
         e = x - x.max(axis=axis, keepdims=True)
         np.exp(e, out=e)
