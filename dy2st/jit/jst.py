@@ -267,17 +267,17 @@ def While(cond_fn: Callable, body_fn: Callable, get_args: Callable, set_args: Ca
     """while cond_fn(): body_fn(); a `while` op over the carried names once cond is symbolic."""
     c = probe(cond_fn)
     loop = unrolled_loop() if not _symbolic(c) else None
-    while not _symbolic(c):
-        if not c:
+    try:
+        while not _symbolic(c):
+            if not c:
+                return
             if loop is not None:
                 loop.mark()
-            return
+            body_fn()
+            c = probe(cond_fn)
+    finally:
         if loop is not None:
-            loop.mark()
-        body_fn()
-        c = probe(cond_fn)
-    if loop is not None:
-        loop.mark()
+            loop.mark()          # the end of the turns Python ran (before any while op)
     refuse_inside_try("`while` loop")
     run_static_loop(cond_fn, body_fn, get_args, set_args, names, arrays=arrays)
 
@@ -293,29 +293,29 @@ def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, se
     # self.v): found by tracing, then carried like the loop's own names
     attrs: List[Tuple[Any, str]] = []
     attr_init: List[Any] = []
+    k = len(init)
+
+    def assign(vals):
+        set_args(tuple(vals[:n]))
+        if set_extra is not None:
+            set_extra(vals[n:k])
+        for (obj, attr), v in zip(attrs, vals[k:]):
+            setattr(obj, attr, v)
+
+    def loop_cond(*vals):
+        assign(vals)
+        return cond_fn()
+
+    def loop_body(*vals):
+        assign(vals)
+        body_fn()
+        out = list(get_args())
+        if get_extra is not None:
+            out += list(get_extra())
+        return out + [getattr(obj, attr) for obj, attr in attrs]
+
     while True:
         n_ops, n_blocks = len(parent.ops), len(parent.program.blocks)
-        k = len(init)
-
-        def assign(vals):
-            set_args(tuple(vals[:n]))
-            if set_extra is not None:
-                set_extra(vals[n:k])
-            for (obj, attr), v in zip(attrs, vals[k:]):
-                setattr(obj, attr, v)
-
-        def loop_cond(*vals):
-            assign(vals)
-            return cond_fn()
-
-        def loop_body(*vals):
-            assign(vals)
-            body_fn()
-            out = list(get_args())
-            if get_extra is not None:
-                out += list(get_extra())
-            return out + [getattr(obj, attr) for obj, attr in attrs]
-
         labels = list(names) + ["<loop index>"] * len(extra_vars) + \
             [f"{type(obj).__name__}.{attr}" for obj, attr in attrs]
         with attribute_writes.recording() as writes:

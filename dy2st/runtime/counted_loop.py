@@ -94,7 +94,7 @@ def counted_loop(program: Program, vars: Dict[str, Variable], op: Operator,
     view.ops = [o for o in body.ops if o is not increment]
     view.results = list(body.results)
     view.results[k] = body.params[k]
-    return CountedLoop(k, stop, value, inclusive, view, np.dtype(vars[counter].dtype.np))
+    return CountedLoop(k, stop, value, inclusive, view, dtype)
 
 
 def _step(body: Block, k: int, sign: int, dtype: np.dtype,

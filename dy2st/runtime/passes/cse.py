@@ -54,6 +54,39 @@ def attr_key(v: Any) -> Any:
     raise _Unkeyable
 
 
+_EXACT_TYPES = (str, int, bool, type(None))
+
+
+def same_attr_value(a: Any, b: Any) -> bool:
+    """Whether two attribute values are surely the same, compared pair by pair (attr_key builds a
+    key for lookups, several times slower). == alone would take 0.0 for -0.0 and 1 for 1.0 or
+    True, which ops may treat differently: types must match and floats compare by repr. Other
+    objects (arrays, dtypes) must be the same object."""
+    t = type(a)
+    if t is not type(b):
+        return False
+    if t is dict:
+        if a.keys() != b.keys():
+            return False
+        for k, x in a.items():
+            y = b[k]
+            if x is not y and not same_attr_value(x, y):
+                return False
+        return True
+    if t is list or t is tuple:
+        if len(a) != len(b):
+            return False
+        for x, y in zip(a, b):
+            if x is not y and not same_attr_value(x, y):
+                return False
+        return True
+    if t is float:
+        return repr(a) == repr(b)
+    if t in _EXACT_TYPES:
+        return a == b
+    return a is b
+
+
 def _op_key(op) -> Tuple:
     return (op.type, tuple(op.inputs), attr_key(op.attrs))
 

@@ -16,7 +16,8 @@ from typing import Any, Dict, List, Optional, Tuple
 from ..dtype import bool_ as BOOL, int64 as INT64
 from ..program import Block, Operator, Program, Variable
 from ..registry import OPS
-from .effects import CONTROL, EFFECTS, UNTOUCHABLE
+from .cse import same_attr_value
+from .effects import CONTROL, EFFECTS, UNTOUCHABLE, keep_names
 
 # Each op rolled away saves about 10 us of passes, code generation and compile(); rolling
 # itself costs about 0.1 ms (and a counted loop's turn about 0.1 us): worth it from a few dozen
@@ -135,13 +136,13 @@ class _Loop:
         """Whether attrs b of op j equal the template's a, but for int indices (appended to
         found as ((j, item), index))."""
         if op_type not in _INDEXED:
-            return _equal(a, b)
+            return same_attr_value(a, b)
         ti, oi = a.get("items"), b.get("items")
         if len(a) != 1 or len(b) != 1 or type(ti) is not list or type(oi) is not list or \
                 len(ti) != len(oi):
             return False
         for m, (x, y) in enumerate(zip(ti, oi)):
-            if _equal(x, y):
+            if same_attr_value(x, y):
                 continue
             if type(x) is not dict or type(y) is not dict or x.get("k") != "int" or \
                     y.get("k") != "int" or len(x) != 2 or len(y) != 2 or \
@@ -278,9 +279,9 @@ class _Loop:
         """(op, item) -> (start, step) of each index stepping through the run; None when one
         does not step evenly."""
         out = {}
-        tpl_ops = self.ops[self.starts[self.tpl]:]
+        base = self.starts[self.tpl]
         for (j, m), values in self.indices.items():
-            tv = tpl_ops[j].attrs["items"][m]["v"]
+            tv = self.ops[base + j].attrs["items"][m]["v"]
             seq = [values.get(k, tv) for k in range(first, end)]
             step = seq[1] - seq[0]
             if step == 0 or any(b - a != step for a, b in zip(seq, seq[1:])):
@@ -314,47 +315,13 @@ class _Loop:
 
     def _read_after(self, end: int) -> List[str]:
         """Names read by the block after position end, or leaving it."""
-        block, program = self.block, self.program
+        program = self.program
         names = [n for op in self.ops[end:] for n in op.inputs]
-        names += block.results
-        if block.idx == 0:
-            names += program.fetch_names
+        names += keep_names(program, self.block)
         for name, entry in program.maybe_undefined.items():
             names.append(name)
             names.append(getattr(entry[0], "name", None))
         return names
-
-
-_EXACT = (str, int, bool, type(None))
-
-
-def _equal(a: Any, b: Any) -> bool:
-    """Whether two attribute values are surely the same. == alone would take 0.0 for -0.0 and 1
-    for 1.0 or True, which ops may treat differently: types must match and floats compare by
-    repr. Other objects (arrays, dtypes) must be the same object."""
-    t = type(a)
-    if t is not type(b):
-        return False
-    if t is dict:
-        if a.keys() != b.keys():
-            return False
-        for k, x in a.items():
-            y = b[k]
-            if x is not y and not _equal(x, y):
-                return False
-        return True
-    if t is list or t is tuple:
-        if len(a) != len(b):
-            return False
-        for x, y in zip(a, b):
-            if x is not y and not _equal(x, y):
-                return False
-        return True
-    if t is float:
-        return repr(a) == repr(b)
-    if t in _EXACT:
-        return a == b
-    return a is b
 
 
 class _WhileBuilder:

@@ -76,3 +76,13 @@ def test_many_ops_with_the_same_inputs_and_different_attrs_do_not_merge():
     main = build_program(lambda x: sum(x[i] for i in range(2)) + x[0])
     assert eliminate_common_subexpressions(main) == 1
     assert [op.type for op in main.global_block().ops].count("getitem") == 2
+
+
+def test_pairwise_attr_comparison_agrees_with_attr_keys():
+    from dy2st.runtime.passes.cse import attr_key, same_attr_value
+    values = [0, 1, True, 1.0, 0.0, -0.0, float("nan"), "a", None, [1, 2], (1, 2), [1.0, 2],
+              {"k": "int", "v": 3}, {"k": "int", "v": 4}, {"v": 3, "k": "int"},
+              {"shape": [2, 3], "value": -0.0}, {"shape": [2, 3], "value": 0.0}]
+    for a in values:
+        for b in values:
+            assert same_attr_value(a, b) == (attr_key(a) == attr_key(b)), (a, b)
