@@ -13,7 +13,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..autograd.engine import GradientError
-from ..autograd.static_backward import append_backward_ops, is_differentiable_value
+from ..autograd.static_backward import (append_backward_ops, is_differentiable_value,
+                                       requires_grad)
 from ..autograd.tape import Node, attach, edge_of
 from ..runtime.config import config
 from ..runtime.executor import compile_program
@@ -35,6 +36,21 @@ class EntryGrad:
                                        if isinstance(t, Tensor)]
         self.random = any(op.type in NONDETERMINISTIC for b in program.blocks for op in b.ops)
         self.programs: Dict[Tuple[bool, ...], "GradProgram"] = {}
+        self.differentiable: Dict[Tuple[bool, ...], List[bool]] = {}
+
+    def differentiable_outputs(self, entry: Any, flags: Tuple[bool, ...]) -> List[bool]:
+        """Per fetched output: whether it depends on a tensor that needs a gradient (others,
+        such as constants, stop gradients as they do eagerly)."""
+        found = self.differentiable.get(flags)
+        if found is None:
+            program = entry.concrete.program
+            names_of = {id(t): n for n, t in program.persistables.items()}
+            n_in = len(program.feed_names)
+            wrt = [program.feed_names[i] if i < n_in else names_of.get(id(self.captured[i - n_in]))
+                   for i, f in enumerate(flags) if f]
+            req = requires_grad(program, program.global_block(), [n for n in wrt if n])
+            found = self.differentiable[flags] = [n in req for n in program.fetch_names]
+        return found
 
 
 def _grad_state(entry: Any) -> EntryGrad:
@@ -146,8 +162,9 @@ def call_with_grad(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict,
                 results.append((v, t))
         else:
             values.append(v)
+    differentiable = grad_state.differentiable_outputs(entry, flags)
     for index, t in results:
-        if t._value.dtype.kind == "f":
+        if differentiable[index] and t._value.dtype.kind == "f":
             attach(node, [None] * index + [t])
     return unflatten(concrete.output_tree, values)
 
