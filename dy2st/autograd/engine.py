@@ -8,12 +8,8 @@ import numpy as np
 
 from ..runtime.state import _state
 from ..runtime.tensor import Tensor
-from .rules import RULES, VjpContext
+from .rules import RULES, GradientError, VjpContext
 from .tape import Node
-
-
-class GradientError(RuntimeError):
-    """A gradient cannot be computed (freed graph, changed input, missing rule, ...)."""
 
 
 def _ones_like(t: Tensor) -> Tensor:

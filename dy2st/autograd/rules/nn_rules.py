@@ -1,7 +1,9 @@
-"""Gradient rules of the core nn ops (activations, softmax, linear)."""
+"""Gradient rules of the core nn ops: relu, softmax, linear, conv2d, embedding, dropout, pad (and
+of the gradient kernels they use, so second derivatives work)."""
 from __future__ import annotations
 
 from ...runtime import ops
+from ...runtime.registry import apply
 from . import register_vjp
 from .util import unbroadcast
 
@@ -36,3 +38,78 @@ def _linear(ctx, g):
     if len(ctx.inputs) == 3:
         grads.append(unbroadcast(g, ctx.inputs[2]) if ctx.needs[2] else None)
     return tuple(grads)
+
+
+# ----------------------------------------------------------------------------- conv2d
+_CONV_ATTRS = ("stride", "pads", "dilation", "groups", "channel_last")
+
+
+def _conv_attrs(attrs):
+    return {k: attrs[k] for k in _CONV_ATTRS}
+
+
+@register_vjp("conv2d")
+def _conv2d(ctx, g):
+    x, w = ctx.inputs[0], ctx.inputs[1]
+    attrs = _conv_attrs(ctx.attrs)
+    grads = [apply("conv2d_grad_input", [x, w, g], attrs) if ctx.needs[0] else None,
+             apply("conv2d_grad_filter", [x, w, g], attrs) if ctx.needs[1] else None]
+    if len(ctx.inputs) == 3:
+        gb = None
+        if ctx.needs[2]:
+            gb = ops.sum(g, axis=[0, 1, 2] if attrs["channel_last"] else [0, 2, 3])
+            gb = ops.reshape(gb, ctx.inputs[2].shape)
+        grads.append(gb)
+    return tuple(grads)
+
+
+# conv2d_grad_input(x, w, g) is bilinear in (w, g) and conv2d_grad_filter(x, w, g) in (x, g):
+# their adjoints are conv2d and the other gradient kernel, so gradients of gradients work.
+@register_vjp("conv2d_grad_input", saves=(1, 2))
+def _conv2d_grad_input(ctx, u):
+    x, w, g = ctx.inputs
+    attrs = _conv_attrs(ctx.attrs)
+    gw = apply("conv2d_grad_filter", [u, w, g], attrs) if ctx.needs[1] else None
+    gg = apply("conv2d", [u, w], attrs) if ctx.needs[2] else None
+    return None, gw, gg
+
+
+@register_vjp("conv2d_grad_filter", saves=(0, 2))
+def _conv2d_grad_filter(ctx, v):
+    x, w, g = ctx.inputs
+    attrs = _conv_attrs(ctx.attrs)
+    gx = apply("conv2d_grad_input", [x, v, g], attrs) if ctx.needs[0] else None
+    gg = apply("conv2d", [x, v], attrs) if ctx.needs[2] else None
+    return gx, None, gg
+
+
+# ----------------------------------------------------------------------------- embedding, dropout, pad
+@register_vjp("embedding", saves=(0,))
+def _embedding(ctx, g):
+    ids, w = ctx.inputs
+    return None, apply("embedding_grad", [ids, w, g], {"padding_idx": ctx.attrs["padding_idx"]})
+
+
+@register_vjp("embedding_grad", saves=(0,))
+def _embedding_grad(ctx, u):
+    ids = ctx.inputs[0]
+    return None, None, apply("embedding", [ids, u], {"padding_idx": ctx.attrs["padding_idx"]})
+
+
+@register_vjp("dropout", saves=())
+def _dropout(ctx, g, g_mask):
+    keep = ops.cast(ctx.outputs[1], g.dtype)
+    if ctx.attrs["upscale"]:
+        keep = keep * (1.0 / (1.0 - ctx.attrs["p"]))
+    return (g * keep,)
+
+
+@register_vjp("pad", saves=())
+def _pad(ctx, g):
+    return (apply("pad_grad", [ctx.inputs[0], g], dict(ctx.attrs)),)
+
+
+@register_vjp("pad_grad", saves=())
+def _pad_grad(ctx, u):
+    # the adjoint of pad_grad is pad with zeros (whatever constant the forward pad used)
+    return None, apply("pad", [u], dict(ctx.attrs, value=0.0))
