@@ -33,46 +33,41 @@ def _inv(ctx, g):
     return (ops.neg(ops.matmul(ops.matmul(out, g, True, False), out, False, True)),)
 
 
-def _labels(term: str, ndim: int):
-    """The labels of an einsum term, with '...' expanded to one placeholder per dim."""
-    head, dots, tail = term.partition("...")
-    n_ell = ndim - len(head) - len(tail) if dots else 0
-    return list(head) + [f".{i}" for i in range(n_ell)] + list(tail), n_ell
+def _explicit(terms, rhs, ranks):
+    """The equation with every '...' spelled out in letters the equation does not use
+    (the ellipses of all operands broadcast together, aligned on the right)."""
+    used = set("".join(terms) + rhs)
+    n_ell = [r - len(t.replace("...", "")) if "..." in t else 0 for t, r in zip(terms, ranks)]
+    spare = [c for c in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ" if c not in used]
+    ell = "".join(spare[:max(n_ell + [0])])
+    out_terms = [t.replace("...", ell[len(ell) - n:] if n else "") for t, n in zip(terms, n_ell)]
+    return out_terms, rhs.replace("...", ell)
 
 
 @register_vjp("einsum")
 def _einsum(ctx, g):
-    eq = ctx.attrs["equation"].replace(" ", "")
     from ...runtime.ops.einsum import _parse
-    terms, rhs = _parse(eq, len(ctx.inputs))
+    terms, rhs = _parse(ctx.attrs["equation"], len(ctx.inputs))
+    terms, rhs = _explicit(terms, rhs, [len(shape_of(x)) for x in ctx.inputs])
     grads = []
     for i, (x, need) in enumerate(zip(ctx.inputs, ctx.needs)):
         if not need:
             grads.append(None)
             continue
-        labels, _ = _labels(terms[i], len(shape_of(x)))
-        if len(set(labels)) != len(labels):
+        term = terms[i]
+        if len(set(term)) != len(term):
             raise GradientError(f"einsum: the gradient of a term with a repeated label "
-                                f"({terms[i]!r} in {eq!r}) is not supported")
-        if "..." in terms[i] and len(labels) != len(shape_of(x)):
-            raise GradientError(f"einsum {eq!r}: unsupported ellipsis use in a gradient")
+                                f"({term!r} in {ctx.attrs['equation']!r}) is not supported")
         others = [t for j, t in enumerate(terms) if j != i]
-        present = set(rhs.replace("...", "")) | set("".join(others).replace("...", ""))
-        # labels of x that no other operand nor the output has were summed away: the gradient
-        # is constant along them, so compute it without them and broadcast back
-        kept = "".join(c for c in terms[i].replace("...", "") if c in present)
-        if "..." in terms[i]:
-            head = terms[i].split("...")[0]
-            kept_term = "".join(c for c in head if c in present) + "..." + "".join(
-                c for c in terms[i].split("...")[1] if c in present)
-        else:
-            kept_term = kept
-        sub = ",".join([rhs] + others) + "->" + kept_term
+        present = set(rhs) | set("".join(others))
+        # labels of x that neither the output nor another operand has were summed away: the
+        # gradient is constant along them, so compute it without them and broadcast back
+        kept = "".join(c for c in term if c in present)
+        sub = ",".join([rhs] + others) + "->" + kept
         gi = apply("einsum", [g] + [t for j, t in enumerate(ctx.inputs) if j != i],
                    {"equation": sub})
-        if kept_term.replace("...", "") != terms[i].replace("...", ""):
-            # put back the dropped labels as size-1 dims, then broadcast to x
-            dropped = [k for k, c in enumerate(labels) if not c.startswith(".") and c not in present]
+        if kept != term:
+            dropped = [k for k, c in enumerate(term) if c not in present]
             gi = ops.expand_as(ops.unsqueeze(gi, dropped), x)
         grads.append(unbroadcast(gi, x))
     return tuple(grads)
