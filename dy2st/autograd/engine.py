@@ -30,6 +30,9 @@ def _as_grad(g: Any, like: Tensor) -> Tensor:
 def _add(a: Optional[Tensor], b: Tensor, create_graph: bool) -> Tensor:
     if a is None:
         return b
+    if type(a) is list or type(b) is list:      # gradients of a tensor array
+        from .rules.array_rules import add_array_grads
+        return add_array_grads(a, b)
     if create_graph:
         from ..runtime import ops
         return ops.add(a, b)
