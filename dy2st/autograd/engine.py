@@ -39,6 +39,13 @@ def _add(a: Optional[Tensor], b: Tensor, create_graph: bool) -> Tensor:
     return Tensor(a._value + b._value)
 
 
+def _freed(node: Node) -> GradientError:
+    return GradientError(
+        f"backward through the graph of {node.op_type}{node.where()} a second time: its "
+        "saved values were freed by the first backward; pass retain_graph=True to "
+        "the first backward (or paddle.grad) to backward again")
+
+
 def _graph(roots: Sequence[Node]) -> Tuple[Dict[Node, int], List[Node]]:
     """Consumer counts of every node reachable from roots, and the nodes in discovery order."""
     deps: Dict[Node, int] = {}
@@ -51,10 +58,7 @@ def _graph(roots: Sequence[Node]) -> Tuple[Dict[Node, int], List[Node]]:
         node = stack.pop()
         order.append(node)
         if node.freed:
-            raise GradientError(
-                f"backward through the graph of {node.op_type}{node.where()} a second time: its "
-                "saved values were freed by the first backward; pass retain_graph=True to "
-                "the first backward (or paddle.grad) to backward again")
+            raise _freed(node)
         for e in node.edges:
             if e is None:
                 continue
@@ -135,6 +139,8 @@ def run_backward(roots: Sequence[Tensor], seeds: Sequence[Tensor], retain_graph:
         if r._node is None:
             leaf_seeds.append((r, s))
             continue
+        if r._node.freed:
+            raise _freed(r._node)
         buf = buffers.setdefault(r._node, [None] * len(r._node.out_values))
         buf[r._out_index] = _add(buf[r._out_index], s, create_graph)
         if r._node not in root_nodes:
