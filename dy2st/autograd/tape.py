@@ -77,8 +77,9 @@ def has_rule(op_type: str) -> bool:
 
 
 def needs_tape(*tensors: Any) -> bool:
-    """Whether an eager op on these tensors is recorded (grad mode on, some input needs it)."""
-    return _state.grad_enabled and any(isinstance(t, Tensor) and not t.stop_gradient
+    """Whether an eager op on these tensors is recorded (grad mode on, no Program being built,
+    some input needs a gradient)."""
+    return _state.grad_enabled and not _state.blocks and any(isinstance(t, Tensor) and not t.stop_gradient
                                        for t in tensors)
 
 

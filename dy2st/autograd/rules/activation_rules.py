@@ -20,7 +20,8 @@ def _relu6(ctx, g):
 @register_vjp("leaky_relu")
 def _leaky_relu(ctx, g):
     x = ctx.inputs[0]
-    return (ops.where(x >= 0, g, g * ctx.attrs["negative_slope"]),)
+    # at 0 the slope is negative_slope, as Paddle's kernel takes it
+    return (ops.where(x > 0, g, g * ctx.attrs["negative_slope"]),)
 
 
 @register_vjp("hardtanh")

@@ -116,7 +116,7 @@ def _diag_grad_kernel(x, g, offset):
 
 
 # ----------------------------------------------------------------------------- scatter-add by index
-@register_op("gather_grad", infer=_like)
+@register_op("gather_grad", infer=lambda x, index, g, axis: Meta(x._shape, g.dtype))
 def _gather_grad_kernel(x, index, g, axis):
     """Zeros shaped like x with the slices of g added at `index` along `axis`."""
     out = _zeros_for(x, g)
