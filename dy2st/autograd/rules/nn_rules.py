@@ -64,23 +64,20 @@ def _conv2d(ctx, g):
 
 
 # conv2d_grad_input(x, w, g) is bilinear in (w, g) and conv2d_grad_filter(x, w, g) in (x, g):
-# their adjoints are conv2d and the other gradient kernel, so gradients of gradients work.
-@register_vjp("conv2d_grad_input", saves=(1, 2))
-def _conv2d_grad_input(ctx, u):
-    x, w, g = ctx.inputs
-    attrs = _conv_attrs(ctx.attrs)
-    gw = apply("conv2d_grad_filter", [u, w, g], attrs) if ctx.needs[1] else None
-    gg = apply("conv2d", [u, w], attrs) if ctx.needs[2] else None
-    return None, gw, gg
+# with u (the cotangent, shaped like x resp. w) in the place of the operand it replaces, their
+# adjoints are conv2d and the other gradient kernel, so gradients of gradients work.
+_OTHER = {"conv2d_grad_input": "conv2d_grad_filter", "conv2d_grad_filter": "conv2d_grad_input"}
 
 
-@register_vjp("conv2d_grad_filter", saves=(0, 2))
-def _conv2d_grad_filter(ctx, v):
+@register_vjp(*_OTHER)
+def _conv2d_grads(ctx, u):
     x, w, g = ctx.inputs
     attrs = _conv_attrs(ctx.attrs)
-    gx = apply("conv2d_grad_input", [x, v, g], attrs) if ctx.needs[0] else None
-    gg = apply("conv2d", [x, v], attrs) if ctx.needs[2] else None
-    return gx, None, gg
+    of_input = ctx.op_type == "conv2d_grad_input"
+    a, b = (u, w) if of_input else (x, u)
+    other = apply(_OTHER[ctx.op_type], [a, b, g], attrs) if ctx.needs[1 if of_input else 0] else None
+    gg = apply("conv2d", [a, b], attrs) if ctx.needs[2] else None
+    return (None, other, gg) if of_input else (other, None, gg)
 
 
 # ----------------------------------------------------------------------------- embedding, dropout, pad

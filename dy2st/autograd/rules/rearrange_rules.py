@@ -7,37 +7,24 @@ from . import register_vjp
 from .util import shape_of
 
 
-@register_vjp("split", saves=())
-def _split(ctx, g):
-    return (apply("split_grad", [ctx.inputs[0], g], dict(ctx.attrs)),)
+# Each of these ops reads a piece of x (op(x, *bound_tensors)); its gradient kernel
+# `<op>_grad(x, g, *bound_tensors)` writes g back where the piece came from, and the adjoint of
+# that kernel is the op itself.
+_PIECE_OPS = ("split", "unbind", "strided_slice", "tile")
 
 
-@register_vjp("split_grad", saves=())
-def _split_grad(ctx, u):
-    return None, apply("split", [u], dict(ctx.attrs))
-
-
-@register_vjp("unbind", saves=())
-def _unbind(ctx, g):
-    return (apply("unbind_grad", [ctx.inputs[0], g], dict(ctx.attrs)),)
-
-
-@register_vjp("unbind_grad", saves=())
-def _unbind_grad(ctx, u):
-    return None, apply("unbind", [u], dict(ctx.attrs))
-
-
-@register_vjp("strided_slice", saves=())
-def _strided_slice(ctx, g):
+@register_vjp(*_PIECE_OPS, saves=())
+def _piece(ctx, g):
     x, *tensors = ctx.inputs
-    gx = apply("strided_slice_grad", [x, g, *tensors], dict(ctx.attrs))
+    gx = apply(ctx.op_type + "_grad", [x, g, *tensors], dict(ctx.attrs))
     return (gx,) + (None,) * len(tensors)
 
 
-@register_vjp("strided_slice_grad", saves=())
-def _strided_slice_grad(ctx, u):
+@register_vjp(*(op + "_grad" for op in _PIECE_OPS), saves=())
+def _piece_grad(ctx, u):
     x, g, *tensors = ctx.inputs
-    return (None, apply("strided_slice", [u, *tensors], dict(ctx.attrs))) + (None,) * len(tensors)
+    forward = ctx.op_type[:-len("_grad")]
+    return (None, apply(forward, [u, *tensors], dict(ctx.attrs))) + (None,) * len(tensors)
 
 
 @register_vjp("flip", saves=())
@@ -49,18 +36,6 @@ def _flip(ctx, g):
 def _roll(ctx, g):
     shifts = [-s for s in ctx.attrs["shifts"]]
     return (apply("roll", [g], {"shifts": shifts, "axis": ctx.attrs["axis"]}),)
-
-
-@register_vjp("tile", saves=())
-def _tile(ctx, g):
-    x, *dims = ctx.inputs
-    return (apply("tile_grad", [x, g, *dims], dict(ctx.attrs)),) + (None,) * len(dims)
-
-
-@register_vjp("tile_grad", saves=())
-def _tile_grad(ctx, u):
-    x, g, *dims = ctx.inputs
-    return (None, apply("tile", [u, *dims], dict(ctx.attrs))) + (None,) * len(dims)
 
 
 @register_vjp("tril", "triu", saves=())
