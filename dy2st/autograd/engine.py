@@ -72,25 +72,30 @@ def _graph(roots: Sequence[Node]) -> Tuple[Dict[Node, int], List[Node]]:
     return deps, order
 
 
-def _useful(order: List[Node], targets: set) -> set:
-    """The nodes from which some target (a (node, index) or a leaf id) can be reached."""
+def _useful(order: List[Node], deps: Dict[Node, int], targets: set) -> set:
+    """The nodes from which some target (a (node, index) or a leaf id) can be reached, found in
+    one pass over the nodes in reverse topological order (consumers before producers)."""
+    remaining = dict(deps)
+    ready = [n for n in order if remaining.get(n, 0) == 0]
+    topo: List[Node] = []
+    while ready:
+        node = ready.pop()
+        topo.append(node)
+        for e in node.edges:
+            if e is not None and isinstance(e[0], Node):
+                remaining[e[0]] -= 1
+                if remaining[e[0]] == 0:
+                    ready.append(e[0])
     useful: set = set()
-    # order is a DFS discovery order; iterate to a fixed point (graphs are small DAGs)
-    changed = True
-    while changed:
-        changed = False
-        for node in order:
-            if node in useful:
+    for node in reversed(topo):
+        for e in node.edges:
+            if e is None:
                 continue
-            for e in node.edges:
-                if e is None:
-                    continue
-                child = e[0]
-                if (isinstance(child, Node) and (child in useful or (child, e[1]) in targets)) \
-                        or (not isinstance(child, Node) and id(child) in targets):
-                    useful.add(node)
-                    changed = True
-                    break
+            child = e[0]
+            if (isinstance(child, Node) and (child in useful or (child, e[1]) in targets)) \
+                    or (not isinstance(child, Node) and id(child) in targets):
+                useful.add(node)
+                break
     return useful
 
 
@@ -146,7 +151,7 @@ def run_backward(roots: Sequence[Tensor], seeds: Sequence[Tensor], retain_graph:
         if r._node not in root_nodes:
             root_nodes.append(r._node)
     deps, order = _graph(root_nodes)
-    useful = _useful(order, targets) if capture is not None else None
+    useful = _useful(order, deps, targets) if capture is not None else None
     ready = [n for n in root_nodes if deps.get(n, 0) == 0]
     saved_mode = _state.grad_enabled
     _state.grad_enabled = create_graph

@@ -315,3 +315,21 @@ def test_issue_example_trains_a_linear_layer():
     np.testing.assert_allclose(model.weight.grad.numpy(),
                                np.repeat(x.numpy().reshape(32, 1), 32, axis=1), rtol=1e-6)
     np.testing.assert_allclose(model.bias.grad.numpy(), np.ones(32))
+
+
+def test_grad_with_respect_to_an_intermediate_and_several_outputs():
+    x = leaf([1.0, 2.0])
+    h = x * x
+    y1, y2 = (h * 3.0).sum(), paddle.sin(h).sum()
+    gh, gx = paddle.grad([y1, y2], [h, x])
+    np.testing.assert_allclose(gh.numpy(), 3.0 + np.cos(h.numpy()))
+    np.testing.assert_allclose(gx.numpy(), (3.0 + np.cos(h.numpy())) * 2 * x.numpy())
+
+
+def test_grad_through_a_long_chain():
+    x = leaf([1.0, 2.0])
+    y = x
+    for _ in range(300):
+        y = y * 1.01 + 0.0
+    (g,) = paddle.grad([y.sum()], [x])
+    np.testing.assert_allclose(g.numpy(), [1.01 ** 300] * 2)
