@@ -288,6 +288,7 @@ CASES: List[Case] = [
     Case("nll_loss", lambda x, y: F.nll_loss(x, y), [f(3, 4), const([0, 3, 1])]),
     Case("layer_norm_affine", lambda x, w, b: F.layer_norm(x, [3], w, b), [f(2, 3), f(3), f(3)]),
     Case("layer_norm_2d", lambda x: F.layer_norm(x, [2, 3]), [f(2, 2, 3)]),
+    Case("layer_norm_2d_weight", lambda x, w: F.layer_norm(x, [3, 2], w), [f(2, 3, 2), f(3, 2)]),
     Case("batch_norm_train",
          lambda x, w, b: F.batch_norm(x, paddle.zeros([3], "float64"), paddle.ones([3], "float64"),
                                       w, b, training=True),

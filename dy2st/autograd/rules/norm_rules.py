@@ -24,7 +24,7 @@ def _layer_norm(ctx, g):
     nd = len(shape_of(x))
     axes = list(range(a["begin_axis"], nd))
     lead = list(range(a["begin_axis"]))
-    tail = [-1 if d < 0 else d for d in shape_of(x)[a["begin_axis"]:]]
+    tail = list(x.shape[a["begin_axis"]:])        # ints, or scalar Variables where unknown
     mean = ops.mean(x, axis=axes, keepdim=True)
     centered = x - mean
     rstd = ops.rsqrt(ops.mean(centered * centered, axis=axes, keepdim=True) + a["epsilon"])
