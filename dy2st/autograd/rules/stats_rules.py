@@ -6,7 +6,7 @@ from ...runtime import ops
 from ...runtime.registry import apply
 from . import GradientError, register_vjp
 from .reduce_rules import _count
-from .util import restore_reduced, shape_of
+from .util import float_like, restore_reduced, shape_of
 
 
 def _flat_or_along(x, axis):
@@ -23,7 +23,7 @@ def _cumsum(ctx, g):
     # the gradient of a running sum is the running sum from the other end
     rev = apply("flip", [g], {"axis": [axis]})
     rev = apply("cumsum", [rev], {"axis": axis, "dtype": None})
-    gx = apply("flip", [rev], {"axis": [axis]})
+    gx = float_like(apply("flip", [rev], {"axis": [axis]}), x)    # (dtype= may widen)
     return (ops.reshape(gx, x.shape) if ctx.attrs["axis"] is None else gx,)
 
 
@@ -33,7 +33,7 @@ def _cumprod(ctx, g):
     if not x.dtype.is_floating:
         return (None,)
     flat, axis = _flat_or_along(x, ctx.attrs["axis"])
-    gx = apply("cumprod_grad", [flat, g], {"axis": axis})
+    gx = float_like(apply("cumprod_grad", [ops.cast(flat, g.dtype), g], {"axis": axis}), x)
     return (ops.reshape(gx, x.shape) if ctx.attrs["axis"] is None else gx,)
 
 
