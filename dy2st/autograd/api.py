@@ -154,7 +154,9 @@ def _detach_(self: Tensor) -> Tensor:
 # ----------------------------------------------------------------------------- in-place changes
 def _tracked_setitem(original: Callable) -> Callable:
     def setitem(self: Tensor, index: Any, value: Any) -> None:
-        if not needs_tape(self, value, *(index if isinstance(index, tuple) else (index,))):
+        # (indices carry no gradient; the common case, nothing needs one, costs two checks)
+        if self.stop_gradient and (type(value) is not Tensor or value.stop_gradient) \
+                or not needs_tape(self, value):
             return original(self, index, value)
         check_inplace(self, "x[index] = value")
         from ..runtime.ops import indexing
