@@ -1,6 +1,7 @@
 """The gradient rules applied to static Variables with an unknown batch dim give the eager
-gradients: a straight-line reverse walk over a Program's ops (what append_backward does for a
-block without control flow) runs every case of the table, and a tensor-array program."""
+gradients: static `gradients` (append_backward) runs every case of the table; a tensor-array
+program's rules run by a straight-line reverse walk (append_backward does not differentiate
+tensor arrays yet)."""
 from typing import Any, Dict, List
 
 import numpy as np
@@ -9,6 +10,7 @@ import pytest
 import dy2st as paddle
 from dy2st.autograd.rules import NO_GRAD, RULES, VjpContext
 from dy2st.autograd.rules.array_rules import add_array_grads
+from dy2st.autograd.static_api import gradients
 from dy2st.runtime import ops
 from dy2st.runtime.ops import array as arrays_api
 from tests.autograd.vjp_cases import CASES, Case, Float, f
@@ -45,17 +47,41 @@ def _reverse_walk(block: Any, grads: Dict[str, Any]) -> None:
                 _accumulate(grads, v, g)
 
 
+def _static_inputs(case: Case, arrays: List[np.ndarray]) -> List[Any]:
+    """static.data inputs, float ones with an unknown first dim."""
+    xs = []
+    for i, (a, spec) in enumerate(zip(arrays, case.inputs)):
+        shape = [None if k == 0 and isinstance(spec, Float) else d for k, d in enumerate(a.shape)]
+        xs.append(paddle.static.data(f"x{i}", shape, str(a.dtype)))
+    return xs
+
+
+def _run(main: Any, arrays: List[np.ndarray], cots: List[np.ndarray], fetch: List[Any]) -> List[Any]:
+    feed = {f"x{i}": a for i, a in enumerate(arrays)}
+    feed.update({f"c{k}": c for k, c in enumerate(cots)})
+    got = iter(paddle.static.Executor().run(main, feed=feed,
+                                            fetch_list=[g for g in fetch if g is not None]))
+    return [next(got) if g is not None else None for g in fetch]
+
+
 def static_grads(case: Case, arrays: List[np.ndarray], cots: List[np.ndarray]) -> List[Any]:
-    """The gradients of sum(out * cot) computed by a static Program whose float inputs have an
-    unknown first dim."""
+    """The gradients of sum(out * cot) that static `gradients` computes."""
     main = paddle.static.Program()
     with paddle.static.program_guard(main):
-        xs = []
-        for i, (a, spec) in enumerate(zip(arrays, case.inputs)):
-            shape = [None if k == 0 and isinstance(spec, Float) else d
-                     for k, d in enumerate(a.shape)]
-            xs.append(paddle.static.data(f"x{i}", shape, str(a.dtype)))
+        xs = _static_inputs(case, arrays)
         paddle.seed(0)
+        outs = _float_outputs(case.fn(*xs))
+        cs = [paddle.static.data(f"c{k}", list(c.shape), str(c.dtype))
+              for k, c in enumerate(cots)]
+        fetch = gradients(outs, [xs[i] for i in case.diff], target_gradients=cs)
+    return _run(main, arrays, cots, fetch)
+
+
+def walked_grads(case: Case, arrays: List[np.ndarray], cots: List[np.ndarray]) -> List[Any]:
+    """The same gradients by the reverse walk, which differentiates tensor arrays too."""
+    main = paddle.static.Program()
+    with paddle.static.program_guard(main):
+        xs = _static_inputs(case, arrays)
         outs = _float_outputs(case.fn(*xs))
         cs = [paddle.static.data(f"c{k}", list(c.shape), str(c.dtype))
               for k, c in enumerate(cots)]
@@ -64,11 +90,7 @@ def static_grads(case: Case, arrays: List[np.ndarray], cots: List[np.ndarray]) -
             _accumulate(grads, o, c)
         _reverse_walk(outs[0].block, grads)
         fetch = [grads.get(xs[i].name) for i in case.diff]
-    feed = {f"x{i}": a for i, a in enumerate(arrays)}
-    feed.update({f"c{k}": c for k, c in enumerate(cots)})
-    got = iter(paddle.static.Executor().run(main, feed=feed,
-                                            fetch_list=[g for g in fetch if g is not None]))
-    return [next(got) if g is not None else None for g in fetch]
+    return _run(main, arrays, cots, fetch)
 
 
 def eager_grads(case: Case, arrays: List[np.ndarray], cots: List[np.ndarray]) -> List[Any]:
@@ -117,7 +139,7 @@ def test_static_tensor_array_gradients():
     rng = np.random.default_rng(1)
     c_stack, c_read, c_cat = rng.standard_normal((2, 2, 3)), rng.standard_normal((2, 3)), \
         rng.standard_normal((4, 3))
-    g0, g1, g2 = static_grads(case, data, [c_stack, c_read, c_cat])
+    g0, g1, g2 = walked_grads(case, data, [c_stack, c_read, c_cat])
     np.testing.assert_array_equal(g0, np.zeros((2, 3)))
     np.testing.assert_allclose(g1, c_stack[:, 1] + 2 * c_read + c_cat[2:])
     np.testing.assert_allclose(g2, c_stack[:, 0] + c_cat[:2])
