@@ -1,17 +1,13 @@
 """The gradient rules applied to static Variables with an unknown batch dim give the eager
-gradients: static `gradients` (append_backward) runs every case of the table; a tensor-array
-program's rules run by a straight-line reverse walk (append_backward does not differentiate
-tensor arrays yet)."""
-from typing import Any, Dict, List
+gradients: static `gradients` (append_backward) runs every case of the table, and a program
+writing, overwriting, reading, stacking and concatenating a tensor array."""
+from typing import Any, List
 
 import numpy as np
 import pytest
 
 import dy2st as paddle
-from dy2st.autograd.rules import NO_GRAD, RULES, VjpContext
-from dy2st.autograd.rules.array_rules import add_array_grads
 from dy2st.autograd.static_api import gradients
-from dy2st.runtime import ops
 from dy2st.runtime.ops import array as arrays_api
 from tests.autograd.vjp_cases import CASES, Case, Float, f
 
@@ -19,32 +15,6 @@ from tests.autograd.vjp_cases import CASES, Case, Float, f
 def _float_outputs(out: Any) -> List[Any]:
     outs = list(out) if isinstance(out, (list, tuple)) else [out]
     return [o for o in outs if o.dtype.is_floating]
-
-
-def _accumulate(grads: Dict[str, Any], var: Any, g: Any) -> None:
-    old = grads.get(var.name)
-    if old is None:
-        grads[var.name] = g
-    else:
-        grads[var.name] = add_array_grads(old, g) if var.kind == "array" else old + g
-
-
-def _reverse_walk(block: Any, grads: Dict[str, Any]) -> None:
-    """Append each op's gradient ops, last op first, accumulating into grads (by name)."""
-    for op in reversed(list(block.ops)):
-        if op.type in NO_GRAD or not any(n in grads for n in op.outputs):
-            continue
-        ins = [block.vars[n] for n in op.inputs]
-        outs = [block.vars[n] for n in op.outputs]
-        out_grads = [grads[v.name] if v.name in grads
-                     else None if v.kind == "array" else ops.zeros_like(v) for v in outs]
-        needs = [v.kind == "array" or v.dtype.is_floating for v in ins]
-        in_grads = RULES[op.type].fn(VjpContext(op.type, ins, outs, op.attrs, needs),
-                                     *out_grads)
-        assert len(in_grads) == len(ins), op.type
-        for v, g, need in zip(ins, in_grads, needs):
-            if g is not None and need:
-                _accumulate(grads, v, g)
 
 
 def _static_inputs(case: Case, arrays: List[np.ndarray]) -> List[Any]:
@@ -74,22 +44,6 @@ def static_grads(case: Case, arrays: List[np.ndarray], cots: List[np.ndarray]) -
         cs = [paddle.static.data(f"c{k}", list(c.shape), str(c.dtype))
               for k, c in enumerate(cots)]
         fetch = gradients(outs, [xs[i] for i in case.diff], target_gradients=cs)
-    return _run(main, arrays, cots, fetch)
-
-
-def walked_grads(case: Case, arrays: List[np.ndarray], cots: List[np.ndarray]) -> List[Any]:
-    """The same gradients by the reverse walk, which differentiates tensor arrays too."""
-    main = paddle.static.Program()
-    with paddle.static.program_guard(main):
-        xs = _static_inputs(case, arrays)
-        outs = _float_outputs(case.fn(*xs))
-        cs = [paddle.static.data(f"c{k}", list(c.shape), str(c.dtype))
-              for k, c in enumerate(cots)]
-        grads: Dict[str, Any] = {}
-        for o, c in zip(outs, cs):
-            _accumulate(grads, o, c)
-        _reverse_walk(outs[0].block, grads)
-        fetch = [grads.get(xs[i].name) for i in case.diff]
     return _run(main, arrays, cots, fetch)
 
 
@@ -139,7 +93,7 @@ def test_static_tensor_array_gradients():
     rng = np.random.default_rng(1)
     c_stack, c_read, c_cat = rng.standard_normal((2, 2, 3)), rng.standard_normal((2, 3)), \
         rng.standard_normal((4, 3))
-    g0, g1, g2 = walked_grads(case, data, [c_stack, c_read, c_cat])
+    g0, g1, g2 = static_grads(case, data, [c_stack, c_read, c_cat])
     np.testing.assert_array_equal(g0, np.zeros((2, 3)))
     np.testing.assert_allclose(g1, c_stack[:, 1] + 2 * c_read + c_cat[2:])
     np.testing.assert_allclose(g2, c_stack[:, 0] + c_cat[:2])

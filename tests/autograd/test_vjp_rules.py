@@ -18,9 +18,9 @@ CONTROL_FLOW = {"cond", "while"}
 # Ops whose rules are checked by tests/autograd/test_array_rules.py (tensor arrays are Python
 # lists eagerly, so the eager tape never records them).
 ARRAY_OPS = {"array_write", "array_read", "array_stack", "array_concat", "array_pop",
-             "array_slice", "array_join", "array_grad_read", "array_grad_at",
+             "array_slice", "array_join", "array_grad_read", "array_grad_put",
              "array_grad_clear", "array_grad_add", "array_grad_unstack",
-             "array_grad_unconcat", "array_grad_insert", "array_grad_unslice",
+             "array_grad_split", "array_grad_insert", "array_grad_unslice",
              "array_grad_head", "array_grad_tail"}
 
 

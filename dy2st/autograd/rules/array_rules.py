@@ -1,8 +1,8 @@
-"""Gradient rules of the tensor-array ops. The gradient of an array is an array too (see
-`array_grad_*` in runtime/ops/grad_kernels.py: entries may be missing, meaning zero), so a
-static `while` can carry the gradient of an array it appended to as loop state and replay the
-writes and reads backwards: a write's gradient reads the array gradient at the written index and
-clears it there; a read's gradient is an array holding the read's gradient at that index."""
+"""Gradient rules of the tensor-array ops: the gradient of an array is an array of its items'
+gradients (runtime/ops/grad_kernels.py), where a missing item stands for zeros. A write's
+gradient reads the array gradient at the written index and clears it there; a read's gradient is
+an array holding the read's gradient at that index; so a static `while` can carry the gradient of
+an array it appended to as loop state and replay the writes and reads backwards."""
 from __future__ import annotations
 
 from typing import Any
@@ -15,8 +15,8 @@ def _grad_array(g: Any, like: Any) -> Any:
     """g, or an empty gradient array where no gradient reached an array output."""
     if g is not None:
         return g
-    return apply("create_array", [], {"dtype": str(like.dtype) if hasattr(like, "dtype")
-                                      and not isinstance(like, list) else "float32"})
+    dtype = "float32" if isinstance(like, list) else str(like.dtype)
+    return apply("create_array", [], {"dtype": dtype})
 
 
 def add_array_grads(a: Any, b: Any) -> Any:
@@ -24,18 +24,18 @@ def add_array_grads(a: Any, b: Any) -> Any:
     return apply("array_grad_add", [a, b])
 
 
-@register_vjp("array_write", saves=(2,))
-def _array_write(ctx, g_out):
+@register_vjp("array_write", saves=())
+def _array_write(ctx, g):
     array, i, x = ctx.inputs
-    g_out = _grad_array(g_out, array)
-    g_array = apply("array_grad_clear", [g_out, i]) if ctx.needs[0] else None
-    g_x = apply("array_grad_read", [g_out, i, x]) if ctx.needs[2] else None
-    return g_array, None, g_x
+    g = _grad_array(g, array)
+    gx = apply("array_grad_read", [g, i, x]) if ctx.needs[2] else None
+    ga = apply("array_grad_clear", [g, i]) if ctx.needs[0] else None
+    return ga, None, gx
 
 
 @register_vjp("array_read", saves=())
 def _array_read(ctx, g):
-    return apply("array_grad_at", [ctx.inputs[1], g]), None
+    return apply("array_grad_put", [ctx.inputs[1], g]), None
 
 
 @register_vjp("array_stack", saves=())
@@ -45,7 +45,7 @@ def _array_stack(ctx, g):
 
 @register_vjp("array_concat")
 def _array_concat(ctx, g):
-    return (apply("array_grad_unconcat", [ctx.inputs[0], g], {"axis": ctx.attrs["axis"]}),)
+    return (apply("array_grad_split", [g, ctx.inputs[0]], {"axis": ctx.attrs["axis"]}),)
 
 
 @register_vjp("array_pop", saves=())
@@ -71,15 +71,15 @@ def _array_join(ctx, g):
             apply("array_grad_tail", [g, a]) if ctx.needs[1] else None)
 
 
-# Gradients of the gradient kernels (for create_graph through arrays): the linear ones map
-# onto each other; the shape-changing ones are not supported.
+# Gradients of the gradient kernels (create_graph through arrays): the linear ones that keep
+# an array's layout map onto each other; those that reshape arrays refuse.
 @register_vjp("array_grad_read", saves=())
 def _array_grad_read(ctx, u):
-    return apply("array_grad_at", [ctx.inputs[1], u]), None, None
+    return apply("array_grad_put", [ctx.inputs[1], u]), None, None
 
 
-@register_vjp("array_grad_at", saves=(1,))
-def _array_grad_at(ctx, u):
+@register_vjp("array_grad_put", saves=(1,))
+def _array_grad_put(ctx, u):
     i, g = ctx.inputs
     return None, apply("array_grad_read", [_grad_array(u, g), i, g])
 
@@ -94,7 +94,7 @@ def _array_grad_add(ctx, u):
     return u, u
 
 
-@register_vjp("array_grad_unstack", "array_grad_unconcat", "array_grad_insert",
+@register_vjp("array_grad_unstack", "array_grad_split", "array_grad_insert",
               "array_grad_unslice", "array_grad_head", "array_grad_tail")
 def _unsupported(ctx, *grads):
     raise GradientError(f"the second derivative through {ctx.op_type} (a tensor-array "

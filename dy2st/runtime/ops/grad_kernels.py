@@ -253,92 +253,104 @@ def _conv2d_grad_filter_kernel(x, w, g, stride, pads, dilation, groups, channel_
     return np.ascontiguousarray(np.concatenate(parts, axis=0), dtype=g.dtype)
 
 
-# ----------------------------------------------------------------------------- tensor arrays
-# A gradient array is a tensor array (a Python list when run) whose entries may be None (a zero
-# gradient) and which may be shorter than the array it belongs to (missing entries are zeros),
-# so a gradient never needs to know the shapes of items nobody differentiated.
-def _grad_array_meta(g) -> Meta:
-    return Meta((), g.dtype, "array", (tuple(g._shape), str(g.dtype)))
+# ----------------------------------------------------------------------------- residual tapes
+# A loop saves each turn's values that its gradient reads on a tape: a Python list when run,
+# pushed by the forward loop and read by index, backwards, by the gradient loop. A tape may hold
+# tapes (a loop inside a loop), so an item's meta is kept whole in `elem`.
+def _item_meta(elem) -> Meta:
+    return Meta(*elem)
 
 
+@register_op("tape_create", infer=lambda dtype: Meta((), dtype, "array", None))
+def _tape_create_kernel(dtype):
+    return []
+
+
+def _push_infer(tape, x):
+    return Meta((), x.dtype, "array", (tuple(x._shape), x.dtype, x.kind, x.elem))
+
+
+@register_op("tape_push", infer=_push_infer)
+def _tape_push_kernel(tape, x):
+    tape.append(x)
+    return tape
+
+
+@register_op("tape_read", infer=lambda tape, i: _item_meta(tape.elem))
+def _tape_read_kernel(tape, i):
+    return tape[int(i)]
+
+
+# ----------------------------------------------------------------------------- gradient arrays
+# The gradient of a tensor array is a tensor array of the items' gradients; a missing or None
+# item stands for zeros (most items of a gradient array are never written).
+def _array_meta(x):
+    return Meta((), x.dtype, "array", (tuple(x._shape), str(x.dtype)))
+
+
+@register_op("array_grad_read", infer=lambda g, i, like: Meta(like._shape, like.dtype))
+def _array_grad_read_kernel(g, i, like):
+    """g[i], or zeros shaped like `like` where g has no such item."""
+    i = int(i)
+    item = g[i] if -len(g) <= i < len(g) else None
+    return np.zeros_like(like) if item is None else item
+
+
+@register_op("array_grad_clear", infer=lambda g, i: Meta((), g.dtype, "array", g.elem))
+def _array_grad_clear_kernel(g, i):
+    """A copy of g without item i (the item an array_write replaced)."""
+    out = list(g)
+    i = int(i)
+    if -len(out) <= i < len(out):
+        out[i] = None
+    return out
+
+
+@register_op("array_grad_put", infer=lambda i, x: _array_meta(x))
+def _array_grad_put_kernel(i, x):
+    """An array whose item i is x (the items before it are zeros)."""
+    out = [None] * (int(i) + 1)
+    out[int(i)] = x
+    return out
+
+
+@register_op("array_grad_add", infer=lambda a, b: Meta((), a.dtype, "array", a.elem or b.elem))
+def _array_grad_add_kernel(a, b):
+    n = max(len(a), len(b))
+    out = []
+    for k in range(n):
+        x = a[k] if k < len(a) else None
+        y = b[k] if k < len(b) else None
+        out.append(y if x is None else x if y is None else x + y)
+    return out
+
+
+def _unstack_infer(g, axis):
+    shape = list(g._shape)
+    del shape[axis % len(shape)]
+    return Meta((), g.dtype, "array", (tuple(shape), str(g.dtype)))
+
+
+@register_op("array_grad_unstack", infer=_unstack_infer)
+def _array_grad_unstack_kernel(g, axis):
+    return [np.take(g, k, axis=axis) for k in range(g.shape[axis])]
+
+
+@register_op("array_grad_split", infer=lambda g, array, axis: Meta((), g.dtype, "array",
+                                                                    array.elem))
+def _array_grad_split_kernel(g, array, axis):
+    """g cut along axis into pieces as long as the items of the concatenated array."""
+    bounds = np.cumsum([a.shape[axis] for a in array])[:-1]
+    return np.split(g, bounds, axis=axis)
+
+
+# Gradients of the other array ops (pop, slice, join); gradient arrays are as above.
 def _same_array_meta(garr, *rest, **attrs) -> Meta:
     return Meta((), garr.dtype, "array", garr.elem)
 
 
 def _entry(garr, i):
     return garr[i] if garr is not None and 0 <= i < len(garr) else None
-
-
-@register_op("array_grad_read", infer=lambda garr, i, x: Meta(x._shape, x.dtype))
-def _array_grad_read_kernel(garr, i, x):
-    """Entry i of a gradient array, or zeros shaped like x where it has none."""
-    g = _entry(garr, int(i))
-    return np.zeros(np.shape(x), dtype=np.asarray(x).dtype) if g is None else g
-
-
-@register_op("array_grad_at", infer=lambda i, g: _grad_array_meta(g))
-def _array_grad_at_kernel(i, g):
-    """A gradient array holding g at position i (zeros before it)."""
-    return [None] * int(i) + [g]
-
-
-@register_op("array_grad_clear", infer=_same_array_meta)
-def _array_grad_clear_kernel(garr, i):
-    """A copy of the gradient array with entry i zero (what an overwritten item receives)."""
-    out = list(garr or [])
-    i = int(i)
-    if 0 <= i < len(out):
-        out[i] = None
-    return out
-
-
-def _add_entries(a, b):
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return a + b
-
-
-@register_op("array_grad_add", infer=lambda a, b: Meta((), a.dtype, "array", a.elem or b.elem))
-def _array_grad_add_kernel(a, b):
-    """The entrywise sum of two gradient arrays."""
-    a, b = list(a or []), list(b or [])
-    n = max(len(a), len(b))
-    a += [None] * (n - len(a))
-    b += [None] * (n - len(b))
-    return [_add_entries(x, y) for x, y in zip(a, b)]
-
-
-def _unstack_infer(g, axis):
-    shape = list(g._shape)
-    shape.pop(axis % len(shape))
-    return Meta((), g.dtype, "array", (tuple(shape), str(g.dtype)))
-
-
-@register_op("array_grad_unstack", infer=_unstack_infer)
-def _array_grad_unstack_kernel(g, axis):
-    """The gradient array of array_stack: the slices of g along axis."""
-    return [np.ascontiguousarray(s) for s in np.moveaxis(g, axis, 0)]
-
-
-def _unconcat_infer(array, g, axis):
-    shape = list(g._shape)
-    shape[axis % len(shape)] = -1
-    return Meta((), g.dtype, "array", (tuple(shape), str(g.dtype)))
-
-
-@register_op("array_grad_unconcat", infer=_unconcat_infer)
-def _array_grad_unconcat_kernel(array, g, axis):
-    """The gradient array of array_concat: g cut into the pieces the items filled."""
-    out, start, total = [], 0, g.shape[axis]
-    for item in array:
-        if start >= total:
-            break
-        n = np.shape(item)[axis]
-        out.append(np.ascontiguousarray(np.take(g, np.arange(start, start + n), axis=axis)))
-        start += n
-    return out
 
 
 @register_op("array_grad_insert", infer=_same_array_meta)
@@ -374,31 +386,3 @@ def _array_grad_head_kernel(garr, a):
 def _array_grad_tail_kernel(garr, a):
     """The entries after the first len(a) (array_join's right operand)."""
     return list(garr or [])[len(a):]
-
-
-# ----------------------------------------------------------------------------- residual tapes
-# A loop saves each turn's values that its gradient reads on a tape: a Python list when run,
-# pushed by the forward loop and read by index, backwards, by the gradient loop. A tape may hold
-# tapes (a loop inside a loop), so an item's meta is kept whole in `elem`.
-def _item_meta(elem) -> Meta:
-    return Meta(*elem)
-
-
-@register_op("tape_create", infer=lambda dtype: Meta((), dtype, "array", None))
-def _tape_create_kernel(dtype):
-    return []
-
-
-def _push_infer(tape, x):
-    return Meta((), x.dtype, "array", (tuple(x._shape), x.dtype, x.kind, x.elem))
-
-
-@register_op("tape_push", infer=_push_infer)
-def _tape_push_kernel(tape, x):
-    tape.append(x)
-    return tape
-
-
-@register_op("tape_read", infer=lambda tape, i: _item_meta(tape.elem))
-def _tape_read_kernel(tape, i):
-    return tape[int(i)]
