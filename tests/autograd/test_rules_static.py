@@ -9,12 +9,8 @@ import pytest
 import dy2st as paddle
 from dy2st.autograd.static_api import gradients
 from dy2st.runtime.ops import array as arrays_api
-from tests.autograd.vjp_cases import CASES, Case, Float, f
-
-
-def _float_outputs(out: Any) -> List[Any]:
-    outs = list(out) if isinstance(out, (list, tuple)) else [out]
-    return [o for o in outs if o.dtype.is_floating]
+from tests.autograd.vjp_cases import (CASES, Case, Float, cotangents, eager_grads, f,
+                                      float_outputs)
 
 
 def _static_inputs(case: Case, arrays: List[np.ndarray]) -> List[Any]:
@@ -40,30 +36,16 @@ def static_grads(case: Case, arrays: List[np.ndarray], cots: List[np.ndarray]) -
     with paddle.static.program_guard(main):
         xs = _static_inputs(case, arrays)
         paddle.seed(0)
-        outs = _float_outputs(case.fn(*xs))
+        outs = float_outputs(case.fn(*xs))
         cs = [paddle.static.data(f"c{k}", list(c.shape), str(c.dtype))
               for k, c in enumerate(cots)]
         fetch = gradients(outs, [xs[i] for i in case.diff], target_gradients=cs)
     return _run(main, arrays, cots, fetch)
 
 
-def eager_grads(case: Case, arrays: List[np.ndarray], cots: List[np.ndarray]) -> List[Any]:
-    ts = [paddle.to_tensor(a, stop_gradient=i not in case.diff) for i, a in enumerate(arrays)]
-    paddle.seed(0)
-    outs = _float_outputs(case.fn(*ts))
-    loss = outs[0].sum() * 0.0
-    for o, c in zip(outs, cots):
-        loss = loss + (o * paddle.to_tensor(c)).sum()
-    found = paddle.grad([loss], [ts[i] for i in case.diff], allow_unused=True)
-    return [None if g is None else g.numpy() for g in found]
-
-
 def check_static(case: Case, seed: int = 0) -> None:
     arrays = case.arrays(seed)
-    paddle.seed(0)
-    outs = _float_outputs(case.fn(*[paddle.to_tensor(a) for a in arrays]))
-    rng = np.random.default_rng(seed + 1)
-    cots = [rng.standard_normal(o.shape).astype(o.numpy().dtype) for o in outs]
+    cots = cotangents(case, arrays, seed + 1)
     for k, (want, got) in enumerate(zip(eager_grads(case, arrays, cots),
                                         static_grads(case, arrays, cots))):
         if want is None:

@@ -9,7 +9,8 @@ import dy2st as paddle
 from dy2st.autograd import GradientError
 from dy2st.autograd.rules import NO_GRAD, RULES
 from dy2st.runtime.registry import OPS, hooks
-from tests.autograd.vjp_cases import CASES, REFUSING, SECOND_ORDER, Case
+from tests.autograd.vjp_cases import (CASES, REFUSING, SECOND_ORDER, Case, cotangents,
+                                      eager_grads, eager_tensors, loss_value)
 
 # cond and while are differentiated by autograd/control_flow_grad.py when a Program is (eager code
 # runs Python control flow and never records them).
@@ -24,48 +25,21 @@ ARRAY_OPS = {"array_write", "array_read", "array_stack", "array_concat", "array_
              "array_grad_head", "array_grad_tail"}
 
 
-def _outputs(out: Any) -> List[Any]:
-    outs = list(out) if isinstance(out, (list, tuple)) else [out]
-    return [o for o in outs if isinstance(o, paddle.Tensor) and o.dtype.is_floating]
-
-
-def _tensors(case: Case, arrays: List[np.ndarray]) -> List[Any]:
-    diff = set(case.diff)
-    return [paddle.to_tensor(a, stop_gradient=i not in diff) for i, a in enumerate(arrays)]
-
-
-def _loss_value(case: Case, arrays: List[np.ndarray], cots: List[np.ndarray]) -> float:
-    paddle.seed(0)          # random ops (dropout) draw the same numbers at every evaluation
-    outs = _outputs(case.fn(*_tensors(case, arrays)))
-    return float(sum(np.sum(o.numpy() * c) for o, c in zip(outs, cots)))
-
-
 def check_eager(case: Case, seed: int = 0) -> None:
     """The eager gradient of sum(out * random cotangent) against central finite differences."""
     arrays = case.arrays(seed)
-    ts = _tensors(case, arrays)
-    paddle.seed(0)
-    outs = _outputs(case.fn(*ts))
-    assert outs, f"{case.name}: no float output"
-    rng = np.random.default_rng(seed + 1)
-    cots = [rng.standard_normal(o.shape) for o in outs]
-    loss = outs[0].sum() * 0.0
-    for o, c in zip(outs, cots):
-        loss = loss + (o * paddle.to_tensor(c.astype(o.numpy().dtype))).sum()
-    grads = paddle.grad([loss], [ts[i] for i in case.diff], allow_unused=True)
-    for i, g in zip(case.diff, grads):
+    cots = cotangents(case, arrays, seed + 1)
+    for i, got in zip(case.diff, eager_grads(case, arrays, cots)):
         a = arrays[i]
         numeric = np.zeros_like(a)
         for k in range(a.size):
-            plus, minus = a.copy(), a.copy()
-            plus.flat[k] += case.eps
-            minus.flat[k] -= case.eps
-            args_p = list(arrays)
-            args_m = list(arrays)
-            args_p[i], args_m[i] = plus, minus
-            numeric.flat[k] = (_loss_value(case, args_p, cots)
-                               - _loss_value(case, args_m, cots)) / (2 * case.eps)
-        got = np.zeros_like(a) if g is None else g.numpy()
+            plus, minus = list(arrays), list(arrays)
+            plus[i], minus[i] = a.copy(), a.copy()
+            plus[i].flat[k] += case.eps
+            minus[i].flat[k] -= case.eps
+            numeric.flat[k] = (loss_value(case, plus, cots)
+                               - loss_value(case, minus, cots)) / (2 * case.eps)
+        got = np.zeros_like(a) if got is None else got
         assert got.shape == a.shape, f"{case.name}: input {i} gradient shape {got.shape}"
         np.testing.assert_allclose(got, numeric, rtol=case.rtol, atol=case.atol,
                                    err_msg=f"{case.name}: gradient of input {i}")
@@ -82,7 +56,7 @@ def recorded_ops(case: Case) -> Set[str]:
     hooks.record = spy
     try:
         paddle.seed(0)
-        case.fn(*_tensors(case, case.arrays()))
+        case.fn(*eager_tensors(case, case.arrays()))
     finally:
         hooks.record = original
     return seen

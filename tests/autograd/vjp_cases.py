@@ -55,6 +55,49 @@ class Case(NamedTuple):
         return [spec.make(rng) for spec in self.inputs]
 
 
+# ----------------------------------------------------------------------------- running a case
+def float_outputs(out: Any) -> List[Any]:
+    """The float tensors among a case's outputs (the ones a gradient flows from)."""
+    outs = list(out) if isinstance(out, (list, tuple)) else [out]
+    return [o for o in outs if o.dtype.is_floating]
+
+
+def eager_tensors(case: Case, arrays: List[np.ndarray]) -> List[Any]:
+    diff = set(case.diff)
+    return [paddle.to_tensor(a, stop_gradient=i not in diff) for i, a in enumerate(arrays)]
+
+
+def cotangents(case: Case, arrays: List[np.ndarray], seed: int = 1) -> List[np.ndarray]:
+    """One random cotangent per float output, in the output's dtype."""
+    paddle.seed(0)
+    outs = float_outputs(case.fn(*eager_tensors(case, arrays)))
+    assert outs, f"{case.name}: no float output"
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(o.shape).astype(o.numpy().dtype) for o in outs]
+
+
+def eager_grads(case: Case, arrays: List[np.ndarray], cots: List[np.ndarray]
+                ) -> List[Optional[np.ndarray]]:
+    """The tape's gradients of sum(out * cot) for the differentiated inputs (random ops draw
+    after paddle.seed(0))."""
+    ts = eager_tensors(case, arrays)
+    paddle.seed(0)
+    outs = float_outputs(case.fn(*ts))
+    loss = outs[0].sum() * 0.0
+    for o, c in zip(outs, cots):
+        loss = loss + (o * paddle.to_tensor(c)).sum()
+    found = paddle.grad([loss], [ts[i] for i in case.diff], allow_unused=True)
+    return [None if g is None else g.numpy() for g in found]
+
+
+def loss_value(case: Case, arrays: List[np.ndarray], cots: List[np.ndarray]) -> float:
+    """sum(out * cot) evaluated eagerly (for finite differences)."""
+    paddle.seed(0)
+    outs = float_outputs(case.fn(*eager_tensors(case, arrays)))
+    return float(sum(np.sum(o.numpy() * c) for o, c in zip(outs, cots)))
+
+
+# ----------------------------------------------------------------------------- the table
 def f(*shape: int, **kw: Any) -> Float:
     return Float(tuple(shape), **kw)
 
