@@ -2,7 +2,7 @@
 (`backward`, `grad`, `clear_grad`, `register_hook`, ...)."""
 from __future__ import annotations
 
-from typing import Any, Callable, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 import numpy as np
 
@@ -10,6 +10,7 @@ from ..runtime.program import Variable
 from ..runtime.state import _state
 from ..runtime.tensor import Tensor
 from .engine import GradientError, _as_grad, _ones_like, run_backward
+from .tape import adopt, check_inplace, needs_tape
 
 Tensors = Union[Tensor, Sequence[Tensor]]
 
@@ -159,12 +160,51 @@ def _detach_(self: Tensor) -> Tensor:
     return self
 
 
+# ----------------------------------------------------------------------------- in-place changes
+def _tracked_setitem(original: Callable) -> Callable:
+    def setitem(self: Tensor, index: Any, value: Any) -> None:
+        # (indices carry no gradient; the common case, nothing needs one, costs two checks)
+        if self.stop_gradient and (type(value) is not Tensor or value.stop_gradient) \
+                or not needs_tape(self, value):
+            return original(self, index, value)
+        check_inplace(self, "x[index] = value")
+        from ..runtime.ops import indexing
+        adopt(self, indexing.setitem(self, index, value))
+    return setitem
+
+
+def _tracked_inplace(name: str, original: Callable, fn: Callable) -> Callable:
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        if not needs_tape(self, *args, *kwargs.values()):
+            return original(self, *args, **kwargs)
+        check_inplace(self, f"Tensor.{name}")
+        adopt(self, fn(self, *args, **kwargs))
+        return self
+    method.__name__ = name
+    return method
+
+
+def _inplace_ops() -> Dict[str, Callable]:
+    """The eager in-place methods and the out-of-place ops they apply."""
+    from ..runtime import ops
+    return {"add_": ops.add, "subtract_": ops.subtract, "multiply_": ops.multiply,
+            "scale_": ops.scale, "clip_": ops.clip, "unsqueeze_": ops.unsqueeze,
+            "squeeze_": ops.squeeze, "reshape_": lambda x, *a, **k: x.reshape(*a, **k)}
+
+
 def _variable_backward(self: Variable, grad_tensor: Any = None, retain_graph: bool = False) -> None:
     backward([self], None if grad_tensor is None else [grad_tensor], retain_graph)
 
 
 def install() -> None:
     Variable.backward = _variable_backward
+    # an eager in-place change of a tensor that needs a gradient is recorded like its
+    # out-of-place op (and refused on a leaf); static Variables keep the plain methods
+    Tensor.__setitem__ = _tracked_setitem(Tensor.__setitem__)
+    for name, fn in _inplace_ops().items():
+        original = getattr(Tensor, name, None)
+        if original is not None:
+            setattr(Tensor, name, _tracked_inplace(name, original, fn))
     Tensor.backward = _tensor_backward
     Tensor.grad = property(_get_grad, _set_grad)
     Tensor.gradient = lambda self: None if self.grad is None else self.grad.numpy()

@@ -8,12 +8,8 @@ import numpy as np
 
 from ..runtime.state import _state
 from ..runtime.tensor import Tensor
-from .rules import RULES, VjpContext
+from .rules import RULES, GradientError, VjpContext
 from .tape import Node
-
-
-class GradientError(RuntimeError):
-    """A gradient cannot be computed (freed graph, changed input, missing rule, ...)."""
 
 
 def _ones_like(t: Tensor) -> Tensor:
@@ -34,10 +30,20 @@ def _as_grad(g: Any, like: Tensor) -> Tensor:
 def _add(a: Optional[Tensor], b: Tensor, create_graph: bool) -> Tensor:
     if a is None:
         return b
+    if type(a) is list or type(b) is list:      # gradients of a tensor array
+        from .rules.array_rules import add_array_grads
+        return add_array_grads(a, b)
     if create_graph:
         from ..runtime import ops
         return ops.add(a, b)
     return Tensor(a._value + b._value)
+
+
+def _freed(node: Node) -> GradientError:
+    return GradientError(
+        f"backward through the graph of {node.op_type}{node.where()} a second time: its "
+        "saved values were freed by the first backward; pass retain_graph=True to "
+        "the first backward (or paddle.grad) to backward again")
 
 
 def _graph(roots: Sequence[Node]) -> Tuple[Dict[Node, int], List[Node]]:
@@ -52,10 +58,7 @@ def _graph(roots: Sequence[Node]) -> Tuple[Dict[Node, int], List[Node]]:
         node = stack.pop()
         order.append(node)
         if node.freed:
-            raise GradientError(
-                f"backward through the graph of {node.op_type}{node.where()} a second time: its "
-                "saved values were freed by the first backward; pass retain_graph=True to "
-                "the first backward (or paddle.grad) to backward again")
+            raise _freed(node)
         for e in node.edges:
             if e is None:
                 continue
@@ -69,25 +72,30 @@ def _graph(roots: Sequence[Node]) -> Tuple[Dict[Node, int], List[Node]]:
     return deps, order
 
 
-def _useful(order: List[Node], targets: set) -> set:
-    """The nodes from which some target (a (node, index) or a leaf id) can be reached."""
+def _useful(order: List[Node], deps: Dict[Node, int], targets: set) -> set:
+    """The nodes from which some target (a (node, index) or a leaf id) can be reached, found in
+    one pass over the nodes in reverse topological order (consumers before producers)."""
+    remaining = dict(deps)
+    ready = [n for n in order if remaining.get(n, 0) == 0]
+    topo: List[Node] = []
+    while ready:
+        node = ready.pop()
+        topo.append(node)
+        for e in node.edges:
+            if e is not None and isinstance(e[0], Node):
+                remaining[e[0]] -= 1
+                if remaining[e[0]] == 0:
+                    ready.append(e[0])
     useful: set = set()
-    # order is a DFS discovery order; iterate to a fixed point (graphs are small DAGs)
-    changed = True
-    while changed:
-        changed = False
-        for node in order:
-            if node in useful:
+    for node in reversed(topo):
+        for e in node.edges:
+            if e is None:
                 continue
-            for e in node.edges:
-                if e is None:
-                    continue
-                child = e[0]
-                if (isinstance(child, Node) and (child in useful or (child, e[1]) in targets)) \
-                        or (not isinstance(child, Node) and id(child) in targets):
-                    useful.add(node)
-                    changed = True
-                    break
+            child = e[0]
+            if (isinstance(child, Node) and (child in useful or (child, e[1]) in targets)) \
+                    or (not isinstance(child, Node) and id(child) in targets):
+                useful.add(node)
+                break
     return useful
 
 
@@ -136,12 +144,14 @@ def run_backward(roots: Sequence[Tensor], seeds: Sequence[Tensor], retain_graph:
         if r._node is None:
             leaf_seeds.append((r, s))
             continue
+        if r._node.freed:
+            raise _freed(r._node)
         buf = buffers.setdefault(r._node, [None] * len(r._node.out_values))
         buf[r._out_index] = _add(buf[r._out_index], s, create_graph)
         if r._node not in root_nodes:
             root_nodes.append(r._node)
     deps, order = _graph(root_nodes)
-    useful = _useful(order, targets) if capture is not None else None
+    useful = _useful(order, deps, targets) if capture is not None else None
     ready = [n for n in root_nodes if deps.get(n, 0) == 0]
     saved_mode = _state.grad_enabled
     _state.grad_enabled = create_graph

@@ -7,7 +7,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from ..runtime.origin import user_origin
 from ..runtime.state import _state
 from ..runtime.tensor import Tensor
-from .rules import NO_GRAD, RULES
+from .rules import NO_GRAD, RULES, GradientError
 
 
 class Node:
@@ -74,3 +74,42 @@ def attach(node: Node, outs: Sequence[Any]) -> None:
 
 def has_rule(op_type: str) -> bool:
     return op_type in RULES
+
+
+def needs_tape(*tensors: Any) -> bool:
+    """Whether an eager op on these tensors is recorded (grad mode on, no Program being built,
+    some input needs a gradient)."""
+    return _state.grad_enabled and not _state.blocks and any(isinstance(t, Tensor) and not t.stop_gradient
+                                       for t in tensors)
+
+
+def check_inplace(t: Tensor, what: str) -> None:
+    """Paddle refuses to change a leaf that needs a gradient in place: its .grad would belong to
+    a value that no longer exists."""
+    if _state.grad_enabled and not t.stop_gradient and t._node is None:
+        name = f" ({t.name})" if t.name else ""
+        raise GradientError(
+            f"{what}: leaf tensor{name} has stop_gradient=False and can't be changed in place "
+            f"(use an out-of-place op, or change it under paddle.no_grad()){_where()}")
+
+
+def adopt(t: Tensor, out: Tensor) -> None:
+    """Make t the result `out` of an op applied to t in place: t takes out's value, version and
+    place on the tape. The op's node saw t as an input: it keeps a snapshot of t's old value
+    (with its old version) so its rule reads what the op read."""
+    node = out._node
+    if node is not None:
+        for k, inp in enumerate(node.inputs):
+            if inp is t:
+                snap = Tensor(t._value)
+                snap._version = node.versions[k]
+                node.inputs[k] = snap
+    t._value = out._value
+    t._version = getattr(t, "_version", 0) + 1
+    if node is not None:
+        t._node, t._out_index, t.stop_gradient = node, out._out_index, False
+
+
+def _where() -> str:
+    o = user_origin(3)
+    return f' (File "{o.file}", line {o.line}: {o.source})' if o is not None else ""

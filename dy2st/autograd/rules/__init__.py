@@ -9,6 +9,10 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Set
 
 
+class GradientError(RuntimeError):
+    """A gradient cannot be computed (freed graph, changed input, missing rule, ...)."""
+
+
 class Rule(NamedTuple):
     fn: Callable[..., Sequence[Any]]
     # indices of the inputs whose values the rule reads (None: all); only these are checked
@@ -55,4 +59,6 @@ class VjpContext:
 
 def load_rules() -> None:
     """Import every rule module (each registers its rules on import)."""
-    from . import array_rules, math_rules, nn_rules, reduce_rules, shape_rules  # noqa: F401
+    from . import math_rules, nn_rules, reduce_rules, shape_rules  # noqa: F401
+    from . import (activation_rules, array_rules, index_rules, linalg_rules,  # noqa: F401
+                   loss_rules, norm_rules, rearrange_rules, stats_rules)

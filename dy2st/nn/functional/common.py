@@ -6,6 +6,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ...runtime.config import rng
+from ...runtime.dtype import bool_
 from ...runtime.ops.infer import broadcast_shapes
 from ...runtime.ops.operands import as_tensor, binary_operands, cast
 from ...runtime.registry import Meta, apply, register_op
@@ -47,15 +48,22 @@ def linear(x: Any, weight: Any, bias: Any = None, name: Optional[str] = None) ->
 
 
 # ----------------------------------------------------------------------------- dropout
-@register_op("dropout", infer=lambda x, p, axis, upscale: Meta(x._shape, x.dtype))
+def _dropout_infer(x, p, axis, upscale):
+    mask = x._shape if axis is None else tuple(d if i in axis else 1 for i, d in enumerate(x._shape))
+    return Meta(x._shape, x.dtype), Meta(mask, bool_)
+
+
+@register_op("dropout", infer=_dropout_infer, n_outputs=2)
 def _dropout_kernel(x, p, axis, upscale):
+    """(x with dropped elements zeroed, the keep mask): the gradient reads the mask, so it is
+    exact also where x itself is 0."""
     # The mask is drawn when the kernel runs, so each run of a static program draws a new one.
     mask_shape = list(x.shape) if axis is None else [d if i in axis else 1 for i, d in enumerate(x.shape)]
     keep = rng().random(mask_shape) >= p
     out = x * keep
     if upscale:
         out = out / (1.0 - p)
-    return out.astype(x.dtype, copy=False)
+    return out.astype(x.dtype, copy=False), keep
 
 
 def _dropout_axes(axis: Any, ndim: int) -> Optional[List[int]]:
@@ -89,8 +97,9 @@ def dropout(x: Any, p: float = 0.5, axis: Any = None, training: bool = True,
     if p == 1:
         from ...runtime.ops import zeros_like
         return zeros_like(x)
-    return apply("dropout", [x], {"p": float(p), "axis": _dropout_axes(axis, x.ndim),
-                                  "upscale": mode == "upscale_in_train"})
+    out, _ = apply("dropout", [x], {"p": float(p), "axis": _dropout_axes(axis, x.ndim),
+                                    "upscale": mode == "upscale_in_train"})
+    return out
 
 
 # ----------------------------------------------------------------------------- pad

@@ -100,7 +100,9 @@ def cast(x: Any, dtype: Any) -> Any:
     if not is_tensor(x):
         return to_tensor(x, dtype=d)
     if x.dtype == d:
-        return apply("assign", [x]) if state._state.blocks else Tensor(x._value.copy())
+        # (a copy that needs a gradient is an `assign` op, so the tape sees it)
+        return apply("assign", [x]) if state._state.blocks or not x.stop_gradient \
+            else Tensor(x._value.copy())
     return apply("cast", [x], {"dtype": str(d)})
 
 

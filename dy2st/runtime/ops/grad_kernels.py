@@ -1,8 +1,10 @@
-"""Ops that gradient rules use: scattering a gradient back into the shape of an indexed input."""
+"""Ops that only gradient rules use: scattering a gradient back into the shape of the input it
+came from (indexing, slicing, padding, gathering, convolution), and exact scan gradients."""
 from __future__ import annotations
 
 import numpy as np
 
+from ..dtype import bool_
 from ..registry import Meta, register_op
 from .indexing import decode_index
 
@@ -23,6 +25,232 @@ def _getitem_grad_kernel(x, g, *tensors, items):
     else:
         out[idx] += g
     return out
+
+
+def _like(x, g, **attrs) -> Meta:
+    return Meta(x._shape, g.dtype)
+
+
+def _zeros_for(x: np.ndarray, g: np.ndarray) -> np.ndarray:
+    return np.zeros(x.shape, dtype=g.dtype)
+
+
+# ----------------------------------------------------------------------------- pieces back into x
+@register_op("split_grad", infer=_like)
+def _split_grad_kernel(x, g, axis, num, sections, index):
+    """Zeros shaped like x with g written where split piece `index` came from."""
+    from .slicing import _piece_bounds
+    lo, hi = _piece_bounds("split", x.shape[axis], num, sections, x.shape)[index]
+    out = _zeros_for(x, g)
+    where = [slice(None)] * x.ndim
+    where[axis] = slice(lo, hi)
+    out[tuple(where)] = g
+    return out
+
+
+@register_op("unbind_grad", infer=_like)
+def _unbind_grad_kernel(x, g, axis, index):
+    """Zeros shaped like x with g written at position `index` of `axis`."""
+    out = _zeros_for(x, g)
+    where = [slice(None)] * x.ndim
+    where[axis] = index
+    out[tuple(where)] = g
+    return out
+
+
+@register_op("strided_slice_grad", infer=_like)
+def _strided_slice_grad_kernel(x, g, *tensors, axes, starts, ends, strides):
+    """Zeros shaped like x with g written where the strided slice read."""
+    from .slicing import _decode
+    it = iter(tensors)
+    s, e, st = _decode(starts, it), _decode(ends, it), _decode(strides, it)
+    out = _zeros_for(x, g)
+    index = [slice(None)] * x.ndim
+    for a, b0, b1, step in zip(axes, s, e, st):
+        index[a] = slice(b0, b1, step)
+    out[tuple(index)] = g
+    return out
+
+
+@register_op("pad_grad", infer=_like)
+def _pad_grad_kernel(x, g, widths, mode, value):
+    """The adjoint of pad: every padded position's gradient goes back to the element it copied
+    (nothing for constant padding)."""
+    out = g
+    for axis, (lo, hi) in enumerate(widths):
+        if not lo and not hi:
+            continue
+        n = x.shape[axis]
+        if mode == "constant":
+            out = np.take(out, np.arange(lo, lo + n), axis=axis)
+            continue
+        source = np.pad(np.arange(n), (lo, hi), mode=mode)
+        moved = np.moveaxis(out, axis, 0)
+        acc = np.zeros((n,) + moved.shape[1:], dtype=g.dtype)
+        np.add.at(acc, source, moved)
+        out = np.moveaxis(acc, 0, axis)
+    return np.ascontiguousarray(out, dtype=g.dtype)
+
+
+@register_op("tile_grad", infer=_like)
+def _tile_grad_kernel(x, g, *dims, repeat_times):
+    """g summed over the copies tile made, back in x's shape."""
+    nd = g.ndim
+    shape = (1,) * (nd - x.ndim) + x.shape
+    split = []
+    for d, total in zip(shape, g.shape):
+        split += [total // d if d else 0, d]
+    summed = g.reshape(split).sum(axis=tuple(range(0, 2 * nd, 2)))
+    return np.asarray(summed, dtype=g.dtype).reshape(x.shape)
+
+
+@register_op("diag_grad", infer=_like)
+def _diag_grad_kernel(x, g, offset):
+    """Zeros shaped like the 2-D x with g on diagonal `offset` (the adjoint of taking it)."""
+    out = _zeros_for(x, g)
+    n = g.shape[0]
+    idx = np.arange(n)
+    rows, cols = (idx, idx + offset) if offset >= 0 else (idx - offset, idx)
+    out[rows, cols] = g
+    return out
+
+
+# ----------------------------------------------------------------------------- scatter-add by index
+@register_op("gather_grad", infer=lambda x, index, g, axis: Meta(x._shape, g.dtype))
+def _gather_grad_kernel(x, index, g, axis):
+    """Zeros shaped like x with the slices of g added at `index` along `axis`."""
+    out = _zeros_for(x, g)
+    moved = np.moveaxis(out, axis, 0)
+    gm = np.moveaxis(g, axis, 0) if np.ndim(index) else np.expand_dims(g, 0)
+    np.add.at(moved, np.reshape(index, -1), gm)
+    return out
+
+
+@register_op("gather_nd_grad", infer=lambda x, index, g: Meta(x._shape, g.dtype))
+def _gather_nd_grad_kernel(x, index, g):
+    out = _zeros_for(x, g)
+    np.add.at(out, tuple(np.moveaxis(index, -1, 0)), g)
+    return out
+
+
+@register_op("embedding_grad", infer=lambda ids, w, g, padding_idx: Meta(w._shape, g.dtype))
+def _embedding_grad_kernel(ids, w, g, padding_idx):
+    """Rows of g added into zeros shaped like the table; the padding row gets nothing."""
+    out = _zeros_for(w, g)
+    np.add.at(out, ids.reshape(-1), g.reshape(-1, w.shape[-1]))
+    if padding_idx is not None:
+        out[padding_idx % w.shape[0]] = 0
+    return out
+
+
+def _masked_grad_infer(x, mask, g):
+    from .infer import broadcast_shapes
+    return Meta(broadcast_shapes("masked_select", x._shape, mask._shape), g.dtype)
+
+
+@register_op("masked_select_grad", infer=_masked_grad_infer)
+def _masked_select_grad_kernel(x, mask, g):
+    """g written at the True positions of the mask (broadcast with x), zeros elsewhere."""
+    shape = np.broadcast_shapes(x.shape, mask.shape)
+    out = np.zeros(shape, dtype=g.dtype)
+    out[np.broadcast_to(mask, shape)] = g
+    return out
+
+
+@register_op("scatter_winners", infer=lambda index: Meta(index._shape, bool_))
+def _scatter_winners_kernel(index):
+    """True for each update that scatter with overwrite=True keeps (the last write per row)."""
+    flat = np.reshape(index, -1)
+    keep = np.zeros(flat.shape, dtype=bool)
+    last = {}
+    for k, r in enumerate(flat.tolist()):
+        last[r] = k
+    keep[list(last.values())] = True
+    return keep.reshape(np.shape(index))
+
+
+@register_op("hard_label_target", infer=lambda x, label, axis, ignore_index, smoothing:
+             Meta(x._shape, x.dtype))
+def _hard_label_target_kernel(x, label, axis, ignore_index, smoothing):
+    """The target distribution of hard labels (one-hot, smoothed), zero for ignored samples."""
+    n = x.shape[axis]
+    hard = np.moveaxis(label, axis, -1)[..., 0]
+    valid = hard != ignore_index
+    target = np.eye(n, dtype=x.dtype)[np.where(valid, hard, 0)]
+    if smoothing:
+        target = target * (1.0 - smoothing) + smoothing / n
+    target *= valid[..., None]
+    return np.ascontiguousarray(np.moveaxis(target, -1, axis))
+
+
+# ----------------------------------------------------------------------------- scans
+@register_op("cumprod_grad", infer=_like)
+def _cumprod_grad_kernel(x, g, axis):
+    """The exact gradient of cumprod along `axis`, also where x holds zeros:
+    dx_k = prod(x_<k) * S_k with S_k = g_k + x_{k+1} * S_{k+1}."""
+    xm = np.moveaxis(x, axis, 0).astype(g.dtype)
+    gm = np.moveaxis(g, axis, 0)
+    n = xm.shape[0]
+    before = np.ones_like(xm)
+    if n > 1:
+        before[1:] = np.cumprod(xm[:-1], axis=0)
+    s = np.zeros_like(gm)
+    acc = np.zeros(gm.shape[1:], dtype=g.dtype)
+    for k in range(n - 1, -1, -1):
+        acc = gm[k] + (xm[k + 1] * acc if k + 1 < n else 0)
+        s[k] = acc
+    return np.ascontiguousarray(np.moveaxis(before * s, 0, axis))
+
+
+# ----------------------------------------------------------------------------- conv2d
+def _conv_layout(x, channel_last):
+    return x.transpose(0, 3, 1, 2) if channel_last else x
+
+
+def _conv_windows(xp, kh, kw, stride, dilation):
+    from numpy.lib.stride_tricks import sliding_window_view
+    span = (dilation[0] * (kh - 1) + 1, dilation[1] * (kw - 1) + 1)
+    return sliding_window_view(xp, span, axis=(2, 3))[:, :, ::stride[0], ::stride[1],
+                                                     ::dilation[0], ::dilation[1]]
+
+
+@register_op("conv2d_grad_input", infer=lambda x, w, g, **attrs: Meta(x._shape, g.dtype))
+def _conv2d_grad_input_kernel(x, w, g, stride, pads, dilation, groups, channel_last):
+    """d<g, conv2d(x, w)>/dx: each output position's gradient spread back over its window."""
+    xs = _conv_layout(x, channel_last).shape
+    g = _conv_layout(g, channel_last)
+    n, c, h, wd = xs
+    o, cg, kh, kw = w.shape
+    og = o // groups
+    oh, ow = g.shape[2], g.shape[3]
+    gxp = np.zeros((n, c, h + pads[0][0] + pads[0][1], wd + pads[1][0] + pads[1][1]), dtype=g.dtype)
+    for grp in range(groups):
+        gg = g[:, grp * og:(grp + 1) * og]
+        wg = w[grp * og:(grp + 1) * og]
+        for i in range(kh):
+            for j in range(kw):
+                r0, c0 = i * dilation[0], j * dilation[1]
+                gxp[:, grp * cg:(grp + 1) * cg, r0:r0 + stride[0] * (oh - 1) + 1:stride[0],
+                    c0:c0 + stride[1] * (ow - 1) + 1:stride[1]] += np.einsum(
+                        "nohw,oc->nchw", gg, wg[:, :, i, j])
+    gx = gxp[:, :, pads[0][0]:pads[0][0] + h, pads[1][0]:pads[1][0] + wd]
+    if channel_last:
+        gx = gx.transpose(0, 2, 3, 1)
+    return np.ascontiguousarray(gx)
+
+
+@register_op("conv2d_grad_filter", infer=lambda x, w, g, **attrs: Meta(w._shape, g.dtype))
+def _conv2d_grad_filter_kernel(x, w, g, stride, pads, dilation, groups, channel_last):
+    """d<g, conv2d(x, w)>/dw: the windows of x weighted by the output gradient."""
+    x = _conv_layout(x, channel_last)
+    g = _conv_layout(g, channel_last)
+    o, cg, kh, kw = w.shape
+    og = o // groups
+    xp = np.pad(x, ((0, 0), (0, 0), tuple(pads[0]), tuple(pads[1])))
+    win = _conv_windows(xp, kh, kw, stride, dilation)        # [N, C, OH, OW, kh, kw]
+    parts = [np.tensordot(g[:, grp * og:(grp + 1) * og], win[:, grp * cg:(grp + 1) * cg],
+                          axes=([0, 2, 3], [0, 2, 3])) for grp in range(groups)]
+    return np.ascontiguousarray(np.concatenate(parts, axis=0), dtype=g.dtype)
 
 
 # ----------------------------------------------------------------------------- residual tapes
@@ -114,3 +342,47 @@ def _array_grad_split_kernel(g, array, axis):
     """g cut along axis into pieces as long as the items of the concatenated array."""
     bounds = np.cumsum([a.shape[axis] for a in array])[:-1]
     return np.split(g, bounds, axis=axis)
+
+
+# Gradients of the other array ops (pop, slice, join); gradient arrays are as above.
+def _same_array_meta(garr, *rest, **attrs) -> Meta:
+    return Meta((), garr.dtype, "array", garr.elem)
+
+
+def _entry(garr, i):
+    return garr[i] if garr is not None and 0 <= i < len(garr) else None
+
+
+@register_op("array_grad_insert", infer=_same_array_meta)
+def _array_grad_insert_kernel(garr, i, g):
+    """The gradient array of array_pop(i): g put back at position i."""
+    i = int(i)
+    if i < 0:
+        raise ValueError("the gradient of a tensor array pop() needs a non-negative index "
+                         f"(got {i}); pop by position from the front, or use array_read")
+    out = list(garr or [])
+    out += [None] * (i - len(out))
+    out.insert(i, g)
+    return out
+
+
+@register_op("array_grad_unslice", infer=_same_array_meta)
+def _array_grad_unslice_kernel(garr, array, start, stop, step):
+    """The gradient array of array[start:stop:step]: each entry back at the position it came from."""
+    positions = list(range(len(array)))[start:stop:step]
+    out = [None] * len(array)
+    for k, pos in enumerate(positions):
+        out[pos] = _entry(garr, k)
+    return out
+
+
+@register_op("array_grad_head", infer=_same_array_meta)
+def _array_grad_head_kernel(garr, a):
+    """The first len(a) entries of a gradient array (array_join's left operand)."""
+    return list(garr or [])[:len(a)]
+
+
+@register_op("array_grad_tail", infer=_same_array_meta)
+def _array_grad_tail_kernel(garr, a):
+    """The entries after the first len(a) (array_join's right operand)."""
+    return list(garr or [])[len(a):]

@@ -186,6 +186,8 @@ def setitem_inplace(x: TensorLike, index: Any, value: Any) -> None:
                 idx = tuple(i._value if isinstance(i, Tensor) else i for i in idx)
             arr[idx] = v
             x._value = arr
+            # autograd: an op that saved x's old value must notice that it changed
+            x._version = getattr(x, "_version", 0) + 1
             return
     out = setitem(x, index, value)
     if isinstance(x, Variable):

@@ -1,0 +1,456 @@
+"""The gradient case table: each case is data (a function of tensors, the specs of its inputs,
+which inputs are differentiated) so that one checker per mode can run every case — eagerly
+against finite differences (tests/autograd/test_vjp_rules.py), and through static
+`append_backward` against eager gradients."""
+from __future__ import annotations
+
+from typing import Any, Callable, List, NamedTuple, Optional, Sequence, Tuple
+
+import numpy as np
+
+import dy2st as paddle
+import dy2st.nn.functional as F
+from dy2st.runtime.registry import apply
+
+
+class Float(NamedTuple):
+    """A float64 input drawn uniformly from [low, high] (or given as `data`); differentiated
+    unless diff=False."""
+    shape: Tuple[int, ...]
+    low: float = -1.0
+    high: float = 1.0
+    diff: bool = True
+    data: Any = None
+
+    def make(self, rng: np.random.Generator) -> np.ndarray:
+        if self.data is not None:
+            return np.asarray(self.data, dtype=np.float64)
+        return rng.uniform(self.low, self.high, self.shape)
+
+
+class Const(NamedTuple):
+    """An input that is never differentiated (indices, masks, labels): a fixed array."""
+    data: Any
+    dtype: str = "int64"
+
+    def make(self, rng: np.random.Generator) -> np.ndarray:
+        return np.asarray(self.data, dtype=self.dtype)
+
+
+class Case(NamedTuple):
+    name: str
+    fn: Callable[..., Any]       # tensors in, a tensor or a tuple/list of tensors out
+    inputs: Sequence[Any]        # Float / Const specs, one per argument of fn
+    eps: float = 1e-6            # finite-difference step
+    rtol: float = 1e-5
+    atol: float = 1e-6
+
+    @property
+    def diff(self) -> List[int]:
+        """Indices of the inputs the gradient is checked for."""
+        return [i for i, s in enumerate(self.inputs) if isinstance(s, Float) and s.diff]
+
+    def arrays(self, seed: int = 0) -> List[np.ndarray]:
+        rng = np.random.default_rng(seed)
+        return [spec.make(rng) for spec in self.inputs]
+
+
+# ----------------------------------------------------------------------------- running a case
+def float_outputs(out: Any) -> List[Any]:
+    """The float tensors among a case's outputs (the ones a gradient flows from)."""
+    outs = list(out) if isinstance(out, (list, tuple)) else [out]
+    return [o for o in outs if o.dtype.is_floating]
+
+
+def eager_tensors(case: Case, arrays: List[np.ndarray]) -> List[Any]:
+    diff = set(case.diff)
+    return [paddle.to_tensor(a, stop_gradient=i not in diff) for i, a in enumerate(arrays)]
+
+
+def cotangents(case: Case, arrays: List[np.ndarray], seed: int = 1) -> List[np.ndarray]:
+    """One random cotangent per float output, in the output's dtype."""
+    paddle.seed(0)
+    outs = float_outputs(case.fn(*eager_tensors(case, arrays)))
+    assert outs, f"{case.name}: no float output"
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(o.shape).astype(o.numpy().dtype) for o in outs]
+
+
+def eager_grads(case: Case, arrays: List[np.ndarray], cots: List[np.ndarray]
+                ) -> List[Optional[np.ndarray]]:
+    """The tape's gradients of sum(out * cot) for the differentiated inputs (random ops draw
+    after paddle.seed(0))."""
+    ts = eager_tensors(case, arrays)
+    paddle.seed(0)
+    outs = float_outputs(case.fn(*ts))
+    loss = outs[0].sum() * 0.0
+    for o, c in zip(outs, cots):
+        loss = loss + (o * paddle.to_tensor(c)).sum()
+    found = paddle.grad([loss], [ts[i] for i in case.diff], allow_unused=True)
+    return [None if g is None else g.numpy() for g in found]
+
+
+def loss_value(case: Case, arrays: List[np.ndarray], cots: List[np.ndarray]) -> float:
+    """sum(out * cot) evaluated eagerly (for finite differences)."""
+    paddle.seed(0)
+    outs = float_outputs(case.fn(*eager_tensors(case, arrays)))
+    return float(sum(np.sum(o.numpy() * c) for o, c in zip(outs, cots)))
+
+
+# ----------------------------------------------------------------------------- the table
+def f(*shape: int, **kw: Any) -> Float:
+    return Float(tuple(shape), **kw)
+
+
+def pos(*shape: int) -> Float:
+    """Positive values away from 0 (log, sqrt, division)."""
+    return Float(tuple(shape), 0.5, 2.0)
+
+
+def const(data: Any, dtype: str = "int64") -> Const:
+    return Const(data, dtype)
+
+
+def second_order(fn: Callable[..., Any], n_diff: int) -> Callable[..., Any]:
+    """fn's input gradient (of the sum of cubed outputs) as a differentiable function: checking
+    it checks the rules of the gradient ops (create_graph=True)."""
+    def grads(*xs: Any) -> Any:
+        out = fn(*xs)
+        outs = out if isinstance(out, (list, tuple)) else [out]
+        total = (outs[0] * outs[0] * outs[0]).sum()
+        for o in outs[1:]:
+            total = total + (o * o * o).sum()
+        return tuple(paddle.grad([total], list(xs[:n_diff]), create_graph=True))
+    return grads
+
+
+def _bool(data: Any) -> Const:
+    return Const(data, "bool")
+
+
+def _setitem(x: Any, v: Any) -> Any:
+    """x[1:, 0] = v on a copy of x: the in-place write is recorded on the tape."""
+    y = x * 1.0
+    y[1:, 0] = v
+    return y
+
+
+# A matrix that is far from singular, for inv.
+_WELL = np.array([[3.0, 0.4, -0.2], [0.1, 2.5, 0.3], [-0.3, 0.2, 2.0]])
+
+CASES: List[Case] = [
+    # ------------------------------------------------------------------ elementwise, broadcasting
+    Case("add_broadcast", lambda x, y: x + y, [f(2, 3), f(3)]),
+    Case("add_both_broadcast", lambda x, y: x + y, [f(2, 1, 3), f(4, 1)]),
+    Case("subtract", lambda x, y: x - y, [f(2, 3), f(1, 3)]),
+    Case("multiply", lambda x, y: x * y, [f(2, 3), f(2, 1)]),
+    Case("divide", lambda x, y: x / y, [f(2, 3), pos(3)]),
+    Case("pow_tensor", lambda x, y: x ** y, [pos(2, 3), f(3)]),
+    Case("pow_scalar", lambda x: x ** 3, [f(4)]),
+    Case("multiply_int_operand", lambda x, k: x * k, [f(2, 3), const([1, -2, 3])]),
+    Case("pow_int_exponent", lambda x, k: x ** k, [pos(3), const([2, 3, 1])]),
+    Case("maximum", paddle.maximum, [f(2, 3), f(3)]),
+    Case("minimum", paddle.minimum, [f(2, 3), f(2, 1)]),
+    Case("remainder", lambda x, y: x % y, [f(2, 3, low=-3, high=3), pos(3)]),
+    Case("neg", lambda x: -x, [f(2, 3)]),
+    Case("exp", paddle.exp, [f(2, 3)]),
+    Case("log", paddle.log, [pos(2, 3)]),
+    Case("log2", paddle.log2, [pos(3)]),
+    Case("log10", paddle.log10, [pos(3)]),
+    Case("log1p", paddle.log1p, [pos(3)]),
+    Case("sqrt", paddle.sqrt, [pos(3)]),
+    Case("rsqrt", paddle.rsqrt, [pos(3)]),
+    Case("square", paddle.square, [f(3)]),
+    Case("reciprocal", paddle.reciprocal, [pos(3)]),
+    Case("abs", paddle.abs, [f(5)]),
+    Case("sin", paddle.sin, [f(3)]),
+    Case("cos", paddle.cos, [f(3)]),
+    Case("tan", paddle.tan, [f(3)]),
+    Case("tanh", paddle.tanh, [f(3)]),
+    Case("sinh", paddle.sinh, [f(3)]),
+    Case("cosh", paddle.cosh, [f(3)]),
+    Case("asin", paddle.asin, [f(3, low=-0.9, high=0.9)]),
+    Case("acos", paddle.acos, [f(3, low=-0.9, high=0.9)]),
+    Case("atan", paddle.atan, [f(3)]),
+    Case("sigmoid", paddle.nn.functional.sigmoid, [f(3)]),
+    Case("erf", paddle.erf, [f(3)]),
+    Case("floor_ceil_round_sign",
+         lambda x: paddle.floor(x) + paddle.ceil(x) + paddle.round(x) + paddle.sign(x) + x,
+         [f(4, low=-2.4, high=2.4)]),
+    Case("scale", lambda x: paddle.scale(x, 2.5, bias=1.0), [f(3)]),
+    Case("clip", lambda x: paddle.clip(x, -0.5, 0.5), [f(6)]),
+    Case("cast_float32", lambda x: paddle.cast(x, "float32") * 2.0, [f(3)], eps=1e-2,
+         rtol=1e-4, atol=1e-4),
+    # ------------------------------------------------------------------ reductions
+    Case("sum_all", lambda x: paddle.sum(x), [f(2, 3)]),
+    Case("sum_axis_keepdim", lambda x: paddle.sum(x, axis=1, keepdim=True), [f(2, 3, 4)]),
+    Case("sum_axes", lambda x: paddle.sum(x, axis=[0, 2]), [f(2, 3, 4)]),
+    Case("mean_axis", lambda x: paddle.mean(x, axis=-1), [f(2, 3)]),
+    Case("mean_all_keepdim", lambda x: paddle.mean(x, keepdim=True), [f(2, 3)]),
+    Case("max_axis", lambda x: paddle.max(x, axis=1), [f(3, 4)]),
+    Case("min_all", lambda x: paddle.min(x), [f(3, 4)]),
+    Case("prod_axis", lambda x: paddle.prod(x, axis=0), [f(3, 2)]),
+    Case("reduce_as", lambda x, t: paddle.reduce_as(x, t), [f(2, 3, 4), f(3, 1, diff=False)]),
+    Case("logsumexp", lambda x: paddle.logsumexp(x, axis=1, keepdim=True), [f(2, 3)]),
+    Case("logsumexp_all", lambda x: paddle.logsumexp(x), [f(2, 3)]),
+    Case("std_axis", lambda x: paddle.std(x, axis=0), [f(4, 3)]),
+    Case("var_biased_all", lambda x: paddle.var(x, unbiased=False), [f(2, 3)]),
+    Case("var_keepdim", lambda x: paddle.var(x, axis=1, keepdim=True), [f(2, 4)]),
+    Case("norm_2_axis", lambda x: paddle.linalg.norm(x, p=2, axis=1), [f(3, 4)]),
+    Case("norm_fro_all", lambda x: paddle.linalg.norm(x), [f(3, 4)]),
+    Case("norm_1", lambda x: paddle.linalg.norm(x, p=1, axis=0), [f(3, 4)]),
+    Case("norm_3_keepdim", lambda x: paddle.linalg.norm(x, p=3, axis=-1, keepdim=True),
+         [f(3, 4)]),
+    Case("norm_inf", lambda x: paddle.linalg.norm(x, p=float("inf"), axis=1), [f(3, 4)]),
+    Case("norm_neg_inf_keepdim",
+         lambda x: paddle.linalg.norm(x, p=float("-inf"), axis=0, keepdim=True), [f(3, 4)]),
+    Case("norm_0", lambda x: paddle.linalg.norm(x, p=0, axis=1) + paddle.sum(x), [f(2, 3)]),
+    Case("max_keepdim", lambda x: paddle.max(x, axis=[0, 2], keepdim=True), [f(2, 3, 2)]),
+    Case("norm_fro_matrix", lambda x: paddle.linalg.norm(x, p="fro", axis=[0, 1]), [f(3, 4)]),
+    Case("cumsum_axis", lambda x: paddle.cumsum(x, axis=1), [f(2, 4)]),
+    Case("cumsum_widening_dtype", lambda x: paddle.cumsum(paddle.cast(x, "float32"), axis=0,
+                                                           dtype="float64"),
+         [f(3)], eps=1e-2, rtol=1e-4, atol=1e-4),
+    Case("cumsum_flat", lambda x: paddle.cumsum(x), [f(2, 3)]),
+    Case("cumprod", lambda x: paddle.cumprod(x, dim=1), [f(2, 4)]),
+    Case("cumprod_with_zero", lambda x: paddle.cumprod(x, dim=0),
+         [Float((4,), data=[0.7, 0.0, -1.3, 0.4])]),
+    Case("cumprod_flat", lambda x: paddle.cumprod(x), [f(2, 2)]),
+    # ------------------------------------------------------------------ shapes
+    Case("reshape", lambda x: paddle.reshape(x, [3, -1]) * paddle.arange(4, dtype="float64"),
+         [f(2, 6)]),
+    Case("flatten_op", lambda x: apply("flatten", [x], {"start_axis": 1, "stop_axis": 2}),
+         [f(2, 3, 2)]),
+    Case("flatten", lambda x: paddle.flatten(x, 1, 2), [f(2, 3, 2)]),
+    Case("squeeze_unsqueeze", lambda x: paddle.unsqueeze(paddle.squeeze(x, 1), [0, 2]),
+         [f(2, 1, 3)]),
+    Case("transpose", lambda x: paddle.transpose(x, [2, 0, 1]), [f(2, 3, 4)]),
+    Case("expand", lambda x: paddle.expand(x, [2, 3, 4]), [f(3, 1)]),
+    Case("expand_as", lambda x, y: paddle.expand_as(x, y), [f(1, 4), f(3, 4, diff=False)]),
+    Case("assign", lambda x: paddle.assign(x) * 2.0, [f(3)]),
+    Case("concat", lambda a, b, c: paddle.concat([a, b, c], axis=1),
+         [f(2, 1), f(2, 3), f(2, 2)]),
+    Case("stack", lambda a, b: paddle.stack([a, b], axis=1), [f(2, 3), f(2, 3)]),
+    Case("split_num", lambda x: tuple(paddle.split(x, 2, axis=1)), [f(2, 4)]),
+    Case("split_sections", lambda x: tuple(paddle.split(x, [1, -1, 2], axis=0)), [f(5, 2)]),
+    Case("split_one_piece_used", lambda x: paddle.split(x, 3, axis=1)[1], [f(2, 3)]),
+    Case("unbind", lambda x: tuple(paddle.unbind(x, axis=1)), [f(2, 3)]),
+    Case("chunk", lambda x: tuple(paddle.chunk(x, 3, axis=0)), [f(3, 2)]),
+    Case("getitem_slices", lambda x: x[1:, ::-2], [f(3, 5)]),
+    Case("getitem_int_ellipsis", lambda x: x[..., 1] + x[0], [f(3, 3)]),
+    Case("getitem_repeated_index", lambda x, i: x[i], [f(4, 2), const([0, 2, 0, 3])]),
+    Case("getitem_bool_mask", lambda x, m: x[m], [f(2, 3), _bool([[1, 0, 1], [0, 1, 1]])]),
+    Case("setitem", _setitem, [f(3, 2), f(2)]),
+    Case("setitem_functional", lambda x, v: paddle.setitem(x, (slice(None), 1), v),
+         [f(2, 3), f(1)]),
+    Case("strided_slice", lambda x: paddle.strided_slice(x, [0, 1], [0, 3], [3, 0], [2, -1]),
+         [f(4, 5)]),
+    Case("flip", lambda x: paddle.flip(x, [0, 1]), [f(2, 3)]),
+    Case("roll_axis", lambda x: paddle.roll(x, [1, -2], axis=[0, 1]), [f(2, 3)]),
+    Case("roll_flat", lambda x: paddle.roll(x, 2), [f(2, 3)]),
+    Case("tile", lambda x: paddle.tile(x, [2, 1, 3]), [f(2, 2)]),
+    Case("tril", lambda x: paddle.tril(x, -1), [f(3, 4)]),
+    Case("triu", lambda x: paddle.triu(x, 1), [f(2, 3, 3)]),
+    Case("diag_of_vector", lambda x: paddle.diag(x, offset=1), [f(3)]),
+    Case("diag_of_matrix", lambda x: paddle.diag(x, offset=-1), [f(4, 3)]),
+    Case("meshgrid", lambda x, y: tuple(paddle.meshgrid(x, y)), [f(3), f(2)]),
+    Case("linspace", lambda a, b: paddle.linspace(a, b, 5, dtype="float64"), [f(), f()]),
+    # ------------------------------------------------------------------ linear algebra
+    Case("matmul_2d", paddle.matmul, [f(2, 3), f(3, 4)]),
+    Case("matmul_transpose_x", lambda x, y: paddle.matmul(x, y, transpose_x=True),
+         [f(3, 2), f(3, 4)]),
+    Case("matmul_transpose_both", lambda x, y: paddle.matmul(x, y, True, True),
+         [f(3, 2), f(4, 3)]),
+    Case("matmul_vec_mat", paddle.matmul, [f(3), f(3, 4)]),
+    Case("matmul_mat_vec", paddle.matmul, [f(2, 3), f(3)]),
+    Case("matmul_vec_vec", paddle.matmul, [f(3), f(3)]),
+    Case("matmul_batched_broadcast", paddle.matmul, [f(2, 3, 4), f(4, 2)]),
+    Case("matmul_batch_dims_broadcast", lambda x, y: paddle.matmul(x, y, transpose_y=True),
+         [f(2, 1, 3, 4), f(3, 2, 4)]),
+    Case("dot_1d", paddle.dot, [f(4), f(4)]),
+    Case("dot_2d", paddle.dot, [f(2, 3), f(2, 3)]),
+    Case("outer", paddle.outer, [f(3), f(2, 2)]),
+    Case("inv", paddle.linalg.inv, [Float((3, 3), data=_WELL)]),
+    Case("inv_batched", paddle.linalg.inv,
+         [Float((2, 3, 3), data=np.stack([_WELL, _WELL.T + np.eye(3)]))]),
+    Case("einsum_matmul", lambda a, b: paddle.einsum("ij,jk->ik", a, b), [f(2, 3), f(3, 2)]),
+    Case("einsum_batched", lambda a, b: paddle.einsum("bij,bjk->bik", a, b),
+         [f(2, 2, 3), f(2, 3, 2)]),
+    Case("einsum_implicit_dot", lambda a, b: paddle.einsum("i,i", a, b), [f(3), f(3)]),
+    Case("einsum_dropped_label", lambda a, b: paddle.einsum("ijk,kl->il", a, b),
+         [f(2, 3, 2), f(2, 3)]),
+    Case("einsum_ellipsis", lambda a, b: paddle.einsum("...ij,jk->...ik", a, b),
+         [f(2, 2, 3), f(3, 2)]),
+    Case("einsum_sum", lambda a: paddle.einsum("ij->", a), [f(2, 3)]),
+    Case("einsum_ellipsis_both", lambda a, b: paddle.einsum("...j,...j->...", a, b),
+         [f(2, 3), f(3)]),
+    Case("einsum_three", lambda a, b, c: paddle.einsum("ij,jk,k->i", a, b, c),
+         [f(2, 3), f(3, 2), f(2)]),
+    # ------------------------------------------------------------------ nn
+    Case("relu", F.relu, [f(6)]),
+    Case("softmax_last", lambda x: F.softmax(x), [f(2, 3)]),
+    Case("softmax_axis0", lambda x: F.softmax(x, axis=0), [f(2, 3)]),
+    Case("log_softmax", lambda x: F.log_softmax(x, axis=1), [f(2, 3, 2)]),
+    Case("linear", F.linear, [f(2, 2, 3), f(3, 4), f(4)]),
+    Case("linear_no_bias", F.linear, [f(2, 3), f(3, 2)]),
+    Case("relu6", F.relu6, [f(6, low=-2, high=8)]),
+    Case("leaky_relu", lambda x: F.leaky_relu(x, 0.2), [f(6)]),
+    Case("hardtanh", lambda x: F.hardtanh(x, -0.5, 0.5), [f(6)]),
+    Case("hardsigmoid", F.hardsigmoid, [f(6, low=-5, high=5)]),
+    Case("hardswish", F.hardswish, [Float((6,), data=[-4.0, -2.5, -1.0, 0.5, 2.9, 3.5])]),
+    Case("elu", lambda x: F.elu(x, 0.7), [f(6)]),
+    Case("gelu", F.gelu, [f(6, low=-3, high=3)]),
+    Case("gelu_tanh", lambda x: F.gelu(x, approximate=True), [f(6, low=-3, high=3)]),
+    Case("silu", F.silu, [f(6, low=-3, high=3)]),
+    Case("softplus", lambda x: F.softplus(x, beta=2.0, threshold=3.0), [f(6, low=-3, high=3)]),
+    Case("mish", F.mish, [f(6, low=-3, high=3)]),
+    Case("smooth_l1_loss", lambda x, y: F.smooth_l1_loss(x, y, reduction="none", delta=0.5),
+         [f(2, 3), f(2, 3)]),
+    Case("cross_entropy_hard", lambda x, y: F.cross_entropy(x, y), [f(4, 3), const([0, 2, 1, 2])]),
+    Case("cross_entropy_hard_n1_sum", lambda x, y: F.cross_entropy(x, y, reduction="sum"),
+         [f(3, 4), const([[1], [3], [0]])]),
+    Case("cross_entropy_ignore_weight",
+         lambda x, y, w: F.cross_entropy(x, y, weight=w, ignore_index=1),
+         [f(4, 3), const([0, 1, 2, 2]), pos(3)]),
+    Case("cross_entropy_weight_none",
+         lambda x, y, w: F.cross_entropy(x, y, weight=w, reduction="none"),
+         [f(3, 3), const([0, 1, 2]), pos(3)]),
+    Case("cross_entropy_soft", lambda x, y: F.cross_entropy(x, y, soft_label=True),
+         [f(3, 4), Float((3, 4), 0.0, 1.0)]),
+    Case("cross_entropy_soft_weight",
+         lambda x, y, w: F.cross_entropy(x, y, weight=w, soft_label=True, reduction="sum"),
+         [f(3, 4), Float((3, 4), 0.0, 1.0), pos(4)]),
+    Case("cross_entropy_soft_smoothing",
+         lambda x, y: F.cross_entropy(x, y, soft_label=True, label_smoothing=0.2,
+                                      reduction="none"),
+         [f(2, 3), Float((2, 3), 0.0, 1.0)]),
+    Case("cross_entropy_smoothing_weight_ignore",
+         lambda x, y, w: F.cross_entropy(x, y, weight=w, label_smoothing=0.1, ignore_index=0),
+         [f(4, 3), const([0, 2, 1, 1]), pos(3)]),
+    Case("cross_entropy_smoothing", lambda x, y: F.cross_entropy(x, y, label_smoothing=0.1),
+         [f(4, 3), const([0, 2, 1, 1])]),
+    Case("cross_entropy_axis1", lambda x, y: F.cross_entropy(x, y, axis=1),
+         [f(2, 3, 2), const([[0, 2], [1, 1]])]),
+    Case("cross_entropy_probs", lambda x, y: F.cross_entropy(x, y, use_softmax=False),
+         [Float((3, 3), 0.2, 1.0), const([0, 1, 2])]),
+    Case("nll_loss", lambda x, y: F.nll_loss(x, y), [f(3, 4), const([0, 3, 1])]),
+    Case("layer_norm_affine", lambda x, w, b: F.layer_norm(x, [3], w, b), [f(2, 3), f(3), f(3)]),
+    Case("layer_norm_2d", lambda x: F.layer_norm(x, [2, 3]), [f(2, 2, 3)]),
+    Case("layer_norm_2d_weight", lambda x, w: F.layer_norm(x, [3, 2], w), [f(2, 3, 2), f(3, 2)]),
+    Case("batch_norm_train",
+         lambda x, w, b: F.batch_norm(x, paddle.zeros([3], "float64"), paddle.ones([3], "float64"),
+                                      w, b, training=True),
+         [f(4, 3, 2), f(3), f(3)]),
+    Case("batch_norm_eval_stats",
+         lambda x, m, v, w: F.batch_norm(x, m, v, w, training=False),
+         [f(2, 3), f(3), pos(3), f(3)]),
+    Case("batch_norm_nhwc_train",
+         lambda x: F.batch_norm(x, paddle.zeros([2], "float64"), paddle.ones([2], "float64"),
+                                training=True, data_format="NHWC"),
+         [f(2, 2, 2, 2)]),
+    Case("normalize_2", lambda x: F.normalize(x, axis=1), [f(2, 3)]),
+    Case("normalize_1", lambda x: F.normalize(x, p=1, axis=0), [f(3, 2)]),
+    Case("normalize_inf", lambda x: F.normalize(x, p=float("inf"), axis=1), [f(2, 3)]),
+    Case("normalize_3", lambda x: F.normalize(x, p=3, axis=1), [f(2, 3)]),
+    Case("conv2d", lambda x, w, b: F.conv2d(x, w, b, stride=2, padding=1),
+         [f(2, 2, 5, 5), f(3, 2, 3, 3), f(3)]),
+    Case("conv2d_dilation_groups", lambda x, w: F.conv2d(x, w, dilation=2, groups=2),
+         [f(1, 4, 5, 5), f(4, 2, 2, 2)]),
+    Case("conv2d_nhwc_same", lambda x, w: F.conv2d(x, w, padding="SAME", data_format="NHWC"),
+         [f(1, 4, 4, 2), f(2, 2, 3, 3)]),
+    Case("conv2d_nhwc_bias_stride", lambda x, w, b: F.conv2d(x, w, b, stride=[2, 1],
+                                                               data_format="NHWC"),
+         [f(1, 5, 4, 2), f(3, 2, 2, 2), f(3)]),
+    Case("embedding", lambda i, w: F.embedding(i, w), [const([2, 2, 0]), f(3, 2)]),
+    Case("embedding_padding_idx", lambda i, w: F.embedding(i, w, padding_idx=1),
+         [const([[0, 1], [3, 0]]), f(4, 3)]),
+    Case("dropout", lambda x: F.dropout(x, 0.5), [f(4, 3)]),
+    Case("dropout_zeros_in_x", lambda x: F.dropout(x, 0.3, axis=1),
+         [Float((2, 3), data=[[0.0, 1.0, -2.0], [0.0, 0.0, 3.0]])]),
+    Case("dropout_downscale", lambda x: F.dropout(x, 0.4, mode="downscale_in_infer"), [f(5)]),
+    Case("pad_constant", lambda x: F.pad(x, [1, 2, 0, 1], value=1.5), [f(1, 2, 2, 3)]),
+    Case("pad_reflect", lambda x: F.pad(x, [2, 1, 1, 1], mode="reflect"), [f(1, 1, 3, 4)]),
+    Case("pad_replicate", lambda x: F.pad(x, [1, 2], mode="replicate", data_format="NCL"),
+         [f(1, 2, 3)]),
+    Case("pad_circular", lambda x: F.pad(x, [1, 1, 2, 0], mode="circular"), [f(1, 1, 3, 3)]),
+    # ------------------------------------------------------------------ indexing ops
+    Case("gather_repeated", lambda x, i: paddle.gather(x, i, axis=1), [f(2, 3), const([2, 0, 2])]),
+    Case("gather_scalar_index", lambda x, i: paddle.gather(x, i), [f(3, 2), const(1)]),
+    Case("index_select", lambda x, i: paddle.index_select(x, i, axis=0),
+         [f(3, 2), const([1, 1, 0])]),
+    Case("gather_nd", paddle.gather_nd, [f(3, 4, 2), const([[0, 1], [2, 3], [0, 1]])]),
+    Case("scatter_overwrite", lambda x, i, u: paddle.scatter(x, i, u),
+         [f(4, 2), const([1, 3]), f(2, 2)]),
+    Case("scatter_overwrite_repeated", lambda x, i, u: paddle.scatter(x, i, u),
+         [f(4, 2), const([1, 1, 2]), f(3, 2)]),
+    Case("scatter_accumulate", lambda x, i, u: paddle.scatter(x, i, u, overwrite=False),
+         [f(4, 2), const([1, 1, 2]), f(3, 2)]),
+    Case("take_along_axis", lambda x, i: paddle.take_along_axis(x, i, 1),
+         [f(2, 3), const([[0, 0], [2, 1]])]),
+    Case("take_along_axis_broadcast", lambda x, i: paddle.take_along_axis(x, i, 0),
+         [f(3, 2), const([[2], [0]])]),
+    Case("put_along_axis_assign", lambda x, i, v: paddle.put_along_axis(x, i, v, 1),
+         [f(2, 3), const([[0], [2]]), f(2, 1)]),
+    Case("put_along_axis_add", lambda x, i, v: paddle.put_along_axis(x, i, v, 1, reduce="add"),
+         [f(2, 3), const([[0, 0], [2, 1]]), f(2, 2)]),
+    Case("put_along_axis_mul", lambda x, i, v: paddle.put_along_axis(x, i, v, 1, reduce="mul"),
+         [f(2, 3), const([[0, 0], [2, 1]]), f(2, 2)]),
+    Case("put_along_axis_add_no_self",
+         lambda x, i, v: paddle.put_along_axis(x, i, v, 0, reduce="add", include_self=False),
+         [f(3, 2), const([[1, 0], [1, 2]]), f(2, 2)]),
+    Case("put_along_axis_mul_no_self",
+         lambda x, i, v: paddle.put_along_axis(x, i, v, 1, reduce="mul", include_self=False),
+         [f(2, 3), const([[1], [2]]), f(2, 1)]),
+    Case("put_along_axis_mean_self",
+         lambda x, i, v: paddle.put_along_axis(x, i, v, 1, reduce="mean"),
+         [f(2, 3), const([[0, 0], [2, 1]]), f(2, 2)]),
+    Case("put_along_axis_mean",
+         lambda x, i, v: paddle.put_along_axis(x, i, v, 1, reduce="mean", include_self=False),
+         [f(2, 3), const([[0, 0], [2, 1]]), f(2, 2)]),
+    Case("where_broadcast", lambda c, x, y: paddle.where(c, x, y),
+         [_bool([True, False, True]), f(2, 3), f(2, 1)]),
+    Case("masked_select", paddle.masked_select, [f(2, 3), _bool([[1, 0, 1], [0, 1, 1]])]),
+    Case("masked_select_broadcast", paddle.masked_select, [f(1, 3), _bool([[1, 0, 1], [0, 1, 1]])]),
+    Case("sort", lambda x: paddle.sort(x, axis=1), [f(2, 4)]),
+    Case("sort_descending", lambda x: paddle.sort(x, axis=0, descending=True), [f(3, 2)]),
+    Case("topk", lambda x: paddle.topk(x, 2)[0], [f(2, 4)]),
+    Case("topk_smallest_axis0", lambda x: paddle.topk(x, 2, axis=0, largest=False)[0], [f(3, 2)]),
+]
+
+
+# Second derivatives (create_graph=True): each also checks the rules of the gradient kernels.
+SECOND_ORDER: List[Case] = [
+    Case("grad2_mul_tanh", second_order(lambda x, y: paddle.tanh(x * y), 2), [f(2, 3), f(3)]),
+    Case("grad2_softmax", second_order(lambda x: F.softmax(x), 1), [f(2, 3)]),
+    Case("grad2_matmul", second_order(paddle.matmul, 2), [f(2, 3), f(3, 2)]),
+    Case("grad2_getitem", second_order(lambda x, i: x[i], 1), [f(4), const([0, 2, 0])]),
+    Case("grad2_split", second_order(lambda x: paddle.split(x, 2)[0], 1), [f(4)]),
+    Case("grad2_unbind", second_order(lambda x: paddle.unbind(x)[1], 1), [f(2, 2)]),
+    Case("grad2_strided_slice", second_order(lambda x: x[1::2], 1), [f(5)]),
+    Case("grad2_strided_slice_op",
+         second_order(lambda x: paddle.strided_slice(x, [0], [0], [5], [2]), 1), [f(5)]),
+    Case("grad2_pad", second_order(lambda x: F.pad(x, [1, 1], mode="reflect",
+                                                    data_format="NCL"), 1), [f(1, 1, 3)]),
+    Case("grad2_tile", second_order(lambda x: paddle.tile(x, [2]), 1), [f(3)]),
+    Case("grad2_diag", second_order(lambda x: paddle.diag(x, 1), 1), [f(3, 3)]),
+    Case("grad2_gather", second_order(lambda x, i: paddle.gather(x, i), 1),
+         [f(3), const([0, 0, 2])]),
+    Case("grad2_gather_nd", second_order(paddle.gather_nd, 1), [f(2, 2), const([[0, 1], [0, 1]])]),
+    Case("grad2_embedding", second_order(lambda w, i: F.embedding(i, w, padding_idx=0), 1),
+         [f(3, 2), const([0, 1, 1])]),
+    Case("grad2_masked_select", second_order(paddle.masked_select, 1),
+         [f(2, 2), _bool([[1, 0], [1, 1]])]),
+    Case("grad2_conv2d", second_order(lambda x, w: F.conv2d(x, w, padding=1), 2),
+         [f(1, 1, 3, 3), f(1, 1, 2, 2)]),
+    Case("grad2_layer_norm", second_order(lambda x: F.layer_norm(x, [3]), 1), [f(2, 3)]),
+    Case("grad2_cross_entropy", second_order(lambda x, y: F.cross_entropy(x, y), 1),
+         [f(2, 3), const([0, 2])]),
+    Case("grad2_cube", lambda x: tuple(paddle.grad([(x * x * x).sum()], [x], create_graph=True)),
+         [f(3)]),
+]
+
+# Rules that refuse to differentiate (a clear GradientError), with a call that reaches them.
+REFUSING = {
+    "cumprod_grad": Case("grad2_cumprod", second_order(lambda x: paddle.cumprod(x, dim=0), 1),
+                         [f(3)]),
+}
