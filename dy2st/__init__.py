@@ -23,3 +23,6 @@ __version__ = "0.1.0"
 ParamAttr = nn.ParamAttr
 
 dtype = DType
+
+from . import regularizer  # noqa: E402
+from . import optimizer  # noqa: E402
