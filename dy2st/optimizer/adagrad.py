@@ -24,7 +24,7 @@ class Adagrad(Optimizer):
         self._default_dict.update(epsilon=epsilon,
                                   initial_accumulator_value=self._initial_accumulator_value)
 
-    def _fill(self, name: str) -> float:
+    def _fill(self, name: str, group: dict) -> float:
         return self._initial_accumulator_value
 
     def _update(self, param, grad, lr, group) -> None:

@@ -58,9 +58,9 @@ class Adam(Optimizer):
             self._accumulator_specs = tuple(s for s in self._accumulator_specs
                                             if s[0] != "moment2_max")
 
-    def _fill(self, name: str) -> float:
-        # a beta given as a Tensor starts its power at Paddle's default
-        beta = self._beta1 if name == "beta1_pow_acc" else self._beta2
+    def _fill(self, name: str, group: dict) -> float:
+        # the power starts at the group's beta; a beta given as a Tensor at Paddle's default
+        beta = self._option(group, "beta1" if name == "beta1_pow_acc" else "beta2")
         default = 0.9 if name == "beta1_pow_acc" else 0.999
         return default if isinstance(beta, Tensor) else float(beta)
 

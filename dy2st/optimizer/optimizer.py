@@ -71,8 +71,8 @@ class Optimizer:
         self._learning_rate = learning_rate if isinstance(learning_rate, LRScheduler) \
             else float(learning_rate)
         first = self._parameter_list[0]
-        first = first["params"] if isinstance(first, dict) else first
-        if isinstance(first, (list, tuple)):
+        first = first.get("params") if isinstance(first, dict) else first
+        if isinstance(first, (list, tuple)) and first:
             first = first[0]
         self._dtype = first.dtype if isinstance(first, Tensor) and first.dtype.is_floating \
             else float32
@@ -181,10 +181,11 @@ class Optimizer:
         prefix = f"{self._name}_{name}" if self._name is not None else name
         return f"{param.name}_{prefix}_0"
 
-    def _fill(self, name: str) -> float:
+    def _fill(self, name: str, group: Dict[str, Any]) -> float:
         return 0.0
 
-    def _accumulator(self, name: str, param: Tensor) -> Tensor:
+    def _accumulator(self, name: str, param: Tensor, group: Optional[Dict[str, Any]] = None
+                     ) -> Tensor:
         """The state tensor `name` of `param`, created (or restored from set_state_dict) on
         first use. Created from numpy directly: a plain value, never an op of a traced step."""
         per_param = self._accumulators.setdefault(name, {})
@@ -192,7 +193,7 @@ class Optimizer:
         if acc is not None:
             return acc
         spec = next(s for s in self._accumulator_specs if s[0] == name)
-        fill = self._fill(name) if spec[1] is None else spec[1]
+        fill = self._fill(name, group or self._default_dict) if spec[1] is None else spec[1]
         shape = param.shape if spec[2] is None else spec[2]
         var_name = self._acc_name(name, param)
         value = np.full(shape, fill, dtype=param._value.dtype if isinstance(param, Tensor)
@@ -208,10 +209,10 @@ class Optimizer:
         per_param[param.name] = acc
         return acc
 
-    def _create_accumulators(self, params: Sequence[Tensor]) -> None:
+    def _create_accumulators(self, params: Sequence[Tensor], group: Dict[str, Any]) -> None:
         for p in params:
             for spec in self._accumulator_specs:
-                self._accumulator(spec[0], p)
+                self._accumulator(spec[0], p, group)
 
     def state_dict(self) -> Dict[str, Any]:
         """Every state tensor by name, plus "LR_Scheduler" (the scheduler's state) if any."""
@@ -287,7 +288,7 @@ class Optimizer:
         if clip is not None and params_grads:
             params_grads = clip(params_grads)
         params_grads = self._regularize(params_grads, group)
-        self._create_accumulators([p for p, _ in params_grads])
+        self._create_accumulators([p for p, _ in params_grads], group)
         for p, g in params_grads:
             if g.dtype != p.dtype:
                 g = ops.cast(g, p.dtype)
