@@ -26,3 +26,5 @@ dtype = DType
 
 from . import regularizer  # noqa: E402
 from . import optimizer  # noqa: E402
+from . import io  # noqa: E402
+from .io import load, save  # noqa: E402
