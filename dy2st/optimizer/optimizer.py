@@ -200,7 +200,6 @@ class Optimizer:
                         else self._dtype.np)
         if var_name in self._accumulators_holder:
             saved = self._accumulators_holder.pop(var_name)
-            saved = np.asarray(saved._value if isinstance(saved, Tensor) else saved)
             if saved.shape != value.shape:
                 raise ValueError(f"set_state_dict: {var_name} has shape {list(saved.shape)}, "
                                  f"the optimizer expects {list(value.shape)}")
@@ -218,7 +217,7 @@ class Optimizer:
         """Every state tensor by name, plus "LR_Scheduler" (the scheduler's state) if any."""
         out: Dict[str, Any] = {}
         if not self._accumulators and self._accumulators_holder:
-            out.update(self._accumulators_holder)
+            out.update((k, Tensor(v, name=k)) for k, v in self._accumulators_holder.items())
         for per_param in self._accumulators.values():
             for acc in per_param.values():
                 out[acc.name] = acc
@@ -235,15 +234,15 @@ class Optimizer:
                 raise KeyError("set_state_dict: the optimizer uses an LRScheduler but the state "
                                "dict has no 'LR_Scheduler' entry")
             self._learning_rate.set_state_dict(state_dict["LR_Scheduler"])
-        values = {k: v for k, v in state_dict.items()
-                  if k not in ("LR_Scheduler", "master_weights")}
+        # snapshot the values now: the given tensors may change before the state is created
+        values = {k: np.array(v._value if isinstance(v, Tensor) else v)
+                  for k, v in state_dict.items() if k not in ("LR_Scheduler", "master_weights")}
         updates = []
         for per_param in self._accumulators.values():
             for acc in per_param.values():
                 if acc.name not in values:
                     raise KeyError(f"optimizer Tensor {acc.name} not found in the state dict")
-                arr = np.asarray(values[acc.name]._value if isinstance(values[acc.name], Tensor)
-                                 else values[acc.name])
+                arr = values[acc.name]
                 if arr.shape != acc._value.shape:
                     raise ValueError(f"set_state_dict: {acc.name} has shape {list(arr.shape)}, "
                                      f"the optimizer expects {acc.shape}")
