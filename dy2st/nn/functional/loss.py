@@ -332,6 +332,7 @@ def kl_div(input: Any, label: Any, reduction: str = "mean", log_target: bool = F
         if x.ndim == 0:
             return loss
         n = x.shape[0]
-        batch = float(n) if n >= 0 else ops.cast(ops.shape(x)[0], loss.dtype)
+        known = isinstance(n, int) and n >= 0
+        batch = float(n) if known else ops.cast(ops.shape(x)[0], loss.dtype)
         return ops.divide(ops.sum(loss), batch)
     return _reduce(loss, reduction)
