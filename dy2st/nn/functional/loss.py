@@ -197,11 +197,18 @@ def smooth_l1_loss(input: Any, label: Any, reduction: str = "mean", delta: float
 
 
 # ----------------------------------------------------------------------------- binary
-def _same_shape(x: Any, y: Any, op: str) -> None:
+def _binary_operands(input: Any, label: Any, reduction: str, op: str, what: str) -> Any:
+    """(input, label as input's dtype), checked: a float input, a label of the same shape."""
+    _check_reduction(reduction, op)
+    x = as_tensor(input)
+    if not x.dtype.is_floating:
+        raise TypeError(f"{op}: {what} must be float, got {x.dtype}")
+    y = cast(as_tensor(label), x.dtype)
     xs, ys = tuple(x.shape), tuple(y.shape)
     if len(xs) != len(ys) or any(a != b and a != -1 and b != -1 for a, b in zip(xs, ys)):
-        raise ValueError(f"{op}: input and label must have the same shape, got {list(xs)} and "
+        raise ValueError(f"{op}: {what} and label must have the same shape, got {list(xs)} and "
                          f"{list(ys)}")
+    return x, y
 
 
 def _weighted(loss: Any, weight: Any, op: str) -> Any:
@@ -240,12 +247,7 @@ def _bce_vjp(ctx, g):
 def binary_cross_entropy(input: Any, label: Any, weight: Any = None, reduction: str = "mean",
                          name: Optional[str] = None) -> Any:
     """-(label * log(input) + (1 - label) * log(1 - input)) of probabilities in [0, 1]."""
-    _check_reduction(reduction, "binary_cross_entropy")
-    x = as_tensor(input)
-    if not x.dtype.is_floating:
-        raise TypeError(f"binary_cross_entropy: input must be float, got {x.dtype}")
-    y = cast(as_tensor(label), x.dtype)
-    _same_shape(x, y, "binary_cross_entropy")
+    x, y = _binary_operands(input, label, reduction, "binary_cross_entropy", "input")
     loss = _weighted(apply("bce_loss", [x, y]), weight, "binary_cross_entropy")
     return _reduce(loss, reduction)
 
@@ -299,12 +301,7 @@ def binary_cross_entropy_with_logits(logit: Any, label: Any, weight: Any = None,
                                      name: Optional[str] = None) -> Any:
     """Sigmoid + binary cross entropy in one numerically stable step; pos_weight weighs the
     positive term (per class, broadcast along the last axis)."""
-    _check_reduction(reduction, "binary_cross_entropy_with_logits")
-    x = as_tensor(logit)
-    if not x.dtype.is_floating:
-        raise TypeError(f"binary_cross_entropy_with_logits: logit must be float, got {x.dtype}")
-    y = cast(as_tensor(label), x.dtype)
-    _same_shape(x, y, "binary_cross_entropy_with_logits")
+    x, y = _binary_operands(logit, label, reduction, "binary_cross_entropy_with_logits", "logit")
     inputs = [x, y] + ([cast(as_tensor(pos_weight), x.dtype)] if pos_weight is not None else [])
     loss = apply("sigmoid_cross_entropy_with_logits", inputs)
     return _reduce(_weighted(loss, weight, "binary_cross_entropy_with_logits"), reduction)
