@@ -76,6 +76,8 @@ class Optimizer:
             first = first[0]
         self._dtype = first.dtype if isinstance(first, Tensor) and first.dtype.is_floating \
             else float32
+        if self._dtype == "float16":
+            self._dtype = float32       # as Paddle: a float16 learning rate would lose digits
         # the learning rate every update reads at run time; schedulers and set_lr write it
         self._lr_tensor = Tensor(np.asarray(self.get_lr(), dtype=self._dtype.np),
                                  name=f"{name or type(self).__name__.lower()}_learning_rate",
