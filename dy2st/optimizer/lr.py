@@ -24,6 +24,7 @@ __all__ = ["LRScheduler", "NoamDecay", "PiecewiseDecay", "NaturalExpDecay", "Inv
 
 
 def _check_outside_trace(what: str) -> None:
+    """Refuse to change an optimizer's learning rate while a Program is built."""
     if state.in_static_mode():
         raise RuntimeError(
             f"{what} was called while a Program is being built (inside to_static or "
@@ -65,19 +66,26 @@ class LRScheduler:
         self._targets.append(weakref.ref(lr_tensor))
         self._write_targets()
 
+    def _live_targets(self) -> List[Tensor]:
+        return [t for t in (r() for r in getattr(self, "_targets", ())) if t is not None]
+
+    def _check_step(self) -> None:
+        # a scheduler no optimizer uses yet may be built and stepped anywhere (Paddle's static
+        # examples create one inside program_guard); one that drives an optimizer may not
+        if self._live_targets():
+            _check_outside_trace(f"{type(self).__name__}.step()")
+
     def _write_targets(self) -> None:
-        live = [r() for r in getattr(self, "_targets", ())]
-        for t in live:
-            if t is not None:
-                _check_outside_trace(f"{type(self).__name__}.step()")
-                write_persistable(t, np.asarray(self._last_lr, dtype=t._value.dtype))
+        for t in self._live_targets():
+            _check_outside_trace(f"{type(self).__name__}.step()")
+            write_persistable(t, np.asarray(self._last_lr, dtype=t._value.dtype))
 
     def __call__(self) -> float:
         return self.last_lr
 
     def step(self, epoch: Optional[int] = None) -> None:
         """Advance one epoch (or go to `epoch`) and compute the new learning rate."""
-        _check_outside_trace(f"{type(self).__name__}.step()")
+        self._check_step()
         if epoch is None:
             self.last_epoch += 1
             self.last_lr = self.get_lr()
@@ -396,7 +404,7 @@ class ReduceOnPlateau(LRScheduler):
 
     def step(self, metrics: Any, epoch: Optional[int] = None) -> None:  # type: ignore[override]
         """Record this epoch's metric (a number, or a tensor / array of one element)."""
-        _check_outside_trace("ReduceOnPlateau.step()")
+        self._check_step()
         self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
         if isinstance(metrics, (Tensor, np.ndarray)):
             if np.size(metrics) != 1:
@@ -625,7 +633,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
                 * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2)
 
     def step(self, epoch: Optional[int] = None) -> None:
-        _check_outside_trace("CosineAnnealingWarmRestarts.step()")
+        self._check_step()
         if epoch is None and self.last_epoch < 0:
             epoch = 0
         if epoch is None:

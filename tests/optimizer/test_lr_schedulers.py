@@ -224,3 +224,14 @@ def test_scheduler_step_while_tracing_is_refused():
         with pytest.raises(RuntimeError, match="outside the converted function"):
             sched.step()
     assert sched.last_epoch == 0
+
+
+def test_scheduler_built_inside_program_guard_as_in_paddle_static_code():
+    main = paddle.static.Program()
+    with paddle.static.program_guard(main):
+        sched = L.NoamDecay(d_model=16, warmup_steps=4)
+    assert sched.last_epoch == 0
+    params, _ = parameters_with_grads(4, [(2,)], 0)
+    opt = paddle.optimizer.SGD(sched, parameters=params)
+    sched.step()                        # between runs, outside the guard
+    assert float(opt._lr_tensor) == pytest.approx(sched.last_lr)
