@@ -15,7 +15,7 @@ import numpy as np
 from ..autograd.mode import no_grad
 from ..nn.clip import GradientClipBase
 from ..regularizer import L2Decay, WeightDecayRegularizer
-from ..runtime import ops
+from ..runtime import ops, state
 from ..runtime.dtype import float32
 from ..runtime.persistable import write_persistable
 from ..runtime.program import Variable
@@ -46,7 +46,7 @@ class Optimizer:
     @no_grad()
     def __init__(self, learning_rate: Any, parameters: Any = None, weight_decay: Any = None,
                  grad_clip: Optional[GradientClipBase] = None, name: Optional[str] = None) -> None:
-        if parameters is None:
+        if parameters is None and not state.in_static_mode():
             raise AttributeError("parameters argument given to the Optimizer should not be None "
                                  "in dygraph mode.")
         if isinstance(parameters, Tensor):
@@ -55,8 +55,9 @@ class Optimizer:
         if isinstance(parameters, dict):
             raise TypeError("`parameters` argument should not get dict type, if parameter groups "
                             "is needed, please set `parameters` as list of dict")
-        self._parameter_list = list(parameters)
-        if not self._parameter_list:
+        # static mode (program_guard) without parameters: minimize(loss) trains every one
+        self._parameter_list = list(parameters) if parameters is not None else []
+        if parameters is not None and not self._parameter_list:
             raise ValueError("the optimizer got an empty list of parameters")
         if isinstance(learning_rate, bool) or not isinstance(learning_rate,
                                                               (numbers.Real, LRScheduler)):
@@ -70,7 +71,7 @@ class Optimizer:
         self._grad_clip = grad_clip
         self._learning_rate = learning_rate if isinstance(learning_rate, LRScheduler) \
             else float(learning_rate)
-        first = self._parameter_list[0]
+        first = self._parameter_list[0] if self._parameter_list else None
         first = first.get("params") if isinstance(first, dict) else first
         if isinstance(first, (list, tuple)) and first:
             first = first[0]
@@ -89,7 +90,7 @@ class Optimizer:
         self._default_dict: Dict[str, Any] = {"weight_decay": self.regularization,
                                               "grad_clip": self._grad_clip}
         self._param_groups: List[Any] = []
-        if isinstance(self._parameter_list[0], dict):
+        if self._parameter_list and isinstance(self._parameter_list[0], dict):
             for group in self._parameter_list:
                 self._add_param_group(dict(group))
         else:
@@ -336,15 +337,17 @@ class Optimizer:
             except ImportError:
                 raise NotImplementedError("minimize(loss) of a static Program needs "
                                           "static.append_backward, which this build lacks") from None
-            params_grads = [(p, g) for p, g in append_backward(loss, parameter_list=params)
+            params_grads = [(p, g) for p, g in append_backward(loss, parameter_list=params or None)
                             if g is not None]
         else:
             params_grads = self._params_grads(params)
         grads = {id(p): (p, g) for p, g in params_grads}
         for group in self._groups():
-            mine = [grads[id(p)] for p in group["params"] if id(p) in grads]
+            mine = [grads.pop(id(p)) for p in group["params"] if id(p) in grads]
             if mine:
                 self._apply(mine, group)
+        if grads:       # parameters found by append_backward (static mode, parameters=None)
+            self._apply(list(grads.values()), dict(self._default_dict, _plain=True))
         return [], params_grads
 
     def __repr__(self) -> str:

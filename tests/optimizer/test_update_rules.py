@@ -254,3 +254,12 @@ def test_bad_arguments_are_refused(bad, err):
     params, _ = parameters_with_grads(9, [(2,)], 0)
     with pytest.raises(err):
         bad(params)
+
+
+def test_parameters_may_be_omitted_only_while_a_program_is_built():
+    with pytest.raises(AttributeError, match="should not be None"):
+        paddle.optimizer.Adam(0.1)
+    main = paddle.static.Program()
+    with paddle.static.program_guard(main):
+        opt = paddle.optimizer.Adam(0.1)        # Paddle's static style: minimize(loss) later
+    assert opt._parameter_list == [] and opt.get_lr() == 0.1
