@@ -76,15 +76,18 @@ def expect_user_error(path: str, target, args, etype, snippet: str, input_spec=N
     check_user_error(info.value, path, snippet)
 
 
+_param_serial = [0]    # unique parameter names, so optimizer state names differ
+
+
 def parameters_with_grads(seed, shapes, steps, dtype="float64", prefix="p"):
     """Parameters of the given shapes (seeded values, unique names) and, per step, one seeded
     gradient array for each: (params, [[grad arrays of step 0], [step 1], ...])."""
     from dy2st.runtime.tensor import Parameter
-    serial = next(_param_serial)
+    serial = _param_serial[0] = _param_serial[0] + 1
     params = [Parameter(np.asarray(randn(seed + i, *s, dtype=dtype)), name=f"{prefix}{serial}_{i}")
               for i, s in enumerate(shapes)]
-    grads = [[np.asarray(randn(1000 * (k + 1) + seed + i, *s, dtype=dtype)) for i, s in enumerate(shapes)]
-             for k in range(steps)]
+    grads = [[np.asarray(randn(1000 * (k + 1) + seed + i, *s, dtype=dtype))
+              for i, s in enumerate(shapes)] for k in range(steps)]
     return params, grads
 
 
@@ -97,7 +100,3 @@ def run_steps(opt, params, grads, between=None):
         opt.step()
         if between is not None:
             between(k)
-
-
-import itertools as _itertools  # noqa: E402
-_param_serial = _itertools.count()
