@@ -284,6 +284,7 @@ class Program:
         # persistable var name -> the global var holding its new value after a run
         # (optimizer updates, running statistics); runtime/persistable.py records them
         self.persistable_writes: Dict[str, str] = {}
+        self.write_targets: Dict[str, Tensor] = {}     # the tensors those names stand for
 
     def find_var(self, name: str) -> Optional[Variable]:
         """The variable named `name` in any block (names are unique in a Program)."""
@@ -349,6 +350,7 @@ class Program:
                              f"{target.name} of shape {list(target._shape)}")
         original = next((n for n, t in self.persistables.items() if t is tensor), target.name)
         self.persistable_writes[original] = value.name
+        self.write_targets[original] = tensor
         self._captured[id(tensor)] = value.name
 
     def num_ops(self) -> int:
