@@ -320,8 +320,8 @@ class Optimizer:
     def minimize(self, loss: Any, startup_program: Any = None, parameters: Any = None,
                  no_grad_set: Any = None) -> Tuple[list, ParamsGrads]:
         """Update the parameters from their gradients (call loss.backward() first, as in Paddle's
-        dynamic mode); returns ([], [(param, grad), ...]). While a static Program is built, the
-        gradient ops of `loss` are appended first (static.append_backward)."""
+        dynamic mode); returns ([], [(param, grad), ...]). For a loss of a Program being built
+        without a preceding backward(), the gradient ops of `loss` are appended first."""
         if not isinstance(loss, (Tensor, Variable)):
             raise TypeError(f"minimize: the loss should be a Tensor, got {type(loss).__name__}")
         if parameters is not None:
@@ -332,13 +332,7 @@ class Optimizer:
             skip = {id(p) for p in no_grad_set}
             params = [p for p in params if id(p) not in skip]
         if isinstance(loss, Variable):
-            try:
-                from ..static import append_backward  # the static training path
-            except ImportError:
-                raise NotImplementedError("minimize(loss) of a static Program needs "
-                                          "static.append_backward, which this build lacks") from None
-            params_grads = [(p, g) for p, g in append_backward(loss, parameter_list=params or None)
-                            if g is not None]
+            params_grads = self._static_params_grads(loss, params)
         else:
             params_grads = self._params_grads(params)
         grads = {id(p): (p, g) for p, g in params_grads}
@@ -349,6 +343,20 @@ class Optimizer:
         if grads:       # parameters found by append_backward (static mode, parameters=None)
             self._apply(list(grads.values()), dict(self._default_dict, _plain=True))
         return [], params_grads
+
+    def _static_params_grads(self, loss: Variable, params: List[Tensor]) -> ParamsGrads:
+        """(parameter, symbolic gradient) pairs for a loss of a Program being built: those
+        backward() already produced in this trace (to_static), else gradient ops appended now
+        (Paddle's static minimize)."""
+        traced = [(p, p.grad) for p in params
+                  if not p.stop_gradient and isinstance(p.grad, Variable)]
+        if traced:
+            return traced
+        from ..autograd.static_api import append_backward
+        program = loss.block.program
+        pairs = append_backward(loss, parameter_list=params or None)
+        # append_backward names parameters by their graph variables; updates need the tensors
+        return [(program.persistables.get(v.name, v), g) for v, g in pairs if g is not None]
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(learning_rate={self.get_lr()})"

@@ -77,3 +77,31 @@ def test_whole_step_in_to_static_matches_eager(name):
             np.testing.assert_allclose(ss[key].numpy(), value.numpy(), rtol=1e-5, atol=1e-7)
     for p in static_opt._all_params():
         assert p.grad is None or not np.any(p.grad.numpy())       # clear_grad ran
+
+
+@pytest.mark.parametrize("with_backward", [True, False])
+def test_minimize_inside_to_static(with_backward):
+    def eager_step(model, opt, x, y):
+        loss = F.mse_loss(model(x), y)
+        loss.backward()
+        opt.minimize(loss)
+        opt.clear_grad()
+        return loss
+
+    def step(model, opt, x, y):
+        loss = F.mse_loss(model(x), y)
+        if with_backward:
+            loss.backward()
+        opt.minimize(loss)          # without backward(): Paddle's static minimize appends it
+        opt.clear_grad()
+        return loss
+
+    make = OPTIMIZERS["adam"]
+    eager, _ = _train(make, eager_step)
+    compiled = paddle.jit.to_static(step)
+    static, _ = _train(make, compiled)
+    assert compiled.num_programs == 1
+    for (le, pe), (ls, pst) in zip(eager, static):
+        assert ls == pytest.approx(le, rel=1e-6)
+        for a, b in zip(pe, pst):
+            np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-7)
