@@ -93,3 +93,32 @@ def test_traced_update_computes_the_eager_update(name):
     want.update({k: v.numpy() for k, v in eager.state_dict().items()})
     for n, got in zip(names, fetched):
         np.testing.assert_allclose(got, want[n], rtol=1e-6, atol=1e-7, err_msg=n)
+
+
+def test_static_minimize_appends_backward_and_records_the_update():
+    """Paddle's static style: minimize(loss) under program_guard appends the gradient ops and
+    records the parameter writes (fetched here: Executor.run itself does not store them)."""
+    def make():
+        paddle.nn.reset_name_counters()
+        paddle.seed(4)
+        return paddle.nn.Linear(3, 2)
+    x, y = randn(7, 4, 3), randn(8, 4, 2)
+    eager_model = make()
+    loss = F.mse_loss(eager_model(paddle.to_tensor(x)), paddle.to_tensor(y))
+    loss.backward()
+    paddle.optimizer.SGD(0.1, parameters=eager_model.parameters()).step()
+
+    model = make()
+    main = paddle.static.Program()
+    with paddle.static.program_guard(main):
+        xv = paddle.static.data("x", [4, 3], "float32")
+        yv = paddle.static.data("y", [4, 2], "float32")
+        loss_v = F.mse_loss(model(xv), yv)
+        _, params_grads = paddle.optimizer.SGD(0.1, parameters=model.parameters()).minimize(loss_v)
+    assert {id(p) for p, _ in params_grads} == {id(model.weight), id(model.bias)}
+    writes = main.persistable_writes
+    got = paddle.static.Executor().run(
+        main, feed={"x": x, "y": y},
+        fetch_list=[main.find_var(writes[p.name]) for p in model.parameters()])
+    for g, p in zip(got, eager_model.parameters()):
+        np.testing.assert_allclose(g, p.numpy(), rtol=1e-6)
