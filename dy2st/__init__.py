@@ -23,3 +23,8 @@ __version__ = "0.1.0"
 ParamAttr = nn.ParamAttr
 
 dtype = DType
+
+from . import regularizer  # noqa: E402
+from . import optimizer  # noqa: E402
+from . import io  # noqa: E402
+from .io import load, save  # noqa: E402

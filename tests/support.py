@@ -74,3 +74,29 @@ def expect_user_error(path: str, target, args, etype, snippet: str, input_spec=N
     with pytest.raises(etype) as info:
         sf(*args)
     check_user_error(info.value, path, snippet)
+
+
+_param_serial = [0]    # unique parameter names, so optimizer state names differ
+
+
+def parameters_with_grads(seed, shapes, steps, dtype="float64", prefix="p"):
+    """Parameters of the given shapes (seeded values, unique names) and, per step, one seeded
+    gradient array for each: (params, [[grad arrays of step 0], [step 1], ...])."""
+    from dy2st.runtime.tensor import Parameter
+    serial = _param_serial[0] = _param_serial[0] + 1
+    params = [Parameter(np.asarray(randn(seed + i, *s, dtype=dtype)), name=f"{prefix}{serial}_{i}")
+              for i, s in enumerate(shapes)]
+    grads = [[np.asarray(randn(1000 * (k + 1) + seed + i, *s, dtype=dtype))
+              for i, s in enumerate(shapes)] for k in range(steps)]
+    return params, grads
+
+
+def run_steps(opt, params, grads, between=None):
+    """Set each parameter's .grad to the given arrays and call opt.step(), once per step;
+    `between(k)` runs after step k (e.g. a scheduler step)."""
+    for k, step in enumerate(grads):
+        for p, g in zip(params, step):
+            p.grad = paddle.to_tensor(g)
+        opt.step()
+        if between is not None:
+            between(k)

@@ -13,3 +13,4 @@ __all__ = ["elu", "gelu", "hardsigmoid", "hardswish", "hardtanh", "leaky_relu", 
            "linear", "pad", "conv2d", "embedding", "one_hot", "cross_entropy", "l1_loss", "mse_loss",
            "nll_loss", "smooth_l1_loss", "softmax_with_cross_entropy", "batch_norm", "layer_norm",
            "normalize"]
+from .loss import binary_cross_entropy, binary_cross_entropy_with_logits, kl_div  # noqa: E402

@@ -1,16 +1,20 @@
-"""Losses: cross_entropy / nll_loss (one fused kernel), mse_loss, l1_loss, smooth_l1_loss."""
+"""Losses: cross_entropy / nll_loss (one fused kernel), mse_loss, l1_loss, smooth_l1_loss,
+binary_cross_entropy(_with_logits) (kernels with their own gradient rules in
+dy2st/autograd/rules/loss_rules.py) and kl_div."""
 from __future__ import annotations
 
 from typing import Any, Optional
 
 import numpy as np
 
+from ...autograd.rules import register_vjp
+from ...autograd.rules.util import unbroadcast
 from ...runtime import ops
 from ...runtime.ops.operands import as_tensor, binary_operands, cast
 from ...runtime.registry import Meta, apply, register_op
 
 __all__ = ["cross_entropy", "softmax_with_cross_entropy", "nll_loss", "mse_loss", "l1_loss",
-           "smooth_l1_loss"]
+           "smooth_l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -123,10 +127,15 @@ def _entropy(input: Any, label: Any, weight: Any, ignore_index: int, reduction: 
     if reduction == "sum":
         return ops.sum(loss)
     if reduction == "mean":
-        # Hard labels: a weighted mean over the samples that are not ignored, as Paddle does.
-        if weight is None and soft_label:
+        # As Paddle: a plain mean unless weights are given or ignore_index is a real class
+        # index (>= 0); then the (weighted) sum over the samples that count, divided by their
+        # weight, and 0 rather than 0/0 when none counts.
+        if weight is None and (soft_label or (ignore_index < 0 and op == "cross_entropy")):
             return ops.mean(loss)
-        return ops.divide(ops.sum(loss), ops.sum(w))
+        total = ops.sum(w)
+        if op == "cross_entropy":
+            total = ops.add(total, ops.cast(ops.equal(total, 0.0), total.dtype))
+        return ops.divide(ops.sum(loss), total)
     return loss
 
 
@@ -185,3 +194,142 @@ def smooth_l1_loss(input: Any, label: Any, reduction: str = "mean", delta: float
     _check_reduction(reduction, "smooth_l1_loss")
     x, y = binary_operands(input, label)
     return _reduce(apply("smooth_l1", [x, y], {"delta": float(delta)}), reduction)
+
+
+# ----------------------------------------------------------------------------- binary
+def _binary_operands(input: Any, label: Any, reduction: str, op: str, what: str) -> Any:
+    """(input, label as input's dtype), checked: a float input, a label of the same shape."""
+    _check_reduction(reduction, op)
+    x = as_tensor(input)
+    if not x.dtype.is_floating:
+        raise TypeError(f"{op}: {what} must be float, got {x.dtype}")
+    y = cast(as_tensor(label), x.dtype)
+    xs, ys = tuple(x.shape), tuple(y.shape)
+    if len(xs) != len(ys) or any(a != b and a != -1 and b != -1 for a, b in zip(xs, ys)):
+        raise ValueError(f"{op}: {what} and label must have the same shape, got {list(xs)} and "
+                         f"{list(ys)}")
+    return x, y
+
+
+def _weighted(loss: Any, weight: Any, op: str) -> Any:
+    if weight is None:
+        return loss
+    return ops.multiply(loss, cast(as_tensor(weight), loss.dtype))
+
+
+@register_op("bce_loss", infer=lambda x, y: Meta(x._shape, x.dtype))
+def _bce_kernel(x, y):
+    if x.size and (np.min(x) < 0 or np.max(x) > 1 or np.isnan(x).any()):
+        raise ValueError("binary_cross_entropy: the input is expected to be within the interval "
+                         "[0, 1] (probabilities; use binary_cross_entropy_with_logits for logits)")
+    with np.errstate(divide="ignore"):
+        # log is clamped at -100 as Paddle does, so 0 and 1 give a finite loss
+        log_x = np.maximum(np.log(x), -100.0)
+        log_1mx = np.maximum(np.log1p(-x), -100.0)
+    return (-(y * log_x + (1 - y) * log_1mx)).astype(x.dtype, copy=False)
+
+
+@register_vjp("bce_loss")
+def _bce_vjp(ctx, g):
+    """Paddle's gradient: (x - y) / max(x (1 - x), 1e-12), finite at 0 and 1."""
+    x, y = ctx.inputs
+    gx = gy = None
+    if ctx.needs[0]:
+        denom = ops.maximum(ops.multiply(x, ops.subtract(1.0, x)), ops.full_like(x, 1e-12))
+        gx = ops.multiply(g, ops.divide(ops.subtract(x, y), denom))
+    if ctx.needs[1]:
+        floor = ops.full_like(x, -100.0)
+        gy = ops.multiply(g, ops.subtract(ops.maximum(ops.log1p(ops.neg(x)), floor),
+                                          ops.maximum(ops.log(x), floor)))
+    return gx, gy
+
+
+def binary_cross_entropy(input: Any, label: Any, weight: Any = None, reduction: str = "mean",
+                         name: Optional[str] = None) -> Any:
+    """-(label * log(input) + (1 - label) * log(1 - input)) of probabilities in [0, 1]."""
+    x, y = _binary_operands(input, label, reduction, "binary_cross_entropy", "input")
+    loss = _weighted(apply("bce_loss", [x, y]), weight, "binary_cross_entropy")
+    return _reduce(loss, reduction)
+
+
+def _bce_logits_infer(x, y, *pos_weight):
+    return Meta(x._shape, x.dtype)
+
+
+@register_op("sigmoid_cross_entropy_with_logits", infer=_bce_logits_infer)
+def _bce_logits_kernel(x, y, *pos_weight):
+    softplus_neg = np.maximum(-x, 0) + np.log1p(np.exp(-np.abs(x)))    # log(1 + exp(-x))
+    if pos_weight:
+        log_weight = (pos_weight[0] - 1) * y + 1
+        out = (1 - y) * x + log_weight * softplus_neg
+    else:
+        out = (1 - y) * x + softplus_neg
+    return out.astype(x.dtype, copy=False)
+
+
+def _softplus_neg(x: Any) -> Any:
+    """log(1 + exp(-x)), stable for large |x|."""
+    return ops.add(ops.maximum(ops.neg(x), ops.zeros_like(x)),
+                   ops.log1p(ops.exp(ops.neg(ops.abs(x)))))
+
+
+@register_vjp("sigmoid_cross_entropy_with_logits")
+def _bce_logits_vjp(ctx, g):
+    """loss = (1 - y) x + w softplus(-x) with w = (pos_weight - 1) y + 1:
+    d/dx = (1 - y) - w sigmoid(-x), d/dy = (pos_weight - 1) softplus(-x) - x,
+    d/dpos_weight = y softplus(-x)."""
+    x, y = ctx.inputs[0], ctx.inputs[1]
+    pw = ctx.inputs[2] if len(ctx.inputs) == 3 else None
+    w = ops.add(ops.multiply(ops.subtract(pw, 1.0), y), 1.0) if pw is not None else None
+    sig_neg = ops.sigmoid(ops.neg(x))
+    grads = [None, None] + ([None] if pw is not None else [])
+    if ctx.needs[0]:
+        grads[0] = ops.multiply(g, ops.subtract(ops.subtract(1.0, y),
+                                                sig_neg if w is None else ops.multiply(w, sig_neg)))
+    if ctx.needs[1] or (pw is not None and ctx.needs[2]):
+        sp = _softplus_neg(x)
+        if ctx.needs[1]:
+            dy = ops.neg(x) if pw is None else ops.subtract(ops.multiply(ops.subtract(pw, 1.0), sp), x)
+            grads[1] = ops.multiply(g, dy)
+        if pw is not None and ctx.needs[2]:
+            grads[2] = unbroadcast(ops.multiply(g, ops.multiply(y, sp)), pw)
+    return tuple(grads)
+
+
+def binary_cross_entropy_with_logits(logit: Any, label: Any, weight: Any = None,
+                                     reduction: str = "mean", pos_weight: Any = None,
+                                     name: Optional[str] = None) -> Any:
+    """Sigmoid + binary cross entropy in one numerically stable step; pos_weight weighs the
+    positive term (per class, broadcast along the last axis)."""
+    x, y = _binary_operands(logit, label, reduction, "binary_cross_entropy_with_logits", "logit")
+    inputs = [x, y] + ([cast(as_tensor(pos_weight), x.dtype)] if pos_weight is not None else [])
+    loss = apply("sigmoid_cross_entropy_with_logits", inputs)
+    return _reduce(_weighted(loss, weight, "binary_cross_entropy_with_logits"), reduction)
+
+
+# ----------------------------------------------------------------------------- divergence
+def kl_div(input: Any, label: Any, reduction: str = "mean", log_target: bool = False,
+           name: Optional[str] = None) -> Any:
+    """Kullback-Leibler divergence of log-probabilities `input` from `label`:
+    label * (log(label) - input) where label > 0 (0 elsewhere), or with log_target=True
+    exp(label) * (label - input). reduction 'batchmean' divides the sum by input.shape[0]."""
+    if reduction not in _REDUCTIONS + ("batchmean",):
+        raise ValueError(f"kl_div: reduction must be one of {_REDUCTIONS + ('batchmean',)}, "
+                         f"got {reduction!r}")
+    x, y = binary_operands(input, label)
+    if log_target:
+        loss = ops.multiply(ops.exp(y), ops.subtract(y, x))
+    else:
+        positive = ops.cast(ops.greater_than(y, ops.zeros_like(y)), y.dtype)
+        # log of max(label, tiny): finite everywhere, multiplied by 0 where label <= 0
+        tiny = float(np.finfo(y.dtype.np).tiny)
+        safe_log = ops.log(ops.maximum(y, ops.full_like(y, tiny)))
+        loss = ops.multiply(ops.multiply(positive, y), ops.subtract(safe_log, x))
+    if reduction == "batchmean":
+        if x.ndim == 0:
+            return loss
+        n = x.shape[0]
+        known = isinstance(n, int) and n >= 0
+        batch = float(n) if known else ops.cast(ops.shape(x)[0], loss.dtype)
+        return ops.divide(ops.sum(loss), batch)
+    return _reduce(loss, reduction)

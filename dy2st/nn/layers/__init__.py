@@ -12,3 +12,5 @@ __all__ = ["ELU", "GELU", "Hardswish", "LeakyReLU", "LogSoftmax", "Mish", "ReLU"
            "Linear", "Pad", "LayerDict", "LayerList", "ParameterList", "Sequential", "Conv2D",
            "CrossEntropyLoss", "L1Loss", "MSELoss", "NLLLoss", "SmoothL1Loss", "BatchNorm1D",
            "BatchNorm2D", "BatchNorm3D", "LayerNorm"]
+from .loss import BCELoss, BCEWithLogitsLoss, KLDivLoss  # noqa: E402
+__all__ += ["BCELoss", "BCEWithLogitsLoss", "KLDivLoss"]

@@ -1,4 +1,5 @@
-"""Loss layers: CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, SmoothL1Loss."""
+"""Loss layers: CrossEntropyLoss, NLLLoss, MSELoss, L1Loss, SmoothL1Loss, BCELoss,
+BCEWithLogitsLoss, KLDivLoss (each calls its nn.functional loss)."""
 from __future__ import annotations
 
 from typing import Any, Optional
@@ -57,3 +58,39 @@ class SmoothL1Loss(Layer):
 
     def forward(self, input: Any, label: Any) -> Any:
         return F.smooth_l1_loss(input, label, self._reduction, self._delta)
+
+
+class BCELoss(Layer):
+    def __init__(self, weight: Any = None, reduction: str = "mean",
+                 name: Optional[str] = None) -> None:
+        super().__init__()
+        if reduction not in ("none", "mean", "sum"):
+            raise ValueError(f"BCELoss: reduction must be 'none', 'mean' or 'sum', got "
+                             f"{reduction!r}")
+        self.weight, self.reduction = weight, reduction
+
+    def forward(self, input: Any, label: Any) -> Any:
+        return F.binary_cross_entropy(input, label, self.weight, self.reduction)
+
+
+class BCEWithLogitsLoss(Layer):
+    def __init__(self, weight: Any = None, reduction: str = "mean", pos_weight: Any = None,
+                 name: Optional[str] = None) -> None:
+        super().__init__()
+        if reduction not in ("none", "mean", "sum"):
+            raise ValueError(f"BCEWithLogitsLoss: reduction must be 'none', 'mean' or 'sum', got "
+                             f"{reduction!r}")
+        self.weight, self.reduction, self.pos_weight = weight, reduction, pos_weight
+
+    def forward(self, logit: Any, label: Any) -> Any:
+        return F.binary_cross_entropy_with_logits(logit, label, self.weight, self.reduction,
+                                                  self.pos_weight)
+
+
+class KLDivLoss(Layer):
+    def __init__(self, reduction: str = "mean", log_target: bool = False) -> None:
+        super().__init__()
+        self.reduction, self.log_target = reduction, log_target
+
+    def forward(self, input: Any, label: Any) -> Any:
+        return F.kl_div(input, label, self.reduction, self.log_target)

@@ -1,0 +1,11 @@
+"""dy2st.optimizer (paddle.optimizer): SGD, Momentum, Adam, AdamW, RMSProp, Adagrad and the
+learning rate schedulers in `lr`."""
+from . import lr
+from .adagrad import Adagrad
+from .adam import Adam, AdamW
+from .momentum import Momentum
+from .optimizer import Optimizer
+from .rmsprop import RMSProp
+from .sgd import SGD
+
+__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "RMSProp", "Adagrad", "lr"]
