@@ -307,6 +307,10 @@ CASES: List[Case] = [
     Case("smooth_l1_loss", lambda x, y: F.smooth_l1_loss(x, y, reduction="none", delta=0.5),
          [f(2, 3), f(2, 3)]),
     Case("cross_entropy_hard", lambda x, y: F.cross_entropy(x, y), [f(4, 3), const([0, 2, 1, 2])]),
+    Case("binary_cross_entropy", lambda x, y: F.binary_cross_entropy(x, y, reduction="none"),
+         [Float((2, 3), 0.1, 0.9), Float((2, 3), 0.0, 1.0)]),
+    Case("bce_with_logits_pos_weight", lambda x, y, w: F.binary_cross_entropy_with_logits(
+        x, y, reduction="none", pos_weight=w), [f(2, 3, low=-3, high=3), f(2, 3, low=0, high=1), pos(3)]),
     Case("cross_entropy_hard_n1_sum", lambda x, y: F.cross_entropy(x, y, reduction="sum"),
          [f(3, 4), const([[1], [3], [0]])]),
     Case("cross_entropy_ignore_weight",
