@@ -13,3 +13,6 @@ __all__ = ["elu", "gelu", "hardsigmoid", "hardswish", "hardtanh", "leaky_relu", 
            "linear", "pad", "conv2d", "embedding", "one_hot", "cross_entropy", "l1_loss", "mse_loss",
            "nll_loss", "smooth_l1_loss", "softmax_with_cross_entropy", "batch_norm", "layer_norm",
            "normalize"]
+# CNN family (conv variants, pooling, norms, vision, padding, activations)
+from .conv import conv1d, conv1d_transpose, conv2d_transpose, conv3d, conv3d_transpose
+__all__ += ["conv1d", "conv1d_transpose", "conv2d_transpose", "conv3d", "conv3d_transpose"]

@@ -12,3 +12,6 @@ __all__ = ["ELU", "GELU", "Hardswish", "LeakyReLU", "LogSoftmax", "Mish", "ReLU"
            "Linear", "Pad", "LayerDict", "LayerList", "ParameterList", "Sequential", "Conv2D",
            "CrossEntropyLoss", "L1Loss", "MSELoss", "NLLLoss", "SmoothL1Loss", "BatchNorm1D",
            "BatchNorm2D", "BatchNorm3D", "LayerNorm"]
+# CNN family (conv variants, pooling, norms, vision, padding, activations)
+from .conv import Conv1D, Conv1DTranspose, Conv2DTranspose, Conv3D, Conv3DTranspose
+__all__ += ["Conv1D", "Conv1DTranspose", "Conv2DTranspose", "Conv3D", "Conv3DTranspose"]

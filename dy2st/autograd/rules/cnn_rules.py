@@ -1,0 +1,62 @@
+"""Gradient rules of the CNN-family ops: N-d convolutions, pooling, resampling, vision and the
+activations added with them."""
+from __future__ import annotations
+
+from ...runtime import ops
+from ...runtime.registry import apply
+from . import register_vjp
+from .util import shape_of
+
+
+def _conv_attrs(attrs):
+    return {k: attrs[k] for k in ("stride", "pads", "dilation", "groups", "channel_last")}
+
+
+def _bias_grad(g, channel_last):
+    nd = len(shape_of(g))
+    axes = [i for i in range(nd) if i != (nd - 1 if channel_last else 1)]
+    return ops.sum(g, axis=axes)
+
+
+@register_vjp("conv_nd")
+def _conv_nd(ctx, g):
+    x, w = ctx.inputs[0], ctx.inputs[1]
+    attrs = _conv_attrs(ctx.attrs)
+    gx = apply("conv_nd_input_grad", [g, w, x], attrs) if ctx.needs[0] else None
+    gw = apply("conv_nd_filter_grad", [x, g, w], attrs) if ctx.needs[1] else None
+    grads = [gx, gw]
+    if len(ctx.inputs) == 3:
+        grads.append(_bias_grad(g, attrs["channel_last"]) if ctx.needs[2] else None)
+    return tuple(grads)
+
+
+@register_vjp("conv_transpose_nd")
+def _conv_transpose_nd(ctx, g):
+    # the transposed convolution is the adjoint of conv_nd in its input, with the roles of the
+    # input and output swapped
+    x, w = ctx.inputs[0], ctx.inputs[1]
+    attrs = _conv_attrs(ctx.attrs)
+    gx = apply("conv_nd", [g, w], attrs) if ctx.needs[0] else None
+    gw = apply("conv_nd_filter_grad", [g, x, w], attrs) if ctx.needs[1] else None
+    grads = [gx, gw]
+    if len(ctx.inputs) == 3:
+        grads.append(_bias_grad(g, attrs["channel_last"]) if ctx.needs[2] else None)
+    return tuple(grads)
+
+
+@register_vjp("conv_nd_input_grad")
+def _conv_nd_input_grad(ctx, gg):
+    g, w, x = ctx.inputs
+    attrs = ctx.attrs
+    return (apply("conv_nd", [gg, w], attrs) if ctx.needs[0] else None,
+            apply("conv_nd_filter_grad", [gg, g, w], attrs) if ctx.needs[1] else None,
+            None)
+
+
+@register_vjp("conv_nd_filter_grad")
+def _conv_nd_filter_grad(ctx, gw):
+    x, g, w = ctx.inputs
+    attrs = ctx.attrs
+    return (apply("conv_nd_input_grad", [g, gw, x], attrs) if ctx.needs[0] else None,
+            apply("conv_nd", [x, gw], attrs) if ctx.needs[1] else None,
+            None)
