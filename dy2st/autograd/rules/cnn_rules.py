@@ -60,3 +60,19 @@ def _conv_nd_filter_grad(ctx, gw):
     return (apply("conv_nd_input_grad", [g, gw, x], attrs) if ctx.needs[0] else None,
             apply("conv_nd", [x, gw], attrs) if ctx.needs[1] else None,
             None)
+
+
+@register_vjp("resample", saves=(0,))
+def _resample(ctx, g):
+    return (apply("resample_grad", [g, ctx.inputs[0]], ctx.attrs),)
+
+
+@register_vjp("resample_grad", saves=())
+def _resample_grad(ctx, gg):
+    return apply("resample", [gg], ctx.attrs), None
+
+
+@register_vjp("max_pool_nd")
+def _max_pool(ctx, g, _g_mask):
+    x, mask = ctx.inputs[0], ctx.outputs[1]
+    return (apply("max_pool_grad", [g, mask, x], {"channel_last": ctx.attrs["channel_last"]}),)

@@ -16,3 +16,9 @@ __all__ = ["elu", "gelu", "hardsigmoid", "hardswish", "hardtanh", "leaky_relu", 
 # CNN family (conv variants, pooling, norms, vision, padding, activations)
 from .conv import conv1d, conv1d_transpose, conv2d_transpose, conv3d, conv3d_transpose
 __all__ += ["conv1d", "conv1d_transpose", "conv2d_transpose", "conv3d", "conv3d_transpose"]
+from .pooling import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool1d,
+                      adaptive_max_pool2d, adaptive_max_pool3d, avg_pool1d, avg_pool2d, avg_pool3d,
+                      max_pool1d, max_pool2d, max_pool3d)
+__all__ += ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
+            "adaptive_max_pool2d", "adaptive_max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
+            "max_pool1d", "max_pool2d", "max_pool3d"]

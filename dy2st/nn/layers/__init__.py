@@ -15,3 +15,9 @@ __all__ = ["ELU", "GELU", "Hardswish", "LeakyReLU", "LogSoftmax", "Mish", "ReLU"
 # CNN family (conv variants, pooling, norms, vision, padding, activations)
 from .conv import Conv1D, Conv1DTranspose, Conv2DTranspose, Conv3D, Conv3DTranspose
 __all__ += ["Conv1D", "Conv1DTranspose", "Conv2DTranspose", "Conv3D", "Conv3DTranspose"]
+from .pooling import (AdaptiveAvgPool1D, AdaptiveAvgPool2D, AdaptiveAvgPool3D, AdaptiveMaxPool1D,
+                      AdaptiveMaxPool2D, AdaptiveMaxPool3D, AvgPool1D, AvgPool2D, AvgPool3D, MaxPool1D,
+                      MaxPool2D, MaxPool3D)
+__all__ += ["AdaptiveAvgPool1D", "AdaptiveAvgPool2D", "AdaptiveAvgPool3D", "AdaptiveMaxPool1D",
+            "AdaptiveMaxPool2D", "AdaptiveMaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D", "MaxPool1D",
+            "MaxPool2D", "MaxPool3D"]
