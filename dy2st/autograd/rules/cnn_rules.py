@@ -76,3 +76,59 @@ def _resample_grad(ctx, gg):
 def _max_pool(ctx, g, _g_mask):
     x, mask = ctx.inputs[0], ctx.outputs[1]
     return (apply("max_pool_grad", [g, mask, x], {"channel_last": ctx.attrs["channel_last"]}),)
+
+
+# ----------------------------------------------------------------------------- activations
+def _mask(cond, g):
+    return ops.cast(cond, g.dtype)
+
+
+@register_vjp("softsign")
+def _softsign(ctx, g):
+    d = 1.0 + ops.abs(ctx.inputs[0])
+    return (g / (d * d),)
+
+
+@register_vjp("log_sigmoid")
+def _log_sigmoid(ctx, g):
+    return (g * ops.sigmoid(ops.neg(ctx.inputs[0])),)
+
+
+@register_vjp("hardshrink", "softshrink")
+def _shrink(ctx, g):
+    return (g * _mask(ops.abs(ctx.inputs[0]) > ctx.attrs["threshold"], g),)
+
+
+@register_vjp("tanhshrink")
+def _tanhshrink(ctx, g):
+    t = ops.tanh(ctx.inputs[0])
+    return (g * t * t,)
+
+
+@register_vjp("thresholded_relu")
+def _thresholded_relu(ctx, g):
+    return (g * _mask(ctx.inputs[0] > ctx.attrs["threshold"], g),)
+
+
+@register_vjp("selu")
+def _selu(ctx, g):
+    x, out = ctx.inputs[0], ctx.outputs[0]
+    scale, alpha = ctx.attrs["scale"], ctx.attrs["alpha"]
+    pos = _mask(x > 0, g)
+    # below 0, d/dx scale * alpha * (e^x - 1) = out + scale * alpha
+    return (g * (pos * scale + (1.0 - pos) * (out + scale * alpha)),)
+
+
+@register_vjp("celu")
+def _celu(ctx, g):
+    x, alpha = ctx.inputs[0], ctx.attrs["alpha"]
+    pos = _mask(x > 0, g)
+    return (g * (pos + (1.0 - pos) * ops.exp(ops.minimum(x, ops.zeros_like(x)) / alpha)),)
+
+
+@register_vjp("glu")
+def _glu(ctx, g):
+    axis = ctx.attrs["axis"]
+    a, b = ops.split(ctx.inputs[0], 2, axis=axis)
+    s = ops.sigmoid(b)
+    return (ops.concat([g * s, g * a * s * (1.0 - s)], axis=axis),)

@@ -22,3 +22,7 @@ from .pooling import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_poo
 __all__ += ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
             "adaptive_max_pool2d", "adaptive_max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
             "max_pool1d", "max_pool2d", "max_pool3d"]
+from .activation_extra import (celu, glu, gumbel_softmax, hardshrink, log_sigmoid, maxout, prelu, rrelu,
+                               selu, softshrink, softsign, tanhshrink, thresholded_relu)
+__all__ += ["celu", "glu", "gumbel_softmax", "hardshrink", "log_sigmoid", "maxout", "prelu", "rrelu",
+            "selu", "softshrink", "softsign", "tanhshrink", "thresholded_relu"]

@@ -21,3 +21,8 @@ from .pooling import (AdaptiveAvgPool1D, AdaptiveAvgPool2D, AdaptiveAvgPool3D, A
 __all__ += ["AdaptiveAvgPool1D", "AdaptiveAvgPool2D", "AdaptiveAvgPool3D", "AdaptiveMaxPool1D",
             "AdaptiveMaxPool2D", "AdaptiveMaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D", "MaxPool1D",
             "MaxPool2D", "MaxPool3D"]
+from .activation_extra import (CELU, GLU, PReLU, RReLU, SELU, Hardshrink, Hardsigmoid, Hardtanh, LogSigmoid,
+                               Maxout, SiLU, Softmax2D, Softshrink, Softsign, Swish, Tanhshrink,
+                               ThresholdedReLU)
+__all__ += ["CELU", "GLU", "PReLU", "RReLU", "SELU", "Hardshrink", "Hardsigmoid", "Hardtanh", "LogSigmoid",
+            "Maxout", "SiLU", "Softmax2D", "Softshrink", "Softsign", "Swish", "Tanhshrink", "ThresholdedReLU"]
