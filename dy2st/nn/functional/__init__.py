@@ -26,3 +26,5 @@ from .activation_extra import (celu, glu, gumbel_softmax, hardshrink, log_sigmoi
                                selu, softshrink, softsign, tanhshrink, thresholded_relu)
 __all__ += ["celu", "glu", "gumbel_softmax", "hardshrink", "log_sigmoid", "maxout", "prelu", "rrelu",
             "selu", "softshrink", "softsign", "tanhshrink", "thresholded_relu"]
+from .group_norm import group_norm, instance_norm, local_response_norm
+__all__ += ["group_norm", "instance_norm", "local_response_norm"]

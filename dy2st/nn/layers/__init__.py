@@ -26,3 +26,6 @@ from .activation_extra import (CELU, GLU, PReLU, RReLU, SELU, Hardshrink, Hardsi
                                ThresholdedReLU)
 __all__ += ["CELU", "GLU", "PReLU", "RReLU", "SELU", "Hardshrink", "Hardsigmoid", "Hardtanh", "LogSigmoid",
             "Maxout", "SiLU", "Softmax2D", "Softshrink", "Softsign", "Swish", "Tanhshrink", "ThresholdedReLU"]
+from .fluid_batch_norm import BatchNorm
+from .group_norm import GroupNorm, InstanceNorm1D, InstanceNorm2D, InstanceNorm3D, LocalResponseNorm
+__all__ += ["BatchNorm", "GroupNorm", "InstanceNorm1D", "InstanceNorm2D", "InstanceNorm3D", "LocalResponseNorm"]
