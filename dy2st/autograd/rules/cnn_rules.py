@@ -132,3 +132,10 @@ def _glu(ctx, g):
     a, b = ops.split(ctx.inputs[0], 2, axis=axis)
     s = ops.sigmoid(b)
     return (ops.concat([g * s, g * a * s * (1.0 - s)], axis=axis),)
+
+
+@register_vjp("grid_sample")
+def _grid_sample(ctx, g):
+    x, grid = ctx.inputs
+    dx, dgrid = apply("grid_sample_grad", [g, x, grid], ctx.attrs)
+    return (dx if ctx.needs[0] else None, dgrid if ctx.needs[1] else None)

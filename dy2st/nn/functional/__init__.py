@@ -28,3 +28,9 @@ __all__ += ["celu", "glu", "gumbel_softmax", "hardshrink", "log_sigmoid", "maxou
             "selu", "softshrink", "softsign", "tanhshrink", "thresholded_relu"]
 from .group_norm import group_norm, instance_norm, local_response_norm
 __all__ += ["group_norm", "instance_norm", "local_response_norm"]
+from .vision import (affine_grid, channel_shuffle, fold, interpolate, pixel_shuffle, pixel_unshuffle, unfold,
+                     upsample)
+__all__ += ["affine_grid", "channel_shuffle", "fold", "interpolate", "pixel_shuffle", "pixel_unshuffle",
+            "unfold", "upsample"]
+from .grid_sample import grid_sample
+__all__ += ["grid_sample"]

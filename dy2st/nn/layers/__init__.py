@@ -29,3 +29,8 @@ __all__ += ["CELU", "GLU", "PReLU", "RReLU", "SELU", "Hardshrink", "Hardsigmoid"
 from .fluid_batch_norm import BatchNorm
 from .group_norm import GroupNorm, InstanceNorm1D, InstanceNorm2D, InstanceNorm3D, LocalResponseNorm
 __all__ += ["BatchNorm", "GroupNorm", "InstanceNorm1D", "InstanceNorm2D", "InstanceNorm3D", "LocalResponseNorm"]
+from .padding import Pad1D, Pad2D, Pad3D, ZeroPad1D, ZeroPad2D, ZeroPad3D
+from .vision import (ChannelShuffle, Fold, PixelShuffle, PixelUnshuffle, Unfold, Upsample, UpsamplingBilinear2D,
+                     UpsamplingNearest2D)
+__all__ += ["Pad1D", "Pad2D", "Pad3D", "ZeroPad1D", "ZeroPad2D", "ZeroPad3D", "ChannelShuffle", "Fold",
+            "PixelShuffle", "PixelUnshuffle", "Unfold", "Upsample", "UpsamplingBilinear2D", "UpsamplingNearest2D"]
