@@ -229,7 +229,12 @@ def _base_coords(n: int, align_corners: bool) -> np.ndarray:
 def affine_grid(theta: Any, out_shape: Any, align_corners: bool = True, name: Optional[str] = None) -> Any:
     """Sampling grids [N, H, W, 2] (or [N, D, H, W, 3]) of theta [N, 2, 3] (or [N, 3, 4])."""
     theta = as_tensor(theta)
-    shape = [int(v) for v in _values(out_shape)]
+    if isinstance(out_shape, Tensor):
+        out_shape = _values(out_shape)
+    if not isinstance(out_shape, (list, tuple)):
+        raise TypeError(f"affine_grid: out_shape must be a list of ints, got {type(out_shape).__name__}")
+    # the batch dim comes from theta (it may be unknown, e.g. x.shape[0] while tracing)
+    shape = [0] + [int(v.item() if isinstance(v, Tensor) else v) for v in list(out_shape)[1:]]
     if len(shape) == 4 and known_dims(theta)[1:] == [2, 3]:
         h, w = shape[2:]
         ys, xs = np.meshgrid(_base_coords(h, align_corners), _base_coords(w, align_corners), indexing="ij")
