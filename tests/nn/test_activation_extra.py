@@ -126,3 +126,33 @@ def test_prelu_and_rrelu_layers():
     rr = nn.RReLU(0.1, 0.3)
     rr.eval()
     np.testing.assert_allclose(rr(paddle.to_tensor(x)).numpy(), np.where(x > 0, x, 0.2 * x), rtol=1e-6)
+
+
+@pytest.mark.parametrize("fn, ref", [
+    (F.relu_, lambda x: np.maximum(x, 0)),
+    (F.elu_, lambda x: np.where(x > 0, x, np.expm1(x))),
+    (F.leaky_relu_, lambda x: np.where(x > 0, x, 0.01 * x)),
+    (F.hardtanh_, lambda x: np.clip(x, -1, 1)),
+    (F.softmax_, lambda x: np.exp(x) / np.exp(x).sum(-1, keepdims=True)),
+    (F.tanh_, np.tanh),
+    (F.thresholded_relu_, lambda x: np.where(x > 1, x, 0)),
+])
+def test_in_place_forms_change_the_tensor_eager_and_static(fn, ref):
+    x = away_from_kinks(3, 4).astype("float32")
+
+    def f(t):
+        y = t * 1.0
+        fn(y)
+        return y
+
+    t = paddle.to_tensor(x)
+    assert fn(t) is t
+    np.testing.assert_allclose(t.numpy(), ref(x), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(paddle.jit.to_static(f)(paddle.to_tensor(x)).numpy(), ref(x), rtol=1e-5, atol=1e-6)
+
+
+def test_in_place_form_refuses_a_tensor_that_needs_a_gradient():
+    t = paddle.to_tensor([1.0, -1.0])
+    t.stop_gradient = False
+    with pytest.raises(RuntimeError, match="in place"):
+        F.relu_(t)

@@ -34,3 +34,5 @@ __all__ += ["affine_grid", "channel_shuffle", "fold", "interpolate", "pixel_shuf
             "unfold", "upsample"]
 from .grid_sample import grid_sample
 __all__ += ["grid_sample"]
+from .activation_extra import elu_, hardtanh_, leaky_relu_, relu_, softmax_, tanh_, thresholded_relu_
+__all__ += ["elu_", "hardtanh_", "leaky_relu_", "relu_", "softmax_", "tanh_", "thresholded_relu_"]

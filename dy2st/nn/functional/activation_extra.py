@@ -195,3 +195,33 @@ def gumbel_softmax(x: Any, temperature: float = 1.0, hard: bool = False, axis: i
     index = ops.argmax(y, axis=axis, keepdim=True)
     one = ops.put_along_axis(ops.zeros_like(y), index, ops.ones_like(index).astype(y.dtype), axis)
     return one - y.detach() + y
+
+
+# ----------------------------------------------------------------------------- in-place forms
+def _in_place(fn: Any, name: str) -> Any:
+    from ...runtime.tensor_methods import _inplace
+
+    write = _inplace(fn)
+
+    def method(x: Any, *args: Any, **kwargs: Any) -> Any:
+        if not getattr(x, "stop_gradient", True):
+            raise RuntimeError(f"{name}: changing a tensor that needs a gradient in place would lose "
+                               f"its gradient; use the out-of-place {fn.__name__}(x) instead")
+        kwargs.pop("name", None)
+        return write(as_tensor(x), *args, **kwargs)
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"{fn.__name__}, writing the result into x (x must not need a gradient)."
+    return method
+
+
+def _build_in_place_forms() -> dict:
+    from . import activation as A
+    return {f"{fn.__name__}_": _in_place(fn, f"{fn.__name__}_")
+            for fn in (A.relu, A.elu, A.leaky_relu, A.hardtanh, A.softmax, A.tanh, thresholded_relu)}
+
+
+_IN_PLACE = _build_in_place_forms()
+relu_, elu_, leaky_relu_, hardtanh_ = _IN_PLACE["relu_"], _IN_PLACE["elu_"], _IN_PLACE["leaky_relu_"], \
+    _IN_PLACE["hardtanh_"]
+softmax_, tanh_, thresholded_relu_ = _IN_PLACE["softmax_"], _IN_PLACE["tanh_"], _IN_PLACE["thresholded_relu_"]
+__all__ += list(_IN_PLACE)
