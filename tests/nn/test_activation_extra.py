@@ -120,7 +120,8 @@ def test_layers_match_functional(layer, fn):
 
 def test_prelu_and_rrelu_layers():
     layer = nn.PReLU(3, init=0.1)
-    assert layer.weight.shape == [3] and np.allclose(layer.weight.numpy(), 0.1)
+    assert layer._weight.shape == [3] and np.allclose(layer._weight.numpy(), 0.1)
+    assert list(layer.state_dict()) == ["_weight"]
     x = away_from_kinks(2, 3, 4).astype("float32")
     np.testing.assert_allclose(layer(paddle.to_tensor(x)).numpy(), np.where(x > 0, x, 0.1 * x), rtol=1e-6)
     rr = nn.RReLU(0.1, 0.3)

@@ -150,11 +150,12 @@ class PReLU(Layer):
                  data_format: str = "NCHW", name: Optional[str] = None) -> None:
         super().__init__()
         self._num_parameters, self._init, self._data_format = int(num_parameters), init, data_format
-        self.weight = self.create_parameter([self._num_parameters], attr=weight_attr,
+        # Paddle names this parameter `_weight` (state_dict key "_weight")
+        self._weight = self.create_parameter([self._num_parameters], attr=weight_attr,
                                             default_initializer=Constant(init))
 
     def forward(self, x: Any) -> Any:
-        return F.prelu(x, self.weight, data_format=self._data_format)
+        return F.prelu(x, self._weight, data_format=self._data_format)
 
     def extra_repr(self) -> str:
         return f"num_parameters={self._num_parameters}, data_format={self._data_format}, init={self._init}"
