@@ -106,6 +106,17 @@ class ActivationNet(nn.Layer):
         return paddle.concat([act(h) for act in self.acts], axis=1)
 
 
+class ResizeToNet(nn.Layer):
+    """Resizes x to y's spatial size, which is unknown while tracing (a size from a tensor shape)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2D(3, 3, 1)
+
+    def forward(self, x, y):
+        return F.interpolate(self.conv(x), size=y.shape[2:], mode="bilinear", align_corners=True) * y
+
+
 MODELS = [
     RT("conv1d_net", seeded(Conv1DNet), [([None, 3, 8], "float32")], [(r(1, 2, 3, 8),), (r(2, 3, 3, 8),)]),
     RT("conv2d_net", seeded(Conv2DNet), [([None, 3, 8, 8], "float32")], [(r(3, 2, 3, 8, 8),), (r(4, 1, 3, 8, 8),)]),
@@ -113,6 +124,8 @@ MODELS = [
        [(r(5, 2, 2, 4, 4, 4),), (r(6, 1, 2, 4, 4, 4),)]),
     RT("vision_net", seeded(VisionNet), [([None, 4, 2, 2], "float32")], [(r(7, 2, 4, 2, 2),), (r(8, 3, 4, 2, 2),)]),
     RT("activation_net", seeded(ActivationNet), [([None, 6], "float32")], [(r(9, 3, 6),), (r(10, 5, 6),)]),
+    RT("resize_to_net", seeded(ResizeToNet), [([None, 3, None, None], "float32")] * 2,
+       [(r(11, 2, 3, 4, 5), r(12, 2, 3, 7, 9)), (r(13, 1, 3, 3, 3), r(14, 1, 3, 5, 2))]),
 ]
 
 

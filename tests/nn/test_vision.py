@@ -259,3 +259,24 @@ def test_layers_match_functional():
         np.testing.assert_array_equal(layer(x).numpy(), want.numpy())
     cols = paddle.to_tensor(rnd(2, 8, 6))
     np.testing.assert_array_equal(nn.Fold([3, 4], 2)(cols).numpy(), F.fold(cols, [3, 4], 2).numpy())
+
+
+def test_interpolate_size_from_tensors_known_only_at_run_time():
+    x, y = rnd(2, 3, 4, 5), rnd(2, 3, 7, 6)
+
+    def fn(x, y):
+        return F.interpolate(x, size=y.shape[2:], mode="bicubic")
+
+    eager = fn(paddle.to_tensor(x), paddle.to_tensor(y)).numpy()
+    np.testing.assert_allclose(eager, interp_ref(x, [7, 6], "cubic"), rtol=1e-4, atol=1e-5)
+    main = paddle.static.Program()
+    with paddle.static.program_guard(main):
+        out = fn(paddle.static.data("x", [None, 3, None, None]), paddle.static.data("y", [None, 3, None, None]))
+    assert out._shape == (-1, 3, -1, -1)
+    static = run_static(fn, x, y, shapes=[[None, 3, None, None]] * 2)
+    np.testing.assert_allclose(static, eager, rtol=1e-6, atol=1e-6)
+    size = paddle.to_tensor(np.array([5, 3]))
+    check_grad(lambda x: F.interpolate(x, size=size, mode="bilinear"), x.astype(np.float64))
+    with pytest.raises(ValueError, match="area"):
+        run_static(lambda x, y: F.interpolate(x, size=y.shape[2:], mode="area"), x, y,
+                   shapes=[[None, 3, None, None]] * 2)

@@ -64,12 +64,14 @@ def _conv_nd_filter_grad(ctx, gw):
 
 @register_vjp("resample", saves=(0,))
 def _resample(ctx, g):
-    return (apply("resample_grad", [g, ctx.inputs[0]], ctx.attrs),)
+    x, *dims = ctx.inputs
+    return (apply("resample_grad", [g, x, *dims], ctx.attrs),) + (None,) * len(dims)
 
 
 @register_vjp("resample_grad", saves=())
 def _resample_grad(ctx, gg):
-    return apply("resample", [gg], ctx.attrs), None
+    _, _, *dims = ctx.inputs
+    return (apply("resample", [gg, *dims], ctx.attrs), None) + (None,) * len(dims)
 
 
 @register_vjp("max_pool_nd")

@@ -6,6 +6,8 @@ A map is a dict `spec` with a `kind`:
   pool      k, s, lo, hi, ceil, exclusive   (windows [i*s - lo, i*s - lo + k))
   adaptive  out                             (windows [floor(i*L/out), ceil((i+1)*L/out)))
   nearest / linear / cubic  out (or scale), align_corners, align_mode
+An interpolation `out` may instead come from an int tensor input of the op: `out_input` = its index
+among the op's size inputs (sizes known only when the program runs).
 """
 from __future__ import annotations
 
@@ -19,9 +21,13 @@ from ...runtime.registry import Meta, register_op
 Spec = Dict[str, Any]
 
 
-def out_len(spec: Spec, size: int) -> int:
-    """The output length of one axis of `size` (-1 when it depends on an unknown size)."""
+def out_len(spec: Spec, size: int, dims: Sequence[Any] = ()) -> int:
+    """The output length of one axis of `size` (-1 when it depends on an unknown size); `dims`
+    are the op's size inputs (arrays when running, Variables while inferring)."""
     kind = spec["kind"]
+    if spec.get("out_input") is not None:
+        d = dims[spec["out_input"]] if dims else None
+        return int(np.asarray(d).reshape(-1)[0]) if isinstance(d, (np.ndarray, np.generic, int)) else -1
     if kind == "pool":
         if size < 0:
             return -1
@@ -32,7 +38,7 @@ def out_len(spec: Spec, size: int) -> int:
     return -1 if size < 0 else int(math.floor(size * spec["scale"]))
 
 
-def windows(spec: Spec, size: int) -> List[Tuple[int, int, float]]:
+def windows(spec: Spec, size: int) -> List[Tuple[int, int, float]]:  # pooling specs only
     """(start, end, divisor) of every output position of a pooling axis, clipped to [0, size)."""
     n = out_len(spec, size)
     if spec["kind"] == "adaptive":
@@ -65,9 +71,9 @@ def _cubic_weights(t: float, a: float = -0.75) -> List[float]:
     return [far(t + 1), near(t), near(1 - t), far(2 - t)]
 
 
-def matrix(spec: Spec, size: int) -> np.ndarray:
-    """The [out, size] float64 matrix of one axis."""
-    n = out_len(spec, size)
+def matrix(spec: Spec, size: int, n: int = -1) -> np.ndarray:
+    """The [n, size] float64 matrix of one axis (n: the output length, from the spec if -1)."""
+    n = out_len(spec, size) if n < 0 else n
     m = np.zeros((n, size))
     kind = spec["kind"]
     if kind in ("pool", "adaptive"):
@@ -104,7 +110,7 @@ def _apply(x: np.ndarray, axes: Sequence[int], mats: Sequence[np.ndarray]) -> np
     return x
 
 
-def _resample_infer(x, axes, specs):
+def _resample_infer(x, *dims, axes, specs):
     shape = list(x._shape)
     for axis, spec in zip(axes, specs):
         shape[axis] = out_len(spec, shape[axis])
@@ -112,14 +118,19 @@ def _resample_infer(x, axes, specs):
 
 
 @register_op("resample", infer=_resample_infer)
-def _resample_kernel(x, axes, specs):
-    """x with each axis in `axes` mapped by the matrix of its spec."""
-    mats = [matrix(s, x.shape[a]) for a, s in zip(axes, specs)]
+def _resample_kernel(x, *dims, axes, specs):
+    """x with each axis in `axes` mapped by the matrix of its spec (dims: run-time output sizes)."""
+    mats = []
+    for a, s in zip(axes, specs):
+        n = out_len(s, x.shape[a], dims)
+        if n < 1:
+            raise ValueError(f"resample: the output size of axis {a} must be positive, got {n}")
+        mats.append(matrix(s, x.shape[a], n))
     return np.ascontiguousarray(_apply(x, axes, mats))
 
 
-@register_op("resample_grad", infer=lambda g, x, axes, specs: Meta(x._shape, g.dtype))
-def _resample_grad_kernel(g, x, axes, specs):
-    """The transpose of resample (x gives the input sizes)."""
-    mats = [matrix(s, x.shape[a]).T for a, s in zip(axes, specs)]
+@register_op("resample_grad", infer=lambda g, x, *dims, axes, specs: Meta(x._shape, g.dtype))
+def _resample_grad_kernel(g, x, *dims, axes, specs):
+    """The transpose of resample (x gives the input sizes, g the output sizes)."""
+    mats = [matrix(s, x.shape[a], g.shape[a]).T for a, s in zip(axes, specs)]
     return np.ascontiguousarray(_apply(g, axes, mats))

@@ -8,7 +8,9 @@ from typing import Any, List, Optional
 import numpy as np
 
 from ...runtime import ops
-from ...runtime.ops.operands import as_tensor
+from ...runtime.dtype import int64
+from ...runtime.ops.operands import as_tensor, cast
+from ...runtime.program import Variable
 from ...runtime.registry import apply
 from ...runtime.tensor import Tensor
 from .conv import conv_any
@@ -63,12 +65,24 @@ def interpolate(x: Any, size: Any = None, scale_factor: Any = None, mode: str = 
     k = len(axes)
     outs: List[Any]
     scales: List[Any] = [None] * k
+    dyn: List[Any] = []       # output sizes known only at run time (tensors while tracing)
     if size is not None:
+        if isinstance(size, Variable):
+            if len(size._shape) != 1 or size._shape[0] not in (k, -1):
+                raise ValueError(f"interpolate: a size tensor must have shape [{k}], got {list(size._shape)}")
+            size = [size[i] for i in range(k)]
         outs = _values(size)
         outs = [outs] * k if isinstance(outs, (int, np.integer)) else list(outs)
-        if len(outs) != k or any(int(o) < 1 for o in outs):
+        if len(outs) != k:
             raise ValueError(f"interpolate: size must be {k} positive ints, got {size}")
-        outs = [int(o) for o in outs]
+        for i, o in enumerate(outs):
+            if isinstance(o, Variable):
+                dyn.append(o)
+                outs[i] = None
+            elif int(o) < 1:
+                raise ValueError(f"interpolate: size must be {k} positive ints, got {size}")
+            else:
+                outs[i] = int(o)
     else:
         sf = _values(scale_factor)
         sf = [sf] * k if isinstance(sf, (int, float)) else list(sf)
@@ -81,6 +95,8 @@ def interpolate(x: Any, size: Any = None, scale_factor: Any = None, mode: str = 
                 raise ValueError("interpolate: recompute_scale_factor needs known spatial dims")
             outs, scales = [int(n * s) for n, s in zip(sizes, scales)], [None] * k
     if mode == "area":
+        if dyn:
+            raise ValueError("interpolate: mode 'area' needs sizes known when the program is built")
         if outs[0] is None:
             outs = [int(n * s) if n >= 0 else -1 for n, s in zip(sizes, scales)]
         if any(o < 1 for o in outs):
@@ -90,7 +106,12 @@ def interpolate(x: Any, size: Any = None, scale_factor: Any = None, mode: str = 
         kind = {"nearest": "nearest", "bicubic": "cubic"}.get(mode, "linear")
         specs = [{"kind": kind, "out": o, "scale": s, "align_corners": bool(align_corners),
                   "align_mode": int(align_mode)} for o, s in zip(outs, scales)]
-    return apply("resample", [x], {"axes": axes, "specs": specs})
+        j = 0
+        for spec in specs:
+            if spec["out"] is None and spec["scale"] is None:
+                spec["out_input"] = j
+                j += 1
+    return apply("resample", [x] + [cast(d, int64) for d in dyn], {"axes": axes, "specs": specs})
 
 
 def upsample(x: Any, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
