@@ -37,18 +37,35 @@ def _from_first(x: np.ndarray, channel_last: bool) -> np.ndarray:
     return np.moveaxis(x, 1, -1) if channel_last else x
 
 
+def _offsets(kernel: Sequence[int], stride: Sequence[int], dilation: Sequence[int], outs: Sequence[int]):
+    """(kernel position, index of the padded input it meets at every output position)."""
+    for k in itertools.product(*(range(kk) for kk in kernel)):
+        yield k, (slice(None), slice(None)) + tuple(
+            slice(ki * d, ki * d + (o - 1) * s + 1, s) for ki, d, s, o in zip(k, dilation, stride, outs))
+
+
+def _grouped(a: np.ndarray, groups: int) -> np.ndarray:
+    """[N, C, ...] viewed as [N, groups, C / groups, ...]."""
+    return a.reshape((a.shape[0], groups, a.shape[1] // groups) + a.shape[2:])
+
+
+# Grouped convolutions (depthwise ones above all) loop over the kernel positions, each an einsum
+# over all groups at once, rather than over the groups (hundreds in MobileNets).
 def conv_forward(x: np.ndarray, w: np.ndarray, stride: Sequence[int], pads: Sequence[Sequence[int]],
                  dilation: Sequence[int], groups: int) -> np.ndarray:
     """Cross-correlation of channel-first x [N, C, *S] with w [O, C/groups, *K]: [N, O, *out]."""
     nd = w.ndim - 2
-    win = _windows(_pad_input(x, pads), w.shape[2:], stride, dilation)
-    cg, og = w.shape[1], w.shape[0] // groups
-    red_x = [1] + list(range(2 + nd, 2 + 2 * nd))
-    red_w = list(range(1, 2 + nd))
-    parts = [np.tensordot(win[:, g * cg:(g + 1) * cg], w[g * og:(g + 1) * og], axes=(red_x, red_w))
-             for g in range(groups)]
-    out = parts[0] if groups == 1 else np.concatenate(parts, axis=-1)     # [N, *out, O]
-    return np.moveaxis(out, -1, 1)
+    xp = _pad_input(x, pads)
+    if groups == 1:
+        win = _windows(xp, w.shape[2:], stride, dilation)
+        red_x = [1] + list(range(2 + nd, 2 + 2 * nd))
+        return np.moveaxis(np.tensordot(win, w, axes=(red_x, list(range(1, 2 + nd)))), -1, 1)
+    outs = [out_size(xp.shape[2 + i], w.shape[2 + i], stride[i], dilation[i], (0, 0)) for i in range(nd)]
+    wg = _grouped(w.reshape((1,) + w.shape), groups)[0]                 # [G, Og, Cg, *K]
+    out = np.zeros((x.shape[0], groups, wg.shape[1]) + tuple(outs), dtype=np.result_type(x, w))
+    for k, index in _offsets(w.shape[2:], stride, dilation, outs):
+        out += np.einsum("ngc...,goc->ngo...", _grouped(xp[index], groups), wg[(Ellipsis,) + k])
+    return out.reshape((x.shape[0], w.shape[0]) + tuple(outs))
 
 
 def conv_adjoint(g: np.ndarray, w: np.ndarray, sizes: Sequence[int], stride: Sequence[int],
@@ -57,19 +74,19 @@ def conv_adjoint(g: np.ndarray, w: np.ndarray, sizes: Sequence[int], stride: Seq
     input sizes; positions no window covers get zero)."""
     nd = w.ndim - 2
     kernel = w.shape[2:]
-    cg, og = w.shape[1], w.shape[0] // groups
     n, outs = g.shape[0], g.shape[2:]
     padded = [s + lo + hi for s, (lo, hi) in zip(sizes, pads)]
-    xp = np.zeros((n, cg * groups) + tuple(padded), dtype=np.result_type(g, w))
-    for grp in range(groups):
+    xp = np.zeros((n, w.shape[1] * groups) + tuple(padded), dtype=np.result_type(g, w))
+    if groups == 1:
         # cols[n, c, *out, *k] = sum_o g[n, o, *out] w[o, c, *k]
-        cols = np.tensordot(g[:, grp * og:(grp + 1) * og], w[grp * og:(grp + 1) * og], axes=([1], [0]))
-        cols = np.moveaxis(cols, 1 + nd, 1)
-        target = xp[:, grp * cg:(grp + 1) * cg]
-        for k in itertools.product(*(range(kk) for kk in kernel)):
-            index = tuple(slice(ki * d, ki * d + (o - 1) * s + 1, s)
-                          for ki, d, s, o in zip(k, dilation, stride, outs))
-            target[(slice(None), slice(None)) + index] += cols[(Ellipsis,) + k]
+        cols = np.moveaxis(np.tensordot(g, w, axes=([1], [0])), 1 + nd, 1)
+        for k, index in _offsets(kernel, stride, dilation, outs):
+            xp[index] += cols[(Ellipsis,) + k]
+    else:
+        gg = _grouped(g, groups)
+        wg = _grouped(w.reshape((1,) + w.shape), groups)[0]             # [G, Og, Cg, *K]
+        for k, index in _offsets(kernel, stride, dilation, outs):
+            xp[index] += np.einsum("ngo...,goc->ngc...", gg, wg[(Ellipsis,) + k]).reshape(xp[index].shape)
     crop = tuple(slice(lo, lo + s) for s, (lo, _) in zip(sizes, pads))
     return xp[(slice(None), slice(None)) + crop]
 
@@ -78,13 +95,19 @@ def conv_filter_grad(x: np.ndarray, g: np.ndarray, kernel: Sequence[int], stride
                      pads: Sequence[Sequence[int]], dilation: Sequence[int], groups: int) -> np.ndarray:
     """d(sum(g * conv_forward(x, w)))/dw: [O, C/groups, *kernel]."""
     nd = len(kernel)
-    win = _windows(_pad_input(x, pads), kernel, stride, dilation)
-    win = win[(slice(None), slice(None)) + tuple(slice(0, o) for o in g.shape[2:])]
+    xp = _pad_input(x, pads)
+    if groups == 1:
+        win = _windows(xp, kernel, stride, dilation)
+        win = win[(slice(None), slice(None)) + tuple(slice(0, o) for o in g.shape[2:])]
+        red = [0] + list(range(2, 2 + nd))
+        return np.tensordot(g, win, axes=(red, red))
     cg, og = x.shape[1] // groups, g.shape[1] // groups
-    red = [0] + list(range(2, 2 + nd))
-    parts = [np.tensordot(g[:, grp * og:(grp + 1) * og], win[:, grp * cg:(grp + 1) * cg], axes=(red, red))
-             for grp in range(groups)]
-    return np.concatenate(parts, axis=0) if groups > 1 else parts[0]
+    dw = np.zeros((groups, og, cg) + tuple(kernel), dtype=np.result_type(x, g))
+    gg = _grouped(g, groups).reshape(g.shape[0], groups, og, -1)
+    for k, index in _offsets(kernel, stride, dilation, g.shape[2:]):
+        xs = _grouped(xp[index], groups).reshape(g.shape[0], groups, cg, -1)
+        dw[(Ellipsis,) + k] = np.einsum("ngcl,ngol->goc", xs, gg)
+    return dw.reshape((groups * og, cg) + tuple(kernel))
 
 
 # ----------------------------------------------------------------------------- shapes
