@@ -117,6 +117,79 @@ class ResizeToNet(nn.Layer):
         return F.interpolate(self.conv(x), size=y.shape[2:], mode="bilinear", align_corners=True) * y
 
 
+class ConvBN(nn.Layer):
+    """Conv2D without bias + fluid-style BatchNorm with named parameters, as Paddle's model zoo writes it."""
+
+    def __init__(self, cin, cout, k, stride=1, groups=1, act="relu"):
+        super().__init__()
+        self.conv = nn.Conv2D(cin, cout, k, stride=stride, padding=(k - 1) // 2, groups=groups,
+                              weight_attr=paddle.ParamAttr(initializer=nn.initializer.KaimingUniform(),
+                                                           name=self.full_name() + "_weights"),
+                              bias_attr=False)
+        self.bn = nn.BatchNorm(cout, act=act, param_attr=paddle.ParamAttr(name=self.full_name() + "_scale"),
+                               bias_attr=paddle.ParamAttr(name=self.full_name() + "_offset"),
+                               moving_mean_name=self.full_name() + "_mean",
+                               moving_variance_name=self.full_name() + "_variance")
+
+    def forward(self, x, relu6=False):
+        y = self.bn(self.conv(x))
+        if relu6:
+            y = F.relu6(y)
+        return y
+
+
+class TinyMobileNet(nn.Layer):
+    """Depthwise-separable and inverted-residual blocks (a Python bool picks the shortcut)."""
+
+    def __init__(self, classes=5):
+        super().__init__()
+        self.stem = ConvBN(3, 8, 3, stride=2)
+        self.depthwise = ConvBN(8, 8, 3, groups=8)
+        self.pointwise = ConvBN(8, 16, 1)
+        self.expand = ConvBN(16, 32, 1, act=None)
+        self.bottleneck = ConvBN(32, 32, 3, groups=32, act=None)
+        self.project = ConvBN(32, 16, 1, act=None)
+        self.pool = nn.AdaptiveAvgPool2D(1)
+        self.fc = nn.Linear(16, classes)
+
+    def block(self, x, shortcut):
+        y = self.project(self.bottleneck(self.expand(x, relu6=True), relu6=True))
+        if shortcut:
+            y = paddle.add(x, y)
+        return y
+
+    def forward(self, x):
+        y = self.pointwise(self.depthwise(self.stem(x)))
+        y = self.block(self.block(y, False), True)
+        y = paddle.reshape(self.pool(y), shape=[-1, 16])
+        return self.fc(y)
+
+
+class TinyResNet(nn.Layer):
+    """A stem with max pooling and two bottleneck blocks with projection shortcuts."""
+
+    def __init__(self, classes=4):
+        super().__init__()
+        self.stem = ConvBN(3, 8, 7, stride=2)
+        self.pool = nn.MaxPool2D(kernel_size=3, stride=2, padding=1)
+        self.blocks = nn.LayerList()
+        self.shortcuts = nn.LayerList()
+        cin = 8
+        for cout, stride in ((16, 1), (32, 2)):
+            self.blocks.append(nn.Sequential(ConvBN(cin, cout // 4, 1), ConvBN(cout // 4, cout // 4, 3, stride),
+                                             ConvBN(cout // 4, cout, 1, act=None)))
+            self.shortcuts.append(ConvBN(cin, cout, 1, stride, act=None))
+            cin = cout
+        self.avg = nn.AdaptiveAvgPool2D(1)
+        self.fc = nn.Linear(32, classes)
+
+    def forward(self, x):
+        y = self.pool(self.stem(x))
+        for block, shortcut in zip(self.blocks, self.shortcuts):
+            y = F.relu(block(y) + shortcut(y))
+        return F.softmax(self.fc(paddle.flatten(self.avg(y), 1)))
+
+
 MODELS = [
     RT("conv1d_net", seeded(Conv1DNet), [([None, 3, 8], "float32")], [(r(1, 2, 3, 8),), (r(2, 3, 3, 8),)]),
     RT("conv2d_net", seeded(Conv2DNet), [([None, 3, 8, 8], "float32")], [(r(3, 2, 3, 8, 8),), (r(4, 1, 3, 8, 8),)]),
@@ -126,6 +199,10 @@ MODELS = [
     RT("activation_net", seeded(ActivationNet), [([None, 6], "float32")], [(r(9, 3, 6),), (r(10, 5, 6),)]),
     RT("resize_to_net", seeded(ResizeToNet), [([None, 3, None, None], "float32")] * 2,
        [(r(11, 2, 3, 4, 5), r(12, 2, 3, 7, 9)), (r(13, 1, 3, 3, 3), r(14, 1, 3, 5, 2))]),
+    RT("tiny_mobilenet", seeded(TinyMobileNet), [([None, 3, 16, 16], "float32")],
+       [(r(15, 2, 3, 16, 16),), (r(16, 3, 3, 16, 16),)]),
+    RT("tiny_resnet", seeded(TinyResNet), [([None, 3, 32, 32], "float32")],
+       [(r(17, 2, 3, 32, 32),), (r(18, 1, 3, 32, 32),)]),
 ]
 
 
