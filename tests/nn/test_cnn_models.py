@@ -117,6 +117,23 @@ class ResizeToNet(nn.Layer):
         return F.interpolate(self.conv(x), size=y.shape[2:], mode="bilinear", align_corners=True) * y
 
 
+class UnpoolNet(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.pool, self.unpool = nn.MaxPool2D(2, return_mask=True), nn.MaxUnPool2D(2)
+        self.pool1, self.unpool1 = nn.MaxPool1D(2, return_mask=True), nn.MaxUnPool1D(2)
+        self.pool3, self.unpool3 = nn.MaxPool3D(2, return_mask=True), nn.MaxUnPool3D(2)
+        self.lp, self.lp1 = nn.LPPool2D(2, 2), nn.LPPool1D(2, 2)
+
+    def forward(self, x):
+        y, mask = self.pool(x)
+        y1, mask1 = self.pool1(x.reshape([-1, 2, 16]))
+        y3, mask3 = self.pool3(x.reshape([-1, 2, 2, 4, 2]))
+        up = self.unpool(y, mask) + self.unpool1(y1, mask1).reshape([-1, 2, 4, 4])
+        up = up + self.unpool3(y3, mask3).reshape([-1, 2, 4, 4])
+        return self.lp(up * up + 1.0), self.lp1(x.reshape([-1, 2, 16]) ** 2)
+
+
 class ConvBN(nn.Layer):
     """Conv2D without bias + fluid-style BatchNorm with named parameters, as Paddle's model zoo writes it."""
 
@@ -199,6 +216,7 @@ MODELS = [
     RT("activation_net", seeded(ActivationNet), [([None, 6], "float32")], [(r(9, 3, 6),), (r(10, 5, 6),)]),
     RT("resize_to_net", seeded(ResizeToNet), [([None, 3, None, None], "float32")] * 2,
        [(r(11, 2, 3, 4, 5), r(12, 2, 3, 7, 9)), (r(13, 1, 3, 3, 3), r(14, 1, 3, 5, 2))]),
+    RT("unpool_net", seeded(UnpoolNet), [([None, 2, 4, 4], "float32")], [(r(19, 2, 2, 4, 4),), (r(20, 3, 2, 4, 4),)]),
     RT("tiny_mobilenet", seeded(TinyMobileNet), [([None, 3, 16, 16], "float32")],
        [(r(15, 2, 3, 16, 16),), (r(16, 3, 3, 16, 16),)]),
     RT("tiny_resnet", seeded(TinyResNet), [([None, 3, 32, 32], "float32")],
@@ -228,5 +246,6 @@ def test_models_use_every_new_layer():
            "Tanhshrink", "ThresholdedReLU", "BatchNorm", "GroupNorm", "InstanceNorm1D", "InstanceNorm2D",
            "InstanceNorm3D", "LocalResponseNorm", "Pad1D", "Pad2D", "Pad3D", "ZeroPad1D", "ZeroPad2D",
            "ZeroPad3D", "ChannelShuffle", "Fold", "PixelShuffle", "PixelUnshuffle", "Unfold", "Upsample",
-           "UpsamplingBilinear2D", "UpsamplingNearest2D"}
+           "UpsamplingBilinear2D", "UpsamplingNearest2D", "MaxUnPool1D", "MaxUnPool2D", "MaxUnPool3D",
+           "LPPool1D", "LPPool2D"}
     assert new <= used, sorted(new - used)

@@ -141,3 +141,16 @@ def _grid_sample(ctx, g):
     x, grid = ctx.inputs
     dx, dgrid = apply("grid_sample_grad", [g, x, grid], ctx.attrs)
     return (dx if ctx.needs[0] else None, dgrid if ctx.needs[1] else None)
+
+
+@register_vjp("max_pool_grad", saves=(1,))
+def _max_pool_grad(ctx, gg):
+    # scattering g into the mask's positions is linear in g: its adjoint reads gg there
+    mask = ctx.inputs[1]
+    return apply("mask_gather", [gg, mask], ctx.attrs), None, None
+
+
+@register_vjp("mask_gather", saves=(1,))
+def _mask_gather(ctx, gg):
+    g, mask = ctx.inputs
+    return apply("max_pool_grad", [gg, mask, g], ctx.attrs), None

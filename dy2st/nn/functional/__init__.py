@@ -36,3 +36,5 @@ from .grid_sample import grid_sample
 __all__ += ["grid_sample"]
 from .activation_extra import elu_, hardtanh_, leaky_relu_, relu_, softmax_, tanh_, thresholded_relu_
 __all__ += ["elu_", "hardtanh_", "leaky_relu_", "relu_", "softmax_", "tanh_", "thresholded_relu_"]
+from .unpool import lp_pool1d, lp_pool2d, max_unpool1d, max_unpool2d, max_unpool3d
+__all__ += ["lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d", "max_unpool3d"]

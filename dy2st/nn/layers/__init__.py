@@ -34,3 +34,5 @@ from .vision import (ChannelShuffle, Fold, PixelShuffle, PixelUnshuffle, Unfold,
                      UpsamplingNearest2D)
 __all__ += ["Pad1D", "Pad2D", "Pad3D", "ZeroPad1D", "ZeroPad2D", "ZeroPad3D", "ChannelShuffle", "Fold",
             "PixelShuffle", "PixelUnshuffle", "Unfold", "Upsample", "UpsamplingBilinear2D", "UpsamplingNearest2D"]
+from .pooling import LPPool1D, LPPool2D, MaxUnPool1D, MaxUnPool2D, MaxUnPool3D
+__all__ += ["LPPool1D", "LPPool2D", "MaxUnPool1D", "MaxUnPool2D", "MaxUnPool3D"]

@@ -143,3 +143,64 @@ class AdaptiveMaxPool3D(_Adaptive):
 
     def forward(self, x: Any) -> Any:
         return F.adaptive_max_pool3d(x, self._output_size, self._return_mask)
+
+
+class _MaxUnPool(Layer):
+    _fn: Any = None
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, data_format: str = "NCHW",
+                 output_size: Any = None, name: Optional[str] = None) -> None:
+        super().__init__()
+        self.ksize, self.stride, self.padding = kernel_size, stride, padding
+        self.data_format, self.output_size = data_format, output_size
+
+    def forward(self, x: Any, indices: Any) -> Any:
+        return type(self)._fn(x, indices, self.ksize, self.stride, self.padding, self.data_format,
+                              self.output_size)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.ksize}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnPool1D(_MaxUnPool):
+    _fn = F.max_unpool1d
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, data_format: str = "NCL",
+                 output_size: Any = None, name: Optional[str] = None) -> None:
+        super().__init__(kernel_size, stride, padding, data_format, output_size)
+
+
+class MaxUnPool2D(_MaxUnPool):
+    _fn = F.max_unpool2d
+
+
+class MaxUnPool3D(_MaxUnPool):
+    _fn = F.max_unpool3d
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0, data_format: str = "NCDHW",
+                 output_size: Any = None, name: Optional[str] = None) -> None:
+        super().__init__(kernel_size, stride, padding, data_format, output_size)
+
+
+class LPPool1D(Layer):
+    _fn = staticmethod(F.lp_pool1d)
+
+    def __init__(self, norm_type: float, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 ceil_mode: bool = False, data_format: str = "NCL", name: Optional[str] = None) -> None:
+        super().__init__()
+        self.norm_type, self.ksize, self.stride, self.padding = norm_type, kernel_size, stride, padding
+        self.ceil_mode, self.data_format = ceil_mode, data_format
+
+    def forward(self, x: Any) -> Any:
+        return self._fn(x, self.norm_type, self.ksize, self.stride, self.padding, self.ceil_mode, self.data_format)
+
+    def extra_repr(self) -> str:
+        return f"norm_type={self.norm_type}, kernel_size={self.ksize}, stride={self.stride}"
+
+
+class LPPool2D(LPPool1D):
+    _fn = staticmethod(F.lp_pool2d)
+
+    def __init__(self, norm_type: float, kernel_size: Any, stride: Any = None, padding: Any = 0,
+                 ceil_mode: bool = False, data_format: str = "NCHW", name: Optional[str] = None) -> None:
+        super().__init__(norm_type, kernel_size, stride, padding, ceil_mode, data_format)
