@@ -54,3 +54,13 @@ def test_channel_last_padding():
 def test_bad_padding_length_is_refused():
     with pytest.raises(ValueError, match="4 ints"):
         nn.Pad2D([1, 2, 3])
+
+
+def test_zeropad2d_functional():
+    x = rnd(2, 3, 4, 2)
+    out = run_static(lambda x: F.zeropad2d(x, [1, 0, 2, 1], data_format="NHWC"), x, shapes=[[None, 3, 4, 2]])
+    np.testing.assert_array_equal(out, np.pad(x, ((0, 0), (2, 1), (1, 0), (0, 0))))
+    np.testing.assert_array_equal(F.zeropad2d(paddle.to_tensor(x), 1).numpy(),
+                                  np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1))))
+    with pytest.raises(ValueError, match="4 ints"):
+        F.zeropad2d(paddle.to_tensor(x), [1, 2])

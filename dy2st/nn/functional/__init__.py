@@ -38,3 +38,5 @@ from .activation_extra import elu_, hardtanh_, leaky_relu_, relu_, softmax_, tan
 __all__ += ["elu_", "hardtanh_", "leaky_relu_", "relu_", "softmax_", "tanh_", "thresholded_relu_"]
 from .unpool import lp_pool1d, lp_pool2d, max_unpool1d, max_unpool2d, max_unpool3d
 __all__ += ["lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d", "max_unpool3d"]
+from .padding import zeropad2d
+__all__ += ["zeropad2d"]
