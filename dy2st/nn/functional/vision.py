@@ -52,7 +52,7 @@ def interpolate(x: Any, size: Any = None, scale_factor: Any = None, mode: str = 
     if data_format not in _FORMATS[nd]:
         raise ValueError(f"interpolate: data_format for a {nd}-D input must be "
                          f"{' or '.join(map(repr, _FORMATS[nd]))}, got {data_format!r}")
-    if align_corners and mode in ("nearest", "area"):
+    if align_corners and mode == "nearest":      # (Paddle lets 'area' ignore it)
         raise ValueError("interpolate: align_corners can only be set with the linear, bilinear, "
                          "trilinear and bicubic modes")
     if align_mode not in (0, 1):
