@@ -1,6 +1,5 @@
 """Small models using every layer of the CNN family: to_static matches eager on two batch sizes,
 and jit.save / jit.load with a None batch dim reproduces them in a fresh interpreter."""
-import numpy as np
 import pytest
 
 import dy2st as paddle

@@ -55,12 +55,8 @@ class _ConvNd(Layer):
                                             default_initializer=Normal(0.0, math.sqrt(2.0 / fan_in)))
         self.bias = self.create_parameter([self._out_channels], attr=bias_attr, is_bias=True)
 
-    def forward(self, x: Any, output_size: Any = None) -> Any:
+    def forward(self, x: Any) -> Any:
         name = type(self).__name__
-        if self._transpose:
-            return conv_transpose_any(name, self._nd, x, self.weight, self.bias, self._stride,
-                                      self._padding, self._output_padding, self._dilation,
-                                      self._groups, output_size, self._data_format)
         padding = self._padding
         if self._pad_list is not None:
             x = F.pad(x, self._pad_list, mode=self._padding_mode, data_format=self._data_format)
@@ -112,6 +108,12 @@ class _ConvTransposeNd(_ConvNd):
                  weight_attr: Any = None, bias_attr: Any = None, data_format: Optional[str] = None) -> None:
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
                          "zeros", weight_attr, bias_attr, data_format, output_padding)
+
+
+    def forward(self, x: Any, output_size: Any = None) -> Any:
+        return conv_transpose_any(type(self).__name__, self._nd, x, self.weight, self.bias, self._stride,
+                                  self._padding, self._output_padding, self._dilation, self._groups,
+                                  output_size, self._data_format)
 
 
 class Conv1DTranspose(_ConvTransposeNd):
