@@ -7,6 +7,7 @@ from typing import Any, Callable, List, Optional, Sequence, Union
 import numpy as np
 
 from ..runtime.program import Variable
+from ..runtime.state import _state
 from ..runtime.tensor import Tensor
 from .engine import GradientError, _as_grad, _ones_like, run_backward
 
@@ -94,6 +95,9 @@ def _tensor_backward(self: Tensor, grad_tensor: Any = None, retain_graph: bool =
 
 
 def _get_grad(self: Tensor) -> Optional[Tensor]:
+    if _state.blocks:
+        from .traced import traced_grad
+        return traced_grad(self)
     return getattr(self, "_grad", None)
 
 
@@ -104,6 +108,11 @@ def _set_grad(self: Tensor, value: Any) -> None:
 
 
 def _clear_grad(self: Tensor, set_to_zero: bool = True) -> None:
+    if _state.blocks:
+        # inside a traced step the gradient is cleared when the program runs (to zeros: a
+        # program cannot take a tensor's gradient away)
+        from .traced import traced_clear_grad
+        return traced_clear_grad(self)
     g = getattr(self, "_grad", None)
     if g is None:
         return
@@ -150,7 +159,12 @@ def _detach_(self: Tensor) -> Tensor:
     return self
 
 
+def _variable_backward(self: Variable, grad_tensor: Any = None, retain_graph: bool = False) -> None:
+    backward([self], None if grad_tensor is None else [grad_tensor], retain_graph)
+
+
 def install() -> None:
+    Variable.backward = _variable_backward
     Tensor.backward = _tensor_backward
     Tensor.grad = property(_get_grad, _set_grad)
     Tensor.gradient = lambda self: None if self.grad is None else self.grad.numpy()

@@ -6,7 +6,7 @@ import inspect
 import logging
 import types
 import weakref
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -20,11 +20,22 @@ from ..runtime.pytree import flatten, unflatten
 from ..runtime.tensor import Tensor
 from ..static.input_spec import InputSpec
 from .concrete import ConcreteProgram
+from . import run_program
 from .convert_call import options
 from .errors import ConversionError, raise_in_user_code
 from .signature import describe_change, spec_key, value_key
 
 log = logging.getLogger("dy2st.jit")
+
+
+class TracedProgram(NamedTuple):
+    """A freshly traced Program and how the call's arguments and results map onto it."""
+    program: Program
+    inputs: List[InputSpec]
+    out_tree: Any
+    leaves_desc: List[Tuple[str, Any]]
+    in_tree: Any
+    positions: Optional[List[int]]
 
 
 def _is_input(x: Any) -> bool:
@@ -42,6 +53,8 @@ class CacheEntry:
         self.in_tree = in_tree
         self.flat_positions = flat_positions
         self.key = key
+        self.writes: List[Tuple[Tensor, int]] = []    # (persistable tensor, index of its new value)
+        self.grad_state: Any = None                   # run_program's per-entry gradient data
         leaves = concrete.output_leaves
         dense = [concrete.program.global_block().vars[n].kind == "dense"
                  for n in concrete.program.fetch_names]
@@ -66,6 +79,23 @@ class CacheEntry:
         for kind, v in self.concrete.output_leaves:
             values.append(_wrap_output(outs[v]) if kind == "var" else v)
         return unflatten(self.concrete.output_tree, values)
+
+
+def run_entry(entry: CacheEntry, feeds: List[Any]) -> List[Any]:
+    """Run an entry's compiled program; errors name the user's line; persistable tensors the
+    program updates (running statistics, parameters) take their new values."""
+    try:
+        outs = entry.run(feeds)
+    except Exception as e:  # noqa: BLE001 - map the failing op to the user's line
+        try:
+            raise_with_op_origin(e, entry.compiled, e.__traceback__)
+        except Exception as mapped:  # noqa: BLE001
+            raise_in_user_code(mapped)
+    for tensor, index in entry.writes:
+        value = outs[index]
+        tensor._value = value if type(value) is np.ndarray else np.asarray(value)
+        tensor._version = getattr(tensor, "_version", 0) + 1
+    return outs
 
 
 def _wrap_output(value: Any) -> Any:
@@ -144,13 +174,9 @@ class StaticFunction:
             entry = self._trace(args, kwargs, key)
         self._last = entry
         feeds = entry.feeds(args, kwargs)
-        try:
-            outs = entry.run(feeds)
-        except Exception as e:  # noqa: BLE001 - map the failing op to the user's line
-            try:
-                raise_with_op_origin(e, entry.compiled, e.__traceback__)
-            except Exception as mapped:  # noqa: BLE001
-                raise_in_user_code(mapped)
+        if state._state.grad_enabled and run_program.wants_grad(entry, args, kwargs):
+            return run_program.call_with_grad(self, entry, args, kwargs, feeds)
+        outs = run_entry(entry, feeds)
         return entry.build(outs)
 
     def _key(self, args: Tuple, kwargs: Dict) -> Tuple:
@@ -176,6 +202,26 @@ class StaticFunction:
             last = self._last.key if self._last is not None else next(iter(self._entries))
             log.info("to_static: tracing %s again: %s; give an InputSpec with None for the dims "
                      "that vary to trace once", self.__name__, describe_change(names, last, key))
+        traced = self.trace_program(args, kwargs)
+        program = traced.program
+        # new values of persistable tensors are fetched after the outputs (and so kept by DCE)
+        n_out = len(program.fetch_names)
+        writes = list(program.persistable_writes.items())
+        program.fetch_names = program.fetch_names + [new for _, new in writes]
+        optimize(program)
+        concrete = ConcreteProgram(program, traced.inputs, traced.out_tree, traced.leaves_desc)
+        compiled = compile_program(program, program.feed_names, program.fetch_names)
+        entry = CacheEntry(concrete, compiled, traced.in_tree, traced.positions, key)
+        entry.writes = [(program.write_targets[old], n_out + i)
+                        for i, (old, _) in enumerate(writes)]
+        entry.epoch = self._layer_cls.structure_epoch
+        entry.owned = self._owned_tensors()
+        self._entries[key] = entry
+        self._last = entry
+        return entry
+
+    def trace_program(self, args: Tuple, kwargs: Dict) -> "TracedProgram":
+        """Trace the converted function on symbolic inputs into a new (unoptimised) Program."""
         fn = self.converted_callable()
         program = Program()
         leaves, in_tree = flatten((args, kwargs), is_leaf=_is_input)
@@ -214,15 +260,7 @@ class StaticFunction:
                     f'to_static (File "{origin.file}", line {origin.line}: {origin.source}): a '
                     "global outlives the traced program; return the value instead")
         program.fetch_names = fetch
-        optimize(program)
-        concrete = ConcreteProgram(program, inputs, out_tree, leaves_desc)
-        compiled = compile_program(program, program.feed_names, program.fetch_names)
-        entry = CacheEntry(concrete, compiled, in_tree, positions, key)
-        entry.epoch = self._layer_cls.structure_epoch
-        entry.owned = self._owned_tensors()
-        self._entries[key] = entry
-        self._last = entry
-        return entry
+        return TracedProgram(program, inputs, out_tree, leaves_desc, in_tree, positions)
 
     def _global_writes(self) -> Dict[str, Any]:
         from .transform import cache

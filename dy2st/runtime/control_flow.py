@@ -149,6 +149,26 @@ def _same_constant(a: Any, b: Any) -> bool:
 
 def merge_branches(pred: Variable, t_out: Any, f_out: Any, tb: Block, fb: Block,
                    names: Optional[Sequence[str]] = None) -> Any:
+    """The `cond` op over two traced branches; persistable tensors a branch updated (BatchNorm
+    statistics) get the merged value as their new value."""
+    written = {**fb.pending_writes, **tb.pending_writes}
+    if not written:
+        return _merge(pred, t_out, f_out, tb, fb, names)
+    tensors = [t for t, _ in written.values()]
+    t_new, f_new = [], []
+    for block, values in ((tb, t_new), (fb, f_new)):
+        with block_guard(block):
+            for t in tensors:
+                pending = block.pending_writes.pop(id(t), None)
+                values.append(pending[1] if pending is not None else block.program.capture_tensor(t))
+    out, new_values = _merge(pred, (t_out, tuple(t_new)), (f_out, tuple(f_new)), tb, fb, names)
+    for t, v in zip(tensors, new_values):
+        pred.block.program.record_persistable_write(t, v)
+    return out
+
+
+def _merge(pred: Variable, t_out: Any, f_out: Any, tb: Block, fb: Block,
+           names: Optional[Sequence[str]] = None) -> Any:
     t_leaves, t_tree = flatten(t_out)
     f_leaves, f_tree = flatten(f_out)
     if t_tree != f_tree:

@@ -196,6 +196,9 @@ class Block:
         self.params: List[str] = []       # inputs of a closed sub-block, in call order
         self.results: List[str] = []      # outputs of a sub-block
         self.captures: Dict[str, str] = {}  # outer variable name -> local param name
+        # id(tensor) -> (tensor, new value) written by a branch being traced (control_flow)
+        self.pending_writes: Dict[int, Tuple[Tensor, Variable]] = {}
+        self.owner_kind = ""                # "while" for loop condition and body blocks
 
     @property
     def parent(self) -> Optional["Block"]:
@@ -284,6 +287,7 @@ class Program:
         # persistable var name -> the global var holding its new value after a run
         # (optimizer updates, running statistics); runtime/persistable.py records them
         self.persistable_writes: Dict[str, str] = {}
+        self.write_targets: Dict[str, Tensor] = {}     # the tensors those names stand for
 
     def find_var(self, name: str) -> Optional[Variable]:
         """The variable named `name` in any block (names are unique in a Program)."""
@@ -316,7 +320,14 @@ class Program:
         return block
 
     def capture_tensor(self, tensor: Tensor) -> Variable:
-        """An eager tensor used in the graph: a persistable global var read at run time."""
+        """An eager tensor used in the graph: a persistable global var read at run time (or the
+        value a branch being traced wrote into it)."""
+        block = state.current_block()
+        while block is not None and block.idx != 0 and block.program is self:
+            pending = block.pending_writes.get(id(tensor)) if block.pending_writes else None
+            if pending is not None:
+                return pending[1]
+            block = block.parent
         name = self._captured.get(id(tensor))
         if name is not None:
             return self.blocks[0].vars[name]
@@ -328,27 +339,30 @@ class Program:
         return var
 
     def record_persistable_write(self, tensor: Tensor, value: Any) -> None:
-        """After a run, `tensor` takes `value`; ops traced later read `value` in its place."""
+        """After a run, `tensor` takes `value`; ops traced later read `value` in its place. A
+        write inside a tensor `if` branch is pending until the branches merge (control_flow)."""
         from .ops.operands import as_tensor, cast
-        block = self.blocks[0]
-        if state.current_block() is not block:
-            raise ValueError(
-                f"{tensor.name or 'a persistable tensor'} is updated inside a tensor `if` or "
-                "loop body; update parameters and optimizer state outside converted control flow")
+        block = state.current_block()
         target = self.capture_tensor(tensor)
         value = as_tensor(value)
         if isinstance(value, Tensor):
             value = self.capture_tensor(value)
         if value.dtype != target.dtype:
             value = cast(value, target.dtype)
-        if value.block is not block:
-            raise ValueError("a persistable tensor's new value must be computed at the top level "
-                             "of the traced function")
         if tuple(value._shape) != tuple(target._shape) and -1 not in value._shape:
             raise ValueError(f"cannot write a value of shape {list(value._shape)} into "
                              f"{target.name} of shape {list(target._shape)}")
+        if block is not self.blocks[0]:
+            if block.owner_kind == "while":
+                raise ValueError(
+                    f"{tensor.name or 'a persistable tensor'} is updated inside a tensor loop "
+                    "body; update parameters, optimizer state and running statistics outside "
+                    "converted loops")
+            block.pending_writes[id(tensor)] = (tensor, block.local(value))
+            return
         original = next((n for n, t in self.persistables.items() if t is tensor), target.name)
         self.persistable_writes[original] = value.name
+        self.write_targets[original] = tensor
         self._captured[id(tensor)] = value.name
 
     def num_ops(self) -> int:

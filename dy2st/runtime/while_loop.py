@@ -100,6 +100,7 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
         n_blocks = len(program.blocks)
         cb = program.create_block(parent.idx)
         bb = program.create_block(parent.idx)
+        cb.owner_kind = bb.owner_kind = "while"
         c_params = _make_params(cb, specs, init)
         b_params = _make_params(bb, specs, init)
         with block_guard(cb):

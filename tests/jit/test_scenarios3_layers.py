@@ -270,6 +270,12 @@ def test_saved_layer_is_in_eval_mode_unless_told_otherwise(tmp_path):
     assert not np.allclose(train_out, eval_out)
     sf = paddle.jit.to_static(m, full_graph=True)
     np.testing.assert_allclose(sf(paddle.to_tensor(x)).numpy(), train_out, rtol=1e-5, atol=1e-6)
+    # the static call in train mode updated the running statistics, as an eager call does
+    paddle.jit.enable_to_static(False)
+    m.eval()
+    eval_out = m(paddle.to_tensor(x)).numpy()
+    m.train()
+    paddle.jit.enable_to_static(True)
     paddle.jit.save(sf, str(tmp_path / "m"), input_spec=[InputSpec([None, 4], F)])
     loaded = paddle.jit.load(str(tmp_path / "m"))
     np.testing.assert_allclose(loaded(paddle.to_tensor(x)).numpy(), eval_out, rtol=1e-5, atol=1e-6)

@@ -7,6 +7,8 @@ import numpy as np
 
 from ...runtime.dtype import float32
 from ...runtime.ops.operands import as_tensor, cast
+from ...autograd.mode import no_grad
+from ...runtime.persistable import write_persistable
 from ...runtime.registry import Meta, apply, register_op
 from ...runtime.tensor import Tensor
 from .dims import known_dims
@@ -96,9 +98,9 @@ def batch_norm(x: Any, running_mean: Any, running_var: Any, weight: Any = None, 
                name: Optional[str] = None) -> Any:
     """Batch normalisation over the channel axis (1, or the last for channel-last layouts).
 
-    Training uses the batch's statistics and, for eager running stats, updates them in place:
-    running = momentum * running + (1 - momentum) * batch. While a static program is built the
-    running stats are read but not updated (the program has no in-place assignment to state)."""
+    Training uses the batch's statistics and updates the running statistics:
+    running = momentum * running + (1 - momentum) * batch, at once in eager mode and after each
+    run of a static program (runtime/persistable.py)."""
     x = as_tensor(x)
     if x.ndim < 2:
         raise ValueError(f"batch_norm: the input must have rank >= 2, got shape {list(x.shape)}")
@@ -106,9 +108,10 @@ def batch_norm(x: Any, running_mean: Any, running_var: Any, weight: Any = None, 
     use_batch = training if use_global_stats is None else not use_global_stats
     if use_batch:
         mean, var = apply("batch_norm_stats", [x], {"axis": axis})
-        if isinstance(running_mean, Tensor) and isinstance(mean, Tensor):
-            running_mean.set_value(momentum * running_mean.numpy() + (1 - momentum) * mean.numpy())
-            running_var.set_value(momentum * running_var.numpy() + (1 - momentum) * var.numpy())
+        if isinstance(running_mean, Tensor):
+            with no_grad():
+                for running, batch in ((running_mean, mean), (running_var, var)):
+                    write_persistable(running, running * momentum + batch.detach() * (1 - momentum))
     else:
         mean, var = running_mean, running_var
     inputs = [x, mean, var] + [t for t in (weight, bias) if t is not None]

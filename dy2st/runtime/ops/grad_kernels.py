@@ -23,3 +23,31 @@ def _getitem_grad_kernel(x, g, *tensors, items):
     else:
         out[idx] += g
     return out
+
+
+# ----------------------------------------------------------------------------- residual tapes
+# A loop saves each turn's values that its gradient reads on a tape: a Python list when run,
+# pushed by the forward loop and read by index, backwards, by the gradient loop. A tape may hold
+# tapes (a loop inside a loop), so an item's meta is kept whole in `elem`.
+def _item_meta(elem) -> Meta:
+    return Meta(*elem)
+
+
+@register_op("tape_create", infer=lambda dtype: Meta((), dtype, "array", None))
+def _tape_create_kernel(dtype):
+    return []
+
+
+def _push_infer(tape, x):
+    return Meta((), x.dtype, "array", (tuple(x._shape), x.dtype, x.kind, x.elem))
+
+
+@register_op("tape_push", infer=_push_infer)
+def _tape_push_kernel(tape, x):
+    tape.append(x)
+    return tape
+
+
+@register_op("tape_read", infer=lambda tape, i: _item_meta(tape.elem))
+def _tape_read_kernel(tape, i):
+    return tape[int(i)]

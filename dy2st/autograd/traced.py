@@ -1,0 +1,98 @@
+"""Training steps inside to_static: `loss.backward()`, `p.grad` and `clear_grad()` while a
+Program is traced. Each parameter's gradient is held by a GradSlot, a persistable tensor that
+reads and writes the parameter's `.grad`, so the traced step accumulates into the gradient the
+parameter has when the program runs and leaves the result in `.grad` afterwards, as eager
+backward does; optimizers read the symbolic gradient and update parameters through
+write_persistable, so the whole step is one Program."""
+from __future__ import annotations
+
+from typing import Any, List, Optional
+
+import numpy as np
+
+from ..runtime import ops, state
+from ..runtime.program import Program, Variable
+from ..runtime.tensor import Parameter, Tensor
+from .engine import GradientError
+from .static_backward import append_backward_ops
+
+
+class GradSlot(Tensor):
+    """The `.grad` of a tensor, as a persistable the executor reads and writes."""
+
+    __slots__ = ("owner",)
+
+    def __init__(self, owner: Tensor) -> None:
+        Tensor.__init__(self, owner._value, name=(owner.name or "param") + "@GRAD",
+                        persistable=True)
+        self.owner = owner
+
+    @property
+    def _value(self) -> np.ndarray:
+        g = getattr(self.owner, "_grad", None)
+        return g._value if g is not None else np.zeros_like(self.owner._value)
+
+    @_value.setter
+    def _value(self, value: np.ndarray) -> None:
+        owner = getattr(self, "owner", None)
+        if owner is None:          # Tensor.__init__ sets the value before the owner exists
+            return
+        self.owner._grad = Tensor(np.asarray(value, dtype=owner._value.dtype))
+
+
+def _slots(program: Program) -> dict:
+    return program.__dict__.setdefault("grad_slots", {})
+
+
+def slot_of(program: Program, tensor: Tensor) -> GradSlot:
+    slots = _slots(program)
+    slot = slots.get(id(tensor))
+    if slot is None:
+        slot = slots[id(tensor)] = GradSlot(tensor)
+    return slot
+
+
+def traced_grad(tensor: Tensor) -> Optional[Any]:
+    """`tensor.grad` while a Program is traced: the symbolic gradient once the trace computed
+    one, else the value the tensor has now (None when it has none)."""
+    program = state.current_program()
+    slot = _slots(program).get(id(tensor)) if program is not None else None
+    if slot is None:
+        return getattr(tensor, "_grad", None)
+    return program.capture_tensor(slot)
+
+
+def traced_clear_grad(tensor: Tensor) -> None:
+    program = state.current_program()
+    var = program.capture_tensor(slot_of(program, tensor))
+    program.record_persistable_write(slot_of(program, tensor), ops.zeros_like(var))
+
+
+def _parameters(program: Program) -> List[Tensor]:
+    return [t for t in list(program.persistables.values())
+            if isinstance(t, Parameter) and t.trainable and not t.stop_gradient]
+
+
+def traced_backward(outputs: List[Variable], grad_tensors: Any) -> None:
+    program = outputs[0].block.program
+    if state.current_block() is not program.global_block():
+        raise GradientError("backward() inside a tensor `if` or loop body of a to_static "
+                            "function is not supported; call it at the top level")
+    params = _parameters(program)
+    if not params:
+        raise GradientError("backward(): the loss does not depend on any trainable parameter")
+    given = list(grad_tensors) if isinstance(grad_tensors, (list, tuple)) else \
+        ([grad_tensors] if grad_tensors is not None else [])
+    seeds = []
+    for i, out in enumerate(outputs):
+        g = given[i] if i < len(given) else None
+        seeds.append(ops.ones_like(out) if g is None else
+                     (g if isinstance(g, Variable) else program.capture_tensor(g)))
+    names = {id(p): program.capture_tensor(p).name for p in params}
+    grads = append_backward_ops(program, outputs, seeds, list(names.values()))
+    for p in params:
+        g = grads.get(names[id(p)])
+        if g is None:
+            continue
+        slot = slot_of(program, p)
+        program.record_persistable_write(slot, ops.add(program.capture_tensor(slot), g))
