@@ -280,3 +280,39 @@ def test_interpolate_size_from_tensors_known_only_at_run_time():
     with pytest.raises(ValueError, match="area"):
         run_static(lambda x, y: F.interpolate(x, size=y.shape[2:], mode="area"), x, y,
                    shapes=[[None, 3, None, None]] * 2)
+
+
+def grid_sample_3d_ref(x, grid, align_corners, border):
+    """Trilinear sampling, one output point and eight corners at a time."""
+    n, c, d, h, w = x.shape
+
+    def coord(v, size):
+        f = (v + 1) / 2 * (size - 1) if align_corners else ((v + 1) * size - 1) / 2
+        return min(max(f, 0), size - 1) if border else f
+
+    out = np.zeros((n, c) + grid.shape[1:4])
+    for ni, a, b, e in itertools.product(range(n), *(range(s) for s in grid.shape[1:4])):
+        fx, fy, fz = (coord(grid[ni, a, b, e, j], s) for j, s in enumerate((w, h, d)))
+        x0, y0, z0 = math.floor(fx), math.floor(fy), math.floor(fz)
+        acc = np.zeros(c)
+        for dz, dy, dx in itertools.product((0, 1), repeat=3):
+            zz, yy, xx = z0 + dz, y0 + dy, x0 + dx
+            wt = (fz - z0 if dz else 1 - (fz - z0)) * (fy - y0 if dy else 1 - (fy - y0)) * \
+                (fx - x0 if dx else 1 - (fx - x0))
+            if 0 <= zz < d and 0 <= yy < h and 0 <= xx < w:
+                acc += wt * x[ni, :, zz, yy, xx]
+        out[ni, :, a, b, e] = acc
+    return out
+
+
+@pytest.mark.parametrize("align_corners, padding_mode", [(True, "zeros"), (False, "border")])
+def test_grid_sample_3d(align_corners, padding_mode):
+    x = rnd(2, 2, 3, 4, 5)
+    grid = RNG.uniform(-1.2, 1.2, (2, 2, 3, 2, 3)).astype("float32")
+    out = both(lambda x, g: F.grid_sample(x, g, padding_mode=padding_mode, align_corners=align_corners), x, grid)
+    np.testing.assert_allclose(out, grid_sample_3d_ref(x, grid, align_corners, padding_mode == "border"),
+                               rtol=1e-4, atol=1e-5)
+    check_grad(lambda x, g: F.grid_sample(x, g, padding_mode=padding_mode, align_corners=align_corners),
+               x.astype(np.float64), grid.astype(np.float64), rtol=1e-4, atol=1e-6)
+    nearest = F.grid_sample(paddle.to_tensor(x), paddle.to_tensor(grid), mode="nearest").numpy()
+    assert nearest.shape == (2, 2, 2, 3, 2)

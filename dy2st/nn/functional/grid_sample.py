@@ -1,8 +1,10 @@
-"""grid_sample: sample x [N, C, H, W] at normalised grid points [N, Ho, Wo, 2] (bilinear or
-nearest; zeros, border or reflection padding), with a kernel that also gives both gradients."""
+"""grid_sample: sample x [N, C, H, W] (or [N, C, D, H, W]) at normalised grid points [N, Ho, Wo, 2]
+(or [N, Do, Ho, Wo, 3]); bilinear/trilinear or nearest; zeros, border or reflection padding; one
+kernel also gives both gradients."""
 from __future__ import annotations
 
-from typing import Any, Optional, Tuple
+import itertools
+from typing import Any, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -46,55 +48,70 @@ def _source(g: np.ndarray, size: int, padding_mode: str, align_corners: bool):
     return c, dc
 
 
-def _corners(x: np.ndarray, iy: np.ndarray, ix: np.ndarray):
-    """x at integer positions (zero outside): [N, C, Ho, Wo]."""
-    n, c, h, w = x.shape
-    valid = (ix >= 0) & (ix < w) & (iy >= 0) & (iy < h)
-    yc, xc = np.clip(iy, 0, h - 1), np.clip(ix, 0, w - 1)
-    batch = np.arange(n)[:, None, None]
-    vals = x[batch, :, yc, xc]                          # [N, Ho, Wo, C]
-    return np.moveaxis(vals, -1, 1) * valid[:, None], valid, yc, xc
+def _corners(x: np.ndarray, idx: Sequence[np.ndarray]):
+    """x at integer positions idx (one array per spatial dim, zero outside): [N, C, *out]."""
+    sizes = x.shape[2:]
+    valid = np.ones(idx[0].shape, dtype=bool)
+    for i, n in zip(idx, sizes):
+        valid &= (i >= 0) & (i < n)
+    clipped = [np.clip(i, 0, n - 1) for i, n in zip(idx, sizes)]
+    batch = np.arange(x.shape[0]).reshape((-1,) + (1,) * (idx[0].ndim - 1))
+    vals = x[(batch, slice(None)) + tuple(clipped)]           # [N, *out, C]
+    return np.moveaxis(vals, -1, 1) * valid[:, None], valid, clipped
 
 
 def _sample(x, grid, mode, padding_mode, align_corners, g=None):
-    h, w = x.shape[2:]
-    ix, dix = _source(grid[..., 0].astype(np.float64), w, padding_mode, align_corners)
-    iy, diy = _source(grid[..., 1].astype(np.float64), h, padding_mode, align_corners)
+    nd = x.ndim - 2
+    sizes = x.shape[2:]
+    # grid's last axis is (x, y[, z]): x indexes the last spatial dim
+    coords, dcoords = [], []
+    for d in range(nd):
+        c, dc = _source(grid[..., nd - 1 - d].astype(np.float64), sizes[d], padding_mode, align_corners)
+        coords.append(c)
+        dcoords.append(dc)
     if mode == "nearest":
-        vals, valid, yc, xc = _corners(x, np.rint(iy).astype(np.int64), np.rint(ix).astype(np.int64))
+        vals, valid, clipped = _corners(x, [np.rint(c).astype(np.int64) for c in coords])
         if g is None:
             return vals
         dx = np.zeros(x.shape, dtype=np.float64)
-        _scatter(dx, g * valid[:, None], yc, xc)
+        _scatter(dx, g * valid[:, None], clipped)
         return dx, np.zeros(grid.shape)
-    x0, y0 = np.floor(ix).astype(np.int64), np.floor(iy).astype(np.int64)
-    wx1, wy1 = ix - x0, iy - y0
-    wx0, wy0 = 1.0 - wx1, 1.0 - wy1
-    corners = [(y0, x0, wy0 * wx0), (y0, x0 + 1, wy0 * wx1), (y0 + 1, x0, wy1 * wx0), (y0 + 1, x0 + 1, wy1 * wx1)]
+    base = [np.floor(c).astype(np.int64) for c in coords]
+    frac = [c - b for c, b in zip(coords, base)]
+    out = 0.0
+    dx = np.zeros(x.shape, dtype=np.float64) if g is not None else None
+    dgrid = [np.zeros(grid.shape[:-1]) for _ in range(nd)]
+    for bits in itertools.product((0, 1), repeat=nd):
+        ws = [f if b else 1.0 - f for f, b in zip(frac, bits)]
+        weight = np.prod(ws, axis=0)
+        vals, valid, clipped = _corners(x, [b + bit for b, bit in zip(base, bits)])
+        if g is None:
+            out = out + vals * weight[:, None]
+            continue
+        _scatter(dx, g * (weight * valid)[:, None], clipped)
+        gv = (g * vals).sum(1)
+        for d in range(nd):
+            others = np.prod([w for i, w in enumerate(ws) if i != d], axis=0) if nd > 1 else 1.0
+            dgrid[d] += gv * others * (1.0 if bits[d] else -1.0)
     if g is None:
-        return sum(_corners(x, cy, cx)[0] * wt[:, None] for cy, cx, wt in corners)
-    dx = np.zeros(x.shape, dtype=np.float64)
-    v = {}
-    for (cy, cx, wt), key in zip(corners, ("00", "01", "10", "11")):
-        vals, valid, yc, xc = _corners(x, cy, cx)
-        v[key] = vals
-        _scatter(dx, g * (wt * valid)[:, None], yc, xc)
-    gsum_x = (g * ((v["01"] - v["00"]) * wy0[:, None] + (v["11"] - v["10"]) * wy1[:, None])).sum(1)
-    gsum_y = (g * ((v["10"] - v["00"]) * wx0[:, None] + (v["11"] - v["01"]) * wx1[:, None])).sum(1)
-    dgrid = np.stack([gsum_x * dix, gsum_y * diy], axis=-1)
-    return dx, dgrid
+        return out
+    return dx, np.stack([dgrid[nd - 1 - j] * dcoords[nd - 1 - j] for j in range(nd)], axis=-1)
 
 
-def _scatter(dx: np.ndarray, contrib: np.ndarray, yc: np.ndarray, xc: np.ndarray) -> None:
-    n, c, h, w = dx.shape
-    flat = (np.arange(n)[:, None, None] * h + yc) * w + xc            # [N, Ho, Wo]
+def _scatter(dx: np.ndarray, contrib: np.ndarray, clipped: Sequence[np.ndarray]) -> None:
+    n, c = dx.shape[:2]
+    sizes = dx.shape[2:]
+    flat = np.arange(n).reshape((-1,) + (1,) * (clipped[0].ndim - 1))
+    for i, size in zip(clipped, sizes):
+        flat = flat * size + i
+    area = n * int(np.prod(sizes))
     for ch in range(c):
-        plane = np.bincount(flat.ravel(), weights=contrib[:, ch].ravel(), minlength=n * h * w)
-        dx[:, ch] += plane.reshape(n, h, w)
+        plane = np.bincount(flat.ravel(), weights=contrib[:, ch].ravel(), minlength=area)
+        dx[:, ch] += plane.reshape((n,) + sizes)
 
 
 def _infer(x, grid, mode, padding_mode, align_corners):
-    return Meta((x._shape[0], x._shape[1], grid._shape[1], grid._shape[2]), x.dtype)
+    return Meta((x._shape[0], x._shape[1]) + tuple(grid._shape[1:-1]), x.dtype)
 
 
 @register_op("grid_sample", infer=_infer)
@@ -112,7 +129,8 @@ def _grid_sample_grad_kernel(g, x, grid, mode, padding_mode, align_corners):
 
 def grid_sample(x: Any, grid: Any, mode: str = "bilinear", padding_mode: str = "zeros",
                 align_corners: bool = True, name: Optional[str] = None) -> Any:
-    """out[n, c, i, j] = x[n, c] sampled at grid[n, i, j] = (x, y) in [-1, 1]."""
+    """out[n, c, i, j] = x[n, c] sampled at grid[n, i, j] = (x, y) in [-1, 1] (and likewise in 3-D
+    with (x, y, z))."""
     x = as_tensor(x)
     grid = cast(as_tensor(grid), x.dtype)
     if mode not in ("bilinear", "nearest"):
@@ -121,8 +139,8 @@ def grid_sample(x: Any, grid: Any, mode: str = "bilinear", padding_mode: str = "
         raise ValueError(f"grid_sample: padding_mode must be 'zeros', 'border' or 'reflection', "
                          f"got {padding_mode!r}")
     xs, gs = known_dims(x), known_dims(grid)
-    if len(xs) != 4 or len(gs) != 4 or gs[3] != 2:
-        raise ValueError(f"grid_sample: expected x [N, C, H, W] and grid [N, H_out, W_out, 2], got "
-                         f"shapes {xs} and {gs} (5-D inputs are not supported)")
+    if not ((len(xs) == 4 and len(gs) == 4 and gs[3] == 2) or (len(xs) == 5 and len(gs) == 5 and gs[4] == 3)):
+        raise ValueError(f"grid_sample: expected x [N, C, H, W] with grid [N, H_out, W_out, 2], or x "
+                         f"[N, C, D, H, W] with grid [N, D_out, H_out, W_out, 3]; got shapes {xs} and {gs}")
     return apply("grid_sample", [x, grid], {"mode": mode, "padding_mode": padding_mode,
                                             "align_corners": bool(align_corners)})
