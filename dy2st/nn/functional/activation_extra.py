@@ -10,7 +10,7 @@ import numpy as np
 from ...runtime import ops
 from ...runtime.ops.operands import as_tensor, cast
 from ...runtime.registry import Meta, apply, register_op
-from .activation import _float_meta, _out, relu, softmax
+from .activation import _float_meta, _out, elu, hardtanh, leaky_relu, relu, softmax, tanh
 from .dims import known_dims
 
 __all__ = ["softsign", "log_sigmoid", "hardshrink", "softshrink", "tanhshrink", "thresholded_relu",
@@ -198,30 +198,29 @@ def gumbel_softmax(x: Any, temperature: float = 1.0, hard: bool = False, axis: i
 
 
 # ----------------------------------------------------------------------------- in-place forms
-def _in_place(fn: Any, name: str) -> Any:
+def _in_place(fn: Any) -> Any:
+    """fn's in-place form `<fn>_`: the result replaces x (eagerly) or rebinds it (while tracing)."""
     from ...runtime.tensor_methods import _inplace
 
+    name = f"{fn.__name__}_"
     write = _inplace(fn)
 
-    def method(x: Any, *args: Any, **kwargs: Any) -> Any:
+    def in_place(x: Any, *args: Any, **kwargs: Any) -> Any:
         if not getattr(x, "stop_gradient", True):
             raise RuntimeError(f"{name}: changing a tensor that needs a gradient in place would lose "
                                f"its gradient; use the out-of-place {fn.__name__}(x) instead")
         kwargs.pop("name", None)
         return write(as_tensor(x), *args, **kwargs)
-    method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"{fn.__name__}, writing the result into x (x must not need a gradient)."
-    return method
+    in_place.__name__ = in_place.__qualname__ = name
+    in_place.__doc__ = f"{fn.__name__}, writing the result into x (x must not need a gradient)."
+    return in_place
 
 
-def _build_in_place_forms() -> dict:
-    from . import activation as A
-    return {f"{fn.__name__}_": _in_place(fn, f"{fn.__name__}_")
-            for fn in (A.relu, A.elu, A.leaky_relu, A.hardtanh, A.softmax, A.tanh, thresholded_relu)}
-
-
-_IN_PLACE = _build_in_place_forms()
-relu_, elu_, leaky_relu_, hardtanh_ = _IN_PLACE["relu_"], _IN_PLACE["elu_"], _IN_PLACE["leaky_relu_"], \
-    _IN_PLACE["hardtanh_"]
-softmax_, tanh_, thresholded_relu_ = _IN_PLACE["softmax_"], _IN_PLACE["tanh_"], _IN_PLACE["thresholded_relu_"]
-__all__ += list(_IN_PLACE)
+relu_ = _in_place(relu)
+elu_ = _in_place(elu)
+leaky_relu_ = _in_place(leaky_relu)
+hardtanh_ = _in_place(hardtanh)
+softmax_ = _in_place(softmax)
+tanh_ = _in_place(tanh)
+thresholded_relu_ = _in_place(thresholded_relu)
+__all__ += ["relu_", "elu_", "leaky_relu_", "hardtanh_", "softmax_", "tanh_", "thresholded_relu_"]
