@@ -18,26 +18,23 @@ def _bias_grad(g, channel_last):
     return ops.sum(g, axis=axes)
 
 
-@register_vjp("conv_nd")
-def _conv_nd(ctx, g):
+@register_vjp("conv_nd", "conv_transpose_nd")
+def _conv(ctx, g):
     x, w = ctx.inputs[0], ctx.inputs[1]
     attrs = _conv_attrs(ctx.attrs)
-    gx = apply("conv_nd_input_grad", [g, w, x], attrs) if ctx.needs[0] else None
-    gw = apply("conv_nd_filter_grad", [x, g, w], attrs) if ctx.needs[1] else None
-    grads = [gx, gw]
-    if len(ctx.inputs) == 3:
-        grads.append(_bias_grad(g, attrs["channel_last"]) if ctx.needs[2] else None)
-    return tuple(grads)
-
-
-@register_vjp("conv_transpose_nd")
-def _conv_transpose_nd(ctx, g):
-    # the transposed convolution is the adjoint of conv_nd in its input, with the roles of the
-    # input and output swapped
-    x, w = ctx.inputs[0], ctx.inputs[1]
-    attrs = _conv_attrs(ctx.attrs)
-    gx = apply("conv_nd", [g, w], attrs) if ctx.needs[0] else None
-    gw = apply("conv_nd_filter_grad", [g, x, w], attrs) if ctx.needs[1] else None
+    gx = gw = None
+    if ctx.op_type == "conv_nd":
+        if ctx.needs[0]:
+            gx = apply("conv_nd_input_grad", [g, w, x], attrs)
+        if ctx.needs[1]:
+            gw = apply("conv_nd_filter_grad", [x, g, w], attrs)
+    else:
+        # the transposed convolution is the adjoint of conv_nd in its input, with the roles of
+        # the input and output swapped
+        if ctx.needs[0]:
+            gx = apply("conv_nd", [g, w], attrs)
+        if ctx.needs[1]:
+            gw = apply("conv_nd_filter_grad", [g, x, w], attrs)
     grads = [gx, gw]
     if len(ctx.inputs) == 3:
         grads.append(_bias_grad(g, attrs["channel_last"]) if ctx.needs[2] else None)
