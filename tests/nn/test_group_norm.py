@@ -144,3 +144,19 @@ def test_fluid_batch_norm_nhwc_and_rank2():
     nhwc = nn.BatchNorm(3, data_layout="NHWC")(paddle.to_tensor(x4)).numpy()
     m, v = x4.mean((0, 1, 2)), x4.var((0, 1, 2))
     np.testing.assert_allclose(nhwc, (x4 - m) / np.sqrt(v + 1e-5), rtol=1e-4, atol=1e-5)
+
+
+def test_fluid_batch_norm_updates_running_stats_under_to_static_as_eager():
+    x = paddle.to_tensor(rnd(4, 3, 2, 2))
+    stats = []
+    for convert in (False, True):
+        bn = nn.BatchNorm(3, act="relu", momentum=0.7)
+        run = paddle.jit.to_static(bn) if convert else bn
+        outs = [run(x).numpy() for _ in range(2)]
+        stats.append((outs, bn._mean.numpy(), bn._variance.numpy()))
+    (e_out, e_mean, e_var), (s_out, s_mean, s_var) = stats
+    assert not np.allclose(e_mean, 0)
+    np.testing.assert_allclose(s_mean, e_mean, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(s_var, e_var, rtol=1e-5, atol=1e-7)
+    for a, b in zip(s_out, e_out):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
