@@ -14,7 +14,7 @@ from ..runtime import ops
 from ..runtime.control_flow import _align_captures, _as_pred, _unify
 from ..runtime.program import Block, Operator, Variable, block_guard
 from ..runtime.registry import Meta, append_op, apply
-from .static_backward import accumulate, backprop
+from .static_backward import accumulate, backprop, zeros_like_value
 
 
 def _meta(v: Variable) -> Meta:
@@ -101,7 +101,7 @@ def cond_grad(scope: Any, op: Operator, inputs: List[str], out_grads: List[Any],
                 p = fwd.params[i - 1]
                 g = local.get(p)
                 if g is None:
-                    g = ops.zeros_like(sub.resolve(program.find_var(p)))
+                    g = zeros_like_value(sub.resolve(program.find_var(p)))
                 outs.append(gb.local(g))
             gb.results = [v.name for v in outs]
         built.append((gb, outs))
@@ -215,13 +215,15 @@ def while_grad(scope: Any, op: Operator, inputs: List[str], out_grads: List[Any]
         for j in carried:
             g = out_grads[j]
             g_init.append(g if g is not None else
-                          ops.zeros_like(scope.resolve(program.find_var(op.outputs[j]))))
-        acc_init = [ops.zeros_like(scope.resolve(program.find_var(inputs[i]))) for i in captured]
+                          zeros_like_value(scope.resolve(program.find_var(op.outputs[j]))))
+        acc_init = [zeros_like_value(scope.resolve(program.find_var(inputs[i]))) for i in captured]
     init = [k0, *g_init, *acc_init]
     cb2 = program.create_block(grad_block.idx)
     bb2 = program.create_block(grad_block.idx)
-    c_params = [cb2.create_var(v._shape, v.dtype, prefix="gloop") for v in init]
-    b_params = [bb2.create_var(v._shape, v.dtype, prefix="gloop") for v in init]
+    c_params = [cb2.create_var(v._shape, v.dtype, prefix="gloop", kind=v.kind, elem=v.elem)
+                for v in init]
+    b_params = [bb2.create_var(v._shape, v.dtype, prefix="gloop", kind=v.kind, elem=v.elem)
+                for v in init]
     cb2.params = [p.name for p in c_params]
     bb2.params = [p.name for p in b_params]
     with block_guard(cb2):
@@ -236,11 +238,14 @@ def while_grad(scope: Any, op: Operator, inputs: List[str], out_grads: List[Any]
         new_g = []
         for j, gp in zip(carried, b_params[1:1 + len(carried)]):
             g = local.get(loop_params[j])
-            new_g.append(bb2.local(g) if g is not None else ops.zeros_like(gp))
-        new_acc = []
+            new_g.append(bb2.local(g) if g is not None else zeros_like_value(gp))
+        new_acc = {}
         for name, ap in zip(captured_params, b_params[1 + len(carried):]):
+            new_acc[name] = ap
             g = local.get(name)
-            new_acc.append(ops.add(ap, g) if g is not None else ap)
+            if g is not None:
+                accumulate(new_acc, name, g)
+        new_acc = list(new_acc.values())
         k_next = ops.subtract(turn, ops.full([], 1, "int64"))
         bb2.results = [bb2.local(v).name for v in [k_next, *new_g, *new_acc]]
     n2 = len(init)
@@ -248,7 +253,7 @@ def while_grad(scope: Any, op: Operator, inputs: List[str], out_grads: List[Any]
         sources = _align_captures([cb2, bb2], n2)
         outs = append_op("while", [*init, *sources],
                          {"cond_block": cb2.idx, "body_block": bb2.idx, "n_loop_vars": n2},
-                         metas=[Meta(v._shape, v.dtype) for v in init])
+                         metas=[_meta(v) for v in init])
     in_grads: List[Any] = [None] * len(inputs)
     for j, v in zip(carried, outs[1:1 + len(carried)]):
         if needs[j]:

@@ -7,6 +7,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Set
 
 from ..runtime import ops
 from ..runtime.program import Block, Operator, Program, Variable, block_guard
+from ..runtime.registry import apply
 from .engine import GradientError
 from .rules import NO_GRAD, RULES, VjpContext, mark_no_grad
 
@@ -15,7 +16,19 @@ mark_no_grad("tape_create", "tape_push", "tape_read")
 
 
 def is_differentiable_value(v: Variable) -> bool:
-    return v.kind == "dense" and v.dtype.is_floating
+    """Float tensors and tensor arrays of float items (their gradient is an array too)."""
+    return v.dtype.is_floating and (v.kind == "dense" or not _is_tape(v))
+
+
+def _is_tape(v: Variable) -> bool:
+    return v.kind == "array" and isinstance(v.elem, tuple) and len(v.elem) == 4
+
+
+def zeros_like_value(v: Variable) -> Variable:
+    """The zero gradient of v: zeros, or an empty array for a tensor array."""
+    if v.kind == "array":
+        return ops.create_array(v.dtype)
+    return ops.zeros_like(v)
 
 
 class RootScope:
@@ -83,7 +96,12 @@ def _mark_while(program: Program, op: Operator, req: Set[str]) -> None:
 
 def accumulate(grads: Dict[str, Any], name: str, g: Any) -> None:
     old = grads.get(name)
-    grads[name] = g if old is None else ops.add(old, g)
+    if old is None:
+        grads[name] = g
+    elif g.kind == "array":
+        grads[name] = apply("array_grad_add", [old, g])
+    else:
+        grads[name] = ops.add(old, g)
 
 
 def backprop(scope: Any, fwd_ops: Sequence[Operator], grads: Dict[str, Any], req: Set[str]) -> None:
@@ -121,8 +139,7 @@ def _op_grad(scope: Any, op: Operator, inputs: List[str], out_grads: List[Any],
                             "differentiated (detach its input or compute it under no_grad)")
     ins = [scope.resolve(program.find_var(n)) for n in inputs]
     outs = [scope.resolve(program.find_var(n)) for n in op.outputs]
-    gs = [g if g is not None else (ops.zeros_like(o) if o.kind == "dense" else None)
-          for g, o in zip(out_grads, outs)]
+    gs = [g if g is not None else zeros_like_value(o) for g, o in zip(out_grads, outs)]
     block = scope.grad
     start = len(block.ops)
     result = rule.fn(VjpContext(op.type, ins, outs, op.attrs, needs), *gs)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
+from ..autograd.static_api import append_backward, gradients
 from ..runtime import state
 from ..runtime.dtype import convert_dtype
 from ..runtime.executor import Executor
@@ -12,7 +13,7 @@ from .input_spec import InputSpec
 from .print_op import Print
 
 __all__ = ["Program", "program_guard", "default_main_program", "data", "InputSpec", "Executor",
-           "nn", "Print", "Variable", "default_startup_program"]
+           "nn", "Print", "Variable", "default_startup_program", "append_backward", "gradients"]
 
 
 def data(name: str, shape: Sequence[Optional[int]], dtype: Any = None, lod_level: int = 0) -> Variable:

@@ -55,5 +55,5 @@ class VjpContext:
 
 def load_rules() -> None:
     """Import every rule module (each registers its rules on import)."""
-    from . import math_rules, nn_rules, reduce_rules, shape_rules  # noqa: F401
+    from . import array_rules, math_rules, nn_rules, reduce_rules, shape_rules  # noqa: F401
     from . import cnn_rules  # noqa: F401
