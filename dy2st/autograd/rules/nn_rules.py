@@ -1,4 +1,4 @@
-"""Gradient rules of the core nn ops: relu, softmax, linear, conv2d, embedding, dropout, pad (and
+"""Gradient rules of the core nn ops: relu, softmax, linear, embedding, dropout, pad (and
 of the gradient kernels they use, so second derivatives work)."""
 from __future__ import annotations
 
@@ -38,46 +38,6 @@ def _linear(ctx, g):
     if len(ctx.inputs) == 3:
         grads.append(unbroadcast(g, ctx.inputs[2]) if ctx.needs[2] else None)
     return tuple(grads)
-
-
-# ----------------------------------------------------------------------------- conv2d
-_CONV_ATTRS = ("stride", "pads", "dilation", "groups", "channel_last")
-
-
-def _conv_attrs(attrs):
-    return {k: attrs[k] for k in _CONV_ATTRS}
-
-
-@register_vjp("conv2d")
-def _conv2d(ctx, g):
-    x, w = ctx.inputs[0], ctx.inputs[1]
-    attrs = _conv_attrs(ctx.attrs)
-    grads = [apply("conv2d_grad_input", [x, w, g], attrs) if ctx.needs[0] else None,
-             apply("conv2d_grad_filter", [x, w, g], attrs) if ctx.needs[1] else None]
-    if len(ctx.inputs) == 3:
-        gb = None
-        if ctx.needs[2]:
-            gb = ops.sum(g, axis=[0, 1, 2] if attrs["channel_last"] else [0, 2, 3])
-            gb = ops.reshape(gb, ctx.inputs[2].shape)
-        grads.append(gb)
-    return tuple(grads)
-
-
-# conv2d_grad_input(x, w, g) is bilinear in (w, g) and conv2d_grad_filter(x, w, g) in (x, g):
-# with u (the cotangent, shaped like x resp. w) in the place of the operand it replaces, their
-# adjoints are conv2d and the other gradient kernel, so gradients of gradients work.
-_OTHER = {"conv2d_grad_input": "conv2d_grad_filter", "conv2d_grad_filter": "conv2d_grad_input"}
-
-
-@register_vjp(*_OTHER)
-def _conv2d_grads(ctx, u):
-    x, w, g = ctx.inputs
-    attrs = _conv_attrs(ctx.attrs)
-    of_input = ctx.op_type == "conv2d_grad_input"
-    a, b = (u, w) if of_input else (x, u)
-    other = apply(_OTHER[ctx.op_type], [a, b, g], attrs) if ctx.needs[1 if of_input else 0] else None
-    gg = apply("conv2d", [a, b], attrs) if ctx.needs[2] else None
-    return (None, other, gg) if of_input else (other, None, gg)
 
 
 # ----------------------------------------------------------------------------- embedding, dropout, pad

@@ -14,3 +14,30 @@ __all__ = ["elu", "gelu", "hardsigmoid", "hardswish", "hardtanh", "leaky_relu", 
            "nll_loss", "smooth_l1_loss", "softmax_with_cross_entropy", "batch_norm", "layer_norm",
            "normalize"]
 from .loss import binary_cross_entropy, binary_cross_entropy_with_logits, kl_div  # noqa: E402
+# CNN family (conv variants, pooling, norms, vision, padding, activations)
+from .conv import conv1d, conv1d_transpose, conv2d_transpose, conv3d, conv3d_transpose
+__all__ += ["conv1d", "conv1d_transpose", "conv2d_transpose", "conv3d", "conv3d_transpose"]
+from .pooling import (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d, adaptive_max_pool1d,
+                      adaptive_max_pool2d, adaptive_max_pool3d, avg_pool1d, avg_pool2d, avg_pool3d,
+                      max_pool1d, max_pool2d, max_pool3d)
+__all__ += ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d", "adaptive_max_pool1d",
+            "adaptive_max_pool2d", "adaptive_max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
+            "max_pool1d", "max_pool2d", "max_pool3d"]
+from .activation_extra import (celu, glu, gumbel_softmax, hardshrink, log_sigmoid, maxout, prelu, rrelu,
+                               selu, softshrink, softsign, tanhshrink, thresholded_relu)
+__all__ += ["celu", "glu", "gumbel_softmax", "hardshrink", "log_sigmoid", "maxout", "prelu", "rrelu",
+            "selu", "softshrink", "softsign", "tanhshrink", "thresholded_relu"]
+from .group_norm import group_norm, instance_norm, local_response_norm
+__all__ += ["group_norm", "instance_norm", "local_response_norm"]
+from .vision import (affine_grid, channel_shuffle, fold, interpolate, pixel_shuffle, pixel_unshuffle, unfold,
+                     upsample)
+__all__ += ["affine_grid", "channel_shuffle", "fold", "interpolate", "pixel_shuffle", "pixel_unshuffle",
+            "unfold", "upsample"]
+from .grid_sample import grid_sample
+__all__ += ["grid_sample"]
+from .activation_extra import elu_, hardtanh_, leaky_relu_, relu_, softmax_, tanh_, thresholded_relu_
+__all__ += ["elu_", "hardtanh_", "leaky_relu_", "relu_", "softmax_", "tanh_", "thresholded_relu_"]
+from .unpool import lp_pool1d, lp_pool2d, max_unpool1d, max_unpool2d, max_unpool3d
+__all__ += ["lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d", "max_unpool3d"]
+from .padding import zeropad2d
+__all__ += ["zeropad2d"]

@@ -14,3 +14,27 @@ __all__ = ["ELU", "GELU", "Hardswish", "LeakyReLU", "LogSoftmax", "Mish", "ReLU"
            "BatchNorm2D", "BatchNorm3D", "LayerNorm"]
 from .loss import BCELoss, BCEWithLogitsLoss, KLDivLoss  # noqa: E402
 __all__ += ["BCELoss", "BCEWithLogitsLoss", "KLDivLoss"]
+# CNN family (conv variants, pooling, norms, vision, padding, activations)
+from .conv import Conv1D, Conv1DTranspose, Conv2DTranspose, Conv3D, Conv3DTranspose
+__all__ += ["Conv1D", "Conv1DTranspose", "Conv2DTranspose", "Conv3D", "Conv3DTranspose"]
+from .pooling import (AdaptiveAvgPool1D, AdaptiveAvgPool2D, AdaptiveAvgPool3D, AdaptiveMaxPool1D,
+                      AdaptiveMaxPool2D, AdaptiveMaxPool3D, AvgPool1D, AvgPool2D, AvgPool3D, MaxPool1D,
+                      MaxPool2D, MaxPool3D)
+__all__ += ["AdaptiveAvgPool1D", "AdaptiveAvgPool2D", "AdaptiveAvgPool3D", "AdaptiveMaxPool1D",
+            "AdaptiveMaxPool2D", "AdaptiveMaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D", "MaxPool1D",
+            "MaxPool2D", "MaxPool3D"]
+from .activation_extra import (CELU, GLU, PReLU, RReLU, SELU, Hardshrink, Hardsigmoid, Hardtanh, LogSigmoid,
+                               Maxout, SiLU, Softmax2D, Softshrink, Softsign, Swish, Tanhshrink,
+                               ThresholdedReLU)
+__all__ += ["CELU", "GLU", "PReLU", "RReLU", "SELU", "Hardshrink", "Hardsigmoid", "Hardtanh", "LogSigmoid",
+            "Maxout", "SiLU", "Softmax2D", "Softshrink", "Softsign", "Swish", "Tanhshrink", "ThresholdedReLU"]
+from .fluid_batch_norm import BatchNorm
+from .group_norm import GroupNorm, InstanceNorm1D, InstanceNorm2D, InstanceNorm3D, LocalResponseNorm
+__all__ += ["BatchNorm", "GroupNorm", "InstanceNorm1D", "InstanceNorm2D", "InstanceNorm3D", "LocalResponseNorm"]
+from .padding import Pad1D, Pad2D, Pad3D, ZeroPad1D, ZeroPad2D, ZeroPad3D
+from .vision import (ChannelShuffle, Fold, PixelShuffle, PixelUnshuffle, Unfold, Upsample, UpsamplingBilinear2D,
+                     UpsamplingNearest2D)
+__all__ += ["Pad1D", "Pad2D", "Pad3D", "ZeroPad1D", "ZeroPad2D", "ZeroPad3D", "ChannelShuffle", "Fold",
+            "PixelShuffle", "PixelUnshuffle", "Unfold", "Upsample", "UpsamplingBilinear2D", "UpsamplingNearest2D"]
+from .pooling import LPPool1D, LPPool2D, MaxUnPool1D, MaxUnPool2D, MaxUnPool3D
+__all__ += ["LPPool1D", "LPPool2D", "MaxUnPool1D", "MaxUnPool2D", "MaxUnPool3D"]

@@ -202,57 +202,6 @@ def _cumprod_grad_kernel(x, g, axis):
     return np.ascontiguousarray(np.moveaxis(before * s, 0, axis))
 
 
-# ----------------------------------------------------------------------------- conv2d
-def _conv_layout(x, channel_last):
-    return x.transpose(0, 3, 1, 2) if channel_last else x
-
-
-def _conv_windows(xp, kh, kw, stride, dilation):
-    from numpy.lib.stride_tricks import sliding_window_view
-    span = (dilation[0] * (kh - 1) + 1, dilation[1] * (kw - 1) + 1)
-    return sliding_window_view(xp, span, axis=(2, 3))[:, :, ::stride[0], ::stride[1],
-                                                     ::dilation[0], ::dilation[1]]
-
-
-@register_op("conv2d_grad_input", infer=lambda x, w, g, **attrs: Meta(x._shape, g.dtype))
-def _conv2d_grad_input_kernel(x, w, g, stride, pads, dilation, groups, channel_last):
-    """d<g, conv2d(x, w)>/dx: each output position's gradient spread back over its window."""
-    xs = _conv_layout(x, channel_last).shape
-    g = _conv_layout(g, channel_last)
-    n, c, h, wd = xs
-    o, cg, kh, kw = w.shape
-    og = o // groups
-    oh, ow = g.shape[2], g.shape[3]
-    gxp = np.zeros((n, c, h + pads[0][0] + pads[0][1], wd + pads[1][0] + pads[1][1]), dtype=g.dtype)
-    for grp in range(groups):
-        gg = g[:, grp * og:(grp + 1) * og]
-        wg = w[grp * og:(grp + 1) * og]
-        for i in range(kh):
-            for j in range(kw):
-                r0, c0 = i * dilation[0], j * dilation[1]
-                gxp[:, grp * cg:(grp + 1) * cg, r0:r0 + stride[0] * (oh - 1) + 1:stride[0],
-                    c0:c0 + stride[1] * (ow - 1) + 1:stride[1]] += np.einsum(
-                        "nohw,oc->nchw", gg, wg[:, :, i, j])
-    gx = gxp[:, :, pads[0][0]:pads[0][0] + h, pads[1][0]:pads[1][0] + wd]
-    if channel_last:
-        gx = gx.transpose(0, 2, 3, 1)
-    return np.ascontiguousarray(gx)
-
-
-@register_op("conv2d_grad_filter", infer=lambda x, w, g, **attrs: Meta(w._shape, g.dtype))
-def _conv2d_grad_filter_kernel(x, w, g, stride, pads, dilation, groups, channel_last):
-    """d<g, conv2d(x, w)>/dw: the windows of x weighted by the output gradient."""
-    x = _conv_layout(x, channel_last)
-    g = _conv_layout(g, channel_last)
-    o, cg, kh, kw = w.shape
-    og = o // groups
-    xp = np.pad(x, ((0, 0), (0, 0), tuple(pads[0]), tuple(pads[1])))
-    win = _conv_windows(xp, kh, kw, stride, dilation)        # [N, C, OH, OW, kh, kw]
-    parts = [np.tensordot(g[:, grp * og:(grp + 1) * og], win[:, grp * cg:(grp + 1) * cg],
-                          axes=([0, 2, 3], [0, 2, 3])) for grp in range(groups)]
-    return np.ascontiguousarray(np.concatenate(parts, axis=0), dtype=g.dtype)
-
-
 # ----------------------------------------------------------------------------- residual tapes
 # A loop saves each turn's values that its gradient reads on a tape: a Python list when run,
 # pushed by the forward loop and read by index, backwards, by the gradient loop. A tape may hold
