@@ -20,3 +20,4 @@ __version__ = "0.1.0"
 ParamAttr = nn.ParamAttr
 
 dtype = DType
+from . import onnx  # noqa: E402

@@ -1,0 +1,77 @@
+"""Control flow: `cond` -> ONNX If (both branches as subgraphs), `while` -> ONNX Loop.
+
+Sub-blocks are closed: their params are bound to the outer values the op passes in, which the
+subgraphs then read as outer-scope names. A predicate known at export time inlines its branch."""
+from __future__ import annotations
+
+from typing import Dict, List
+
+from .builder import Const, OpContext, Value
+from .table import lowers
+
+
+@lowers("cond", fold=False)
+def lower_cond(cx: OpContext) -> List[Value]:
+    b, op = cx.b, cx.op
+    program = b.program
+    pred, sources = cx.values[0], cx.values[1:]
+    blocks = [program.blocks[op.attrs["true_block"]], program.blocks[op.attrs["false_block"]]]
+    if isinstance(pred, Const):                       # decided at export time: inline it
+        block = blocks[0] if bool(pred.value.reshape(-1)[0]) else blocks[1]
+        env: Dict[str, Value] = dict(zip(block.params, sources))
+        b.lower_block(block, env)
+        return [env[r] for r in block.results]
+    out_vars = [cx.out_var(i) for i in range(len(op.outputs))]
+    graphs = []
+    for label, block in zip(("then", "else"), blocks):
+        env = dict(zip(block.params, sources))
+        graphs.append(b.subgraph(f"{label}_{block.idx}", block, env, [], out_vars))
+    if not out_vars:          # a cond for effects only (printing): nothing left to compute
+        return []
+    outs = [b.fresh(v.name) for v in out_vars]
+    b.node("If", [cx.input(0)], outputs=outs, then_branch=graphs[0], else_branch=graphs[1])
+    return outs
+
+
+@lowers("while", fold=False)
+def lower_while(cx: OpContext) -> List[Value]:
+    b, op = cx.b, cx.op
+    program = b.program
+    n = op.attrs["n_loop_vars"]
+    cblock = program.blocks[op.attrs["cond_block"]]
+    body = program.blocks[op.attrs["body_block"]]
+    inits, sources = cx.values[:n], cx.values[n:]
+    env: Dict[str, Value] = dict(zip(cblock.params, inits + sources))
+    b.lower_block(cblock, env)                        # the first test, before the loop
+    first = env[cblock.results[0]]
+    if isinstance(first, Const) and not bool(first.value.reshape(-1)[0]):
+        return list(inits)                            # never runs
+    out_vars = [cx.out_var(i) for i in range(n)]
+    iter_name, cond_in = b.fresh("iteration"), b.fresh("cond_in")
+    carried = [b.fresh(p) for p in body.params[:n]]
+    h = b.helper
+    inputs = [h.make_tensor_value_info(iter_name, b.tensor_type("int64"), []),
+              h.make_tensor_value_info(cond_in, b.tensor_type("bool"), [])]
+    inputs += [b.value_info(name, var) for name, var in zip(carried, out_vars)]
+    benv: Dict[str, Value] = dict(zip(body.params, carried + sources))
+    # the body graph runs the body block, then the condition block on the new loop values
+    b.scopes.append([])
+    try:
+        b.lower_block(body, benv)
+        new = [benv[r] for r in body.results]
+        cenv: Dict[str, Value] = dict(zip(cblock.params, new + sources))
+        b.lower_block(cblock, cenv)
+        again = cenv[cblock.results[0]]
+        outputs = [b.node("Identity", [b.name_of(v)]) for v in [again] + new]
+        infos = [h.make_tensor_value_info(outputs[0], b.tensor_type("bool"), [])]
+        infos += [b.value_info(o, v, [-1] * len(v._shape)) for o, v in zip(outputs[1:], out_vars)]
+        nodes = b.scopes[-1]
+    finally:
+        b.scopes.pop()
+    if not out_vars:          # a loop for effects only (printing): nothing left to compute
+        return []
+    graph = h.make_graph(nodes, b.fresh(f"loop_body_{body.idx}"), inputs, infos)
+    outs = [b.fresh(v.name) for v in out_vars]
+    b.node("Loop", ["", b.name_of(first)] + [b.name_of(v) for v in inits], outputs=outs,
+           body=graph)
+    return outs
