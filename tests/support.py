@@ -74,3 +74,23 @@ def expect_user_error(path: str, target, args, etype, snippet: str, input_spec=N
     with pytest.raises(etype) as info:
         sf(*args)
     check_user_error(info.value, path, snippet)
+
+
+def onnx_outputs(path, *arrays):
+    """The outputs of the ONNX model at `path` run in onnxruntime on arrays (inputs in order)."""
+    import onnxruntime
+    session = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
+    names = [i.name for i in session.get_inputs()]
+    return session.run(None, dict(zip(names, arrays)))
+
+
+def flat_results(out):
+    """A function's result flattened into a list of numpy arrays (None dropped), as the ONNX
+    export orders its outputs."""
+    if out is None:
+        return []
+    if isinstance(out, (list, tuple)):
+        return [a for o in out for a in flat_results(o)]
+    if isinstance(out, dict):
+        return [a for k in out for a in flat_results(out[k])]
+    return [np.asarray(out.numpy() if hasattr(out, "numpy") else out)]
