@@ -1,0 +1,115 @@
+"""Export errors: a non-exportable op (named with the user's file and line), a function that
+cannot be converted to one graph, a missing `onnx` package, a bad opset; no file is left behind."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import dy2st as paddle
+from dy2st.onnx import NotExportableError, OnnxMissingError
+
+SPEC = [paddle.static.InputSpec([None, 3], "float32", "x")]
+HERE = os.path.basename(__file__)
+
+
+def sorts(x):
+    y = x * 2
+    return paddle.sort(y, axis=-1)  # the line the error must name
+
+
+def line_of(fn, text):
+    import inspect
+    lines, first = inspect.getsourcelines(fn)
+    return first + next(i for i, ln in enumerate(lines) if text in ln)
+
+
+def listing(folder):
+    return sorted(os.listdir(folder))
+
+
+def test_non_exportable_op_names_op_file_and_line(tmp_path):
+    with pytest.raises(NotExportableError) as info:
+        paddle.onnx.export(sorts, str(tmp_path / "m"), input_spec=SPEC)
+    msg = str(info.value)
+    assert "op sort" in msg and HERE in msg
+    assert f"line {line_of(sorts, 'paddle.sort(y')}" in msg
+    assert "paddle.sort(y, axis=-1)" in msg
+    assert listing(tmp_path) == []
+
+
+def test_non_exportable_op_inside_a_branch(tmp_path):
+    def f(x):
+        if x.sum() > 0:
+            x = paddle.cumsum(x, axis=1)
+        return x
+    with pytest.raises(NotExportableError, match=r"op cumsum .*line \d+: x = paddle.cumsum"):
+        paddle.onnx.export(f, str(tmp_path / "m"), input_spec=SPEC)
+    assert listing(tmp_path) == []
+
+
+def graph_break(x):
+    y = np.asarray(x) + 1  # numpy on a symbolic tensor: no single graph
+    return y
+
+
+def test_function_that_breaks_the_graph_is_refused(tmp_path):
+    with pytest.raises(TypeError) as info:
+        paddle.onnx.export(graph_break, str(tmp_path / "m"), input_spec=SPEC)
+    msg = str(info.value)
+    assert "numpy" in msg and HERE in msg and "np.asarray(x) + 1" in msg
+    assert listing(tmp_path) == []
+
+
+def test_missing_onnx_package(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "onnx", None)      # `import onnx` now raises ImportError
+    with pytest.raises(OnnxMissingError, match=r'pip install "dy2st\[onnx\]"'):
+        paddle.onnx.export(lambda x: x + 1, str(tmp_path / "m"), input_spec=SPEC)
+    assert listing(tmp_path) == []
+
+
+def test_importing_dy2st_does_not_import_onnx():
+    code = "import sys, dy2st; print(hasattr(dy2st.onnx, 'export'), 'onnx' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+    assert out.stdout.split() == ["True", "False"], out.stderr
+
+
+@pytest.mark.parametrize("opset, error", [(9, ValueError), (10 ** 4, ValueError),
+                                          ("18", TypeError)])
+def test_unsupported_opset_versions(tmp_path, opset, error):
+    with pytest.raises(error, match="opset"):
+        paddle.onnx.export(lambda x: x + 1, str(tmp_path / "m"), input_spec=SPEC,
+                           opset_version=opset)
+    assert listing(tmp_path) == []
+
+
+def test_op_that_an_older_opset_cannot_express(tmp_path):
+    def f(x):
+        return paddle.bitwise_and(x, x * 2)  # integer BitwiseAnd arrived in opset 18
+    spec = [paddle.static.InputSpec([3], "int64", "x")]
+    with pytest.raises(NotExportableError, match=r"op bitwise_and .*opset 18"):
+        paddle.onnx.export(f, str(tmp_path / "m"), input_spec=spec, opset_version=17)
+    paddle.onnx.export(f, str(tmp_path / "m"), input_spec=spec, opset_version=18)
+    assert listing(tmp_path) == ["m.onnx"]
+
+
+def test_failed_export_keeps_an_existing_model(tmp_path):
+    path = str(tmp_path / "m")
+    paddle.onnx.export(lambda x: x + 1, path, input_spec=SPEC)
+    before = open(path + ".onnx", "rb").read()
+    with pytest.raises(NotExportableError):
+        paddle.onnx.export(sorts, path, input_spec=SPEC)
+    assert open(path + ".onnx", "rb").read() == before
+    assert listing(tmp_path) == ["m.onnx"]
+
+
+def test_run_time_checks_are_left_out_with_a_warning(tmp_path):
+    def f(x):
+        assert x.sum() > -100.0, "too small"  # checked by dy2st, not by the ONNX model
+        return x * 2
+    from dy2st.onnx.ops_side_effects import UncheckedWarning
+    with pytest.warns(UncheckedWarning, match=r"assertion .*line \d+"):
+        paddle.onnx.export(f, str(tmp_path / "m"), input_spec=SPEC)
+    assert listing(tmp_path) == ["m.onnx"]
