@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Dict, List
 
+from ..runtime.counted_loop import counted_loop
+from ..runtime.program import Block
 from .builder import Const, OpContext, Value
 from .table import lowers
 
@@ -72,6 +74,33 @@ def lower_while(cx: OpContext) -> List[Value]:
         return []
     graph = h.make_graph(nodes, b.fresh(f"loop_body_{body.idx}"), inputs, infos)
     outs = [b.fresh(v.name) for v in out_vars]
-    b.node("Loop", ["", b.name_of(first)] + [b.name_of(v) for v in inits], outputs=outs,
+    trips = trip_count(cx, cblock, body, inits, sources)
+    b.node("Loop", [trips, b.name_of(first)] + [b.name_of(v) for v in inits], outputs=outs,
            body=graph)
     return outs
+
+
+def trip_count(cx: OpContext, cblock: Block, body: Block, inits: List[Value],
+               sources: List[Value]) -> str:
+    """The Loop's trip count M when the while op counts an int from its start to a bound by a
+    constant step (a converted `for i in range(...)`), else "" (the condition alone decides).
+    The condition stays in the Loop either way, so M is only ever the exact count."""
+    program = cx.b.program
+    names = {**cblock.vars, **body.vars}
+    counted = counted_loop(program, names, cx.op, lambda op, param: True)
+    if counted is None:
+        return ""
+    dtype = str(counted.dtype)
+    start = cx.b.name_of(inits[counted.k])
+    if isinstance(counted.stop, int):
+        stop = cx.const(counted.stop, dtype)
+    else:
+        stop = cx.b.name_of(sources[counted.stop[1] - cx.op.attrs["n_loop_vars"]])
+    step = counted.step
+    span = cx.node("Sub", [stop, start]) if step > 0 else cx.node("Sub", [start, stop])
+    # turns = ceil((span + inclusive) / |step|), at least 0
+    extra = abs(step) - 1 + (1 if counted.inclusive else 0)
+    turns = cx.node("Div", [cx.node("Add", [span, cx.const(extra, dtype)]),
+                            cx.const(abs(step), dtype)])
+    turns = cx.node("Max", [turns, cx.const(0, dtype)])
+    return cx.cast(turns, dtype, "int64")

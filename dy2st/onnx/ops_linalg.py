@@ -45,5 +45,11 @@ def outer(cx: OpContext) -> List[str]:
     return [cx.node("Mul", [x, y])]
 
 
-not_exportable("no ONNX lowering written yet (ONNX has no matrix inverse; einsum needs its "
-               "equation checked against ONNX's subset)", "inv", "einsum")
+@lowers("einsum")
+def einsum(cx: OpContext) -> List[str]:
+    d = cx.out_dtype
+    ins = [cx.input_as(i, d) for i in range(len(cx.values))]
+    return [cx.node("Einsum", ins, equation=str(cx.attrs["equation"]).replace(" ", ""))]
+
+
+not_exportable("ONNX has no matrix inverse", "inv")

@@ -186,4 +186,44 @@ not_exportable("training-time statistics: export the model in eval mode (jit.sav
                "batch_norm_stats")
 not_exportable("a loss: losses are computed in training, not in exported inference graphs",
                "cross_entropy", "smooth_l1")
-not_exportable("no ONNX lowering written yet", "conv2d", "pad", "normalize")
+@lowers("conv2d")
+def conv2d(cx: OpContext) -> List[str]:
+    a = cx.attrs
+    x = cx.input(0)
+    if a["channel_last"]:
+        x = cx.node("Transpose", [x], perm=[0, 3, 1, 2])
+    (top, bottom), (left, right) = a["pads"]
+    ins = [x, cx.input(1)] + ([cx.input(2)] if len(cx.values) > 2 else [])
+    out = cx.node("Conv", ins, strides=list(a["stride"]), dilations=list(a["dilation"]),
+                  group=int(a["groups"]), pads=[top, left, bottom, right])
+    if a["channel_last"]:
+        out = cx.node("Transpose", [out], perm=[0, 2, 3, 1])
+    return [out]
+
+
+_PAD_MODES = {"constant": "constant", "reflect": "reflect", "edge": "edge", "wrap": "wrap"}
+
+
+@lowers("pad")
+def pad(cx: OpContext) -> List[str]:
+    widths, mode = cx.attrs["widths"], cx.attrs["mode"]
+    if mode not in _PAD_MODES:
+        raise cx.fail(f"pad mode {mode!r} cannot be exported")
+    if mode == "wrap" and cx.opset < 19:
+        raise cx.fail("circular padding needs opset 19; export with opset_version >= 19")
+    pads = cx.ints([lo for lo, _ in widths] + [hi for _, hi in widths])
+    ins = [cx.input(0), pads]
+    if mode == "constant":
+        ins.append(cx.const(cx.attrs["value"] or 0, cx.dtype(0)))
+    return [cx.node("Pad", ins, mode=_PAD_MODES[mode])]
+
+
+@lowers("normalize")
+def normalize(cx: OpContext) -> List[str]:
+    from .ops_stats import _vector_norm
+    d = cx.out_dtype
+    x = cx.input_as(0, d)
+    p = cx.attrs["p"]
+    p = "inf" if p == float("inf") else p
+    size = _vector_norm(cx, x, p, [int(cx.attrs["axis"])], d)
+    return [cx.node("Div", [x, cx.node("Max", [size, cx.const(cx.attrs["epsilon"], d)])])]

@@ -117,6 +117,92 @@ def tile(cx: OpContext) -> List[str]:
     return [cx.node("Tile", [x, reps])]
 
 
-not_exportable("no ONNX lowering written yet (rarely used in deployed models)",
-               "flip", "roll", "split", "unbind", "strided_slice", "tril", "triu", "diag",
-               "linspace")
+INT64_MAX, INT64_MIN = 2 ** 63 - 1, -2 ** 63
+
+
+@lowers("flip")
+def flip(cx: OpContext) -> List[str]:
+    axes = [int(a) for a in cx.attrs["axis"]]
+    if not axes:
+        return [cx.values[0]]
+    n = len(axes)
+    return [cx.node("Slice", [cx.input(0), cx.ints([-1] * n), cx.ints([INT64_MIN] * n),
+                              cx.ints(axes), cx.ints([-1] * n)])]
+
+
+def _roll_axis(cx: OpContext, x: str, shift: int, axis: int) -> str:
+    size = cx.node("Slice", [cx.node("Shape", [x]), cx.ints([axis]),
+                             cx.ints([axis + 1 if axis != -1 else INT64_MAX])])
+    cut = cx.node("Sub", [size, cx.node("Mod", [cx.ints([shift]), size], fmod=0)])
+    tail = cx.node("Slice", [x, cut, size, cx.ints([axis])])
+    head = cx.node("Slice", [x, cx.ints([0]), cut, cx.ints([axis])])
+    return cx.node("Concat", [tail, head], axis=axis)
+
+
+@lowers("roll")
+def roll(cx: OpContext) -> List[str]:
+    shifts, axes = list(cx.attrs["shifts"]), cx.attrs["axis"]
+    x = cx.input(0)
+    if axes is None:                          # the flattened tensor, shape kept
+        flat = _roll_axis(cx, cx.node("Reshape", [x, cx.ints([-1])]), int(shifts[0]), 0)
+        return [cx.node("Reshape", [flat, cx.node("Shape", [x])])]
+    for shift, axis in zip(shifts, axes):
+        x = _roll_axis(cx, x, int(shift), int(axis))
+    return [x]
+
+
+@lowers("strided_slice")
+def strided_slice(cx: OpContext) -> List[str]:
+    a = cx.attrs
+    k = [1]
+
+    def vector(slots: List) -> str:
+        parts = []
+        for v in slots:
+            if v is None:
+                parts.append(cx.node("Reshape", [cx.input_as(k[0], "int64"), cx.ints([1])]))
+                k[0] += 1
+            else:
+                parts.append(cx.ints([v]))
+        return parts[0] if len(parts) == 1 else cx.node("Concat", parts, axis=0)
+    if not a["axes"]:
+        return [cx.values[0]]
+    starts, ends = vector(a["starts"]), vector(a["ends"])
+    if any(s is None for s in a["strides"]):
+        raise cx.fail("a slice stride given by a tensor cannot be exported")
+    return [cx.node("Slice", [cx.input(0), starts, ends, cx.ints(a["axes"]),
+                              cx.ints(a["strides"])])]
+
+
+@lowers("split")
+def split(cx: OpContext) -> List[str]:
+    a = cx.attrs
+    axis, index = int(a["axis"]), int(a["index"])
+    x = cx.input(0)
+    size = cx.node("Slice", [cx.node("Shape", [x]), cx.ints([axis]),
+                             cx.ints([axis + 1 if axis != -1 else INT64_MAX])])
+    if a["num"] is not None:
+        piece = cx.node("Div", [size, cx.ints([a["num"]])])
+        start = cx.node("Mul", [piece, cx.ints([index])])
+        stop = cx.node("Add", [start, piece])
+    else:
+        sections = list(a["sections"])
+        before, known = sections[:index], sum(s for s in sections if s != -1)
+        if -1 in before:                      # the open section comes first: count from the end
+            after = sections[index + 1:]
+            stop = cx.node("Sub", [size, cx.ints([sum(after)])])
+            start = cx.node("Sub", [stop, cx.ints([sections[index]])])
+        else:
+            start = cx.ints([sum(before)])
+            stop = (cx.node("Sub", [size, cx.ints([known - sum(before)])])
+                    if sections[index] == -1 else cx.ints([sum(before) + sections[index]]))
+    return [cx.node("Slice", [x, start, stop, cx.ints([axis])])]
+
+
+@lowers("tril", "triu", min_opset=14)
+def triangle(cx: OpContext) -> List[str]:
+    return [cx.node("Trilu", [cx.input(0), cx.const(int(cx.attrs["diagonal"]), "int64")],
+                    upper=int(cx.op.type == "triu"))]
+
+
+not_exportable("no ONNX lowering written yet", "diag", "linspace")

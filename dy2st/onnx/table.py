@@ -42,4 +42,5 @@ def not_exportable(reason: str, *names: str) -> None:
 def load_table() -> None:
     """Import every op-family module (each registers its lowerings on import)."""
     from . import (ops_array, ops_control, ops_creation, ops_index, ops_linalg,  # noqa: F401
-                   ops_math, ops_misc, ops_nn, ops_reduce, ops_shape, ops_side_effects)
+                   ops_gather, ops_math, ops_nn, ops_reduce, ops_shape, ops_side_effects,
+                   ops_sorting, ops_stats)

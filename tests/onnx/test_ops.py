@@ -245,3 +245,87 @@ def test_external_data_for_big_models(tmp_path, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.onnx", "m.onnx.data"]
     (got,) = onnx_outputs(str(tmp_path / "m.onnx"), x)
     np.testing.assert_allclose(got, layer(paddle.to_tensor(x)).numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_for_range_loop_gets_a_trip_count(tmp_path):
+    def f(x, n):
+        s = x * 0
+        for i in range(n):
+            s = s + x * i
+        return s
+    x = randn(1, 3)
+    path = str(tmp_path / "m")
+    paddle.onnx.export(f, path, input_spec=[spec(x), paddle.static.InputSpec([], "int64")])
+    import onnx
+    loops = [node for node in onnx.load(path + ".onnx").graph.node if node.op_type == "Loop"]
+    assert len(loops) == 1 and loops[0].input[0] != ""
+    for n in (-2, 0, 1, 4):
+        want = f(paddle.to_tensor(x), paddle.to_tensor(np.array(n))).numpy()
+        (got,) = onnx_outputs(path + ".onnx", x, np.array(n, "int64"))
+        np.testing.assert_allclose(got, want)
+
+
+GATHER = {
+    "gather": lambda x, i: paddle.gather(x, i[0], axis=1),
+    "gather_nd": lambda x, i: paddle.gather_nd(x, paddle.stack([i[0], i[0] % 3], axis=-1)),
+    "take_along": lambda x, i: paddle.take_along_axis(x, i[:1, :1], axis=1),
+    "unbind": lambda x, i: paddle.unbind(x, axis=1),
+    "masked_select": lambda x, i: paddle.masked_select(x, x > 0),
+    "nonzero": lambda x, i: paddle.nonzero(x > 0),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GATHER))
+def test_gathering(tmp_path, name):
+    i1, i2 = np.array([[1, 0, 3]], "int64"), np.array([[3, 3, 2]], "int64")
+    check(tmp_path, GATHER[name], (randn(1, 4, 4), i1), (randn(2, 4, 4), i2))
+
+
+STATS = {
+    "var": lambda x: (paddle.var(x, axis=1), paddle.var(x, unbiased=False)),
+    "std": lambda x: paddle.std(x, axis=[0, 1], keepdim=True),
+    "logsumexp": lambda x: (paddle.logsumexp(x, axis=1), paddle.logsumexp(x)),
+    "norm": lambda x: (paddle.norm(x), paddle.norm(x, p=1, axis=1), paddle.norm(x, p=3, axis=0),
+                       paddle.norm(x, p=float("inf"), axis=1, keepdim=True)),
+    "cumsum": lambda x: (paddle.cumsum(x, axis=1), paddle.cumsum(x)),
+    "close": lambda x: (paddle.isclose(x, x + 1e-7), paddle.allclose(x, x * 1.5),
+                        paddle.equal_all(x, x)),
+    "sort": lambda x: (paddle.sort(x, axis=1), paddle.argsort(x, axis=0, descending=True),
+                       paddle.topk(x, 2, axis=-1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STATS))
+def test_statistics_and_sorting(tmp_path, name):
+    ties = np.array([[1.0, 2.0, 1.0, 2.0], [3.0, 3.0, 0.0, 3.0], [0.5, -1.0, 0.5, 0.5]],
+                    "float32")
+    check(tmp_path, STATS[name], (randn(1, 3, 4),), (ties,), rtol=1e-5, atol=1e-5)
+
+
+REARRANGE = {
+    "flip": lambda x: paddle.flip(x, [0, 2]),
+    "roll": lambda x: (paddle.roll(x, 2, axis=1), paddle.roll(x, -5), paddle.roll(x, [1, 7], [0, 2])),
+    "split": lambda x: paddle.split(x, [1, -1, 1], axis=2),
+    "split_even": lambda x: paddle.split(x, 2, axis=2),
+    "slice": lambda x: paddle.slice(x, [1, 2], [0, 1], [2, 3]),
+    "tril_triu": lambda x: (paddle.tril(x), paddle.triu(x, 1), paddle.tril(x, -1)),
+    "einsum": lambda x: paddle.einsum("bij,bkj->bik", x, x),
+    "pad": lambda x: (F.pad(x, [1, 2], value=3.0, data_format="NCL"), F.pad(x, [1, 1], mode="reflect", data_format="NCL")),
+    "normalize": lambda x: (F.normalize(x, axis=1), F.normalize(x, p=1, axis=-1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REARRANGE))
+def test_rearranging(tmp_path, name):
+    check(tmp_path, REARRANGE[name], (randn(1, 2, 3, 4),), (randn(2, 3, 3, 4),),
+          dynamic_first=True, atol=1e-5)
+
+
+@pytest.mark.parametrize("channel_last", [False, True])
+def test_conv2d(tmp_path, channel_last):
+    paddle.seed(5)
+    fmt = "NHWC" if channel_last else "NCHW"
+    conv = paddle.nn.Conv2D(4, 6, 3, stride=2, padding=1, groups=2, data_format=fmt)
+    shape = (2, 7, 9, 4) if channel_last else (2, 4, 7, 9)
+    check(tmp_path, conv, (randn(1, *shape),), (randn(2, *shape),), dynamic_first=True,
+          rtol=1e-4, atol=1e-5)
