@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import List
 
 from .builder import OpContext
-from .table import lowers, not_exportable
+from .table import lowers
 
 
 def _elem_dtype(cx: OpContext, var) -> str:
@@ -80,5 +80,46 @@ def array_pop(cx: OpContext) -> List[str]:
     return [cx.node("SequenceErase", [cx.input(0), i]), item]
 
 
-not_exportable("no ONNX lowering written yet (slicing or joining tensor arrays)",
-               "array_slice", "array_join")
+def _copy_items(cx: OpContext, start_seq: str, source: str, positions: str) -> str:
+    """A Loop appending source[positions[t]] to start_seq for every t."""
+    b, h = cx.b, cx.b.helper
+    seq_info = b.value_info("", cx.out_var())
+    it, cond, carried = b.fresh("t"), b.fresh("cond_in"), b.fresh("items")
+    at, item, out, cond_out = b.fresh("at"), b.fresh("item"), b.fresh("items_out"), b.fresh("go")
+    body = h.make_graph(
+        [h.make_node("Gather", [positions, it], [at], axis=0),
+         h.make_node("SequenceAt", [source, at], [item]),
+         h.make_node("SequenceInsert", [carried, item], [out]),
+         h.make_node("Identity", [cond], [cond_out])],
+        b.fresh("copy_items"),
+        [h.make_tensor_value_info(it, b.tensor_type("int64"), []),
+         h.make_tensor_value_info(cond, b.tensor_type("bool"), []), _named(seq_info, carried)],
+        [h.make_tensor_value_info(cond_out, b.tensor_type("bool"), []), _named(seq_info, out)])
+    count = cx.node("Size", [positions])
+    return cx.node("Loop", [count, cx.const(True), start_seq], body=body)
+
+
+def _positions(cx: OpContext, seq: str) -> str:
+    """0, 1, ..., len(seq) - 1 as an int64 vector."""
+    n = cx.node("SequenceLength", [seq])
+    return cx.node("Range", [cx.const(0, "int64"), n, cx.const(1, "int64")])
+
+
+@lowers("array_join", fold=False)
+def array_join(cx: OpContext) -> List[str]:
+    b_seq = cx.input(1)
+    return [_copy_items(cx, cx.input(0), b_seq, _positions(cx, b_seq))]
+
+
+@lowers("array_slice", fold=False)
+def array_slice(cx: OpContext) -> List[str]:
+    a = cx.attrs
+    step = 1 if a["step"] is None else int(a["step"])
+    INT64_MAX, INT64_MIN = 2 ** 63 - 1, -2 ** 63
+    start = a["start"] if a["start"] is not None else (0 if step > 0 else INT64_MAX)
+    stop = a["stop"] if a["stop"] is not None else (INT64_MAX if step > 0 else INT64_MIN)
+    # Slice on the positions applies Python's slice rules (negative and open bounds)
+    picked = cx.node("Slice", [_positions(cx, cx.input(0)), cx.ints([start]), cx.ints([stop]),
+                               cx.ints([0]), cx.ints([step])])
+    empty = cx.node("SequenceEmpty", [], dtype=cx.b.tensor_type(_elem_dtype(cx, cx.out_var())))
+    return [_copy_items(cx, empty, cx.input(0), picked)]

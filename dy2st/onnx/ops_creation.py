@@ -67,6 +67,24 @@ def constant_only(cx: OpContext) -> List[str]:    # no inputs: always folded
     return [cx.const(OPS[cx.op.type].kernel(**cx.attrs))]
 
 
+@lowers("linspace")
+def linspace(cx: OpContext) -> List[str]:
+    n = int(cx.attrs["n"])
+    if n < 0:
+        raise cx.fail("linspace with a count known only when the program runs cannot be exported")
+    start = cx.node("Reshape", [cx.input_as(0, "float64"), cx.ints([1])])
+    stop = cx.node("Reshape", [cx.input_as(1, "float64"), cx.ints([1])])
+    d = cx.out_dtype
+    if n <= 1:
+        out = start if n == 1 else cx.const(np.zeros(0, "float64"))
+        return [cx.cast(out, "float64", d)]
+    # start + i * step, with the last value exactly stop (as numpy.linspace)
+    step = cx.node("Div", [cx.node("Sub", [stop, start]), cx.const(float(n - 1), "float64")])
+    ramp = cx.node("Add", [cx.node("Mul", [cx.const(np.arange(n - 1, dtype="float64")), step]),
+                           start])
+    return [cx.cast(cx.node("Concat", [ramp, stop], axis=0), "float64", d)]
+
+
 not_exportable("random sampling: ONNX's random ops cannot reproduce dy2st's generator, so the "
                "exported model could not be checked against eager results",
                "gaussian_random", "uniform_random", "randint", "dropout")

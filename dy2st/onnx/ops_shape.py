@@ -205,4 +205,31 @@ def triangle(cx: OpContext) -> List[str]:
                     upper=int(cx.op.type == "triu"))]
 
 
-not_exportable("no ONNX lowering written yet", "diag", "linspace")
+@lowers("diag")
+def diag(cx: OpContext) -> List[str]:
+    x = cx.input(0)
+    offset = int(cx.attrs["offset"])
+    rows_off, cols_off = (0, offset) if offset >= 0 else (-offset, 0)
+    if len(cx.in_var(0)._shape) == 2:            # the diagonal of a matrix
+        shp = cx.node("Shape", [x])
+        r = cx.node("Sub", [cx.node("Gather", [shp, cx.const(0, "int64")], axis=0),
+                            cx.const(rows_off, "int64")])
+        c = cx.node("Sub", [cx.node("Gather", [shp, cx.const(1, "int64")], axis=0),
+                            cx.const(cols_off, "int64")])
+        n = cx.node("Max", [cx.node("Min", [r, c]), cx.const(0, "int64")])
+        i = cx.node("Range", [cx.const(0, "int64"), n, cx.const(1, "int64")])
+        at = cx.node("Concat", [cx.node("Unsqueeze", [cx.node("Add", [i, cx.const(o, "int64")]),
+                                                      cx.ints([1])])
+                                for o in (rows_off, cols_off)], axis=1)
+        return [cx.node("GatherND", [x, at])]
+    # a vector on the diagonal of a square matrix filled with padding_value
+    size = cx.node("Shape", [x])
+    n = cx.node("Add", [size, cx.ints([abs(offset)])])
+    base = cx.node("Expand", [cx.const(cx.attrs["padding_value"], cx.dtype(0)),
+                              cx.node("Concat", [n, n], axis=0)])
+    i = cx.node("Range", [cx.const(0, "int64"), cx.node("Reshape", [size, cx.ints([])]),
+                          cx.const(1, "int64")])
+    at = cx.node("Concat", [cx.node("Unsqueeze", [cx.node("Add", [i, cx.const(o, "int64")]),
+                                                  cx.ints([1])])
+                            for o in (rows_off, cols_off)], axis=1)
+    return [cx.node("ScatterND", [base, at, x])]

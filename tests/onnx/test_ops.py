@@ -329,3 +329,44 @@ def test_conv2d(tmp_path, channel_last):
     shape = (2, 7, 9, 4) if channel_last else (2, 4, 7, 9)
     check(tmp_path, conv, (randn(1, *shape),), (randn(2, *shape),), dynamic_first=True,
           rtol=1e-4, atol=1e-5)
+
+
+SCATTER = {
+    "scatter": lambda x, i: paddle.scatter(x, i[0], x[:2] * 10),
+    "scatter_add": lambda x, i: paddle.scatter(x, paddle.concat([i[0], i[0]]),
+                                               paddle.concat([x[:2], x[:2]]) * 10, overwrite=False),
+    "put": lambda x, i: paddle.put_along_axis(x, i[:, :1], -1.0, axis=1),
+    "put_add": lambda x, i: paddle.put_along_axis(x, i[:, :1], x[:, :1], axis=1, reduce="add"),
+    "diag": lambda x, i: (paddle.diag(x[0]), paddle.diag(x[0], offset=1), paddle.diag(x[1], -1),
+                          paddle.diag(x[:, :3], offset=-1, padding_value=2.0)),
+    "linspace": lambda x, i: paddle.linspace(x[0, 0], x[1, 1], 5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCATTER))
+def test_scatter_diag_linspace(tmp_path, name):
+    i1, i2 = np.array([[1, 3]], "int64"), np.array([[0, 2]], "int64")
+    check(tmp_path, SCATTER[name], (randn(1, 4, 4), i1), (randn(2, 4, 4), i2))
+
+
+def test_tensor_array_slice_join_pop(tmp_path):
+    def f(x, n):
+        items = []
+        i = paddle.zeros([], "int64")
+        while i < n:
+            items.append(x + paddle.cast(i, "float32"))
+            i += 1
+        tail = items[1:]
+        both = items + [x * 100.0]
+        last = items.pop()
+        return paddle.stack(tail), paddle.stack(both), last, paddle.stack(items[::-2])
+    fn = paddle.jit.to_static(f, full_graph=True)
+    path = str(tmp_path / "m")
+    x = randn(1, 2)
+    paddle.onnx.export(fn, path, input_spec=[spec(x), paddle.static.InputSpec([], "int64")])
+    for n in (2, 3, 5):
+        want = flat_results(f(paddle.to_tensor(x), paddle.to_tensor(np.array(n))))
+        got = onnx_outputs(path + ".onnx", x, np.array(n, "int64"))
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w)
