@@ -40,6 +40,7 @@ class Builder:
         self.initializers: List[Any] = []
         self._const_names: Dict[Any, str] = {}
         self.scopes: List[List[Any]] = [[]]
+        self.produced: List[set] = [set()]      # names computed by each scope's nodes
         self.dropped: List[str] = []        # effects the ONNX graph leaves out (for warnings)
 
     # ----------------------------------------------------------------------------- names
@@ -60,7 +61,33 @@ class Builder:
             self.fresh(op_type.lower()) for _ in range(n_out)]
         attrs = {k: v for k, v in attrs.items() if v is not None}
         self.scopes[-1].append(self.helper.make_node(op_type, list(inputs), outs, **attrs))
+        self.produced[-1].update(outs)
         return outs[0] if n_out == 1 and outputs is None else outs
+
+    def push_scope(self) -> None:
+        self.scopes.append([])
+        self.produced.append(set())
+
+    def pop_scope(self) -> List[Any]:
+        self.produced.pop()
+        return self.scopes.pop()
+
+    def graph_outputs(self, values: Sequence[Value], is_array: Sequence[bool],
+                      op: Operator) -> List[str]:
+        """Names for a subgraph's outputs: a value computed in this subgraph is its own output;
+        others (outer names, constants, repeats) go through Identity."""
+        names: List[str] = []
+        for v, array in zip(values, is_array):
+            name = self.name_of(v)
+            if name in self.produced[-1] and name not in names:
+                names.append(name)
+                continue
+            if array and self.opset < 14:
+                raise NotExportableError(
+                    op.type, "a tensor array passed through a branch or loop unchanged needs "
+                    "Identity on sequences: export with opset_version >= 14", op.origin)
+            names.append(self.node("Identity", [name]))
+        return names
 
     def const(self, value: Any, dtype: Any = None) -> str:
         """An initializer holding `value` (shared by equal constants)."""
@@ -92,23 +119,18 @@ class Builder:
         return self.const(value.value) if isinstance(value, Const) else value
 
     def subgraph(self, name: str, block: Block, env: Dict[str, Value], inputs: List[Any],
-                 out_vars: Sequence[Variable], extra_out: Sequence[Value] = (),
-                 extra_out_info: Sequence[Any] = ()) -> Any:
-        """The ONNX graph of `block` (its params already bound in env): outputs are
-        `extra_out` first (typed by extra_out_info), then the block's results typed as out_vars."""
-        self.scopes.append([])
+                 out_vars: Sequence[Variable], op: Operator) -> Any:
+        """The ONNX graph of `block` (its params already bound in env), its results typed as
+        out_vars."""
+        self.push_scope()
         try:
             self.lower_block(block, env)
-            outputs, infos = [], list(extra_out_info)
-            for v in list(extra_out) + [env[r] for r in block.results]:
-                outputs.append(self.node("Identity", [self.name_of(v)]))
-            for out, var in zip(outputs[len(extra_out):], out_vars):
-                infos.append(self.value_info(out, var, [-1] * len(var._shape)))
-            for i, out in enumerate(outputs[:len(extra_out)]):
-                infos[i] = _renamed(self.helper, infos[i], out)
-            nodes = self.scopes[-1]
+            outputs = self.graph_outputs([env[r] for r in block.results],
+                                         [v.kind == "array" for v in out_vars], op)
+            infos = [self.value_info(out, var, [-1] * len(var._shape))
+                     for out, var in zip(outputs, out_vars)]
         finally:
-            self.scopes.pop()
+            nodes = self.pop_scope()
         return self.helper.make_graph(nodes, self.fresh(name), inputs, infos)
 
     # ----------------------------------------------------------------------------- lowering
@@ -152,13 +174,6 @@ class Builder:
         for var, r in zip(out_vars, results):
             env[var.name] = Const(np.asarray(r).astype(var.dtype.np, copy=False))
         return True
-
-
-def _renamed(helper: Any, info: Any, name: str) -> Any:
-    copy = type(info)()
-    copy.CopyFrom(info)
-    copy.name = name
-    return copy
 
 
 class OpContext:

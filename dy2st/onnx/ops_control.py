@@ -27,7 +27,7 @@ def lower_cond(cx: OpContext) -> List[Value]:
     graphs = []
     for label, block in zip(("then", "else"), blocks):
         env = dict(zip(block.params, sources))
-        graphs.append(b.subgraph(f"{label}_{block.idx}", block, env, [], out_vars))
+        graphs.append(b.subgraph(f"{label}_{block.idx}", block, env, [], out_vars, op))
     if not out_vars:          # a cond for effects only (printing): nothing left to compute
         return []
     outs = [b.fresh(v.name) for v in out_vars]
@@ -57,19 +57,19 @@ def lower_while(cx: OpContext) -> List[Value]:
     inputs += [b.value_info(name, var) for name, var in zip(carried, out_vars)]
     benv: Dict[str, Value] = dict(zip(body.params, carried + sources))
     # the body graph runs the body block, then the condition block on the new loop values
-    b.scopes.append([])
+    b.push_scope()
     try:
         b.lower_block(body, benv)
         new = [benv[r] for r in body.results]
         cenv: Dict[str, Value] = dict(zip(cblock.params, new + sources))
         b.lower_block(cblock, cenv)
         again = cenv[cblock.results[0]]
-        outputs = [b.node("Identity", [b.name_of(v)]) for v in [again] + new]
+        outputs = b.graph_outputs([again] + new, [False] + [v.kind == "array" for v in out_vars],
+                                  op)
         infos = [h.make_tensor_value_info(outputs[0], b.tensor_type("bool"), [])]
         infos += [b.value_info(o, v, [-1] * len(v._shape)) for o, v in zip(outputs[1:], out_vars)]
-        nodes = b.scopes[-1]
     finally:
-        b.scopes.pop()
+        nodes = b.pop_scope()
     if not out_vars:          # a loop for effects only (printing): nothing left to compute
         return []
     graph = h.make_graph(nodes, b.fresh(f"loop_body_{body.idx}"), inputs, infos)

@@ -1,5 +1,6 @@
-"""Every save=True case of the shared conformance corpus exported to ONNX, checked with
-onnx.checker (full check) and run in onnxruntime on all its input sets, against eager mode."""
+"""Every save=True case of the shared conformance corpus exported to ONNX (at the default
+opset, the oldest supported and a newer one), checked with onnx.checker (full check) and run in
+onnxruntime on all its input sets, against eager mode."""
 import importlib.util
 import os
 import sys
@@ -51,8 +52,9 @@ def test_the_corpus_has_save_cases():
     assert set(EXPECTED_FAILURES) <= {c.name for c in CASES}
 
 
+@pytest.mark.parametrize("opset", [None, 13, 21], ids=["default", "opset13", "opset21"])
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_case_exports_and_matches_eager(case, tmp_path):
+def test_case_exports_and_matches_eager(case, opset, tmp_path):
     target = case.layer_factory() if case.layer_factory else case.fn
     eager = [RUNNER.to_plain(target(*RUNNER.make_inputs(paddle, v))) for v in case.inputs]
     specs = [paddle.static.InputSpec(list(s), d) for s, d in case.input_spec]
@@ -61,7 +63,7 @@ def test_case_exports_and_matches_eager(case, tmp_path):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")      # a print in the function is left out on purpose
             paddle.onnx.export(paddle.jit.to_static(target, full_graph=True), path,
-                               input_spec=specs)
+                               input_spec=specs, opset_version=opset)
     except Exception as e:  # noqa: BLE001
         if case.name in EXPECTED_FAILURES:
             return
