@@ -7,7 +7,8 @@ from .builder import OpContext
 from .table import lowers
 
 
-def _axes(cx: OpContext) -> Optional[List[int]]:
+def axes_attr(cx: OpContext) -> Optional[List[int]]:
+    """The op's `axis` attr as a list of axes, or None for all of them."""
     axis = cx.attrs.get("axis")
     if axis is None:
         return None
@@ -35,7 +36,7 @@ def reduce_op(cx: OpContext) -> List[str]:
     d = cx.out_dtype
     work = "int32" if d == "bool" else d          # ONNX reduces numbers only
     x = cx.input_as(0, work)
-    out = reduce(cx, _REDUCE[cx.op.type], x, _axes(cx), cx.attrs["keepdim"])
+    out = reduce(cx, _REDUCE[cx.op.type], x, axes_attr(cx), cx.attrs["keepdim"])
     return [cx.cast(out, work, d)]
 
 
@@ -43,7 +44,7 @@ def reduce_op(cx: OpContext) -> List[str]:
 def any_all(cx: OpContext) -> List[str]:
     x = cx.input_as(0, "int32")
     op = "ReduceMax" if cx.op.type == "any" else "ReduceMin"
-    out = reduce(cx, op, x, _axes(cx), cx.attrs["keepdim"])
+    out = reduce(cx, op, x, axes_attr(cx), cx.attrs["keepdim"])
     return [cx.cast(out, "int32", "bool")]
 
 

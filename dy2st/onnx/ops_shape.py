@@ -1,11 +1,12 @@
-"""Shape ops: shape, numel, reshape, flatten, squeeze/unsqueeze, transpose, concat, stack, expand."""
+"""Shape ops: shape, numel, reshape, flatten, squeeze/unsqueeze, transpose, concat, stack,
+expand, tile, flip, roll, slices, split, tril/triu, diag."""
 from __future__ import annotations
 
 from typing import List
 
 from .builder import OpContext
 from .ops_creation import shape_vector
-from .table import lowers, not_exportable
+from .table import lowers
 
 
 @lowers("shape")
@@ -94,7 +95,8 @@ def expand(cx: OpContext) -> List[str]:
                 parts.append(cx.node("Reshape", [cx.input_as(k, "int64"), cx.ints([1])]))
                 k += 1
             elif d == -1:
-                parts.append(cx.node("Slice", [shp, cx.ints([i - offset]), cx.ints([i - offset + 1])]))
+                j = i - offset
+                parts.append(cx.node("Slice", [shp, cx.ints([j]), cx.ints([j + 1])]))
             else:
                 parts.append(cx.ints([d]))
         target = parts[0] if len(parts) == 1 else cx.node("Concat", parts, axis=0)

@@ -5,16 +5,8 @@ from __future__ import annotations
 from typing import List, Optional
 
 from .builder import OpContext
-from .ops_reduce import reduce
+from .ops_reduce import axes_attr, reduce
 from .table import lowers, not_exportable
-
-
-def _axes(cx: OpContext) -> Optional[List[int]]:
-    axis = cx.attrs.get("axis")
-    if axis is None:
-        return None
-    axes = [axis] if isinstance(axis, int) else list(axis)
-    return axes or None
 
 
 def _drop_axes(cx: OpContext, kept: str, axes: Optional[List[int]], keepdim: bool) -> str:
@@ -30,7 +22,7 @@ def _drop_axes(cx: OpContext, kept: str, axes: Optional[List[int]], keepdim: boo
 def moments(cx: OpContext) -> List[str]:
     d = cx.out_dtype
     x = cx.input_as(0, d)
-    axes = _axes(cx)
+    axes = axes_attr(cx)
     mean = reduce(cx, "ReduceMean", x, axes, True)
     dev = cx.node("Sub", [x, mean])
     ss = reduce(cx, "ReduceSum", cx.node("Mul", [dev, dev]), axes, True)
@@ -48,7 +40,7 @@ def moments(cx: OpContext) -> List[str]:
 def logsumexp(cx: OpContext) -> List[str]:
     d = cx.out_dtype
     x = cx.input_as(0, d)
-    axes = _axes(cx)
+    axes = axes_attr(cx)
     top = reduce(cx, "ReduceMax", x, axes, True)
     # slices that are all -inf (or hold inf) shift by 0, as the kernel does
     top = cx.node("Where", [cx.node("IsInf", [top]), cx.const(0, d), top])

@@ -28,6 +28,20 @@ def check(tmp_path, fn, *input_sets, dynamic_first=False, rtol=1e-5, atol=1e-6):
             np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
 
 
+def check_with_count(tmp_path, fn, x, counts):
+    """fn(x, n) exported with an int64 scalar n, compared with eager mode for each n."""
+    path = str(tmp_path / "m")
+    paddle.onnx.export(paddle.jit.to_static(fn, full_graph=True), path,
+                       input_spec=[spec(x), paddle.static.InputSpec([], "int64")])
+    for n in counts:
+        want = flat_results(fn(paddle.to_tensor(x), paddle.to_tensor(np.array(n))))
+        got = onnx_outputs(path + ".onnx", x, np.array(n, "int64"))
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w)
+    return path
+
+
 INTS = (np.array([7, -7, 6, -6, 0], "int64"), np.array([2, 2, -4, -4, 3], "int64"))
 FLOATS = (np.array([7.5, -7.5, 6.0, -6.25, 0.5], "float32"),
           np.array([2.0, 2.0, -4.0, -4.0, 3.0], "float32"))
@@ -222,16 +236,7 @@ def test_tensor_array_loop_with_append_read_stack(tmp_path):
             i += 1
         first = items[0]
         return paddle.stack(items, axis=0), paddle.concat(items, axis=1), first, len(items)
-    fn = paddle.jit.to_static(f, full_graph=True)
-    path = str(tmp_path / "m")
-    x = randn(1, 2, 3)
-    paddle.onnx.export(fn, path, input_spec=[spec(x), paddle.static.InputSpec([], "int64")])
-    for n in (1, 3, 5):
-        want = flat_results(f(paddle.to_tensor(x), paddle.to_tensor(np.array(n))))
-        got = onnx_outputs(path + ".onnx", x, np.array(n, "int64"))
-        assert len(got) == len(want)
-        for g, w in zip(got, want):
-            np.testing.assert_allclose(g, w)
+    check_with_count(tmp_path, f, randn(1, 2, 3), (1, 3, 5))
 
 
 def test_external_data_for_big_models(tmp_path, monkeypatch):
@@ -253,16 +258,10 @@ def test_for_range_loop_gets_a_trip_count(tmp_path):
         for i in range(n):
             s = s + x * i
         return s
-    x = randn(1, 3)
-    path = str(tmp_path / "m")
-    paddle.onnx.export(f, path, input_spec=[spec(x), paddle.static.InputSpec([], "int64")])
+    path = check_with_count(tmp_path, f, randn(1, 3), (-2, 0, 1, 4))
     import onnx
     loops = [node for node in onnx.load(path + ".onnx").graph.node if node.op_type == "Loop"]
     assert len(loops) == 1 and loops[0].input[0] != ""
-    for n in (-2, 0, 1, 4):
-        want = f(paddle.to_tensor(x), paddle.to_tensor(np.array(n))).numpy()
-        (got,) = onnx_outputs(path + ".onnx", x, np.array(n, "int64"))
-        np.testing.assert_allclose(got, want)
 
 
 GATHER = {
@@ -304,13 +303,15 @@ def test_statistics_and_sorting(tmp_path, name):
 
 REARRANGE = {
     "flip": lambda x: paddle.flip(x, [0, 2]),
-    "roll": lambda x: (paddle.roll(x, 2, axis=1), paddle.roll(x, -5), paddle.roll(x, [1, 7], [0, 2])),
+    "roll": lambda x: (paddle.roll(x, 2, axis=1), paddle.roll(x, -5),
+                       paddle.roll(x, [1, 7], [0, 2])),
     "split": lambda x: paddle.split(x, [1, -1, 1], axis=2),
     "split_even": lambda x: paddle.split(x, 2, axis=2),
     "slice": lambda x: paddle.slice(x, [1, 2], [0, 1], [2, 3]),
     "tril_triu": lambda x: (paddle.tril(x), paddle.triu(x, 1), paddle.tril(x, -1)),
     "einsum": lambda x: paddle.einsum("bij,bkj->bik", x, x),
-    "pad": lambda x: (F.pad(x, [1, 2], value=3.0, data_format="NCL"), F.pad(x, [1, 1], mode="reflect", data_format="NCL")),
+    "pad": lambda x: (F.pad(x, [1, 2], value=3.0, data_format="NCL"),
+                      F.pad(x, [1, 1], mode="reflect", data_format="NCL")),
     "normalize": lambda x: (F.normalize(x, axis=1), F.normalize(x, p=1, axis=-1)),
 }
 
@@ -360,13 +361,4 @@ def test_tensor_array_slice_join_pop(tmp_path):
         both = items + [x * 100.0]
         last = items.pop()
         return paddle.stack(tail), paddle.stack(both), last, paddle.stack(items[::-2])
-    fn = paddle.jit.to_static(f, full_graph=True)
-    path = str(tmp_path / "m")
-    x = randn(1, 2)
-    paddle.onnx.export(fn, path, input_spec=[spec(x), paddle.static.InputSpec([], "int64")])
-    for n in (2, 3, 5):
-        want = flat_results(f(paddle.to_tensor(x), paddle.to_tensor(np.array(n))))
-        got = onnx_outputs(path + ".onnx", x, np.array(n, "int64"))
-        assert len(got) == len(want)
-        for g, w in zip(got, want):
-            np.testing.assert_allclose(g, w)
+    check_with_count(tmp_path, f, randn(1, 2), (2, 3, 5))
