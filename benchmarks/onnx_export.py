@@ -19,7 +19,9 @@ from model import RefineNet  # noqa: E402
 
 
 def per_call(fn, repeat=5, number=200):
-    """Best time of one call, in microseconds."""
+    """Best time of one call, in microseconds (after warm-up calls)."""
+    for _ in range(50):
+        fn()
     return min(timeit.repeat(fn, repeat=repeat, number=number)) / number * 1e6
 
 

@@ -38,6 +38,11 @@ def concrete_of(layer: Any, input_spec: Optional[Sequence[Any]], **configs: Any)
                              "pass input_spec")
         return layer.concrete_program, layer.extra.get("function", "model")
     from ..jit.api import trace_for_export
+    from ..jit.static_function import StaticFunction
+    if isinstance(layer, StaticFunction) and not layer._full_graph:
+        # an ONNX model is one graph: convert as full_graph=True does, so that a statement that
+        # would break the graph fails naming its line instead of leaving a hole in the model
+        layer = StaticFunction(layer._function, layer._input_spec, True, instance=layer._instance)
     sf, concrete = trace_for_export(layer, input_spec, "onnx.export", **configs)
     return concrete, sf.__name__
 

@@ -39,14 +39,14 @@ def build_model(concrete: ConcreteProgram, opset: int, onnx: Any,
     b = Builder(program, opset, onnx)
     env: Dict[str, Value] = {}
     inputs = []
-    for feed, dims in zip(program.feed_names, symbolic_dims(concrete)):
-        b.used.add(feed)
-        env[feed] = feed
-        inputs.append(b.value_info(feed, g.vars[feed], dims))
     for name, tensor in program.persistables.items():
         b.used.add(name)
         env[name] = name
         b.initializers.append(onnx.numpy_helper.from_array(np.asarray(tensor._value), name))
+    for spec, feed, dims in zip(concrete.inputs, program.feed_names, symbolic_dims(concrete)):
+        name = b.fresh(spec.name or feed)         # the names a loaded model's inputs have
+        env[feed] = name
+        inputs.append(b.value_info(name, g.vars[feed], dims))
     b.lower_block(g, env)
     outputs = []
     for i, (kind, v) in enumerate(concrete.output_leaves):

@@ -55,9 +55,11 @@ def graph_break(x):
     return y
 
 
-def test_function_that_breaks_the_graph_is_refused(tmp_path):
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_function_that_breaks_the_graph_is_refused(tmp_path, full_graph):
+    fn = paddle.jit.to_static(graph_break, full_graph=full_graph)
     with pytest.raises(TypeError) as info:
-        paddle.onnx.export(graph_break, str(tmp_path / "m"), input_spec=SPEC)
+        paddle.onnx.export(fn, str(tmp_path / "m"), input_spec=SPEC)
     msg = str(info.value)
     assert "numpy" in msg and HERE in msg and "np.asarray(x) + 1" in msg
     assert listing(tmp_path) == []
