@@ -116,3 +116,31 @@ def test_run_time_checks_are_left_out_with_a_warning(tmp_path):
     with pytest.warns(UncheckedWarning, match=r"assertion .*line \d+"):
         paddle.onnx.export(f, str(tmp_path / "m"), input_spec=SPEC)
     assert listing(tmp_path) == ["m.onnx"]
+
+
+def _cli(tmp_path, *args, extra_path=()):
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([*extra_path, root]))
+    return subprocess.run([sys.executable, "-m", "dy2st", *args], cwd=str(tmp_path), env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_cli_refuses_a_non_exportable_function(tmp_path):
+    (tmp_path / "model.py").write_text(
+        "import dy2st as paddle\n\n\ndef f(x):\n    return paddle.cumprod(x * 2, dim=-1)\n")
+    p = _cli(tmp_path, "export", "model.py:f", "--format", "onnx", "--input-spec",
+             "x:float32[None,3]", "-o", "out")
+    assert p.returncode == 2
+    assert "op cumprod" in p.stderr and "model.py" in p.stderr and "line 5" in p.stderr
+    assert sorted(os.listdir(tmp_path)) == ["model.py"]
+
+
+def test_cli_without_the_onnx_package(tmp_path):
+    fake = tmp_path / "fake"
+    fake.mkdir()
+    (fake / "onnx.py").write_text("raise ImportError('onnx is not installed here')\n")
+    (tmp_path / "model.py").write_text("def f(x):\n    return x + 1\n")
+    p = _cli(tmp_path, "export", "model.py:f", "--format", "onnx", "--input-spec",
+             "x:float32[3]", "-o", "out", extra_path=[str(fake)])
+    assert p.returncode == 2 and 'pip install "dy2st[onnx]"' in p.stderr
+    assert not os.path.exists(tmp_path / "out.onnx")
