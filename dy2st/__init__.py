@@ -9,6 +9,9 @@ from .runtime.ops import *  # noqa: F401,F403 - the public op functions
 from .runtime.ops import is_tensor
 from .runtime.tensor import Parameter, Tensor
 
+from . import autograd  # noqa: E402
+from .autograd import (enable_grad, grad, is_grad_enabled, no_grad,  # noqa: E402
+                       set_grad_enabled)
 from . import linalg  # noqa: E402
 from . import nn  # noqa: E402
 from . import static  # noqa: E402

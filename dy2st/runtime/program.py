@@ -281,6 +281,9 @@ class Program:
         # Python loops tracing unrolled (runtime/unrolled.py): hints for passes/roll.py
         self.unrolled_loops: List[Any] = []
         self._compiled: Dict[Tuple, Any] = {}
+        # persistable var name -> the global var holding its new value after a run
+        # (optimizer updates, running statistics); runtime/persistable.py records them
+        self.persistable_writes: Dict[str, str] = {}
 
     def find_var(self, name: str) -> Optional[Variable]:
         """The variable named `name` in any block (names are unique in a Program)."""
@@ -323,6 +326,30 @@ class Program:
         self.persistables[name] = tensor
         self._captured[id(tensor)] = name
         return var
+
+    def record_persistable_write(self, tensor: Tensor, value: Any) -> None:
+        """After a run, `tensor` takes `value`; ops traced later read `value` in its place."""
+        from .ops.operands import as_tensor, cast
+        block = self.blocks[0]
+        if state.current_block() is not block:
+            raise ValueError(
+                f"{tensor.name or 'a persistable tensor'} is updated inside a tensor `if` or "
+                "loop body; update parameters and optimizer state outside converted control flow")
+        target = self.capture_tensor(tensor)
+        value = as_tensor(value)
+        if isinstance(value, Tensor):
+            value = self.capture_tensor(value)
+        if value.dtype != target.dtype:
+            value = cast(value, target.dtype)
+        if value.block is not block:
+            raise ValueError("a persistable tensor's new value must be computed at the top level "
+                             "of the traced function")
+        if tuple(value._shape) != tuple(target._shape) and -1 not in value._shape:
+            raise ValueError(f"cannot write a value of shape {list(value._shape)} into "
+                             f"{target.name} of shape {list(target._shape)}")
+        original = next((n for n, t in self.persistables.items() if t is tensor), target.name)
+        self.persistable_writes[original] = value.name
+        self._captured[id(tensor)] = value.name
 
     def num_ops(self) -> int:
         return sum(len(b.ops) for b in self.blocks)

@@ -32,6 +32,15 @@ class OpDef(NamedTuple):
 OPS: Dict[str, OpDef] = {}
 
 
+class Hooks:
+    """Callbacks that packages above the runtime register (dy2st.autograd records eager ops
+    with `record(opdef, inputs, attrs, out)` when an input needs a gradient)."""
+    record: Optional[Callable[..., None]] = None
+
+
+hooks = Hooks()
+
+
 def register_op(name: str, infer: Callable[..., Any], n_outputs: int = 1) -> Callable:
     """Declare op `name` with the decorated numpy kernel `kernel(*arrays, **attrs)`."""
     def deco(kernel: Callable) -> Callable:
@@ -68,9 +77,13 @@ def apply(name: str, inputs: Sequence[Any], attrs: Optional[Dict[str, Any]] = No
             values = None
         if values is not None:
             out = opdef.kernel(*values, **attrs)
-            if opdef.n_outputs == 1:
-                return _wrap(out)
-            return tuple(_wrap(o) for o in out)
+            out = _wrap(out) if opdef.n_outputs == 1 else tuple(_wrap(o) for o in out)
+            for x in inputs:    # most ops see no input that needs a gradient: one check each
+                if not x.stop_gradient:
+                    if hooks.record is not None:
+                        hooks.record(opdef, inputs, attrs, out)
+                    break
+            return out
         if any(isinstance(x, Variable) for x in inputs):
             raise RuntimeError(f"{name}: symbolic tensors can only be used while a Program is "
                                "being built (inside static.program_guard or a to_static call)")

@@ -1,4 +1,5 @@
-"""Per-thread build state: which Block ops are appended to (None means eager)."""
+"""Per-thread build state: which Block ops are appended to (None means eager), and whether eager
+ops record gradients."""
 from __future__ import annotations
 
 import threading
@@ -9,6 +10,7 @@ class _BuildState(threading.local):
     def __init__(self) -> None:
         self.blocks: List[Any] = []     # innermost last; empty means eager execution
         self.programs: List[Any] = []   # program_guard stack (main programs)
+        self.grad_enabled = True        # paddle.no_grad() / set_grad_enabled(False) clear it
 
 
 _state = _BuildState()
@@ -47,3 +49,4 @@ def reset() -> None:
     """Forget every open program and block (for tests and after a failed trace)."""
     _state.blocks.clear()
     _state.programs.clear()
+    _state.grad_enabled = True

@@ -17,7 +17,11 @@ class TensorLike:
 class Tensor(TensorLike):
     """An eager tensor holding a numpy array."""
 
-    __slots__ = ("_value", "stop_gradient", "name", "persistable", "trainable", "__weakref__")
+    # _node/_out_index: the autograd node that computed this tensor (None for a leaf);
+    # _grad, _version, _hooks are set only on tensors that take part in autograd
+    # (dy2st.autograd), so that creating a tensor costs no more than before.
+    __slots__ = ("_value", "stop_gradient", "name", "persistable", "trainable", "_node",
+                 "_out_index", "_grad", "_version", "_hooks", "__weakref__")
 
     def __init__(self, value: np.ndarray, name: str = "", stop_gradient: bool = True,
                  persistable: bool = False) -> None:
@@ -26,6 +30,7 @@ class Tensor(TensorLike):
         self.name = name
         self.persistable = persistable
         self.trainable = False
+        self._node = None
 
     # -- attributes ---------------------------------------------------------------------
     @property

@@ -11,7 +11,7 @@ from .math import (add, bitwise_and, bitwise_or, bitwise_xor, clip, divide, equa
                    logical_and, logical_or, logical_xor, maximum, minimum, mod, multiply,
                    not_equal, pow, remainder, scale, subtract)
 from .operands import is_tensor
-from .reduce import all, amax, amin, any, argmax, argmin, max, mean, min, prod, sum
+from .reduce import all, amax, amin, any, argmax, argmin, max, mean, min, prod, reduce_as, sum
 from .shape import (broadcast_to, concat, expand, expand_as, flatten, numel, rank, reshape, shape,
                     squeeze, stack, t, transpose, unsqueeze)
 # Added op groups (one module each).
@@ -34,3 +34,4 @@ from .triangular import diag, tril, triu
 __all__ = [_n for _n, _v in list(globals().items())
            if not _n.startswith("_") and callable(_v) and not isinstance(_v, type)
            and getattr(_v, "__module__", "").startswith(__name__)]
+from . import grad_kernels  # noqa: E402,F401 - ops only gradient rules use

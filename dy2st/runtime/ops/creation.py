@@ -55,7 +55,8 @@ def _to_array(data: Any, dtype: Optional[DType]) -> np.ndarray:
     return arr
 
 
-def to_tensor(data: Any, dtype: Any = None, place: Any = None, stop_gradient: bool = True) -> Any:
+def to_tensor(data: Any, dtype: Any = None, place: Any = None, stop_gradient: bool = True,
+              name: Optional[str] = None) -> Any:
     """A tensor from Python data, a numpy array or another tensor (a copy)."""
     d = convert_dtype(dtype) if dtype is not None else None
     if is_tensor(data) and not isinstance(data, Tensor):     # a static Variable
@@ -66,7 +67,7 @@ def to_tensor(data: Any, dtype: Any = None, place: Any = None, stop_gradient: bo
         out = stack([v if is_tensor(v) else full([], v, d or scalar_dtype(v)) for v in data])
         return _cast_to(out, d) if d is not None else out
     arr = _to_array(data, d)
-    t = Tensor(arr, stop_gradient=stop_gradient)
+    t = Tensor(arr, name=name or "", stop_gradient=stop_gradient)
     if state._state.blocks:
         return apply("assign", [t])       # a constant captured into the Program
     return t

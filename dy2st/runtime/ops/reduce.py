@@ -152,3 +152,21 @@ def argmin(x: Any, axis: Any = None, keepdim: bool = False, dtype: Any = "int64"
     """Index of the smallest value."""
     return apply("argmin", [x], {"axis": axis, "keepdim": bool(keepdim),
                                  "dtype": str(convert_dtype(dtype))})
+
+
+def _reduce_as_kernel(x, target):
+    if x.shape == target.shape:
+        return x
+    lead = x.ndim - target.ndim
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, d in enumerate(target.shape) if d == 1 and x.shape[lead + i] != 1)
+    return np.asarray(np.sum(x, axis=axes), dtype=x.dtype).reshape(target.shape)
+
+
+register_op("reduce_as", infer=lambda x, target: Meta(target._shape, x.dtype))(_reduce_as_kernel)
+
+
+def reduce_as(x: Any, target: Any, name: Optional[str] = None) -> Any:
+    """x summed over the dims that broadcasting x's shape from target's shape added (the
+    gradient of a broadcast): the result has target's shape."""
+    return apply("reduce_as", [x, target])

@@ -16,12 +16,12 @@ if TYPE_CHECKING:
 NONDETERMINISTIC = frozenset({"dropout", "uniform_random", "gaussian_random", "randint"})
 # Run for their effect (output, a check, a fresh or mutated list): never folded or merged.
 EFFECTS = frozenset({"print", "assert", "raise", "check_defined", "array_write", "array_pop", "create_array",
-                     "array_join", "array_slice"})
+                     "array_join", "array_slice", "tape_create", "tape_push"})
 # DCE keeps these even when nothing reads their outputs.
 KEEP_ALWAYS = frozenset({"print", "assert", "raise", "check_defined", "array_write", "array_pop"})
 # Read a tensor array, a Python list that array_write mutates in place: the same inputs may give
 # a different value later, so never folded or merged.
-READS_STATE = frozenset({"array_read", "array_length", "array_stack", "array_concat"})
+READS_STATE = frozenset({"array_read", "array_length", "array_stack", "array_concat", "tape_read"})
 CONTROL = frozenset({"cond", "while"})
 UNTOUCHABLE = NONDETERMINISTIC | EFFECTS | READS_STATE | CONTROL
 

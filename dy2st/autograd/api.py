@@ -1,0 +1,162 @@
+"""The user-facing gradient functions: `backward`, `grad`, and the Tensor methods
+(`backward`, `grad`, `clear_grad`, `register_hook`, ...)."""
+from __future__ import annotations
+
+from typing import Any, Callable, List, Optional, Sequence, Union
+
+import numpy as np
+
+from ..runtime.program import Variable
+from ..runtime.tensor import Tensor
+from .engine import GradientError, _as_grad, _ones_like, run_backward
+
+Tensors = Union[Tensor, Sequence[Tensor]]
+
+
+def _as_list(x: Any) -> List[Any]:
+    if x is None:
+        return []
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _seeds(outputs: List[Tensor], grad_outputs: Any) -> List[Tensor]:
+    given = _as_list(grad_outputs)
+    if given and len(given) != len(outputs):
+        raise ValueError(f"{len(given)} gradients given for {len(outputs)} outputs")
+    seeds = []
+    for i, out in enumerate(outputs):
+        g = given[i] if given else None
+        seeds.append(_ones_like(out) if g is None else _as_grad(g, out))
+    return seeds
+
+
+def _check_differentiable(outputs: List[Any], what: str) -> None:
+    for out in outputs:
+        if not isinstance(out, Tensor):
+            raise TypeError(f"{what} expects Tensors, got {type(out).__name__}")
+        if out.stop_gradient:
+            raise GradientError(
+                f"{what}: the tensor (shape {out.shape}) does not depend on any tensor that "
+                "needs a gradient (stop_gradient=True everywhere); set stop_gradient=False on an "
+                "input or use Parameters")
+
+
+def backward(tensors: Tensors, grad_tensors: Any = None, retain_graph: bool = False) -> None:
+    """Accumulate into every leaf's `.grad` the gradient of `tensors` (seeded with
+    `grad_tensors`, ones where None)."""
+    outputs = _as_list(tensors)
+    if outputs and isinstance(outputs[0], Variable):
+        from .static_api import traced_backward
+        return traced_backward(outputs, grad_tensors)
+    _check_differentiable(outputs, "backward")
+    run_backward(outputs, _seeds(outputs, grad_tensors), retain_graph, False)
+
+
+def grad(outputs: Tensors, inputs: Tensors, grad_outputs: Any = None,
+         retain_graph: Optional[bool] = None, create_graph: bool = False,
+         only_inputs: bool = True, allow_unused: bool = False,
+         no_grad_vars: Any = None) -> List[Optional[Tensor]]:
+    """The gradients of `outputs` with respect to `inputs` (a list, one per input); leaves'
+    `.grad` are left alone. `create_graph=True` records the gradient computation itself so it
+    can be differentiated again."""
+    outs, ins = _as_list(outputs), _as_list(inputs)
+    if outs and isinstance(outs[0], Variable):
+        from .static_api import gradients
+        return gradients(outs, ins, grad_outputs)
+    if no_grad_vars:
+        raise NotImplementedError("paddle.grad(no_grad_vars=...) is not supported; detach() "
+                                  "those tensors before computing outputs instead")
+    _check_differentiable(outs, "paddle.grad")
+    for x in ins:
+        if not isinstance(x, Tensor):
+            raise TypeError(f"paddle.grad: inputs must be Tensors, got {type(x).__name__}")
+    retain = create_graph if retain_graph is None else retain_graph
+    found = run_backward(outs, _seeds(outs, grad_outputs), retain, create_graph, capture=ins)
+    result = []
+    for i, (x, g) in enumerate(zip(ins, found)):
+        if g is None:
+            if not allow_unused:
+                raise GradientError(
+                    f"paddle.grad: input {i} (shape {x.shape}) is not used to compute the "
+                    "outputs (or stop_gradient=True on the way); pass allow_unused=True to get "
+                    "None for it")
+            result.append(None)
+            continue
+        if not create_graph:
+            g = Tensor(g._value)
+        result.append(g)
+    return result
+
+
+# ----------------------------------------------------------------------------- Tensor methods
+def _tensor_backward(self: Tensor, grad_tensor: Any = None, retain_graph: bool = False) -> None:
+    backward([self], None if grad_tensor is None else [grad_tensor], retain_graph)
+
+
+def _get_grad(self: Tensor) -> Optional[Tensor]:
+    return getattr(self, "_grad", None)
+
+
+def _set_grad(self: Tensor, value: Any) -> None:
+    if value is not None and not isinstance(value, Tensor):
+        value = Tensor(np.asarray(value, dtype=self._value.dtype))
+    self._grad = value
+
+
+def _clear_grad(self: Tensor, set_to_zero: bool = True) -> None:
+    g = getattr(self, "_grad", None)
+    if g is None:
+        return
+    self._grad = Tensor(np.zeros_like(g._value)) if set_to_zero else None
+
+
+def _register_hook(self: Tensor, hook: Callable[[Tensor], Optional[Tensor]]) -> Any:
+    if self.stop_gradient:
+        raise GradientError("register_hook: the tensor has stop_gradient=True, so no gradient "
+                            "will reach the hook")
+    if self._node is not None:
+        node, idx = self._node, self._out_index
+        if node.out_hooks is None:
+            node.out_hooks = {}
+        hooks = node.out_hooks.setdefault(idx, [])
+    else:
+        hooks = getattr(self, "_hooks", None)
+        if hooks is None:
+            hooks = self._hooks = []
+    hooks.append(hook)
+    return _HookHandle(hooks, hook)
+
+
+class _HookHandle:
+    def __init__(self, hooks: list, hook: Callable) -> None:
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self) -> None:
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+
+def _is_leaf(self: Tensor) -> bool:
+    return self._node is None
+
+
+def _detach(self: Tensor) -> Tensor:
+    return Tensor(self._value, stop_gradient=True)
+
+
+def _detach_(self: Tensor) -> Tensor:
+    self._node = None
+    self.stop_gradient = True
+    return self
+
+
+def install() -> None:
+    Tensor.backward = _tensor_backward
+    Tensor.grad = property(_get_grad, _set_grad)
+    Tensor.gradient = lambda self: None if self.grad is None else self.grad.numpy()
+    Tensor.clear_grad = _clear_grad
+    Tensor.clear_gradient = _clear_grad
+    Tensor.register_hook = _register_hook
+    Tensor.is_leaf = property(_is_leaf)
+    Tensor.detach = _detach
+    Tensor.detach_ = _detach_

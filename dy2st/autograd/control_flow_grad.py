@@ -1,0 +1,258 @@
+"""Gradients of `cond` and `while`.
+
+The gradient of a `cond` is a `cond` on the same predicate whose branches run the branches'
+gradient ops; branch values those ops read leave the forward `cond` as extra outputs (the other
+branch gives a placeholder). The gradient of a `while` is a `while` that runs the same number of
+turns backwards: the forward loop counts its turns and pushes each turn's values that the
+gradient reads onto a tape (a loop variable), which the gradient loop reads at its counter;
+gradients of values captured from outside the loop are summed over the turns."""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Sequence
+
+from ..runtime import ops
+from ..runtime.control_flow import _align_captures, _as_pred, _unify
+from ..runtime.program import Block, Operator, Variable, block_guard
+from ..runtime.registry import Meta, append_op, apply
+from .static_backward import accumulate, backprop
+
+
+def _meta(v: Variable) -> Meta:
+    return Meta(v._shape, v.dtype, v.kind, v.elem)
+
+
+def _insert_before(block: Block, anchor: Operator, name: str, inputs: list, attrs: dict) -> Variable:
+    """Append op `name` to block, then move it just before `anchor`."""
+    with block_guard(block):
+        out = apply(name, inputs, attrs)
+    new_op = block.ops.pop()
+    block.ops.insert(block.ops.index(anchor), new_op)
+    return out
+
+
+def _placeholder(block: Block, like: Variable) -> Variable:
+    with block_guard(block):
+        if like.kind == "array":
+            return apply("tape_create", [], {"dtype": like.dtype}) if _is_tape(like) else \
+                ops.create_array(like.dtype)
+        return ops.full([d if d >= 0 else 1 for d in like._shape], 0, like.dtype)
+
+
+def _is_tape(v: Variable) -> bool:
+    return v.kind == "array" and isinstance(v.elem, tuple) and len(v.elem) == 4
+
+
+# ----------------------------------------------------------------------------- cond
+class CondScope:
+    """Gradient ops of one branch of a forward `cond`."""
+
+    def __init__(self, fwd: Block, other: Block, grad: Block, parent: Any, op: Operator,
+                 is_true: bool) -> None:
+        self.fwd, self.other, self.grad, self.parent, self.op = fwd, other, grad, parent, op
+        self.is_true = is_true
+        self.cache: Dict[str, Variable] = {}
+
+    def resolve(self, v: Variable) -> Variable:
+        if v.block is not self.fwd:
+            return self.parent.resolve(v)
+        found = self.cache.get(v.name)
+        if found is not None:
+            return found
+        program = self.fwd.program
+        if v.name in self.fwd.params:
+            src = program.find_var(self.op.inputs[1 + self.fwd.params.index(v.name)])
+        else:
+            src = self._export(v)
+        found = self.cache[v.name] = self.parent.resolve(src)
+        return found
+
+    def _export(self, v: Variable) -> Variable:
+        """Make v an extra output of the forward cond (the other branch gives a placeholder)."""
+        holder = _placeholder(self.other, v)
+        tb_res, fb_res = (v, holder) if self.is_true else (holder, v)
+        meta = _unify(f"residual {v.name}", tb_res, fb_res) if v.kind == "dense" else _meta(v)
+        op_block = self.parent.fwd
+        out = op_block.create_var(meta.shape, meta.dtype, kind=meta.kind, elem=meta.elem)
+        self.fwd.results.append(v.name)
+        self.other.results.append(holder.name)
+        self.op.outputs.append(out.name)
+        return out
+
+
+def cond_grad(scope: Any, op: Operator, inputs: List[str], out_grads: List[Any],
+              needs: List[bool], req: set) -> List[Any]:
+    program = scope.fwd.program
+    tb = program.blocks[op.attrs["true_block"]]
+    fb = program.blocks[op.attrs["false_block"]]
+    results = {"t": list(tb.results), "f": list(fb.results)}
+    wanted = [i for i in range(1, len(inputs)) if needs[i]]
+    built = []
+    for key, fwd, other, is_true in (("t", tb, fb, True), ("f", fb, tb, False)):
+        gb = program.create_block(scope.grad.idx)
+        sub = CondScope(fwd, other, gb, scope, op, is_true)
+        with block_guard(gb):
+            local: Dict[str, Any] = {}
+            for res, g in zip(results[key], out_grads):
+                if g is not None:
+                    accumulate(local, res, gb.local(g))
+            backprop(sub, list(fwd.ops), local, req)
+            outs = []
+            for i in wanted:
+                p = fwd.params[i - 1]
+                g = local.get(p)
+                if g is None:
+                    g = ops.zeros_like(sub.resolve(program.find_var(p)))
+                outs.append(gb.local(g))
+            gb.results = [v.name for v in outs]
+        built.append((gb, outs))
+    (gtb, t_outs), (gfb, f_outs) = built
+    metas = [_unify(f"gradient of input {i}", a, b) for i, a, b in zip(wanted, t_outs, f_outs)]
+    with block_guard(scope.grad):
+        pred = scope.resolve(program.find_var(inputs[0]))
+        sources = _align_captures([gtb, gfb], 0)
+        outs = append_op("cond", [pred, *sources],
+                         {"true_block": gtb.idx, "false_block": gfb.idx}, metas=metas) if metas else ()
+    in_grads: List[Any] = [None] * len(inputs)
+    for i, v in zip(wanted, outs):
+        in_grads[i] = v
+    return in_grads
+
+
+# ----------------------------------------------------------------------------- while
+class _LoopTapes:
+    """What a forward `while` was given so that its gradient can replay it: a turn counter
+    and one tape per per-turn value the gradient reads."""
+
+    def __init__(self) -> None:
+        self.counter_out: Optional[Variable] = None
+        self.tapes: Dict[str, Variable] = {}
+
+
+def _add_loop_var(op: Operator, op_block: Block, init: Variable, body_value_fn) -> Variable:
+    """Add a loop variable to a forward while: `init` before the loop, `body_value_fn(param)`
+    computed at the end of each turn; returns the loop's final value (a new output)."""
+    program = op_block.program
+    cb, bb = program.blocks[op.attrs["cond_block"]], program.blocks[op.attrs["body_block"]]
+    n = op.attrs["n_loop_vars"]
+    with block_guard(bb):
+        p = bb.create_var(init._shape, init.dtype, prefix="loop", kind=init.kind, elem=init.elem)
+        new = body_value_fn(p)
+    bb.params.insert(n, p.name)
+    cp = cb.create_var(new._shape, new.dtype, prefix="loop", kind=new.kind, elem=new.elem)
+    cb.params.insert(n, cp.name)
+    # the param takes the meta of what a turn produces (a tape's item type is known then)
+    p._shape, p.dtype, p.kind, p.elem = new._shape, new.dtype, new.kind, new.elem
+    bb.results.insert(n, bb.local(new).name)
+    out = op_block.create_var(new._shape, new.dtype, kind=new.kind, elem=new.elem)
+    op.inputs.insert(n, init.name)
+    op.outputs.insert(n, out.name)
+    op.attrs["n_loop_vars"] = n + 1
+    return out
+
+
+def _tapes_of(op: Operator, op_block: Block) -> _LoopTapes:
+    table = op_block.program.__dict__.setdefault("loop_tapes", {})
+    tapes = table.get(id(op))
+    if tapes is None:
+        tapes = table[id(op)] = _LoopTapes()
+        zero = _insert_before(op_block, op, "full", [], {"shape": [], "value": 0, "dtype": "int64"})
+        tapes.counter_out = _add_loop_var(op, op_block, zero, lambda k: ops.add(k, ops.full([], 1, "int64")))
+    return tapes
+
+
+def _push(op: Operator, op_block: Block, v: Variable) -> Variable:
+    tapes = _tapes_of(op, op_block)
+    found = tapes.tapes.get(v.name)
+    if found is None:
+        empty = _insert_before(op_block, op, "tape_create", [], {"dtype": v.dtype})
+        found = tapes.tapes[v.name] = _add_loop_var(
+            op, op_block, empty, lambda tape: apply("tape_push", [tape, v]))
+    return found
+
+
+class WhileScope:
+    """Gradient ops of one turn of a forward `while`, run backwards by the gradient loop."""
+
+    def __init__(self, fwd: Block, grad: Block, parent: Any, op: Operator, turn: Variable) -> None:
+        self.fwd, self.grad, self.parent, self.op, self.turn = fwd, grad, parent, op, turn
+        self.cache: Dict[str, Variable] = {}
+
+    def resolve(self, v: Variable) -> Variable:
+        if v.block is not self.fwd:
+            return self.parent.resolve(v)
+        found = self.cache.get(v.name)
+        if found is not None:
+            return found
+        program = self.fwd.program
+        params = self.fwd.params
+        if v.name in params and params.index(v.name) >= self.op.attrs["n_loop_vars"]:
+            # captured from outside: the same value every turn
+            found = self.parent.resolve(program.find_var(self.op.inputs[params.index(v.name)]))
+        else:
+            tape = self.parent.resolve(_push(self.op, self.parent.fwd, v))
+            with block_guard(self.grad):
+                found = apply("tape_read", [tape, self.turn])
+        self.cache[v.name] = found
+        return found
+
+
+def while_grad(scope: Any, op: Operator, inputs: List[str], out_grads: List[Any],
+               needs: List[bool], req: set) -> List[Any]:
+    program = scope.fwd.program
+    bb = program.blocks[op.attrs["body_block"]]
+    n = op.attrs["n_loop_vars"]
+    fwd_ops = list(bb.ops)
+    loop_params, results = list(bb.params[:n]), list(bb.results[:n])
+    carried = [j for j in range(n) if loop_params[j] in req]
+    captured = [i for i in range(n, len(inputs)) if needs[i]]
+    captured_params = [bb.params[i] for i in captured]
+    tapes = _tapes_of(op, scope.fwd)
+    grad_block = scope.grad
+    with block_guard(grad_block):
+        turns = scope.resolve(tapes.counter_out)
+        k0 = ops.subtract(turns, ops.full([], 1, "int64"))
+        g_init = []
+        for j in carried:
+            g = out_grads[j]
+            g_init.append(g if g is not None else
+                          ops.zeros_like(scope.resolve(program.find_var(op.outputs[j]))))
+        acc_init = [ops.zeros_like(scope.resolve(program.find_var(inputs[i]))) for i in captured]
+    init = [k0, *g_init, *acc_init]
+    cb2 = program.create_block(grad_block.idx)
+    bb2 = program.create_block(grad_block.idx)
+    c_params = [cb2.create_var(v._shape, v.dtype, prefix="gloop") for v in init]
+    b_params = [bb2.create_var(v._shape, v.dtype, prefix="gloop") for v in init]
+    cb2.params = [p.name for p in c_params]
+    bb2.params = [p.name for p in b_params]
+    with block_guard(cb2):
+        cb2.results = [_as_pred(ops.greater_equal(c_params[0], ops.full([], 0, "int64"))).name]
+    turn = b_params[0]
+    sub = WhileScope(bb, bb2, scope, op, turn)
+    with block_guard(bb2):
+        local: Dict[str, Any] = {}
+        for j, gp in zip(carried, b_params[1:1 + len(carried)]):
+            accumulate(local, results[j], gp)
+        backprop(sub, fwd_ops, local, req)
+        new_g = []
+        for j, gp in zip(carried, b_params[1:1 + len(carried)]):
+            g = local.get(loop_params[j])
+            new_g.append(bb2.local(g) if g is not None else ops.zeros_like(gp))
+        new_acc = []
+        for name, ap in zip(captured_params, b_params[1 + len(carried):]):
+            g = local.get(name)
+            new_acc.append(ops.add(ap, g) if g is not None else ap)
+        k_next = ops.subtract(turn, ops.full([], 1, "int64"))
+        bb2.results = [bb2.local(v).name for v in [k_next, *new_g, *new_acc]]
+    n2 = len(init)
+    with block_guard(grad_block):
+        sources = _align_captures([cb2, bb2], n2)
+        outs = append_op("while", [*init, *sources],
+                         {"cond_block": cb2.idx, "body_block": bb2.idx, "n_loop_vars": n2},
+                         metas=[Meta(v._shape, v.dtype) for v in init])
+    in_grads: List[Any] = [None] * len(inputs)
+    for j, v in zip(carried, outs[1:1 + len(carried)]):
+        if needs[j]:
+            in_grads[j] = v
+    for i, v in zip(captured, outs[1 + len(carried):]):
+        in_grads[i] = v
+    return in_grads

@@ -1,0 +1,222 @@
+"""The backward pass over the eager tape: walks nodes in reverse topological order, runs each
+node's rule once all its consumers have contributed, and accumulates leaf gradients."""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..runtime.state import _state
+from ..runtime.tensor import Tensor
+from .rules import RULES, VjpContext
+from .tape import Node
+
+
+class GradientError(RuntimeError):
+    """A gradient cannot be computed (freed graph, changed input, missing rule, ...)."""
+
+
+def _ones_like(t: Tensor) -> Tensor:
+    return Tensor(np.ones_like(t._value))
+
+
+def _as_grad(g: Any, like: Tensor) -> Tensor:
+    if isinstance(g, Tensor):
+        arr = g._value
+        if arr.shape != like._value.shape:
+            raise ValueError(f"grad_tensor has shape {list(arr.shape)}, the tensor has "
+                             f"{like.shape}")
+        return g if arr.dtype == like._value.dtype else Tensor(arr.astype(like._value.dtype))
+    arr = np.asarray(g, dtype=like._value.dtype)
+    return Tensor(np.broadcast_to(arr, like._value.shape).copy())
+
+
+def _add(a: Optional[Tensor], b: Tensor, create_graph: bool) -> Tensor:
+    if a is None:
+        return b
+    if create_graph:
+        from ..runtime import ops
+        return ops.add(a, b)
+    return Tensor(a._value + b._value)
+
+
+def _graph(roots: Sequence[Node]) -> Tuple[Dict[Node, int], List[Node]]:
+    """Consumer counts of every node reachable from roots, and the nodes in discovery order."""
+    deps: Dict[Node, int] = {}
+    order: List[Node] = []
+    seen = set()
+    stack = list(roots)
+    for r in roots:
+        seen.add(r)
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        if node.freed:
+            raise GradientError(
+                f"backward through the graph of {node.op_type}{node.where()} a second time: its "
+                "saved values were freed by the first backward; pass retain_graph=True to "
+                "the first backward (or paddle.grad) to backward again")
+        for e in node.edges:
+            if e is None:
+                continue
+            child = e[0]
+            if not isinstance(child, Node):
+                continue
+            deps[child] = deps.get(child, 0) + 1
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return deps, order
+
+
+def _useful(order: List[Node], targets: set) -> set:
+    """The nodes from which some target (a (node, index) or a leaf id) can be reached."""
+    useful: set = set()
+    # order is a DFS discovery order; iterate to a fixed point (graphs are small DAGs)
+    changed = True
+    while changed:
+        changed = False
+        for node in order:
+            if node in useful:
+                continue
+            for e in node.edges:
+                if e is None:
+                    continue
+                child = e[0]
+                if (isinstance(child, Node) and (child in useful or (child, e[1]) in targets)) \
+                        or (not isinstance(child, Node) and id(child) in targets):
+                    useful.add(node)
+                    changed = True
+                    break
+    return useful
+
+
+def _run_rule(node: Node, grads: List[Any], create_graph: bool) -> Sequence[Any]:
+    if node.backward_fn is not None:
+        return node.backward_fn(node, grads, create_graph)
+    rule = RULES.get(node.op_type)
+    if rule is None:
+        raise GradientError(f"op {node.op_type!r}{node.where()} has no gradient rule: it cannot "
+                            "be differentiated (detach its input or compute it under no_grad)")
+    check = range(len(node.inputs)) if rule.saves is None else rule.saves
+    for i in check:
+        x = node.inputs[i]
+        if getattr(x, "_version", 0) != node.versions[i]:
+            raise GradientError(
+                f"input {i} of {node.op_type}{node.where()} was changed in place after the op "
+                "used it, and backward needs its old value; compute on a copy (x.clone()) "
+                "instead of changing it in place")
+    outputs = [Tensor(v) if type(v) is not list else v for v in node.out_values]
+    if create_graph:
+        for i, o in enumerate(outputs):
+            if isinstance(o, Tensor) and o._value.dtype.kind == "f":
+                o.stop_gradient, o._node, o._out_index = False, node, i
+    for i, g in enumerate(grads):
+        if g is None and type(outputs[i]) is not list:
+            grads[i] = Tensor(np.zeros_like(node.out_values[i]))
+    ctx = VjpContext(node.op_type, node.inputs, outputs, node.attrs,
+                     [e is not None for e in node.edges])
+    return rule.fn(ctx, *grads)
+
+
+def run_backward(roots: Sequence[Tensor], seeds: Sequence[Tensor], retain_graph: bool,
+                 create_graph: bool, capture: Optional[Sequence[Tensor]] = None
+                 ) -> Optional[List[Optional[Tensor]]]:
+    """Propagate seeds from roots. With `capture`, return the gradients of those tensors instead
+    of accumulating into leaves' `.grad`."""
+    root_nodes = []
+    buffers: Dict[Node, List[Any]] = {}
+    captured: Dict[Any, Optional[Tensor]] = {}
+    targets: set = set()
+    if capture is not None:
+        for t in capture:
+            targets.add((t._node, t._out_index) if t._node is not None else id(t))
+    leaf_seeds = []
+    for r, s in zip(roots, seeds):
+        if r._node is None:
+            leaf_seeds.append((r, s))
+            continue
+        buf = buffers.setdefault(r._node, [None] * len(r._node.out_values))
+        buf[r._out_index] = _add(buf[r._out_index], s, create_graph)
+        if r._node not in root_nodes:
+            root_nodes.append(r._node)
+    deps, order = _graph(root_nodes)
+    useful = _useful(order, targets) if capture is not None else None
+    ready = [n for n in root_nodes if deps.get(n, 0) == 0]
+    saved_mode = _state.grad_enabled
+    _state.grad_enabled = create_graph
+    try:
+        for leaf, s in leaf_seeds:
+            _deliver(leaf, s, capture is not None, captured, create_graph)
+        while ready:
+            node = ready.pop()
+            grads = buffers.pop(node, None) or [None] * len(node.out_values)
+            if node.out_hooks:
+                for i, hooks in node.out_hooks.items():
+                    for h in hooks:
+                        if grads[i] is not None:
+                            new = h(grads[i])
+                            grads[i] = new if new is not None else grads[i]
+            if capture is not None:
+                for i, g in enumerate(grads):
+                    if (node, i) in targets:
+                        captured[(node, i)] = g
+            if useful is None or node in useful:
+                in_grads = _run_rule(node, grads, create_graph)
+                if len(in_grads) != len(node.edges):
+                    raise GradientError(f"the gradient rule of {node.op_type} returned "
+                                        f"{len(in_grads)} gradients for {len(node.edges)} inputs")
+            else:
+                in_grads = [None] * len(node.edges)
+            for i, (e, g) in enumerate(zip(node.edges, in_grads)):
+                if e is None:
+                    continue
+                child, idx = e
+                if g is not None:
+                    g = _checked(node, i, g)
+                if isinstance(child, Node):
+                    if g is not None:
+                        buf = buffers.setdefault(child, [None] * len(child.out_values))
+                        buf[idx] = _add(buf[idx], g, create_graph)
+                    deps[child] -= 1
+                    if deps[child] == 0:
+                        ready.append(child)
+                elif g is not None:
+                    _deliver(child, g, capture is not None, captured, create_graph)
+            if not retain_graph:
+                node.freed = True
+                node.inputs = node.out_values = None
+    finally:
+        _state.grad_enabled = saved_mode
+    if capture is None:
+        return None
+    return [captured.get((t._node, t._out_index) if t._node is not None else id(t))
+            for t in capture]
+
+
+def _checked(node: Node, i: int, g: Any) -> Tensor:
+    x = node.inputs[i]
+    if g._value.shape != x._value.shape:
+        raise GradientError(f"the gradient rule of {node.op_type} gave input {i} a gradient of "
+                            f"shape {list(g._value.shape)} for a tensor of shape {x.shape}")
+    if g._value.dtype != x._value.dtype:
+        from ..runtime import ops
+        g = ops.cast(g, x.dtype)
+    return g
+
+
+def _deliver(leaf: Tensor, g: Tensor, capturing: bool, captured: Dict[Any, Any],
+             create_graph: bool) -> None:
+    hooks = getattr(leaf, "_hooks", None)
+    if hooks:
+        for h in hooks:
+            new = h(g)
+            g = new if new is not None else g
+    if capturing:
+        key = id(leaf)
+        captured[key] = _add(captured.get(key), g, create_graph)
+        return
+    old = getattr(leaf, "_grad", None)
+    if not create_graph:
+        g = Tensor(g._value)      # .grad never carries the graph that computed it
+    leaf._grad = g if old is None else _add(old, g, create_graph)

@@ -1,0 +1,76 @@
+"""The eager tape: an op applied to a tensor that needs a gradient records a Node (the op, its
+inputs and outputs, and where each input's gradient goes) on its outputs."""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Sequence
+
+from ..runtime.origin import user_origin
+from ..runtime.state import _state
+from ..runtime.tensor import Tensor
+from .rules import NO_GRAD, RULES
+
+
+class Node:
+    """One recorded op. `edges[i]` is where input i's gradient goes: (Node, output index) for a
+    computed tensor, (leaf Tensor, 0) for a leaf that needs a gradient, None for neither."""
+
+    __slots__ = ("op_type", "attrs", "inputs", "versions", "edges", "out_values", "origin",
+                 "out_hooks", "freed", "backward_fn", "__weakref__")
+
+    def __init__(self, op_type: str, attrs: Dict[str, Any], inputs: List[Any],
+                 edges: List[Optional[tuple]], out_values: List[Any], origin: Any) -> None:
+        self.op_type = op_type
+        self.attrs = attrs
+        self.inputs = inputs
+        self.versions = [getattr(x, "_version", 0) for x in inputs]
+        self.edges = edges
+        self.out_values = out_values
+        self.origin = origin
+        self.out_hooks: Optional[Dict[int, list]] = None
+        self.freed = False
+        # set for nodes that are not one registry op (a compiled to_static call): called as
+        # backward_fn(node, out_grads, create_graph) -> input grads
+        self.backward_fn = None
+
+    def where(self) -> str:
+        o = self.origin
+        return f' (File "{o.file}", line {o.line}: {o.source})' if o is not None else ""
+
+    def __repr__(self) -> str:
+        return f"<Node {self.op_type}{self.where()}>"
+
+
+def edge_of(x: Any) -> Optional[tuple]:
+    """Where the gradient for tensor x goes, or None when x does not need one."""
+    if type(x) is list or x.stop_gradient:
+        return None
+    node = x._node
+    if node is not None:
+        return (node, x._out_index)
+    return (x, 0)
+
+
+def _is_float(t: Any) -> bool:
+    return type(t) is not list and t._value.dtype.kind in "fc"
+
+
+def record(opdef: Any, inputs: Sequence[Any], attrs: Dict[str, Any], out: Any) -> None:
+    """The registry's hook: called after an eager op when some input needs a gradient."""
+    if not _state.grad_enabled or opdef.name in NO_GRAD:
+        return
+    outs = out if type(out) is tuple else (out,)
+    attach(Node(opdef.name, attrs, list(inputs), [edge_of(x) for x in inputs],
+                [o._value if type(o) is not list else o for o in outs], user_origin(3)), outs)
+
+
+def attach(node: Node, outs: Sequence[Any]) -> None:
+    """Make node the producer of the float tensors in outs (integer outputs carry no grad)."""
+    for i, o in enumerate(outs):
+        if isinstance(o, Tensor) and _is_float(o):
+            o.stop_gradient = False
+            o._node = node
+            o._out_index = i
+
+
+def has_rule(op_type: str) -> bool:
+    return op_type in RULES
