@@ -43,4 +43,4 @@ def load_table() -> None:
     """Import every op-family module (each registers its lowerings on import)."""
     from . import (ops_array, ops_control, ops_creation, ops_index, ops_linalg,  # noqa: F401
                    ops_gather, ops_math, ops_nn, ops_reduce, ops_shape, ops_side_effects,
-                   ops_sorting, ops_stats)
+                   ops_grad, ops_sorting, ops_stats)

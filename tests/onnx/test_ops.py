@@ -362,3 +362,31 @@ def test_tensor_array_slice_join_pop(tmp_path):
         last = items.pop()
         return paddle.stack(tail), paddle.stack(both), last, paddle.stack(items[::-2])
     check_with_count(tmp_path, f, randn(1, 2), (2, 3, 5))
+
+
+def test_gradient_program_with_loop_tapes(tmp_path):
+    """A program holding its own gradient (getitem_grad, reduce_as, and the tapes of a while
+    loop's gradient) against the same program run by dy2st, over 0, 1 and 3 turns."""
+    from dy2st.autograd.static_api import gradients
+
+    def f(x, b, n):
+        y = x[1:] * 2.0 + b
+        i = paddle.zeros([], "int64")
+        while i < n:
+            y = paddle.tanh(y) * x[1:]
+            i += 1
+        return gradients([y.sum()], [x, b])
+    fn = paddle.jit.to_static(f, full_graph=True)
+    specs = [paddle.static.InputSpec([4, 3], "float32"), paddle.static.InputSpec([3], "float32"),
+             paddle.static.InputSpec([], "int64")]
+    ops = {op.type for b in fn.get_concrete_program(*specs).program.blocks for op in b.ops}
+    assert {"getitem_grad", "reduce_as", "tape_push", "tape_read"} <= ops
+    path = str(tmp_path / "m")
+    paddle.onnx.export(fn, path, input_spec=specs)
+    x, b = randn(0, 4, 3), randn(1, 3)
+    for n in (0, 1, 3):
+        args = [paddle.to_tensor(a) for a in (x, b, np.array(n))]
+        want = flat_results(fn(*args))
+        got = onnx_outputs(path + ".onnx", x, b, np.array(n, "int64"))
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
