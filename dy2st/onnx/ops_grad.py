@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import List
 
 from .builder import OpContext
-from .ops_index import select
+from .ops_index import scatter_indexed
 from .table import lowers
 
 
@@ -28,19 +28,11 @@ def reduce_as(cx: OpContext) -> List[str]:
 
 @lowers("getitem_grad", min_opset=16)
 def getitem_grad(cx: OpContext) -> List[str]:
-    x, d = cx.input(0), cx.out_dtype
-    shp = cx.node("Shape", [x])
-    count = cx.node("Reshape", [cx.node("Size", [x]), cx.ints([])])
-    flat_pos = cx.node("Range", [cx.const(0, "int64"), count, cx.const(1, "int64")])
-    positions = select(cx, cx.node("Reshape", [flat_pos, shp]), len(cx.in_var(0)._shape),
-                       cx.attrs["items"], 2)
-    g = cx.node("Expand", [cx.input_as(1, d), cx.node("Shape", [positions])])
-    zeros = cx.node("Expand", [cx.const(0, d), cx.node("Reshape", [count, cx.ints([1])])])
-    # repeated positions add up, as np.add.at does
-    flat = cx.node("ScatterElements", [zeros, cx.node("Reshape", [positions, cx.ints([-1])]),
-                                       cx.node("Reshape", [g, cx.ints([-1])])],
-                   axis=0, reduction="add")
-    return [cx.node("Reshape", [flat, shp])]
+    size = cx.node("Reshape", [cx.node("Size", [cx.input(0)]), cx.ints([1])])
+    zeros = cx.node("Expand", [cx.const(0, cx.out_dtype), size])
+    # zeros with the gradient added where x was indexed (repeated positions add up, as
+    # np.add.at does)
+    return [scatter_indexed(cx, zeros, reduction="add")]
 
 
 def _flat_tape(cx: OpContext, var) -> str:

@@ -133,18 +133,23 @@ def getitem(cx: OpContext) -> List[str]:
     return [select(cx, cx.input(0), len(cx.in_var(0)._shape), cx.attrs["items"], 1)]
 
 
-@lowers("setitem")
-def setitem(cx: OpContext) -> List[str]:
+def scatter_indexed(cx: OpContext, base: str, reduction: Optional[str] = None) -> str:
+    """`base` (flat, like input 0) with input 1 written (or, reduction="add", added) at the
+    positions input 0's index selects (index tensors are inputs from 2 on), reshaped like input
+    0: the flat positions of x, indexed like x, are the positions `x[index] = v` writes."""
     x = cx.input(0)
-    d = cx.out_dtype
     shp = cx.node("Shape", [x])
-    # the flat positions of x, indexed like x: the positions that x[index] = v writes
     count = cx.node("Reshape", [cx.node("Size", [x]), cx.ints([])])
     flat_pos = cx.node("Range", [cx.const(0, "int64"), count, cx.const(1, "int64")])
     positions = select(cx, cx.node("Reshape", [flat_pos, shp]), len(cx.in_var(0)._shape),
                        cx.attrs["items"], 2)
-    value = cx.node("Expand", [cx.input_as(1, d), cx.node("Shape", [positions])])
-    flat = cx.node("ScatterElements", [cx.node("Reshape", [x, cx.ints([-1])]),
-                                       cx.node("Reshape", [positions, cx.ints([-1])]),
-                                       cx.node("Reshape", [value, cx.ints([-1])])], axis=0)
-    return [cx.node("Reshape", [flat, shp])]
+    value = cx.node("Expand", [cx.input_as(1, cx.out_dtype), cx.node("Shape", [positions])])
+    flat = cx.node("ScatterElements", [base, cx.node("Reshape", [positions, cx.ints([-1])]),
+                                       cx.node("Reshape", [value, cx.ints([-1])])],
+                   axis=0, reduction=reduction)
+    return cx.node("Reshape", [flat, shp])
+
+
+@lowers("setitem")
+def setitem(cx: OpContext) -> List[str]:
+    return [scatter_indexed(cx, cx.node("Reshape", [cx.input(0), cx.ints([-1])]))]
