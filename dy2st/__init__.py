@@ -28,3 +28,4 @@ from . import regularizer  # noqa: E402
 from . import optimizer  # noqa: E402
 from . import io  # noqa: E402
 from .io import load, save  # noqa: E402
+from . import onnx  # noqa: E402

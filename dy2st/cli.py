@@ -220,6 +220,8 @@ def _exportable(obj: Any, qualname: str) -> Any:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    if getattr(args, "format", "dy2st") == "onnx":
+        return cmd_export_onnx(args)
     specs = _specs(args.input_spec)
     obj = _exportable(import_object(args.target), args.target.rpartition(":")[2])
     try:
@@ -233,6 +235,30 @@ def cmd_export(args: argparse.Namespace) -> int:
             raise
         raise UserError(f"cannot export {args.target}: {type(e).__name__}: {e}") from None
     print(f"saved {args.target} to {args.output}.json")
+    return 0
+
+
+def cmd_export_onnx(args: argparse.Namespace) -> int:
+    """`export TARGET --format onnx`: TARGET is FILE.py:QUALNAME (converted with --input-spec)
+    or a jit.save'd MODEL.json (its saved specs; no source needed); writes OUTPUT.onnx."""
+    from .onnx import OnnxMissingError, export
+    from_model = args.target.endswith(".json") and ":" not in args.target
+    if from_model:
+        if args.input_spec:
+            raise UserError("--input-spec does not apply to a saved model (it keeps its specs)")
+        obj = _load(args.target)
+    else:
+        obj = _exportable(import_object(args.target), args.target.rpartition(":")[2])
+    try:
+        export(obj, args.output, input_spec=None if from_model else (_specs(args.input_spec) or None),
+               opset_version=args.opset_version)
+    except OnnxMissingError as e:
+        raise UserError(str(e)) from None
+    except Exception as e:  # noqa: BLE001 - conversion and lowering errors name the user's line
+        if args.traceback:
+            raise
+        raise UserError(f"cannot export {args.target} to ONNX: {type(e).__name__}: {e}") from None
+    print(f"exported {args.target} to {args.output}.onnx")
     return 0
 
 
@@ -272,6 +298,11 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("target", metavar="MODULE_OR_FILE:OBJECT")
     e.add_argument("--input-spec", action="append", metavar="SPEC", help="e.g. x:float32[None,10]")
     e.add_argument("-o", "--output", required=True, metavar="PATH", help="model path prefix")
+    e.add_argument("--format", choices=("dy2st", "onnx"), default="dy2st",
+                   help="dy2st: PATH.json + .npz (jit.save); onnx: PATH.onnx (TARGET may then "
+                        "also be a saved MODEL.json)")
+    e.add_argument("--opset-version", type=int, default=None, metavar="N",
+                   help="ONNX opset (with --format onnx; default: dy2st.onnx's)")
     e.set_defaults(func=cmd_export)
 
     i = sub.add_parser("inspect", help="describe a saved model")

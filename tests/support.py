@@ -124,3 +124,21 @@ def check_grad(fn, *arrays, wrt=None, eps=1e-6, rtol=1e-5, atol=1e-8, seed=0):
         assert g.numpy().dtype == np.float64
         np.testing.assert_allclose(g.numpy(), numeric[i], rtol=rtol, atol=atol,
                                    err_msg=f"gradient of input {i}")
+def onnx_outputs(path, *arrays):
+    """The outputs of the ONNX model at `path` run in onnxruntime on arrays (inputs in order)."""
+    import onnxruntime
+    session = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
+    names = [i.name for i in session.get_inputs()]
+    return session.run(None, dict(zip(names, arrays)))
+
+
+def flat_results(out):
+    """A function's result flattened into a list of numpy arrays (None dropped), as the ONNX
+    export orders its outputs."""
+    if out is None:
+        return []
+    if isinstance(out, (list, tuple)):
+        return [a for o in out for a in flat_results(o)]
+    if isinstance(out, dict):
+        return [a for k in out for a in flat_results(out[k])]
+    return [np.asarray(out.numpy() if hasattr(out, "numpy") else out)]

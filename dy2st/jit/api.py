@@ -67,10 +67,19 @@ def save(layer: Any, path: str, input_spec: Optional[Sequence[Any]] = None, **co
 
     A Layer is traced in eval mode (each sublayer's own mode is put back afterwards); pass
     `keep_training=True` to export it in the mode it is in."""
-    from ..nn import Layer
     from .model_format import save_concrete
     if not isinstance(path, str) or not path:
         raise ValueError("jit.save needs a non-empty path prefix")
+    sf, concrete = trace_for_export(layer, input_spec, "jit.save", **configs)
+    save_concrete(concrete, path, {"function": sf.__name__})
+
+
+def trace_for_export(layer: Any, input_spec: Optional[Sequence[Any]], who: str,
+                     **configs: Any) -> Any:
+    """(StaticFunction, ConcreteProgram) of a Layer or function traced for export (jit.save,
+    onnx.export): with `input_spec`, the to_static spec, or the last call's inputs; Layers in
+    eval mode unless `keep_training=True`."""
+    from ..nn import Layer
     sf = _static_function_of(layer)
     if input_spec is not None:
         specs = [s if isinstance(s, InputSpec) else InputSpec.from_tensor(s) for s in input_spec]
@@ -79,7 +88,7 @@ def save(layer: Any, path: str, input_spec: Optional[Sequence[Any]] = None, **co
     elif sf.last_input_spec:
         specs = [InputSpec(s.shape, s.dtype) for s in sf.last_input_spec]
     else:
-        raise ValueError(f"jit.save: cannot tell the inputs of {sf.__name__}: give input_spec "
+        raise ValueError(f"{who}: cannot tell the inputs of {sf.__name__}: give input_spec "
                          "(a list of dy2st.static.InputSpec or example tensors) or call the "
                          "converted function once before saving")
     owner = layer if isinstance(layer, Layer) else sf._instance
@@ -93,7 +102,7 @@ def save(layer: Any, path: str, input_spec: Optional[Sequence[Any]] = None, **co
     finally:
         for m, training in modes:
             m.training = training
-    save_concrete(concrete, path, {"function": sf.__name__})
+    return sf, concrete
 
 
 def load(path: str, **configs: Any) -> Any:

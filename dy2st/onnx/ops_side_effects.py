@@ -1,0 +1,28 @@
+"""Ops run for their effects. An ONNX graph cannot print or raise: `print` is left out, and the
+run-time checks (`assert`, `raise`, `check_defined`) are left out with a warning naming the
+user's line, since the exported model then computes on where dy2st would have stopped."""
+from __future__ import annotations
+
+import warnings
+from typing import List
+
+from .builder import OpContext
+from .table import lowers
+
+
+@lowers("print", fold=False)
+def print_(cx: OpContext) -> List[str]:
+    return []
+
+
+class UncheckedWarning(UserWarning):
+    """A run-time check of the Program that the exported ONNX model does not make."""
+
+
+@lowers("assert", "raise", "check_defined", fold=False)
+def run_time_check(cx: OpContext) -> List[str]:
+    what = {"assert": "the assertion", "raise": "the exception raised",
+            "check_defined": "the check that a variable is assigned"}[cx.op.type]
+    warnings.warn(f"ONNX export: {what}{cx.where()} is not checked by the exported model "
+                  "(ONNX graphs cannot raise errors)", UncheckedWarning, stacklevel=2)
+    return []
