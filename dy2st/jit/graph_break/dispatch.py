@@ -1,0 +1,195 @@
+"""full_graph=False: a cache miss traces the whole function as full_graph=True does; a trace
+that breaks runs that call eagerly, records the statement that broke, and later calls run the
+function outlined into compiled regions and Python islands."""
+from __future__ import annotations
+
+import logging
+import re
+import types
+from typing import Any, Dict, List, Optional, Set, Tuple
+
+from ..errors import ConversionError, raise_in_user_code
+from .outline import REGIONS, Outline, Region, build, set_cell, statement_at
+from .reasons import GraphBreakInfo, break_origin, classify
+
+log = logging.getLogger("dy2st.jit")
+
+RECOMPILE_LIMIT = 8   # traces of one region before it runs eagerly (Dynamo's recompile_limit)
+
+
+class Result:
+    """The value of a call that did not go through a cache entry."""
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class BreakState:
+    """The breaks of one StaticFunction and its current outline."""
+
+    def __init__(self, sf: Any) -> None:
+        self.sf = sf
+        self.islands: Set[int] = set()
+        self.breaks: List[GraphBreakInfo] = []
+        self.eager_regions: Set[int] = set()       # over the recompile limit
+        self.outline: Optional[Outline] = None
+        self.regions: List[Any] = []               # StaticFunction per region
+        self.steps: List[Tuple[str, List[int]]] = []
+        self.dirty = True
+        self.whole = False                         # nothing to outline: every call is eager
+        try:
+            from ..transform import parse_function
+            self.parsed = parse_function(sf._function)
+        except Exception:  # noqa: BLE001 - no source: the function stays eager as a whole
+            self.parsed = None
+            self.whole = True
+
+    # -- recording ---------------------------------------------------------------------------
+    def record(self, error: BaseException, region: Optional[Region] = None) -> None:
+        """Turn the statement where the trace broke into an island, and log the new break."""
+        kind, reason = classify(error)
+        fn = self.sf._function
+        if self.parsed is None:
+            code = fn.__code__
+            self._add(GraphBreakInfo(code.co_filename, code.co_firstlineno, fn.__name__,
+                                     "", reason, kind))
+            return
+        fdef, _nodes, lines, start, filename = self.parsed
+        first, last = start + fdef.lineno - 1, start + (fdef.end_lineno or fdef.lineno) - 1
+        origin = break_origin(error, filename, fdef.name, first, last)
+        line = origin.line if origin is not None else _line_in_message(error, filename, first, last)
+        index = statement_at(fdef.body, line - start + 1) if line is not None else None
+        if index is None or index in self.islands:
+            # the break is not at a statement we can tell: the region (or function) goes whole
+            indices = [i for i, s in enumerate(fdef.body) if region is None or s in region.stmts]
+            self.islands.update(indices)
+            stmt = fdef.body[indices[0]] if indices else fdef
+        else:
+            self.islands.add(index)
+            stmt = fdef.body[index]
+        at = line if line is not None and index is not None else start + stmt.lineno - 1
+        source = lines[at - start].strip() if 0 <= at - start < len(lines) else ""
+        self._add(GraphBreakInfo(filename, at, fdef.name, source, reason, kind))
+        self.dirty = True
+
+    def _add(self, info: GraphBreakInfo) -> None:
+        if info not in self.breaks:
+            self.breaks.append(info)
+            log.info("to_static: graph break in %s at %s:%d `%s`: %s", info.function,
+                     info.filename, info.lineno, info.source, info.reason)
+
+    # -- running -----------------------------------------------------------------------------
+    def run(self, args: Tuple, kwargs: Dict) -> Any:
+        sf = self.sf
+        if self.whole:
+            return _eager(sf.dygraph_function, args, kwargs)
+        if self.dirty:
+            self._rebuild()
+        driver = self.outline.driver
+        try:
+            if sf._instance is not None:
+                return driver(sf._instance, *args, **kwargs)
+            return driver(*args, **kwargs)
+        except Exception as e:  # noqa: BLE001 - an island's error, at the user's line
+            raise_in_user_code(e)
+
+    def _rebuild(self) -> None:
+        from ..static_function import StaticFunction
+        sf = self.sf
+        fdef = self.parsed[0]
+        outline, steps = build(fdef, self.parsed, self.islands, sf._function,
+                               sf._instance is not None)
+        old = {tuple(r.stmts and [id(s) for s in r.stmts]): rsf
+               for r, rsf in zip(self.outline.regions, self.regions)} if self.outline else {}
+        regions = []
+        for region in outline.regions:
+            # a region whose statements did not change keeps its compiled entries
+            same = old.get(tuple(id(s) for s in region.stmts))
+            if same is not None and same._gb_region[1].params == region.params and \
+                    same._gb_region[1].outputs == region.outputs:
+                region = same._gb_region[1]
+                outline.regions[region.index] = region
+                regions.append(same)
+                continue
+            rsf = StaticFunction(region.plain, full_graph=False, instance=sf._instance)
+            rsf._gb_region = (self, region)
+            regions.append(rsf)
+        set_cell(outline.driver, REGIONS, regions)
+        self.outline, self.regions, self.steps = outline, regions, steps
+        self.dirty = False
+
+    def region_miss(self, rsf: Any, region: Region, args: Tuple, kwargs: Dict, key: Any) -> Any:
+        if region.index in self.eager_regions or len(rsf._entries) >= RECOMPILE_LIMIT:
+            if region.index not in self.eager_regions:
+                self.eager_regions.add(region.index)
+                names = rsf._arg_names(len(args))
+                last = rsf._last.key if rsf._last is not None else key
+                from ..signature import describe_change
+                fdef, _n, lines, start, filename = self.parsed
+                line = start + region.first_line - 1
+                self._add(GraphBreakInfo(
+                    filename, line, fdef.name, lines[region.first_line - 1].strip(),
+                    f"recompile limit ({RECOMPILE_LIMIT} traces) reached, the region runs "
+                    f"eagerly: {describe_change(names, last, key)}", "recompile-limit"))
+            return Result(_eager(rsf.dygraph_function, args, kwargs))
+        try:
+            _ensure_converted(region)
+            return rsf._trace(args, kwargs, key)
+        except Exception as e:  # noqa: BLE001 - a new break on this path
+            error = e
+        value = _eager(rsf.dygraph_function, args, kwargs, error)
+        self.record(error, region)
+        return Result(value)
+
+
+def _ensure_converted(region: Region) -> None:
+    """The converter cannot read a region's source: hand it the region's tree."""
+    from ..transform import build_code, cache
+    if cache.get(region.plain.__code__) is None:
+        cache.put(region.plain.__code__, build_code(region.plain, parsed=region.parsed))
+
+
+def _line_in_message(e: BaseException, filename: str, first: int, last: int) -> Optional[int]:
+    for m in re.finditer(r'File "([^"]+)", line (\d+)', str(e)):
+        if m.group(1) == filename and first <= int(m.group(2)) <= last:
+            return int(m.group(2))
+    return None
+
+
+def _eager(fn: Any, args: Tuple, kwargs: Dict, trace_error: Optional[BaseException] = None) -> Any:
+    """fn run eagerly; when it fails too, a trace error that was no break is today's error."""
+    try:
+        return fn(*args, **kwargs)
+    except Exception as e:  # noqa: BLE001
+        if trace_error is not None and classify(trace_error)[0] == "error":
+            raise trace_error
+        raise_in_user_code(e)
+
+
+def state_of(sf: Any) -> Optional[BreakState]:
+    return sf.__dict__.get("_gb")
+
+
+def on_miss(sf: Any, args: Tuple, kwargs: Dict, key: Any) -> Any:
+    """A cache miss of a full_graph=False StaticFunction: a cache entry, or a Result."""
+    owner = sf.__dict__.get("_gb_region")
+    if owner is not None:
+        return owner[0].region_miss(sf, owner[1], args, kwargs, key)
+    state = sf.__dict__.get("_gb")
+    if state is not None:
+        return Result(state.run(args, kwargs))
+    try:
+        return sf._trace(args, kwargs, key)
+    except Exception as e:  # noqa: BLE001 - the function breaks (or fails eagerly too)
+        error = e
+    value = _eager(sf.dygraph_function, args, kwargs, error)
+    state = BreakState(sf)
+    state.record(error)
+    sf._gb = state
+    return Result(value)
+
+
+def graph_breaks(sf: Any) -> List[GraphBreakInfo]:
+    state = state_of(sf)
+    return list(state.breaks) if state is not None else []
