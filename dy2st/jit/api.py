@@ -72,6 +72,8 @@ def save(layer: Any, path: str, input_spec: Optional[Sequence[Any]] = None, **co
     if not isinstance(path, str) or not path:
         raise ValueError("jit.save needs a non-empty path prefix")
     sf = _static_function_of(layer)
+    from .graph_break import refuse_save
+    refuse_save(sf)             # known graph breaks: nothing is traced or written
     if input_spec is not None:
         specs = [s if isinstance(s, InputSpec) else InputSpec.from_tensor(s) for s in input_spec]
     elif sf._input_spec:
@@ -90,10 +92,21 @@ def save(layer: Any, path: str, input_spec: Optional[Sequence[Any]] = None, **co
         owner.eval()
     try:
         concrete = sf.get_concrete_program(*specs)
+    except Exception as e:  # noqa: BLE001 - a break found by this trace is named as one
+        if not sf._full_graph:
+            refuse_save(sf, e)
+        raise
     finally:
         for m, training in modes:
             m.training = training
     save_concrete(concrete, path, {"function": sf.__name__})
+
+
+def explain(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """Run fn once (more while new graph breaks appear) in full_graph=False mode and report
+    graph_count, op_count and its breaks (file, line, source, reason); print() shows a table."""
+    from .graph_break import explain as _explain
+    return _explain(fn, *args, **kwargs)
 
 
 def load(path: str, **configs: Any) -> Any:

@@ -73,6 +73,9 @@ def _plain(e: BaseException) -> str:
 
 def _first_sentence(text: str) -> str:
     text = " ".join(text.split())
+    m = re.search(r"[.;] ", text)
+    if m:
+        text = text[:m.start()]
     return text if len(text) <= 200 else text[:197] + "..."
 
 
