@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 from ..errors import ConversionError, raise_in_user_code
 from .outline import REGIONS, Outline, Region, build, set_cell, statement_at
 from .reasons import GraphBreakInfo, break_origin, classify
+from .side_effects import side_effect_islands
 
 log = logging.getLogger("dy2st.jit")
 
@@ -71,6 +72,15 @@ class BreakState:
         at = line if line is not None and index is not None else start + stmt.lineno - 1
         source = lines[at - start].strip() if 0 <= at - start < len(lines) else ""
         self._add(GraphBreakInfo(filename, at, fdef.name, source, reason, kind))
+        self.dirty = True
+
+    def record_static(self, index: int, line: int, reason: str) -> None:
+        """An island found before tracing (a side effect on a Python object)."""
+        fdef, _nodes, lines, start, filename = self.parsed
+        self.islands.add(index)
+        at = start + line - 1
+        self._add(GraphBreakInfo(filename, at, fdef.name, lines[line - 1].strip(), reason,
+                                 "side-effect"))
         self.dirty = True
 
     def _add(self, info: GraphBreakInfo) -> None:
@@ -178,6 +188,13 @@ def on_miss(sf: Any, args: Tuple, kwargs: Dict, key: Any) -> Any:
         return owner[0].region_miss(sf, owner[1], args, kwargs, key)
     state = sf.__dict__.get("_gb")
     if state is not None:
+        return Result(state.run(args, kwargs))
+    effects = side_effect_islands(sf, args, kwargs)
+    if effects:
+        state = BreakState(sf)
+        for index, line, reason in effects:
+            state.record_static(index, line, reason)
+        sf._gb = state
         return Result(state.run(args, kwargs))
     try:
         return sf._trace(args, kwargs, key)
