@@ -9,7 +9,7 @@ import types
 from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ..errors import ConversionError, raise_in_user_code
-from .outline import REGIONS, Outline, Region, build, set_cell, statement_at
+from .outline import REGIONS, Outline, Region, build, set_cell, statement_at, unfeed
 from .reasons import GraphBreakInfo, break_origin, classify
 from .side_effects import side_effect_islands
 
@@ -142,15 +142,19 @@ class BreakState:
                     filename, line, fdef.name, lines[region.first_line - 1].strip(),
                     f"recompile limit ({RECOMPILE_LIMIT} traces) reached, the region runs "
                     f"eagerly: {describe_change(names, last, key)}", "recompile-limit"))
-            return Result(_eager(rsf.dygraph_function, args, kwargs))
+            return Result(_eager(rsf.dygraph_function, _unfed(args), kwargs))
         try:
             _ensure_converted(region)
             return rsf._trace(args, kwargs, key)
         except Exception as e:  # noqa: BLE001 - a new break on this path
             error = e
-        value = _eager(rsf.dygraph_function, args, kwargs, error)
+        value = _eager(rsf.dygraph_function, _unfed(args), kwargs, error)
         self.record(error, region)
         return Result(value)
+
+
+def _unfed(args: Tuple) -> Tuple:
+    return tuple(unfeed(a) for a in args)
 
 
 def _ensure_converted(region: Region) -> None:

@@ -33,9 +33,20 @@ def view(value: Any, how: str) -> Any:
     return getattr(value, how)()
 
 
+class FedScalar(np.ndarray):
+    """A numpy float scalar made a 0-d array to enter a region as an input (fed, not baked in
+    as a constant and guarded by value); `scalar()` gives the original back for eager runs."""
+
+    def scalar(self) -> Any:
+        return np.asarray(self)[()]
+
+
 def feed(value: Any) -> Any:
-    """A numpy scalar enters a region as a 0-d array (fed, not baked in and guarded)."""
-    return np.asarray(value) if isinstance(value, np.floating) else value
+    return np.asarray(value).view(FedScalar) if isinstance(value, np.floating) else value
+
+
+def unfeed(value: Any) -> Any:
+    return value.scalar() if type(value) is FedScalar else value
 
 
 @dataclass
@@ -82,11 +93,18 @@ def _returns_inside(s: gast.stmt) -> bool:
     return False
 
 
+def _is_print(s: gast.stmt) -> bool:
+    """A top-level `print(...)`: once a function breaks anyway, it runs as Python, which prints
+    what eager code prints on every call (a region would print its traced values)."""
+    return (isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and
+            isinstance(s.value.func, gast.Name) and s.value.func.id == "print")
+
+
 def plan(body: Sequence[gast.stmt], islands: Set[int]) -> List[Tuple[str, List[int]]]:
     """[("region" | "island", statement indices)] in order. A statement that may `return` from
     the middle of the function goes to a region only when everything after it does too
     (a region cannot end the function early); otherwise it joins the islands."""
-    islands = set(islands)
+    islands = set(islands) | {i for i, s in enumerate(body) if _is_print(s)}
     n = len(body)
     changed = True
     while changed:
