@@ -381,3 +381,24 @@ def test_errors_name_the_user_line_in_islands_and_regions():
         sf(tensor(randn(0, 2, 3)), tensor(randn(1, 4, 2)))
     assert "In user code:" in str(info.value)
     check_user_error(info.value, here, "return paddle.matmul(h, w) + s")
+
+
+def numpy_values_after_a_break(x):
+    h = x * 2
+    y = h.numpy()
+    top = np.argsort(-y, axis=-1)[..., :2]
+    best = np.take_along_axis(y, top, -1).sum(-1)
+    scale = np.float32(0.5) * best.max()
+    return paddle.to_tensor(best) * scale, top, scale, y.shape[0]
+
+
+def test_values_keep_their_eager_types_across_regions():
+    sf = paddle.jit.to_static(numpy_values_after_a_break)
+    for seed in (0, 1, 2, 3):
+        x = tensor(randn(seed, 3, 4))
+        got, want = sf(x), numpy_values_after_a_break(x)
+        assert [type(v) for v in got] == [type(v) for v in want]
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(np.asarray(g.numpy() if hasattr(g, "numpy") else g),
+                                       np.asarray(w.numpy() if hasattr(w, "numpy") else w),
+                                       rtol=1e-6)

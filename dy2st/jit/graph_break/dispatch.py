@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 from ..errors import ConversionError, raise_in_user_code
 from .outline import REGIONS, Outline, Region, build, set_cell, statement_at, unfeed
 from .reasons import GraphBreakInfo, break_origin, classify
+from .output_kinds import convert_outputs, output_kinds
 from .side_effects import side_effect_islands
 
 log = logging.getLogger("dy2st.jit")
@@ -145,11 +146,19 @@ class BreakState:
             return Result(_eager(rsf.dygraph_function, _unfed(args), kwargs))
         try:
             _ensure_converted(region)
-            return rsf._trace(args, kwargs, key)
+            entry = rsf._trace(args, kwargs, key)
         except Exception as e:  # noqa: BLE001 - a new break on this path
-            error = e
-        value = _eager(rsf.dygraph_function, _unfed(args), kwargs, error)
-        self.record(error, region)
+            value = _eager(rsf.dygraph_function, _unfed(args), kwargs, e)
+            self.record(e, region)
+            return Result(value)
+        # this call runs eagerly: its result tells which outputs eager code has as arrays or
+        # numbers (see output_kinds.py)
+        value = _eager(rsf.dygraph_function, _unfed(args), kwargs)
+        kinds = output_kinds(entry, value)
+        if kinds is None:
+            self.eager_regions.add(region.index)
+        else:
+            convert_outputs(entry, kinds)
         return Result(value)
 
 

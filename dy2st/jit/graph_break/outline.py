@@ -15,22 +15,7 @@ from ...transformers.analysis import read_names, written_names
 from ...transformers.gast_bridge import gast_to_ast
 
 REGIONS = "__dy2st_regions"
-VIEW = "__dy2st_view"
 FEED = "__dy2st_feed"
-# Inside a trace `x.numpy()`, `x.item()`, `float(x)` stand for the tensor itself; what leaves a
-# region under a name last assigned from one of them is turned into what eager code has.
-_VIEW_METHODS = ("numpy", "item", "tolist")
-_VIEW_BUILTINS = ("float", "int", "bool")
-
-
-def view(value: Any, how: str) -> Any:
-    """A region's output as eager code would have it (an ndarray, a number, a list)."""
-    from ...runtime.tensor import Tensor
-    if type(value) is not Tensor:
-        return value
-    if how in _VIEW_BUILTINS:
-        return {"float": float, "int": int, "bool": bool}[how](value.numpy())
-    return getattr(value, how)()
 
 
 class FedScalar(np.ndarray):
@@ -233,28 +218,6 @@ def _call(fn: str, *args: gast.expr) -> gast.Call:
     return gast.Call(func=_name(fn), args=list(args), keywords=[])
 
 
-def _view_kind(value: gast.expr) -> Optional[str]:
-    if isinstance(value, gast.Call):
-        f = value.func
-        if isinstance(f, gast.Attribute) and f.attr in _VIEW_METHODS:
-            return f.attr
-        if isinstance(f, gast.Name) and f.id in _VIEW_BUILTINS and len(value.args) == 1:
-            return f.id
-    return None
-
-
-def _views(stmts: Sequence[gast.stmt], names: Sequence[str]) -> Dict[str, str]:
-    """Output names whose last top-level assignment in stmts is `x.numpy()`, `float(x)`, ..."""
-    out: Dict[str, Optional[str]] = {}
-    for s in stmts:
-        if isinstance(s, gast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], gast.Name):
-            out[s.targets[0].id] = _view_kind(s.value)
-        else:
-            for n in written_names([s], mutations=False):
-                out[n] = None
-    return {n: out[n] for n in names if out.get(n)}
-
-
 def _region_call(region: Region, stmts: Sequence[gast.stmt], from_islands: Set[str]) -> List[ast.stmt]:
     """`outs, = __dy2st_regions[k](*ins)` (or `return ...`) at the region's first line; the
     region is bound to the instance, so `self` is not passed."""
@@ -267,9 +230,6 @@ def _region_call(region: Region, stmts: Sequence[gast.stmt], from_islands: Set[s
     else:
         target = gast.Tuple(elts=[_name(n, store=True) for n in region.outputs], ctx=gast.Store())
         out = [gast.Assign(targets=[target], value=call, type_comment=None)]
-        for name, how in _views(stmts, region.outputs).items():
-            value = _call(VIEW, _name(name), gast.Constant(value=how, kind=None))
-            out.append(gast.Assign(targets=[_name(name, store=True)], value=value, type_comment=None))
     return [_to_ast(_located(s, stmts[0].lineno)) for s in out]
 
 
@@ -281,7 +241,7 @@ def _driver_function(fdef: gast.FunctionDef, body: List[ast.stmt], scope_decls, 
     tree = gast_to_ast(node)
     tree.body = [_to_ast(s) for s in scope_decls] + body or [ast.Pass()]
     return _compile_ast_function(tree, start, filename, fn, fn.__qualname__,
-                                 extra={REGIONS: None, VIEW: view, FEED: feed})
+                                 extra={REGIONS: None, FEED: feed})
 
 
 def _compile_function(node: gast.FunctionDef, start: int, filename: str,
