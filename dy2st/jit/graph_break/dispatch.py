@@ -33,6 +33,7 @@ class BreakState:
     def __init__(self, sf: Any) -> None:
         self.sf = sf
         self.islands: Set[int] = set()
+        self.inlined: Set[int] = set()             # statements of regions without ops
         self.breaks: List[GraphBreakInfo] = []
         self.eager_regions: Set[int] = set()       # over the recompile limit
         self.outline: Optional[Outline] = None
@@ -109,7 +110,7 @@ class BreakState:
         from ..static_function import StaticFunction
         sf = self.sf
         fdef = self.parsed[0]
-        outline, steps = build(fdef, self.parsed, self.islands, sf._function,
+        outline, steps = build(fdef, self.parsed, self.islands | self.inlined, sf._function,
                                sf._instance is not None)
         old = {tuple(r.stmts and [id(s) for s in r.stmts]): rsf
                for r, rsf in zip(self.outline.regions, self.regions)} if self.outline else {}
@@ -155,7 +156,12 @@ class BreakState:
         # numbers (see output_kinds.py)
         value = _eager(rsf.dygraph_function, _unfed(args), kwargs)
         kinds = output_kinds(entry, value)
-        if kinds is None:
+        if not any(b.ops for b in entry.concrete.program.blocks):
+            # nothing to compile: its statements run as Python, saving a region call
+            fdef = self.parsed[0]
+            self.inlined.update(i for i, s in enumerate(fdef.body) if s in region.stmts)
+            self.dirty = True
+        elif kinds is None:
             self.eager_regions.add(region.index)
         else:
             convert_outputs(entry, kinds)
@@ -208,6 +214,7 @@ def on_miss(sf: Any, args: Tuple, kwargs: Dict, key: Any) -> Any:
         for index, line, reason in effects:
             state.record_static(index, line, reason)
         sf._gb = state
+        _mark_broken(sf)
         return Result(state.run(args, kwargs))
     try:
         return sf._trace(args, kwargs, key)
@@ -217,7 +224,13 @@ def on_miss(sf: Any, args: Tuple, kwargs: Dict, key: Any) -> Any:
     state = BreakState(sf)
     state.record(error)
     sf._gb = state
+    _mark_broken(sf)
     return Result(value)
+
+
+def _mark_broken(sf: Any) -> None:
+    from .broken import mark_broken
+    mark_broken(sf)
 
 
 def graph_breaks(sf: Any) -> List[GraphBreakInfo]:

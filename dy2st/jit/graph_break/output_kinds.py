@@ -9,6 +9,7 @@ import numpy as np
 
 from ...runtime.pytree import flatten, unflatten
 from ...runtime.tensor import Tensor
+from ..static_function import _wrap_output
 
 _NUMBERS = (bool, int, float, complex)
 
@@ -35,23 +36,25 @@ def output_kinds(entry: Any, eager_value: Any) -> Optional[List[Optional[str]]]:
     return kinds
 
 
-def _convert(value: Any, kind: Optional[str]) -> Any:
-    if kind is None or not isinstance(value, Tensor):
-        return value
+def _maker(kind: Optional[str]) -> Callable[[Any], Any]:
+    """The eager value of one fetched output from the compiled run's raw value."""
     if kind == "numpy":
-        return value.numpy()
+        return np.asarray
     if kind == "scalar":
-        return value.numpy()[()]
-    return value.item()
+        return lambda v: np.asarray(v)[()]
+    if kind == "item":
+        return lambda v: np.asarray(v).item()
+    return _wrap_output
 
 
 def convert_outputs(entry: Any, kinds: List[Optional[str]]) -> None:
-    """Make entry.build return the eager kinds of its outputs (only entries that need it pay)."""
+    """Make entry.build return the eager kinds of its outputs (only entries that need it pay):
+    the compiled run's arrays go out as they are, numbers as numbers."""
     if not any(kinds):
         return
-    build: Callable[[List[Any]], Any] = entry.build
+    plan = [(how, v, _maker(k)) for (how, v), k in zip(entry.concrete.output_leaves, kinds)]
+    tree = entry.concrete.output_tree
 
     def build_as_eager(outs: List[Any]) -> Any:
-        leaves, tree = flatten(build(outs))
-        return unflatten(tree, [_convert(v, k) for v, k in zip(leaves, kinds)])
+        return unflatten(tree, [make(outs[v]) if how == "var" else v for how, v, make in plan])
     entry.build = build_as_eager
