@@ -303,6 +303,45 @@ def test_islands_inside_control_flow():
         assert got[1] == want[1]
 
 
+def decision_in_the_header(x, w):
+    h = paddle.matmul(x, w)
+    if np.sum(h.numpy()) > 0:                   # the header breaks: it runs as Python
+        h = paddle.nn.functional.relu(h) * 2
+        h = h + 1
+    else:
+        h = paddle.tanh(h) - 1
+    return h.mean(axis=-1)
+
+
+def test_a_header_that_breaks_keeps_both_branches_compiled():
+    w = tensor(randn(0, 4, 4))
+    sf = check_calls(decision_in_the_header, [(tensor(randn(s, 3, 4, shift=d)), w)
+                                              for s, d in ((1, 4.0), (2, -4.0))])
+    assert steps(sf) == ["region", "open", "region"]
+    assert len(regions(sf)) == 4                # before, each branch, after
+    assert all(r.num_programs == 1 for r in regions(sf))
+    assert sf.graph_breaks[0].source == "if np.sum(h.numpy()) > 0:                   # the header breaks: it runs as Python"
+
+
+def island_in_a_python_loop(x, n):
+    for i in range(n):
+        x = paddle.tanh(x) * 2                   # compiled, each turn
+        m = float(np.median(x.numpy()))          # Python
+        x = x - m                                # compiled, each turn
+        if i == 2:
+            break
+    return x.sum()
+
+
+def test_an_island_inside_a_loop_leaves_the_rest_of_the_body_compiled():
+    sf = check_calls(island_in_a_python_loop, [(tensor([1.0, 2.0, 5.0]), 4),
+                                               (tensor([0.5, -2.0, 1.0]), 2),
+                                               (tensor([0.5, -2.0, 1.0]), 0)])
+    assert steps(sf) == ["open", "region"]
+    body = [r for r in regions(sf) if "tanh" in str(r.program)]
+    assert len(body) == 1 and body[0].num_programs == 1
+
+
 def prints_around_a_break(x):
     h = x * 2
     t = np.sum(h.numpy())
@@ -333,7 +372,7 @@ def test_breaks_on_a_new_path_are_found_and_every_call_is_right():
                                                     (tensor([3.0, 2.0]), 1),
                                                     (tensor([3.0, 2.0]), 0)])
     assert len(sf.graph_breaks) == 2
-    assert steps(sf) == ["region", "island", "island", "region"]
+    assert steps(sf) == ["region", "island", "open", "region"]
 
 
 def no_break(x):

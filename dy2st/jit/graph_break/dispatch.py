@@ -9,7 +9,7 @@ import types
 from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ..errors import ConversionError, raise_in_user_code
-from .outline import REGIONS, Outline, Region, build, set_cell, statement_at, unfeed
+from .outline import REGIONS, Outline, Region, build, locate, set_cell, unfeed
 from .reasons import GraphBreakInfo, break_origin, classify
 from .output_kinds import convert_outputs, output_kinds
 from .side_effects import side_effect_islands
@@ -32,10 +32,10 @@ class BreakState:
 
     def __init__(self, sf: Any) -> None:
         self.sf = sf
-        self.islands: Set[int] = set()
-        self.inlined: Set[int] = set()             # statements of regions without ops
+        self.islands: Set[int] = set()             # ids of statements that stay Python
+        self.opened: Set[int] = set()              # ids of if/for/while with a Python header
+        self.inlined: Set[int] = set()             # ids of statements of regions without ops
         self.breaks: List[GraphBreakInfo] = []
-        self.eager_regions: Set[int] = set()       # over the recompile limit
         self.outline: Optional[Outline] = None
         self.regions: List[Any] = []               # StaticFunction per region
         self.steps: List[Tuple[str, List[int]]] = []
@@ -62,27 +62,34 @@ class BreakState:
         first, last = start + fdef.lineno - 1, start + (fdef.end_lineno or fdef.lineno) - 1
         origin = break_origin(error, filename, fdef.name, first, last)
         line = origin.line if origin is not None else _line_in_message(error, filename, first, last)
-        index = statement_at(fdef.body, line - start + 1) if line is not None else None
-        if index is None or index in self.islands:
-            # the break is not at a statement we can tell: the region (or function) goes whole
-            indices = [i for i, s in enumerate(fdef.body) if region is None or s in region.stmts]
-            self.islands.update(indices)
-            stmt = fdef.body[indices[0]] if indices else fdef
+        found = locate(fdef.body, line - start + 1) if line is not None else None
+        if found is not None and found[0] == "stmt" and id(found[1]) in self.islands:
+            found = None
+        if found is None:
+            # no statement to tell: the region (or the function) stays Python as a whole
+            stmts = region.stmts if region is not None else list(fdef.body)
+            self.islands.update(id(s) for s in stmts)
+            at = start + stmts[0].lineno - 1
         else:
-            self.islands.add(index)
-            stmt = fdef.body[index]
-        at = line if line is not None and index is not None else start + stmt.lineno - 1
+            where, stmt, around = found
+            (self.opened if where == "header" else self.islands).add(id(stmt))
+            self.opened.update(id(s) for s in around)
+            at = line
         source = lines[at - start].strip() if 0 <= at - start < len(lines) else ""
         self._add(GraphBreakInfo(filename, at, fdef.name, source, reason, kind))
         self.dirty = True
 
-    def record_static(self, index: int, line: int, reason: str) -> None:
-        """An island found before tracing (a side effect on a Python object)."""
+    def record_static(self, line: int, reason: str) -> None:
+        """An island found before tracing (a side effect on a Python object); `line` is
+        block-relative."""
         fdef, _nodes, lines, start, filename = self.parsed
-        self.islands.add(index)
-        at = start + line - 1
-        self._add(GraphBreakInfo(filename, at, fdef.name, lines[line - 1].strip(), reason,
-                                 "side-effect"))
+        found = locate(fdef.body, line)
+        if found is not None:
+            where, stmt, around = found
+            (self.opened if where == "header" else self.islands).add(id(stmt))
+            self.opened.update(id(s) for s in around)
+        self._add(GraphBreakInfo(filename, start + line - 1, fdef.name,
+                                 lines[line - 1].strip(), reason, "side-effect"))
         self.dirty = True
 
     def _add(self, info: GraphBreakInfo) -> None:
@@ -110,18 +117,19 @@ class BreakState:
         from ..static_function import StaticFunction
         sf = self.sf
         fdef = self.parsed[0]
-        outline, steps = build(fdef, self.parsed, self.islands | self.inlined, sf._function,
-                               sf._instance is not None)
+        outline, steps = build(fdef, self.parsed, self.islands | self.inlined, self.opened,
+                               sf._function, sf._instance is not None)
         old = {tuple(r.stmts and [id(s) for s in r.stmts]): rsf
                for r, rsf in zip(self.outline.regions, self.regions)} if self.outline else {}
         regions = []
-        for region in outline.regions:
+        for i, region in enumerate(outline.regions):
             # a region whose statements did not change keeps its compiled entries
             same = old.get(tuple(id(s) for s in region.stmts))
             if same is not None and same._gb_region[1].params == region.params and \
                     same._gb_region[1].outputs == region.outputs:
-                region = same._gb_region[1]
-                outline.regions[region.index] = region
+                kept = same._gb_region[1]
+                kept.index = i
+                outline.regions[i] = kept
                 regions.append(same)
                 continue
             rsf = StaticFunction(region.plain, full_graph=False, instance=sf._instance)
@@ -132,9 +140,9 @@ class BreakState:
         self.dirty = False
 
     def region_miss(self, rsf: Any, region: Region, args: Tuple, kwargs: Dict, key: Any) -> Any:
-        if region.index in self.eager_regions or len(rsf._entries) >= RECOMPILE_LIMIT:
-            if region.index not in self.eager_regions:
-                self.eager_regions.add(region.index)
+        if region.eager or len(rsf._entries) >= RECOMPILE_LIMIT:
+            if not region.eager:
+                region.eager = True
                 names = rsf._arg_names(len(args))
                 last = rsf._last.key if rsf._last is not None else key
                 from ..signature import describe_change
@@ -158,11 +166,10 @@ class BreakState:
         kinds = output_kinds(entry, value)
         if not any(b.ops for b in entry.concrete.program.blocks):
             # nothing to compile: its statements run as Python, saving a region call
-            fdef = self.parsed[0]
-            self.inlined.update(i for i, s in enumerate(fdef.body) if s in region.stmts)
+            self.inlined.update(id(s) for s in region.stmts)
             self.dirty = True
         elif kinds is None:
-            self.eager_regions.add(region.index)
+            region.eager = True
         else:
             convert_outputs(entry, kinds)
         return Result(value)
@@ -211,8 +218,8 @@ def on_miss(sf: Any, args: Tuple, kwargs: Dict, key: Any) -> Any:
     effects = side_effect_islands(sf, args, kwargs)
     if effects:
         state = BreakState(sf)
-        for index, line, reason in effects:
-            state.record_static(index, line, reason)
+        for _index, line, reason in effects:
+            state.record_static(line, reason)
         sf._gb = state
         _mark_broken(sf)
         return Result(state.run(args, kwargs))

@@ -44,6 +44,7 @@ class Region:
     returns: bool                # ends the function with its own `return`
     plain: Optional[types.FunctionType] = None     # its eager twin (the Python statements)
     parsed: Optional[Tuple] = None                 # the tree handed to the converter
+    eager: bool = False            # runs its Python statements (recompile limit, odd outputs)
 
     @property
     def first_line(self) -> int:
@@ -57,58 +58,68 @@ class Outline:
     regions: List[Region] = field(default_factory=list)
 
 
-def statement_at(body: Sequence[gast.stmt], line: int) -> Optional[int]:
-    """Index of the top-level statement whose lines hold `line` (block-relative)."""
-    for i, s in enumerate(body):
-        if s.lineno <= line <= (s.end_lineno or s.lineno):
-            return i
-    return None
+_OPENABLE = (gast.If, gast.For, gast.While)
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
 
-def _returns_inside(s: gast.stmt) -> bool:
-    stack = [s]
+def _lines(s: gast.stmt) -> Tuple[int, int]:
+    return s.lineno, s.end_lineno or s.lineno
+
+
+def _header_end(s: gast.stmt) -> int:
+    head = s.iter if isinstance(s, gast.For) else s.test
+    return head.end_lineno or head.lineno
+
+
+def locate(body: Sequence[gast.stmt], line: int) -> Optional[Tuple[str, gast.stmt, List[gast.stmt]]]:
+    """Where `line` (block-relative) is: ("header", an if/for/while whose test or iterable
+    holds it) or ("stmt", the innermost statement holding it), with the if/for/while
+    statements around it, outermost first."""
+    ancestors: List[gast.stmt] = []
+    block = list(body)
+    while True:
+        s = next((s for s in block if _lines(s)[0] <= line <= _lines(s)[1]), None)
+        if s is None:
+            return ("stmt", ancestors[-1], ancestors[:-1]) if ancestors else None
+        if isinstance(s, _OPENABLE):
+            if line <= _header_end(s):
+                return "header", s, ancestors
+            ancestors.append(s)
+            block = s.body + s.orelse
+            continue
+        return "stmt", s, ancestors
+
+
+def _walk_scope(s: gast.AST, into_loops: bool = True):
+    """Nodes of s, not entering nested functions or classes (nor loops unless into_loops)."""
+    stack = list(gast.iter_child_nodes(s))
     while stack:
         n = stack.pop()
-        if isinstance(n, gast.Return):
-            return True
-        if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)) \
-                and n is not s:
+        yield n
+        if isinstance(n, _SCOPES) or (not into_loops and isinstance(n, (gast.For, gast.While))):
             continue
         stack.extend(gast.iter_child_nodes(n))
-    return False
+
+
+def _jumps(s: gast.stmt) -> bool:
+    """s holds a `break` / `continue` of the loop around it."""
+    if isinstance(s, (gast.Break, gast.Continue)):
+        return True
+    if isinstance(s, (gast.For, gast.While)):
+        return any(isinstance(n, (gast.Break, gast.Continue)) for o in s.orelse
+                   for n in [o, *_walk_scope(o, into_loops=False)])
+    return any(isinstance(n, (gast.Break, gast.Continue)) for n in _walk_scope(s, into_loops=False))
+
+
+def _nested_return(s: gast.stmt) -> bool:
+    return not isinstance(s, gast.Return) and any(isinstance(n, gast.Return) for n in _walk_scope(s))
 
 
 def _is_print(s: gast.stmt) -> bool:
-    """A top-level `print(...)`: once a function breaks anyway, it runs as Python, which prints
+    """A `print(...)` statement: once a function breaks anyway, it runs as Python, which prints
     what eager code prints on every call (a region would print its traced values)."""
     return (isinstance(s, gast.Expr) and isinstance(s.value, gast.Call) and
             isinstance(s.value.func, gast.Name) and s.value.func.id == "print")
-
-
-def plan(body: Sequence[gast.stmt], islands: Set[int]) -> List[Tuple[str, List[int]]]:
-    """[("region" | "island", statement indices)] in order. A statement that may `return` from
-    the middle of the function goes to a region only when everything after it does too
-    (a region cannot end the function early); otherwise it joins the islands."""
-    islands = set(islands) | {i for i, s in enumerate(body) if _is_print(s)}
-    n = len(body)
-    changed = True
-    while changed:
-        changed = False
-        last_island = max(islands) if islands else -1
-        for i in range(n):
-            if i in islands or i == n - 1:
-                continue
-            if i < last_island and _returns_inside(body[i]):
-                islands.add(i)
-                changed = True
-    out: List[Tuple[str, List[int]]] = []
-    for i in range(n):
-        kind = "island" if i in islands else "region"
-        if out and out[-1][0] == kind == "region":
-            out[-1][1].append(i)
-        else:
-            out.append((kind, [i]))
-    return out
 
 
 def _names(stmts: Sequence[gast.stmt]) -> Tuple[Set[str], Set[str]]:
@@ -118,50 +129,162 @@ def _names(stmts: Sequence[gast.stmt]) -> Tuple[Set[str], Set[str]]:
     return reads, written_names(stmts, mutations=False)
 
 
-def build(fdef: gast.FunctionDef, parsed: Tuple, islands: Set[int], fn: types.FunctionType,
-          bound: bool) -> Tuple[Outline, List[Tuple[str, List[int]]]]:
-    """The outline of fdef (the gast tree of fn) with the given island statements."""
-    _node, _nodes, lines, start, filename = parsed
-    body = list(fdef.body)
-    a = fdef.args
-    params = [x.id for x in a.posonlyargs + a.args + a.kwonlyargs]
-    params += [x.id for x in (a.vararg, a.kwarg) if x is not None]
-    self_name = params[0] if bound and params else None
-    declared = {n for s in gast.walk(fdef) if isinstance(s, (gast.Global, gast.Nonlocal))
-                for n in s.names}
-    scope_decls = [s for s in body if isinstance(s, (gast.Global, gast.Nonlocal))]
-    local = (set(params) | written_names(body, mutations=False)) - declared
-    steps = plan(body, islands)
-    reads_after: List[Set[str]] = [set() for _ in steps]
-    acc: Set[str] = set()
-    for k in range(len(steps) - 1, -1, -1):
-        reads_after[k] = set(acc)
-        acc |= _names([body[i] for i in steps[k][1]])[0]
-    defined: Set[str] = set(params)
-    from_islands: Set[str] = set()
-    regions: List[Region] = []
-    driver_body: List[ast.stmt] = []
-    for k, (kind, idx) in enumerate(steps):
-        stmts = [body[i] for i in idx]
+def _header_reads(s: gast.stmt) -> Set[str]:
+    return read_names(s.iter if isinstance(s, gast.For) else s.test)
+
+
+class _Outliner:
+    """Builds the driver's body and the regions, block by block."""
+
+    def __init__(self, fdef: gast.FunctionDef, parsed: Tuple, islands: Set[int],
+                 opened: Set[int], fn: types.FunctionType, bound: bool) -> None:
+        self.fdef, self.parsed, self.fn = fdef, parsed, fn
+        self.islands, self.opened = islands, opened
+        a = fdef.args
+        params = [x.id for x in a.posonlyargs + a.args + a.kwonlyargs]
+        params += [x.id for x in (a.vararg, a.kwarg) if x is not None]
+        self.params = params
+        self.self_name = params[0] if bound and params else None
+        declared = {n for s in gast.walk(fdef) if isinstance(s, (gast.Global, gast.Nonlocal))
+                    for n in s.names}
+        self.scope_decls = [s for s in fdef.body if isinstance(s, (gast.Global, gast.Nonlocal))]
+        self.local = (set(params) | written_names(fdef.body, mutations=False)) - declared
+        self.declared = declared
+        self.regions: List[Region] = []
+        self.from_islands: Set[str] = set()
+        self.steps: List[Tuple[str, List[int]]] = []
+
+    # -- what each statement becomes --------------------------------------------------------
+    def _kinds(self, stmts: Sequence[gast.stmt], in_loop: bool, top: bool) -> List[str]:
+        kinds = []
+        for s in stmts:
+            if id(s) in self.islands or _is_print(s) or isinstance(
+                    s, (gast.Break, gast.Continue, gast.Global, gast.Nonlocal)):
+                kinds.append("python")
+            elif id(s) in self.opened or (in_loop and _jumps(s)) or \
+                    (not top and _nested_return(s)) or \
+                    written_names([s], mutations=False) & self.declared:
+                # a global / nonlocal write is a side effect a program would not repeat
+                kinds.append("open" if isinstance(s, _OPENABLE) else "python")
+            else:
+                kinds.append("region")
+        if top:
+            # a region cannot end the function early unless nothing but regions follow it
+            for i in range(len(stmts) - 2, -1, -1):
+                if kinds[i] == "region" and _nested_return(stmts[i]) and \
+                        any(k != "region" for k in kinds[i + 1:]):
+                    kinds[i] = "open" if isinstance(stmts[i], _OPENABLE) else "python"
+        return kinds
+
+    # -- emitting ---------------------------------------------------------------------------
+    def block(self, stmts: Sequence[gast.stmt], defined: Set[str], in_loop: bool,
+              top: bool = False) -> List[ast.stmt]:
+        kinds = self._kinds(stmts, in_loop, top)
+        out: List[ast.stmt] = []
+        run: List[gast.stmt] = []
+        index = {id(s): i for i, s in enumerate(stmts)}
+
+        def flush(tail: bool) -> None:
+            if run:
+                out.extend(self._region(list(run), defined, in_loop, top and tail))
+                if top:
+                    self.steps.append(("region", [index[id(s)] for s in run]))
+                run.clear()
+
+        for k, (s, kind) in enumerate(zip(stmts, kinds)):
+            if kind == "region":
+                run.append(s)
+                if isinstance(s, gast.Return):
+                    break                           # what follows a return never runs
+                continue
+            flush(False)
+            if top:
+                self.steps.append(("island" if kind == "python" else "open", [k]))
+            if kind == "python":
+                if s not in self.scope_decls:
+                    out.append(_to_ast(s))
+                written = written_names([s], mutations=False)
+                defined |= written
+                self.from_islands |= written
+            else:
+                out.append(self._opened(s, defined, in_loop))
+        flush(True)
+        return out
+
+    def _opened(self, s: gast.stmt, defined: Set[str], in_loop: bool) -> ast.stmt:
+        """The statement's header as Python, its bodies outlined in turn."""
+        if isinstance(s, gast.For):
+            header = gast.For(target=copy.deepcopy(s.target), iter=copy.deepcopy(s.iter),
+                              body=[], orelse=[], type_comment=None)
+            targets = written_names([gast.Assign(targets=[s.target], value=s.iter,
+                                                 type_comment=None)], mutations=False)
+            self.from_islands |= targets
+            inside = defined | targets
+        else:
+            cls = gast.If if isinstance(s, gast.If) else gast.While
+            header = cls(test=copy.deepcopy(s.test), body=[], orelse=[])
+            inside = set(defined)
+        loop = not isinstance(s, gast.If)
+        tree = _to_ast(header)
+        body_defined = set(inside)
+        tree.body = self.block(s.body, body_defined, in_loop or loop) or [ast.Pass()]
+        else_defined = set(body_defined if loop else inside)
+        tree.orelse = self.block(s.orelse, else_defined, in_loop)
+        defined |= body_defined | else_defined
+        tree.lineno, tree.end_lineno = s.lineno, s.end_lineno or s.lineno
+        tree.col_offset, tree.end_col_offset = 0, 0
+        return ast.fix_missing_locations(tree)
+
+    def _region(self, stmts: List[gast.stmt], defined: Set[str], in_loop: bool,
+                tail: bool) -> List[ast.stmt]:
         reads, writes = _names(stmts)
-        if kind == "island":
-            driver_body.extend(_to_ast(s) for s in stmts if s not in scope_decls)
-            defined |= writes
-            from_islands |= writes
-            continue
-        returns = _returns_inside(stmts[-1]) or any(_returns_inside(s) for s in stmts)
-        ins = sorted((reads & local & defined) - {self_name})
-        outs = [] if returns and k == len(steps) - 1 else sorted(writes & local & reads_after[k])
-        returns = returns and k == len(steps) - 1
-        region = Region(len(regions), stmts, ins, outs, returns)
-        region.parsed, region.plain = _region_function(fdef, region, parsed, fn, self_name,
-                                                       scope_decls)
-        regions.append(region)
-        driver_body.extend(_region_call(region, stmts, from_islands))
+        returns = isinstance(stmts[-1], gast.Return) or (
+            tail and any(_nested_return(s) for s in stmts))
+        ins = sorted((reads & self.local & defined) - {self.self_name})
+        if returns:
+            outs: List[str] = []
+        else:
+            later = _reads_excluding(self.fdef.body, stmts)
+            if in_loop:
+                later |= reads                    # read again on the next turn
+            outs = sorted(writes & self.local & later)
+        region = Region(len(self.regions), stmts, ins, outs, returns)
+        region.parsed, region.plain = _region_function(self.fdef, region, self.parsed, self.fn,
+                                                       self.self_name, self.scope_decls)
+        self.regions.append(region)
+        call = _region_call(region, stmts, self.from_islands)
         defined |= writes
-        from_islands -= writes
-    driver = _driver_function(fdef, driver_body, scope_decls, start, filename, fn)
-    return Outline(driver, regions), steps
+        self.from_islands -= writes
+        return call
+
+
+def _reads_excluding(stmts: Sequence[gast.stmt], skip: List[gast.stmt]) -> Set[str]:
+    """Names read by the statements outside `skip` (a run of statements somewhere inside)."""
+    first, last = _lines(skip[0])[0], _lines(skip[-1])[1]
+    ids = {id(s) for s in skip}
+    out: Set[str] = set()
+    for s in stmts:
+        if id(s) in ids:
+            continue
+        lo, hi = _lines(s)
+        if isinstance(s, _OPENABLE) and lo <= first and last <= hi:
+            out |= _header_reads(s)
+            out |= _reads_excluding(s.body + s.orelse, skip)
+        else:
+            out |= read_names(s)
+    return out
+
+
+def build(fdef: gast.FunctionDef, parsed: Tuple, islands: Set[int], opened: Set[int],
+          fn: types.FunctionType, bound: bool) -> Tuple[Outline, List[Tuple[str, List[int]]]]:
+    """The outline of fdef (the gast tree of fn): `islands` and `opened` hold the ids of the
+    statements that stay Python and of the if/for/while statements whose header stays Python
+    while their bodies are outlined."""
+    _node, _nodes, lines, start, filename = parsed
+    outliner = _Outliner(fdef, parsed, islands, opened, fn, bound)
+    body = outliner.block(fdef.body, set(outliner.params), in_loop=False, top=True)
+    driver = _driver_function(fdef, body, outliner.scope_decls, start, filename, fn)
+    return Outline(driver, outliner.regions), outliner.steps
 
 
 def _to_ast(node: gast.AST) -> ast.AST:

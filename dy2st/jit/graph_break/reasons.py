@@ -104,13 +104,16 @@ def _hook_reason(hook: str, exc: BaseException) -> str:
 
 def break_origin(e: BaseException, filename: str, function: str,
                  first: int, last: int) -> Optional[Origin]:
-    """The outermost frame of `function` (lines first..last of filename) in e's tracebacks."""
+    """The innermost frame of `function` (lines first..last of filename) in e's tracebacks:
+    converted branch and loop bodies are frames of the function too, and the innermost is the
+    line that broke (or the call that led to it)."""
     for exc in _chain(e):
         frames: List[Origin] = user_frames(exc.__traceback__)
         origin = getattr(exc, "dy2st_origin", None)
         if origin is not None:
             frames.append(origin)
-        for o in frames:
-            if o.file == filename and o.function == function and first <= o.line <= last:
-                return o
+        mine = [o for o in frames if o.file == filename and o.function == function and
+                first <= o.line <= last]
+        if mine:
+            return mine[-1]
     return None
