@@ -441,3 +441,23 @@ def test_values_keep_their_eager_types_across_regions():
             np.testing.assert_allclose(np.asarray(g.numpy() if hasattr(g, "numpy") else g),
                                        np.asarray(w.numpy() if hasattr(w, "numpy") else w),
                                        rtol=1e-6)
+
+
+LAST = None
+
+
+def stores_a_tensor_globally(x):
+    global LAST
+    h = x * 2
+    LAST = h
+    return h + 1
+
+
+def test_a_tensor_stored_into_a_global():
+    global LAST
+    sf = paddle.jit.to_static(stores_a_tensor_globally)
+    for v in ([1.0, 2.0], [3.0, 4.0], [5.0, 6.0]):
+        np.testing.assert_allclose(sf(tensor(v)).numpy(), np.array(v) * 2 + 1)
+        assert type(LAST) is paddle.Tensor
+        np.testing.assert_allclose(LAST.numpy(), np.array(v) * 2)
+    assert sf.graph_breaks[0].source == "LAST = h"

@@ -137,3 +137,11 @@ def test_cli_dump_explain(tmp_path):
     missing = subprocess.run([sys.executable, "-m", "dy2st", "dump", f"{path}:post", "--explain"],
                              env=env, capture_output=True, text=True, timeout=120)
     assert missing.returncode == 2 and "--input-spec" in missing.stderr
+
+
+def test_save_refuses_a_layer_with_breaks(tmp_path):
+    net = paddle.jit.to_static(Post())
+    net(tensor(randn(2, 3, 4)))
+    with pytest.raises(GraphBreakError, match="np.argmax"):
+        paddle.jit.save(net, str(tmp_path / "m"))
+    assert os.listdir(tmp_path) == []
