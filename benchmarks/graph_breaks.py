@@ -64,11 +64,7 @@ class WithPost(Block):
 
     def forward(self, x, mask):
         h = self.block(x, mask)
-        y = h.numpy()
-        e = np.exp(y - y.max(axis=-1, keepdims=True))
-        probs = e / e.sum(axis=-1, keepdims=True)
-        top = np.argsort(-probs, axis=-1)[..., :TOP]
-        return top, np.take_along_axis(probs, top, axis=-1)
+        return post_process(h.numpy())
 
 
 class Core(Block):

@@ -33,8 +33,7 @@ def example_inputs(specs: List[InputSpec], seed: int = 0) -> List[Any]:
 
 def explain_text(target: str, specs: List[InputSpec]) -> str:
     """The report of FILE.py[:QUALNAME] (each function of the file when no name is given)."""
-    from ..dump import DumpError, _functions, _load_module, _resolve, _resolve_owner
-    from ...nn import Layer
+    from ..dump import DumpError, _functions, _load_module, _resolve, layer_of_forward
     if not specs:
         raise DumpError("--explain runs the function: give --input-spec for every tensor "
                         "input, e.g. --input-spec 'x:float32[None,4]'")
@@ -45,13 +44,9 @@ def explain_text(target: str, specs: List[InputSpec]) -> str:
     for q in names:
         fn = _resolve(module, q)
         if "." in q:
-            owner = _resolve_owner(module, q)
-            if not (isinstance(owner, type) and issubclass(owner, Layer) and fn.__name__ == "forward"):
-                if qualname:
-                    raise DumpError(f"{q} is a method; --explain works on functions and on "
-                                    "Layer.forward")
+            fn = layer_of_forward(module, q, fn, bool(qualname), "--explain")
+            if fn is None:
                 continue
-            fn = owner().eval()
         out.append(f"# ---- {q} ({os.path.basename(path)})")
         try:
             out.append(str(explain(fn, *example_inputs(specs))))
