@@ -145,3 +145,14 @@ def test_save_refuses_a_layer_with_breaks(tmp_path):
     with pytest.raises(GraphBreakError, match="np.argmax"):
         paddle.jit.save(net, str(tmp_path / "m"))
     assert os.listdir(tmp_path) == []
+
+
+def test_a_broken_function_says_why_it_has_no_single_program():
+    sf = paddle.jit.to_static(ranked)
+    w = tensor(randn(1, 4, 4))
+    sf(tensor(randn(0, 3, 4)), w)
+    sf(tensor(randn(0, 3, 4)), w)
+    assert sf.num_programs == 2                       # one per region
+    assert "1 graph break" in repr(sf)
+    with pytest.raises(GraphBreakError, match="its Program needs ranked as one whole graph"):
+        sf.program

@@ -17,6 +17,21 @@ class BrokenStaticFunction(StaticFunction):
             return StaticFunction.__call__(self, *args, **kwargs)
         return self._gb.run(args, kwargs)
 
+    @property
+    def num_programs(self) -> int:
+        """Programs cached by its regions (and whole-function ones traced before the break)."""
+        return len(self._entries) + sum(r.num_programs for r in self._gb.regions)
+
+    @property
+    def concrete_program(self) -> Any:
+        from .save_check import refuse_save
+        refuse_save(self, action="its Program")
+        return StaticFunction.concrete_program.fget(self)
+
+    def __repr__(self) -> str:
+        return (f"<StaticFunction {self.__name__}: {len(self.graph_breaks)} graph break(s), "
+                f"{self.num_programs} program(s)>")
+
 
 def mark_broken(sf: Any) -> None:
     if type(sf) is StaticFunction:

@@ -12,7 +12,8 @@ class GraphBreakError(ConversionError):
     """A function with graph breaks was asked for one whole graph (jit.save)."""
 
 
-def refuse_save(sf: Any, trace_error: Optional[BaseException] = None) -> None:
+def refuse_save(sf: Any, trace_error: Optional[BaseException] = None,
+                action: str = "jit.save") -> None:
     """Raise GraphBreakError when sf has known breaks, or when trace_error (its strict trace
     failing while saving) is one; otherwise return."""
     state = state_of(sf)
@@ -25,7 +26,8 @@ def refuse_save(sf: Any, trace_error: Optional[BaseException] = None) -> None:
         return
     listed = "\n".join(f'  File "{b.filename}", line {b.lineno}: {b.source}\n    {b.reason}'
                        for b in breaks)
+    done = "; nothing was written" if action == "jit.save" else ""
     raise GraphBreakError(
-        f"jit.save needs {sf.__name__} as one whole graph, but it has {len(breaks)} graph "
-        f"break(s); nothing was written:\n{listed}\nRemove the breaks (`dy2st.jit.explain` lists "
-        "them) or save a to_static function that holds only the graph part")
+        f"{action} needs {sf.__name__} as one whole graph, but it has {len(breaks)} graph "
+        f"break(s){done}:\n{listed}\nRemove the breaks (`dy2st.jit.explain` lists them) or "
+        "use a to_static function that holds only the graph part")
