@@ -8,9 +8,11 @@ import re
 import types
 from typing import Any, Dict, List, Optional, Set, Tuple
 
+import gast
+
 from ..errors import ConversionError, raise_in_user_code
 from .outline import REGIONS, Outline, Region, build, locate, set_cell, unfeed
-from .reasons import GraphBreakInfo, break_origin, classify
+from .reasons import GraphBreakInfo, break_origin, classify, value_hint
 from .output_kinds import convert_outputs, output_kinds
 from .side_effects import side_effect_islands
 
@@ -75,6 +77,10 @@ class BreakState:
             (self.opened if where == "header" else self.islands).add(id(stmt))
             self.opened.update(id(s) for s in around)
             at = line
+            hint = value_hint(stmt.test if where == "header" and not isinstance(stmt, gast.For)
+                              else stmt, fdef) if kind == "error" else None
+            if hint:
+                kind, reason = "numpy", f"{hint} runs as Python ({reason})"
         source = lines[at - start].strip() if 0 <= at - start < len(lines) else ""
         self._add(GraphBreakInfo(filename, at, fdef.name, source, reason, kind))
         self.dirty = True

@@ -5,7 +5,9 @@ import os
 import re
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Iterator, List, Optional, Tuple
+from typing import Any, Iterator, List, Optional, Tuple
+
+import gast
 
 from ...runtime.origin import Origin
 from ..errors import ConversionError, user_frames
@@ -58,7 +60,8 @@ def classify(e: BaseException) -> Tuple[str, str]:
             return _HOOK_KINDS[code.co_name], _hook_reason(code.co_name, exc)
     for exc in _chain(e):
         if isinstance(exc, ConversionError):
-            return "unsupported", _first_sentence(_plain(exc))
+            text = re.sub(r'\s*\(File "[^"]+", line \d+\)', "", _plain(exc))
+            return "unsupported", _first_sentence(text)
     return "error", f"{type(e).__name__} while tracing: {_first_sentence(_plain(e))}"
 
 
@@ -97,9 +100,8 @@ def _hook_reason(hook: str, exc: BaseException) -> str:
                 "use the tensor directly in an `if`/`while` of the converted function")
     if hook in ("__len__", "__iter__"):
         return f"{message}"
-    name = hook.strip("_")
-    return (f"{name}() needs the value of a symbolic tensor (a Python number taken from a "
-            "tensor): keep it a tensor to stay in the graph")
+    return ("a Python number (int(), float(), an index) taken from a symbolic tensor: keep it a "
+            "tensor to stay in the graph")
 
 
 def break_origin(e: BaseException, filename: str, function: str,
@@ -116,4 +118,26 @@ def break_origin(e: BaseException, filename: str, function: str,
                 first <= o.line <= last]
         if mine:
             return mine[-1]
+    return None
+
+
+_VIEWS = ("numpy", "tolist", "item")
+
+
+def _view_call(node: Any) -> bool:
+    return (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and
+            node.func.attr in _VIEWS)
+
+
+def value_hint(stmt: Any, fdef: Any) -> Optional[str]:
+    """When the statement that broke works on a tensor's value (`x.numpy()` in it, or a name
+    the function assigns from one): what that code is, for the reason."""
+    from ...transformers.analysis import read_names
+    if any(_view_call(n) for n in gast.walk(stmt)):
+        return "numpy/Python code on a tensor's value (.numpy(), .tolist(), .item())"
+    views = {t.id for n in gast.walk(fdef) if isinstance(n, gast.Assign) and _view_call(n.value)
+             for t in n.targets if isinstance(t, gast.Name)}
+    used = sorted(views & read_names(stmt))
+    if used:
+        return f"numpy/Python code on `{used[0]}`, a tensor's value"
     return None
