@@ -143,3 +143,14 @@ def test_training_flag_is_a_guard_of_regions():
     net.eval()
     np.testing.assert_allclose(net(x).numpy(), want, rtol=1e-6)
     assert state_of(net.forward).regions[0].num_programs == 2
+
+
+def test_an_input_spec_with_unknown_dims_reaches_the_regions(traces):
+    spec = [paddle.static.InputSpec([None, 4], "float32"), paddle.static.InputSpec([4, 3], "float32")]
+    sf = paddle.jit.to_static(post_processed, input_spec=spec)
+    w = tensor(randn(0, 4, 3))
+    for k, n in enumerate((2, 3, 5, 2, 7)):
+        x = tensor(randn(k, n, 4))
+        got, want = sf(x, w), post_processed(x, w)
+        np.testing.assert_allclose(got[0].numpy(), want[0].numpy(), rtol=1e-6)
+    assert [r.num_programs for r in state_of(sf).regions] == [1, 1]

@@ -9,6 +9,7 @@ import types
 from typing import Any, Dict, List, Optional, Set, Tuple
 
 import gast
+import numpy as np
 
 from ..errors import ConversionError, raise_in_user_code
 from .outline import REGIONS, Outline, Region, build, locate, set_cell, unfeed
@@ -140,10 +141,39 @@ class BreakState:
                 continue
             rsf = StaticFunction(region.plain, full_graph=False, instance=sf._instance)
             rsf._gb_region = (self, region)
+            specs = self._param_specs()
+            if specs and any(p in specs for p in region.params):
+                # a parameter given an InputSpec keeps its unknown dims in the regions
+                rsf._input_spec = [specs.get(p) for p in region.params]
             regions.append(rsf)
         set_cell(outline.driver, REGIONS, regions)
         self.outline, self.regions, self.steps = outline, regions, steps
         self.dirty = False
+
+    def _param_specs(self) -> Dict[str, Any]:
+        sf = self.sf
+        if not sf._input_spec:
+            return {}
+        return dict(zip(sf._arg_names(len(sf._input_spec)), sf._input_spec))
+
+    def _pass_unknown_dims(self, region: Region, entry: Any) -> None:
+        """Outputs with unknown dims (from an InputSpec) stay unknown in the regions that read
+        them, so a new batch size does not trace those again."""
+        from ...static.input_spec import InputSpec
+        concrete = entry.concrete
+        if region.returns or not self.sf._input_spec:
+            return
+        block = concrete.program.global_block()
+        found = {}
+        for name, (how, v) in zip(region.outputs, concrete.output_leaves):
+            var = block.vars.get(concrete.program.fetch_names[v]) if how == "var" else None
+            if var is not None and var.kind == "dense" and any(d < 0 for d in var._shape):
+                found[name] = InputSpec([None if d < 0 else d for d in var._shape], var.dtype)
+        for rsf in self.regions[region.index + 1:]:
+            later = rsf._gb_region[1]
+            if any(p in found for p in later.params) and not rsf._entries:
+                specs = rsf._input_spec or [None] * len(later.params)
+                rsf._input_spec = [specs[i] or found.get(p) for i, p in enumerate(later.params)]
 
     def region_miss(self, rsf: Any, region: Region, args: Tuple, kwargs: Dict, key: Any) -> Any:
         if region.eager or len(rsf._entries) >= RECOMPILE_LIMIT:
@@ -159,6 +189,11 @@ class BreakState:
                     f"recompile limit ({RECOMPILE_LIMIT} traces) reached, the region runs "
                     f"eagerly: {describe_change(names, last, key)}", "recompile-limit"))
             return Result(_eager(rsf.dygraph_function, _unfed(args), kwargs))
+        if self.sf._input_spec and _unknown_dims_for_arrays(rsf, args):
+            key = rsf._key(args, kwargs)
+            entry = rsf._entries.get(key)
+            if entry is not None:
+                return entry
         try:
             _ensure_converted(region)
             entry = rsf._trace(args, kwargs, key)
@@ -166,6 +201,7 @@ class BreakState:
             value = _eager(rsf.dygraph_function, _unfed(args), kwargs, e)
             self.record(e, region)
             return Result(value)
+        self._pass_unknown_dims(region, entry)
         # this call runs eagerly: its result tells which outputs eager code has as arrays or
         # numbers (see output_kinds.py)
         value = _eager(rsf.dygraph_function, _unfed(args), kwargs)
@@ -179,6 +215,21 @@ class BreakState:
         else:
             convert_outputs(entry, kinds)
         return Result(value)
+
+
+def _unknown_dims_for_arrays(rsf: Any, args: Tuple) -> bool:
+    """With an InputSpec on the function, arrays computed by islands enter regions with every
+    dim unknown (they usually follow the batch): True when that changed the region's specs."""
+    from ...static.input_spec import InputSpec
+    specs = list(rsf._input_spec or [None] * len(args))
+    changed = False
+    for i, a in enumerate(args[:len(specs)]):
+        if specs[i] is None and type(a) is np.ndarray and a.ndim:
+            specs[i] = InputSpec([None] * a.ndim, str(a.dtype))
+            changed = True
+    if changed:
+        rsf._input_spec = specs
+    return changed
 
 
 def _unfed(args: Tuple) -> Tuple:
