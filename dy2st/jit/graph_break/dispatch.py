@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import logging
 import re
-import types
 from typing import Any, Dict, List, Optional, Set, Tuple
 
 import gast
 import numpy as np
 
-from ..errors import ConversionError, raise_in_user_code
+from ..errors import raise_in_user_code
 from .outline import REGIONS, Outline, Region, build, locate, set_cell, unfeed
 from .reasons import GraphBreakInfo, break_origin, classify, value_hint
 from .output_kinds import convert_outputs, output_kinds
@@ -66,8 +65,9 @@ class BreakState:
         origin = break_origin(error, filename, fdef.name, first, last)
         line = origin.line if origin is not None else _line_in_message(error, filename, first, last)
         found = locate(fdef.body, line - start + 1) if line is not None else None
-        if found is not None and found[0] == "stmt" and id(found[1]) in self.islands:
-            found = None
+        if found is not None and id(found[1]) in (self.islands if found[0] == "stmt"
+                                                  else self.opened):
+            found = None        # nothing new to split there (a line mapped oddly)
         if found is None:
             # no statement to tell: the region (or the function) stays Python as a whole
             stmts = region.stmts if region is not None else list(fdef.body)
@@ -126,7 +126,7 @@ class BreakState:
         fdef = self.parsed[0]
         outline, steps = build(fdef, self.parsed, self.islands | self.inlined, self.opened,
                                sf._function, sf._instance is not None)
-        old = {tuple(r.stmts and [id(s) for s in r.stmts]): rsf
+        old = {tuple(id(s) for s in r.stmts): rsf
                for r, rsf in zip(self.outline.regions, self.regions)} if self.outline else {}
         regions = []
         for i, region in enumerate(outline.regions):

@@ -6,7 +6,7 @@ import ast
 import copy
 import types
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 import gast
 import numpy as np
