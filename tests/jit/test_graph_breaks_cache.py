@@ -154,3 +154,48 @@ def test_an_input_spec_with_unknown_dims_reaches_the_regions(traces):
         got, want = sf(x, w), post_processed(x, w)
         np.testing.assert_allclose(got[0].numpy(), want[0].numpy(), rtol=1e-6)
     assert [r.num_programs for r in state_of(sf).regions] == [1, 1]
+
+
+SCALE = 2.0
+
+
+def reads_a_global(x):
+    h = x * SCALE
+    s = np.sum(h.numpy())
+    return h * SCALE + s
+
+
+def test_regions_guard_the_plain_globals_they_read():
+    global SCALE
+    sf = paddle.jit.to_static(reads_a_global)
+    x = tensor([1.0, 2.0])
+    for value in (2.0, 2.0, 3.0, 2.0, 5.0):
+        SCALE = value
+        np.testing.assert_allclose(sf(x).numpy(), reads_a_global(x).numpy())
+    SCALE = 2.0
+    assert [r.num_programs for r in state_of(sf).regions] == [3, 3]
+
+
+class Base(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = paddle.nn.Linear(3, 3)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+class Child(Base):
+    def forward(self, x):
+        h = super().forward(x)
+        s = np.sum(h.numpy())
+        return super().forward(h) * s
+
+
+def test_super_calls_in_regions():
+    paddle.seed(2)
+    net = paddle.jit.to_static(Child())
+    for seed in range(3):
+        x = tensor(randn(seed, 2, 3))
+        np.testing.assert_allclose(net(x).numpy(), Child.forward(net, x).numpy(), rtol=1e-5)
+    assert [r.num_programs for r in state_of(net.forward).regions] == [1, 1]

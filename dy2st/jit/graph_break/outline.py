@@ -150,6 +150,7 @@ class _Outliner:
         self.scope_decls = [s for s in fdef.body if isinstance(s, (gast.Global, gast.Nonlocal))]
         self.local = (set(params) | written_names(fdef.body, mutations=False)) - declared
         self.declared = declared
+        self.guarded = _plain_outer_values(fdef, fn, self.local | declared)
         self.regions: List[Region] = []
         self.from_islands: Set[str] = set()
         self.steps: List[Tuple[str, List[int]]] = []
@@ -240,7 +241,7 @@ class _Outliner:
         reads, writes = _names(stmts)
         returns = isinstance(stmts[-1], gast.Return) or (
             tail and any(_nested_return(s) for s in stmts))
-        ins = sorted((reads & self.local & defined) - {self.self_name})
+        ins = sorted(((reads & self.local & defined) | (reads & self.guarded)) - {self.self_name})
         if returns:
             outs: List[str] = []
         else:
@@ -256,6 +257,29 @@ class _Outliner:
         defined |= writes
         self.from_islands -= writes
         return call
+
+
+_PLAIN = (int, float, bool, str, bytes, type(None), tuple)
+
+
+def _plain_outer_values(fdef: gast.FunctionDef, fn: types.FunctionType, own: Set[str]) -> Set[str]:
+    """Globals and closure variables the function reads that hold plain Python values: regions
+    take them as arguments, so their values are guards (a changed flag traces again)."""
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+    out = set()
+    for name in read_names(fdef) - own:
+        if name in cells:
+            try:
+                value = cells[name].cell_contents
+            except ValueError:
+                continue
+        elif name in fn.__globals__:
+            value = fn.__globals__[name]
+        else:
+            continue
+        if type(value) in _PLAIN:
+            out.add(name)
+    return out
 
 
 def _reads_excluding(stmts: Sequence[gast.stmt], skip: List[gast.stmt]) -> Set[str]:
