@@ -13,7 +13,7 @@ import numpy as np
 from ..errors import raise_in_user_code
 from .outline import REGIONS, Outline, Region, build, locate, set_cell, unfeed
 from .reasons import GraphBreakInfo, break_origin, classify, value_hint
-from .output_kinds import convert_outputs, output_kinds
+from .output_kinds import RegionCall, output_kinds, remember_kinds
 from .side_effects import side_effect_islands
 
 log = logging.getLogger("dy2st.jit")
@@ -146,7 +146,7 @@ class BreakState:
                 # a parameter given an InputSpec keeps its unknown dims in the regions
                 rsf._input_spec = [specs.get(p) for p in region.params]
             regions.append(rsf)
-        set_cell(outline.driver, REGIONS, regions)
+        set_cell(outline.driver, REGIONS, [RegionCall(r) for r in regions])
         self.outline, self.regions, self.steps = outline, regions, steps
         self.dirty = False
 
@@ -213,7 +213,7 @@ class BreakState:
         elif kinds is None:
             region.eager = True
         else:
-            convert_outputs(entry, kinds)
+            remember_kinds(entry, kinds)
         return Result(value)
 
 

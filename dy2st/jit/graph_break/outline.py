@@ -22,6 +22,8 @@ class FedScalar(np.ndarray):
     """A numpy float scalar made a 0-d array to enter a region as an input (fed, not baked in
     as a constant and guarded by value); `scalar()` gives the original back for eager runs."""
 
+    stop_gradient = True        # read like a Tensor's by the gradient check of a call
+
     def scalar(self) -> Any:
         return np.asarray(self)[()]
 

@@ -3,13 +3,12 @@ ndarray fed from an island are tensors, so each new cache entry of a region is r
 and its outputs that eager code has as ndarrays or numbers are turned back into those."""
 from __future__ import annotations
 
-from typing import Any, Callable, List, Optional
+from typing import Any, List, Optional
 
 import numpy as np
 
 from ...runtime.pytree import flatten, unflatten
 from ...runtime.tensor import Tensor
-from ..static_function import _wrap_output
 
 _NUMBERS = (bool, int, float, complex)
 
@@ -36,25 +35,42 @@ def output_kinds(entry: Any, eager_value: Any) -> Optional[List[Optional[str]]]:
     return kinds
 
 
-def _maker(kind: Optional[str]) -> Callable[[Any], Any]:
-    """The eager value of one fetched output from the compiled run's raw value."""
+def _convert(value: Any, kind: Optional[str]) -> Any:
+    if kind is None or not isinstance(value, Tensor):
+        return value
     if kind == "numpy":
-        return np.asarray
+        return value.numpy()
     if kind == "scalar":
-        return lambda v: np.asarray(v)[()]
-    if kind == "item":
-        return lambda v: np.asarray(v).item()
-    return _wrap_output
+        return value.numpy()[()]
+    return value.item()
 
 
-def convert_outputs(entry: Any, kinds: List[Optional[str]]) -> None:
-    """Make entry.build return the eager kinds of its outputs (only entries that need it pay):
-    the compiled run's arrays go out as they are, numbers as numbers."""
-    if not any(kinds):
-        return
-    plan = [(how, v, _maker(k)) for (how, v), k in zip(entry.concrete.output_leaves, kinds)]
-    tree = entry.concrete.output_tree
+def as_eager(value: Any, entry: Any) -> Any:
+    """A region call's result with the eager kinds its entry learnt (unchanged without any);
+    values that already have them pass through, so an eager result is left as it is."""
+    kinds = getattr(entry, "gb_kinds", None)
+    if kinds is None:
+        return value
+    if type(value) is tuple and len(value) == len(kinds):      # the usual tuple of live-outs
+        return tuple([_convert(v, k) for v, k in zip(value, kinds)])
+    leaves, tree = flatten(value)
+    return unflatten(tree, [_convert(v, k) for v, k in zip(leaves, kinds)])
 
-    def build_as_eager(outs: List[Any]) -> Any:
-        return unflatten(tree, [make(outs[v]) if how == "var" else v for how, v, make in plan])
-    entry.build = build_as_eager
+
+class RegionCall:
+    """What the driver calls for a region: its StaticFunction, then the eager kinds of its
+    outputs (the call may go through the gradient path, which builds outputs itself)."""
+    __slots__ = ("static",)
+
+    def __init__(self, static: Any) -> None:
+        self.static = static
+
+    def __call__(self, *args: Any) -> Any:
+        static = self.static
+        value = static(*args)
+        return as_eager(value, static._last)
+
+
+def remember_kinds(entry: Any, kinds: List[Optional[str]]) -> None:
+    if any(kinds):
+        entry.gb_kinds = kinds
