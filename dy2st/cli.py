@@ -272,7 +272,11 @@ def cmd_dump(args: argparse.Namespace) -> int:
             raise
         raise UserError("dy2st dump is not available in this dy2st") from None
     try:
-        text = dump(args.target, args.passes or None, args.program, specs)
+        if getattr(args, "explain", False):
+            from .jit.graph_break.dump_explain import explain_text
+            text = explain_text(args.target, specs)
+        else:
+            text = dump(args.target, args.passes or None, args.program, specs)
     except DumpError as e:
         raise UserError(str(e)) from None
     print(text)
@@ -292,6 +296,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="stop after this pass (repeatable)")
     d.add_argument("--program", action="store_true", help="also trace and print the Program")
     d.add_argument("--input-spec", action="append", metavar="SPEC", help="e.g. x:float32[None,10]")
+    d.add_argument("--explain", action="store_true",
+                   help="run it on example inputs (--input-spec) and report its graph breaks")
     d.set_defaults(func=cmd_dump)
 
     e = sub.add_parser("export", help="convert a Layer or function and save it")

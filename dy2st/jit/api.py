@@ -81,6 +81,8 @@ def trace_for_export(layer: Any, input_spec: Optional[Sequence[Any]], who: str,
     eval mode unless `keep_training=True`."""
     from ..nn import Layer
     sf = _static_function_of(layer)
+    from .graph_break import refuse_save
+    refuse_save(sf)             # known graph breaks: nothing is traced or written
     if input_spec is not None:
         specs = [s if isinstance(s, InputSpec) else InputSpec.from_tensor(s) for s in input_spec]
     elif sf._input_spec:
@@ -99,10 +101,21 @@ def trace_for_export(layer: Any, input_spec: Optional[Sequence[Any]], who: str,
         owner.eval()
     try:
         concrete = sf.get_concrete_program(*specs)
+    except Exception as e:  # noqa: BLE001 - a break found by this trace is named as one
+        if not sf._full_graph:
+            refuse_save(sf, e)
+        raise
     finally:
         for m, training in modes:
             m.training = training
     return sf, concrete
+
+
+def explain(fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """Run fn once (more while new graph breaks appear) in full_graph=False mode and report
+    graph_count, op_count and its breaks (file, line, source, reason); print() shows a table."""
+    from .graph_break import explain as _explain
+    return _explain(fn, *args, **kwargs)
 
 
 def load(path: str, **configs: Any) -> Any:

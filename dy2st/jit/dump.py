@@ -98,27 +98,36 @@ def _program_text(module: types.ModuleType, qualname: str, fn, specs: List[Input
                   strict: bool) -> str:
     """The traced Program of a plain function, or of a Layer's forward (the Layer is built with
     no arguments); other methods are skipped (an error when named on the command line)."""
-    from ..nn import Layer
     from .static_function import StaticFunction
     if not specs:
         raise DumpError("--program needs --input-spec for every tensor input, e.g. "
                         "--input-spec 'x:float32[None,4]'")
     instance = None
     if "." in qualname:
-        owner = _resolve_owner(module, qualname)
-        if not (isinstance(owner, type) and issubclass(owner, Layer) and fn.__name__ == "forward"):
-            if strict:
-                raise DumpError(f"{qualname} is a method; --program works on functions and on "
-                                "Layer.forward")
+        instance = layer_of_forward(module, qualname, fn, strict, "--program")
+        if instance is None:
             return f"# program: skipped ({qualname} is neither a function nor a Layer's forward)"
-        try:
-            instance = owner()
-        except Exception as e:  # noqa: BLE001 - the user's constructor
-            raise DumpError(f"cannot build {owner.__name__}() to trace its forward: "
-                            f"{type(e).__name__}: {e}") from None
-        instance.eval()
     sf = StaticFunction(fn, instance=instance)
     return "# program\n" + str(sf.get_concrete_program(*specs).program)
+
+
+def layer_of_forward(module: types.ModuleType, qualname: str, fn, strict: bool, option: str):
+    """A new instance (in eval mode, built with no arguments) of the Layer whose forward is the
+    method `qualname`; None for another method, an error for it when `strict`."""
+    from ..nn import Layer
+    owner = _resolve_owner(module, qualname)
+    if not (isinstance(owner, type) and issubclass(owner, Layer) and fn.__name__ == "forward"):
+        if strict:
+            raise DumpError(f"{qualname} is a method; {option} works on functions and on "
+                            "Layer.forward")
+        return None
+    try:
+        instance = owner()
+    except Exception as e:  # noqa: BLE001 - the user's constructor
+        raise DumpError(f"cannot build {owner.__name__}() to trace its forward: "
+                        f"{type(e).__name__}: {e}") from None
+    instance.eval()
+    return instance
 
 
 def _resolve_owner(module: types.ModuleType, qualname: str):

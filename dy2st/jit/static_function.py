@@ -113,7 +113,7 @@ class StaticFunction:
     """Callable like the original; each new input signature is traced once into a Program."""
 
     def __init__(self, function: Callable, input_spec: Optional[Sequence[Any]] = None,
-                 full_graph: bool = True, instance: Any = None, **kwargs: Any) -> None:
+                 full_graph: bool = False, instance: Any = None, **kwargs: Any) -> None:
         self._function = function
         self._instance = instance
         self._input_spec = [s if isinstance(s, InputSpec) else InputSpec.from_tensor(s)
@@ -171,7 +171,13 @@ class StaticFunction:
         if entry is not None and entry.epoch != self._layer_cls.structure_epoch:
             entry = self._revalidate(entry)
         if entry is None:
-            entry = self._trace(args, kwargs, key)
+            if not self._full_graph:    # graph breaks: dy2st/jit/graph_break
+                from .graph_break import Result, on_miss
+                entry = on_miss(self, args, kwargs, key)
+                if type(entry) is Result:
+                    return entry.value
+            else:
+                entry = self._trace(args, kwargs, key)
         self._last = entry
         feeds = entry.feeds(args, kwargs)
         if state._state.grad_enabled and run_program.wants_grad(entry, args, kwargs):
@@ -347,6 +353,12 @@ class StaticFunction:
     def num_programs(self) -> int:
         return len(self._entries)
 
+    @property
+    def graph_breaks(self) -> List[Any]:
+        """The breaks found so far (full_graph=False), as GraphBreakInfo records."""
+        from .graph_break import graph_breaks
+        return graph_breaks(self)
+
     def signatures(self) -> List[List[InputSpec]]:
         return [e.concrete.inputs for e in self._entries.values()]
 
@@ -441,7 +453,7 @@ def _outputs(out_leaves: List[Any]):
 
 
 def layer_forward(layer: Any, input_spec: Optional[Sequence[Any]] = None,
-                  full_graph: bool = True) -> StaticFunction:
+                  full_graph: bool = False) -> StaticFunction:
     """The StaticFunction of a Layer's forward, bound to the layer (reused when it exists)."""
     own = layer.__dict__.get("forward")
     if isinstance(own, StaticFunction):
@@ -461,7 +473,7 @@ def _check_defined_output(var: Variable) -> None:
 
 
 def to_static(function: Any = None, input_spec: Optional[Sequence[Any]] = None,
-              full_graph: bool = True, **kwargs: Any) -> Any:
+              full_graph: bool = False, **kwargs: Any) -> Any:
     """Convert a function, a method or a Layer (its forward) to a static graph."""
     def decorate(obj: Any) -> Any:
         from ..nn import Layer

@@ -244,8 +244,11 @@ def first_parameter_attribute_writes(fn_node: gast.FunctionDef,
 
 
 def transform_tree(fn: Callable, until: Optional[str] = None,
-                   on_pass: Optional[Callable[[str, gast.AST], None]] = None) -> Tuple[gast.FunctionDef, str, int]:
-    node, nodes, lines, start, filename = parse_function(fn)   # nodes serve every check below
+                   on_pass: Optional[Callable[[str, gast.AST], None]] = None,
+                   parsed: Optional[Tuple] = None) -> Tuple[gast.FunctionDef, str, int]:
+    """`parsed`, when given, stands for parse_function(fn): a tree built from the user's source
+    elsewhere (the regions of a function with graph breaks)."""
+    node, nodes, lines, start, filename = parsed or parse_function(fn)   # nodes serve every check below
     present = features(node, nodes)
     if {"global", "unsupported"} & present or isinstance(node, gast.AsyncFunctionDef):
         check_supported(node, filename, start, nodes)
@@ -296,8 +299,8 @@ def _factory_template(name: str, freevars: Tuple[str, ...]) -> ast.FunctionDef:
                      ).body[0]
 
 
-def build_code(fn: types.FunctionType) -> ConvertedCode:
-    node, filename, start = transform_tree(fn)
+def build_code(fn: types.FunctionType, parsed: Optional[Tuple] = None) -> ConvertedCode:
+    node, filename, start = transform_tree(fn, parsed=parsed)
     freevars = tuple(fn.__code__.co_freevars)
     # The factory is never called: it only makes _jst and the original's free variables free
     # variables of the converted code. Its own name stays global (as in the original) so that a

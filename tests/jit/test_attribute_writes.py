@@ -97,7 +97,7 @@ def test_an_attribute_first_set_inside_the_loop_is_refused_with_its_line():
             o.set(x)
         return o.v
     with pytest.raises(ValueError, match=r"self\.v = t \* 2\.0"):
-        paddle.jit.to_static(late)(paddle.to_tensor(np.ones([2], "float32")),
+        paddle.jit.to_static(late, full_graph=True)(paddle.to_tensor(np.ones([2], "float32")),
                                    paddle.to_tensor(np.array(2)))
 
 

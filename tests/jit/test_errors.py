@@ -173,7 +173,7 @@ def test_error_in_called_helper_shows_both_frames():
 
 def test_numpy_function_on_symbolic_tensor():
     with pytest.raises(TypeError) as info:
-        paddle.jit.to_static(numpy_on_symbolic)(T(X))
+        paddle.jit.to_static(numpy_on_symbolic, full_graph=True)(T(X))
     msg = assert_points_at(info.value, numpy_on_symbolic, "z = np.sum(y) * 2")
     assert "numpy.sum" in msg
     assert "dy2st.sum" in msg
@@ -181,7 +181,7 @@ def test_numpy_function_on_symbolic_tensor():
 
 def test_mismatched_branch_outputs_name_the_variable():
     with pytest.raises(ValueError) as info:
-        paddle.jit.to_static(mismatched_branches)(T(X))
+        paddle.jit.to_static(mismatched_branches, full_graph=True)(T(X))
     msg = str(info.value)
     assert "In user code:" in msg and THIS_FILE in msg
     assert "'y'" in msg or "`y`" in msg, msg
@@ -190,14 +190,14 @@ def test_mismatched_branch_outputs_name_the_variable():
 
 def test_mismatched_branch_outputs_name_both_lines():
     with pytest.raises(ValueError) as info:
-        paddle.jit.to_static(mismatched_branches)(T(X))
+        paddle.jit.to_static(mismatched_branches, full_graph=True)(T(X))
     msg = str(info.value)
     assert f"line {line_of(mismatched_branches, 'y = x * 1')}" in msg, msg
 
 
 def test_loop_variable_changing_dtype():
     with pytest.raises(TypeError) as info:
-        paddle.jit.to_static(loop_changes_dtype)(T(X), T(2))
+        paddle.jit.to_static(loop_changes_dtype, full_graph=True)(T(X), T(2))
     msg = str(info.value)
     assert "'x'" in msg and "dtype" in msg, msg
     assert "In user code:" in msg and THIS_FILE in msg
@@ -206,7 +206,7 @@ def test_loop_variable_changing_dtype():
 
 def test_loop_variable_changing_rank():
     with pytest.raises(Exception) as info:
-        paddle.jit.to_static(loop_changes_rank)(T(X), T(2))
+        paddle.jit.to_static(loop_changes_rank, full_graph=True)(T(X), T(2))
     msg = str(info.value)
     assert "'x'" in msg and "rank" in msg, msg
     assert "In user code:" in msg and THIS_FILE in msg
@@ -232,7 +232,7 @@ def test_run_time_kernel_failure_inside_loop_body():
 
 def conversion_error(fn, *args):
     with pytest.raises(ConversionError) as info:
-        paddle.jit.to_static(fn)(*args)
+        paddle.jit.to_static(fn, full_graph=True)(*args)
     return str(info.value)
 
 

@@ -279,7 +279,7 @@ def test_none_becomes_tensor_in_loop_is_refused_clearly(n):
     # None before a tensor loop and a tensor after it cannot be one graph value (the loop may
     # run zero times): a clear TypeError names the variable and the loop's line
     with pytest.raises(TypeError) as info:
-        paddle.jit.to_static(none_becomes_tensor_in_loop)(paddle.to_tensor(f32([1.0, -2.0])),
+        paddle.jit.to_static(none_becomes_tensor_in_loop, full_graph=True)(paddle.to_tensor(f32([1.0, -2.0])),
                                                           paddle.to_tensor(i64(n)))
     msg = str(info.value)
     assert "'best'" in msg and "None" in msg and "for i in range(n):" in msg, msg

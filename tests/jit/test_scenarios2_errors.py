@@ -259,6 +259,6 @@ def test_escaped_tensor_error_names_user_line():
     # an attribute of a dict item picked by a name is state the converter does not carry (the
     # name could be rebound in between): the error says where the escaping tensor was computed
     with pytest.raises(ValueError) as info:
-        paddle.jit.to_static(escaped_attribute_of_item)(_t([1.0, 2.0]))
+        paddle.jit.to_static(escaped_attribute_of_item, full_graph=True)(_t([1.0, 2.0]))
     _check_message(info.value, "d[key].v = x * 3.0  # E-escaped")
 

@@ -253,7 +253,7 @@ def test_try_around_tensor_if_is_refused_naming_the_try(check):
     # construct and the user's line (an except clause could never catch a run-time error)
     import inspect
     with pytest.raises(paddle.jit.ConversionError) as info:
-        paddle.jit.to_static(try_around_tensor_if)(paddle.to_tensor(f32([1.0])))
+        paddle.jit.to_static(try_around_tensor_if, full_graph=True)(paddle.to_tensor(f32([1.0])))
     lines, start = inspect.getsourcelines(try_around_tensor_if)
     msg = str(info.value)
     assert f"`try` statement at line {start + 1}" in msg, msg

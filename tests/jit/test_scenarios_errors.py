@@ -197,7 +197,7 @@ def break_only_one_path_structure(x, n):
 
 
 def test_loop_return_structure_mismatch_named():
-    sf = paddle.jit.to_static(break_only_one_path_structure)
+    sf = paddle.jit.to_static(break_only_one_path_structure, full_graph=True)
     with pytest.raises(Exception) as info:
         sf(_t([1.0]), _t(3, "int64"))
     msg = str(info.value) + "".join(getattr(info.value, "__notes__", []))

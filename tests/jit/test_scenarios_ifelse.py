@@ -244,7 +244,7 @@ def early_return_bare_in_tensor_if(x):
 
 def test_bare_return_vs_tensor_return_is_reported_at_user_line(arr):
     # None in one path and a tensor in the other has no graph form: the error names the user's file
-    sf = paddle.jit.to_static(early_return_bare_in_tensor_if)
+    sf = paddle.jit.to_static(early_return_bare_in_tensor_if, full_graph=True)
     with pytest.raises(TypeError) as info:
         sf(paddle.to_tensor(arr([1.0, 2.0])))
     msg = str(info.value)

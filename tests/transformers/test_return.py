@@ -140,7 +140,7 @@ def test_return_inside_nested_loop(check, n):
 
 def test_irreconcilable_returns_raise_naming_both_lines():
     import inspect
-    sf = paddle.jit.to_static(mismatched_returns)
+    sf = paddle.jit.to_static(mismatched_returns, full_graph=True)
     lines, start = inspect.getsourcelines(mismatched_returns)
     first = start + next(i for i, ln in enumerate(lines) if "return x, x" in ln)
     second = start + next(i for i, ln in enumerate(lines) if ln.strip() == "return x")

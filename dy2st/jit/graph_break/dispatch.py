@@ -1,0 +1,302 @@
+"""full_graph=False: a cache miss traces the whole function as full_graph=True does; a trace
+that breaks runs that call eagerly, records the statement that broke, and later calls run the
+function outlined into compiled regions and Python islands."""
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any, Dict, List, Optional, Set, Tuple
+
+import gast
+import numpy as np
+
+from ..errors import raise_in_user_code
+from .outline import REGIONS, Outline, Region, build, locate, set_cell, unfeed
+from .reasons import GraphBreakInfo, break_origin, classify, value_hint
+from .output_kinds import RegionCall, output_kinds, remember_kinds
+from .side_effects import side_effect_islands
+
+log = logging.getLogger("dy2st.jit")
+
+RECOMPILE_LIMIT = 8   # traces of one region before it runs eagerly (Dynamo's recompile_limit)
+
+
+class Result:
+    """The value of a call that did not go through a cache entry."""
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class BreakState:
+    """The breaks of one StaticFunction and its current outline."""
+
+    def __init__(self, sf: Any) -> None:
+        self.sf = sf
+        self.islands: Set[int] = set()             # ids of statements that stay Python
+        self.opened: Set[int] = set()              # ids of if/for/while with a Python header
+        self.inlined: Set[int] = set()             # ids of statements of regions without ops
+        self.breaks: List[GraphBreakInfo] = []
+        self.outline: Optional[Outline] = None
+        self.regions: List[Any] = []               # StaticFunction per region
+        self.steps: List[Tuple[str, List[int]]] = []
+        self.dirty = True
+        self.whole = False                         # nothing to outline: every call is eager
+        try:
+            from ..transform import parse_function
+            self.parsed = parse_function(sf._function)
+        except Exception:  # noqa: BLE001 - no source: the function stays eager as a whole
+            self.parsed = None
+            self.whole = True
+
+    # -- recording ---------------------------------------------------------------------------
+    def record(self, error: BaseException, region: Optional[Region] = None) -> None:
+        """Turn the statement where the trace broke into an island, and log the new break."""
+        kind, reason = classify(error)
+        fn = self.sf._function
+        if self.parsed is None:
+            code = fn.__code__
+            self._add(GraphBreakInfo(code.co_filename, code.co_firstlineno, fn.__name__,
+                                     "", reason, kind))
+            return
+        fdef, _nodes, lines, start, filename = self.parsed
+        first, last = start + fdef.lineno - 1, start + (fdef.end_lineno or fdef.lineno) - 1
+        origin = break_origin(error, filename, fdef.name, first, last)
+        line = origin.line if origin is not None else _line_in_message(error, filename, first, last)
+        found = locate(fdef.body, line - start + 1) if line is not None else None
+        if found is not None and id(found[1]) in (self.islands if found[0] == "stmt"
+                                                  else self.opened):
+            found = None        # nothing new to split there (a line mapped oddly)
+        if found is None:
+            # no statement to tell: the region (or the function) stays Python as a whole
+            stmts = region.stmts if region is not None else list(fdef.body)
+            self.islands.update(id(s) for s in stmts)
+            at = start + stmts[0].lineno - 1
+        else:
+            where, stmt, around = found
+            (self.opened if where == "header" else self.islands).add(id(stmt))
+            self.opened.update(id(s) for s in around)
+            at = line
+            hint = value_hint(stmt.test if where == "header" and not isinstance(stmt, gast.For)
+                              else stmt, fdef) if kind == "error" else None
+            if hint:
+                kind, reason = "numpy", f"{hint} runs as Python ({reason})"
+        source = lines[at - start].strip() if 0 <= at - start < len(lines) else ""
+        self._add(GraphBreakInfo(filename, at, fdef.name, source, reason, kind))
+        self.dirty = True
+
+    def record_static(self, line: int, reason: str) -> None:
+        """An island found before tracing (a side effect on a Python object); `line` is
+        block-relative."""
+        fdef, _nodes, lines, start, filename = self.parsed
+        found = locate(fdef.body, line)
+        if found is not None:
+            where, stmt, around = found
+            (self.opened if where == "header" else self.islands).add(id(stmt))
+            self.opened.update(id(s) for s in around)
+        self._add(GraphBreakInfo(filename, start + line - 1, fdef.name,
+                                 lines[line - 1].strip(), reason, "side-effect"))
+        self.dirty = True
+
+    def _add(self, info: GraphBreakInfo) -> None:
+        if info not in self.breaks:
+            self.breaks.append(info)
+            log.info("to_static: graph break in %s at %s:%d `%s`: %s", info.function,
+                     info.filename, info.lineno, info.source, info.reason)
+
+    # -- running -----------------------------------------------------------------------------
+    def run(self, args: Tuple, kwargs: Dict) -> Any:
+        sf = self.sf
+        if self.whole:
+            return _eager(sf.dygraph_function, args, kwargs)
+        if self.dirty:
+            self._rebuild()
+        driver = self.outline.driver
+        try:
+            if sf._instance is not None:
+                return driver(sf._instance, *args, **kwargs)
+            return driver(*args, **kwargs)
+        except Exception as e:  # noqa: BLE001 - an island's error, at the user's line
+            raise_in_user_code(e)
+
+    def _rebuild(self) -> None:
+        from ..static_function import StaticFunction
+        sf = self.sf
+        fdef = self.parsed[0]
+        outline, steps = build(fdef, self.parsed, self.islands | self.inlined, self.opened,
+                               sf._function, sf._instance is not None)
+        old = {tuple(id(s) for s in r.stmts): rsf
+               for r, rsf in zip(self.outline.regions, self.regions)} if self.outline else {}
+        regions = []
+        for i, region in enumerate(outline.regions):
+            # a region whose statements did not change keeps its compiled entries
+            same = old.get(tuple(id(s) for s in region.stmts))
+            if same is not None and same._gb_region[1].params == region.params and \
+                    same._gb_region[1].outputs == region.outputs:
+                kept = same._gb_region[1]
+                kept.index = i
+                outline.regions[i] = kept
+                regions.append(same)
+                continue
+            rsf = StaticFunction(region.plain, full_graph=False, instance=sf._instance)
+            rsf._gb_region = (self, region)
+            specs = self._param_specs()
+            if specs and any(p in specs for p in region.params):
+                # a parameter given an InputSpec keeps its unknown dims in the regions
+                rsf._input_spec = [specs.get(p) for p in region.params]
+            regions.append(rsf)
+        set_cell(outline.driver, REGIONS, [RegionCall(r) for r in regions])
+        self.outline, self.regions, self.steps = outline, regions, steps
+        self.dirty = False
+
+    def _param_specs(self) -> Dict[str, Any]:
+        sf = self.sf
+        if not sf._input_spec:
+            return {}
+        return dict(zip(sf._arg_names(len(sf._input_spec)), sf._input_spec))
+
+    def _pass_unknown_dims(self, region: Region, entry: Any) -> None:
+        """Outputs with unknown dims (from an InputSpec) stay unknown in the regions that read
+        them, so a new batch size does not trace those again."""
+        from ...static.input_spec import InputSpec
+        concrete = entry.concrete
+        if region.returns or not self.sf._input_spec:
+            return
+        block = concrete.program.global_block()
+        found = {}
+        for name, (how, v) in zip(region.outputs, concrete.output_leaves):
+            var = block.vars.get(concrete.program.fetch_names[v]) if how == "var" else None
+            if var is not None and var.kind == "dense" and any(d < 0 for d in var._shape):
+                found[name] = InputSpec([None if d < 0 else d for d in var._shape], var.dtype)
+        for rsf in self.regions[region.index + 1:]:
+            later = rsf._gb_region[1]
+            if any(p in found for p in later.params) and not rsf._entries:
+                specs = rsf._input_spec or [None] * len(later.params)
+                rsf._input_spec = [specs[i] or found.get(p) for i, p in enumerate(later.params)]
+
+    def region_miss(self, rsf: Any, region: Region, args: Tuple, kwargs: Dict, key: Any) -> Any:
+        if region.eager or len(rsf._entries) >= RECOMPILE_LIMIT:
+            if not region.eager:
+                region.eager = True
+                names = rsf._arg_names(len(args))
+                last = rsf._last.key if rsf._last is not None else key
+                from ..signature import describe_change
+                fdef, _n, lines, start, filename = self.parsed
+                line = start + region.first_line - 1
+                self._add(GraphBreakInfo(
+                    filename, line, fdef.name, lines[region.first_line - 1].strip(),
+                    f"recompile limit ({RECOMPILE_LIMIT} traces) reached, the region runs "
+                    f"eagerly: {describe_change(names, last, key)}", "recompile-limit"))
+            return Result(_eager(rsf.dygraph_function, _unfed(args), kwargs))
+        if self.sf._input_spec and _unknown_dims_for_arrays(rsf, args):
+            key = rsf._key(args, kwargs)
+            entry = rsf._entries.get(key)
+            if entry is not None:
+                return entry
+        try:
+            _ensure_converted(region)
+            entry = rsf._trace(args, kwargs, key)
+        except Exception as e:  # noqa: BLE001 - a new break on this path
+            value = _eager(rsf.dygraph_function, _unfed(args), kwargs, e)
+            self.record(e, region)
+            return Result(value)
+        self._pass_unknown_dims(region, entry)
+        # this call runs eagerly: its result tells which outputs eager code has as arrays or
+        # numbers (see output_kinds.py)
+        value = _eager(rsf.dygraph_function, _unfed(args), kwargs)
+        kinds = output_kinds(entry, value)
+        if not any(b.ops for b in entry.concrete.program.blocks):
+            # nothing to compile: its statements run as Python, saving a region call
+            self.inlined.update(id(s) for s in region.stmts)
+            self.dirty = True
+        elif kinds is None:
+            region.eager = True
+        else:
+            remember_kinds(entry, kinds)
+        return Result(value)
+
+
+def _unknown_dims_for_arrays(rsf: Any, args: Tuple) -> bool:
+    """With an InputSpec on the function, arrays computed by islands enter regions with every
+    dim unknown (they usually follow the batch): True when that changed the region's specs."""
+    from ...static.input_spec import InputSpec
+    specs = list(rsf._input_spec or [None] * len(args))
+    changed = False
+    for i, a in enumerate(args[:len(specs)]):
+        if specs[i] is None and type(a) is np.ndarray and a.ndim:
+            specs[i] = InputSpec([None] * a.ndim, str(a.dtype))
+            changed = True
+    if changed:
+        rsf._input_spec = specs
+    return changed
+
+
+def _unfed(args: Tuple) -> Tuple:
+    return tuple(unfeed(a) for a in args)
+
+
+def _ensure_converted(region: Region) -> None:
+    """The converter cannot read a region's source: hand it the region's tree."""
+    from ..transform import build_code, cache
+    if cache.get(region.plain.__code__) is None:
+        cache.put(region.plain.__code__, build_code(region.plain, parsed=region.parsed))
+
+
+def _line_in_message(e: BaseException, filename: str, first: int, last: int) -> Optional[int]:
+    for m in re.finditer(r'File "([^"]+)", line (\d+)', str(e)):
+        if m.group(1) == filename and first <= int(m.group(2)) <= last:
+            return int(m.group(2))
+    return None
+
+
+def _eager(fn: Any, args: Tuple, kwargs: Dict, trace_error: Optional[BaseException] = None) -> Any:
+    """fn run eagerly; when it fails too, a trace error that was no break is today's error."""
+    try:
+        return fn(*args, **kwargs)
+    except Exception as e:  # noqa: BLE001
+        if trace_error is not None and classify(trace_error)[0] == "error":
+            raise trace_error
+        raise_in_user_code(e)
+
+
+def state_of(sf: Any) -> Optional[BreakState]:
+    return sf.__dict__.get("_gb")
+
+
+def on_miss(sf: Any, args: Tuple, kwargs: Dict, key: Any) -> Any:
+    """A cache miss of a full_graph=False StaticFunction: a cache entry, or a Result."""
+    owner = sf.__dict__.get("_gb_region")
+    if owner is not None:
+        return owner[0].region_miss(sf, owner[1], args, kwargs, key)
+    state = sf.__dict__.get("_gb")
+    if state is not None:
+        return Result(state.run(args, kwargs))
+    effects = side_effect_islands(sf, args, kwargs)
+    if effects:
+        state = BreakState(sf)
+        for _index, line, reason in effects:
+            state.record_static(line, reason)
+        sf._gb = state
+        _mark_broken(sf)
+        return Result(state.run(args, kwargs))
+    try:
+        return sf._trace(args, kwargs, key)
+    except Exception as e:  # noqa: BLE001 - the function breaks (or fails eagerly too)
+        error = e
+    value = _eager(sf.dygraph_function, args, kwargs, error)
+    state = BreakState(sf)
+    state.record(error)
+    sf._gb = state
+    _mark_broken(sf)
+    return Result(value)
+
+
+def _mark_broken(sf: Any) -> None:
+    from .broken import mark_broken
+    mark_broken(sf)
+
+
+def graph_breaks(sf: Any) -> List[GraphBreakInfo]:
+    state = state_of(sf)
+    return list(state.breaks) if state is not None else []
