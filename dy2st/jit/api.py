@@ -65,7 +65,8 @@ def _static_function_of(obj: Any) -> StaticFunction:
 def save(layer: Any, path: str, input_spec: Optional[Sequence[Any]] = None, **configs: Any) -> None:
     """Export the whole graph (control flow included) and its parameters to path.json / .npz.
 
-    A Layer is traced in eval mode (each sublayer's own mode is put back afterwards); pass
+    A Layer is traced in eval mode, on a copy of its layer tree: the Layer itself (its own
+    and its sublayers' `training` flags, its attributes) is left as it was. Pass
     `keep_training=True` to export it in the mode it is in."""
     from ..nn import Layer
     from .model_format import save_concrete
@@ -83,17 +84,44 @@ def save(layer: Any, path: str, input_spec: Optional[Sequence[Any]] = None, **co
                          "(a list of dy2st.static.InputSpec or example tensors) or call the "
                          "converted function once before saving")
     owner = layer if isinstance(layer, Layer) else sf._instance
-    modes = []
-    if isinstance(owner, Layer) and not configs.get("keep_training", False):
-        # each layer's own flag is put back afterwards (sublayers may differ from the root)
-        modes = [(m, m.training) for m in [owner] + list(owner.sublayers())]
-        owner.eval()
-    try:
-        concrete = sf.get_concrete_program(*specs)
-    finally:
-        for m, training in modes:
-            m.training = training
+    if isinstance(owner, Layer):
+        # Traced on a copy of the layer tree (sharing parameters and buffers): the caller's
+        # Layer, which another thread may be training, never changes, even for a moment.
+        twin = _mode_copy(owner, None if configs.get("keep_training", False) else False)
+        sf = StaticFunction(sf._function, sf._input_spec, sf._full_graph, instance=twin)
+    concrete = sf.get_concrete_program(*specs)
     save_concrete(concrete, path, {"function": sf.__name__})
+
+
+def _mode_copy(root: Any, training: Optional[bool]) -> Any:
+    """A copy of root's layer tree sharing its tensors, every layer's `training` set to
+    `training` (kept when None); forwards bound to a layer are bound to its copy."""
+    import collections
+    import copy
+    from ..nn import Layer
+    copies: dict = {}
+
+    def copy_layer(layer: Any) -> Any:
+        if id(layer) in copies:
+            return copies[id(layer)]
+        twin = copy.copy(layer)
+        copies[id(layer)] = twin
+        d = twin.__dict__
+        if training is not None:
+            d["training"] = training
+        for table in ("_parameters", "_buffers"):
+            if isinstance(d.get(table), dict):
+                d[table] = collections.OrderedDict(d[table])
+        if isinstance(d.get("_sub_layers"), dict):
+            d["_sub_layers"] = collections.OrderedDict(
+                (k, copy_layer(v) if isinstance(v, Layer) else v) for k, v in d["_sub_layers"].items())
+        own = d.get("forward")
+        if isinstance(own, StaticFunction) and own._instance is layer:
+            d["forward"] = StaticFunction(own._function, own._input_spec, own._full_graph, twin)
+        elif isinstance(own, types.MethodType) and own.__self__ is layer:
+            d["forward"] = types.MethodType(own.__func__, twin)
+        return twin
+    return copy_layer(root)
 
 
 def load(path: str, **configs: Any) -> Any:
