@@ -7,7 +7,10 @@ from __future__ import annotations
 import inspect
 from typing import Any, Dict, List, Sequence
 
+import numpy as np
+
 from ...runtime.program import Block, Operator, Program
+from .attr_schema import check_attrs
 from .errors import _fail
 
 CONTROL_FLOW_ATTRS = {"cond": ("true_block", "false_block"), "while": ("cond_block", "body_block")}
@@ -64,6 +67,7 @@ def _check_block(program: Program, block: Block, owner: Dict[int, int], where: s
             raise _fail(ow, f"names an output twice ({op.outputs})")
         _check_op_shape(program, block, op, owner, ow)
         if op.type not in CONTROL_FLOW_ATTRS:
+            check_attrs(block, op, ow)
             _check_signature(OPS[op.type].kernel, op, ow)
             _check_inference(OPS[op.type], block, op, ow)
         defined.update(op.outputs)
@@ -158,8 +162,7 @@ def _check_inference(opdef: Any, block: Block, op: Operator, where: str) -> None
 
 def _meta_shape(meta: Any, where: str) -> List[int]:
     shape = getattr(meta, "shape", None)
-    try:
-        out = [int(d) for d in shape]
-    except (TypeError, ValueError, OverflowError):
-        raise _fail(where, f"the op's inputs and attrs give no valid shape ({shape!r})") from None
-    return out
+    if not isinstance(shape, (tuple, list)) or not all(
+            isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in shape):
+        raise _fail(where, f"the op's inputs and attrs give no valid shape ({str(shape)[:80]})")
+    return [int(d) for d in shape]
