@@ -93,6 +93,11 @@ def _bool(v: Any, rank: Optional[int], n_inputs: int) -> None:
         raise AttrError("expected true or false")
 
 
+def _scalar(v: Any, rank: Optional[int], n_inputs: int) -> None:
+    if not isinstance(v, (bool, int, float)):
+        raise AttrError("expected a number or a bool")
+
+
 def _perm(v: Any, rank: Optional[int], n_inputs: int) -> None:
     if not isinstance(v, (list, tuple)) or sorted(v) != list(range(len(v))) or not all(
             _int(a) for a in v) or (rank is not None and len(v) != rank):
@@ -105,7 +110,7 @@ def _items(v: Any, rank: Optional[int], n_inputs: int) -> None:
     ellipses = 0
     for it in v:
         kind = it.get("k") if isinstance(it, dict) else None
-        if kind not in _INDEX_KINDS or set(it) != _INDEX_KINDS[kind]:
+        if not isinstance(kind, str) or kind not in _INDEX_KINDS or set(it) != _INDEX_KINDS[kind]:
             raise AttrError(f"malformed index item {_short(it)}")
         ellipses += kind == "ellipsis"
         if kind == "int" and not _int(it["v"]):
@@ -134,4 +139,4 @@ def _tensor_ref(it: Dict[str, Any], n_inputs: int) -> None:
 
 _BY_NAME: Dict[str, Callable[[Any, Optional[int], int], None]] = {
     "axis": _axis, "axes": _axis, "shape": _shape, "dtype": _dtype, "perm": _perm,
-    "items": _items, **{name: _bool for name in _BOOL_ATTRS}}
+    "items": _items, "value": _scalar, **{name: _bool for name in _BOOL_ATTRS}}

@@ -180,11 +180,11 @@ def read_model(path: str) -> LoadedModel:
 def _read_bounded(path: str, limit: int, where: str) -> bytes:
     """The file's bytes, refused without reading it whole when it is larger than `limit`."""
     with open(path, "rb") as f:
-        raw = f.read(limit + 1)
-    if len(raw) > limit:
-        raise ModelFormatError(f"{path}: is larger than the parameters {where} declares "
-                               f"(at most {limit} bytes)")
-    return raw
+        size = os.fstat(f.fileno()).st_size
+        if size > limit:
+            raise ModelFormatError(f"{path}: is larger than the parameters {where} declares "
+                                   f"({size} bytes, at most {limit})")
+        return f.read(size)
 
 
 def _read_or_none(path: str) -> Optional[bytes]:

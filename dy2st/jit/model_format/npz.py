@@ -20,6 +20,7 @@ from .fields import _dtype, _get, _int_list, _name
 # numpy's own bound on an .npy header; a member may be this much larger than its data.
 _MAX_NPY_HEADER = 10000
 _ZIP_OVERHEAD = 4096            # per member: local + central directory entries, extra fields
+_MAX_PARAMETER_BYTES = 8 << 32  # validate.MAX_ELEMENTS elements of 8 bytes
 _COMPRESSIONS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflated"}
 
 Entry = Tuple[str, List[int], str]       # (npz key, shape, dtype name)
@@ -44,8 +45,11 @@ def parameter_table(table: List[Any], where: str) -> Dict[str, Entry]:
         if key in keys:
             raise _fail(pw, f"array key {key!r} is listed twice")
         keys.add(key)
-        entries[name] = (key, _int_list(_get(pd, "shape", list, pw), pw, 0),
-                         _dtype(_get(pd, "dtype", str, pw), pw))
+        shape = _int_list(_get(pd, "shape", list, pw), pw, 0)
+        if data_nbytes(shape, "float64") > _MAX_PARAMETER_BYTES:
+            raise _fail(pw, f"parameter {name!r} has shape {shape}, more than "
+                            f"{_MAX_PARAMETER_BYTES >> 3} elements")
+        entries[name] = (key, shape, _dtype(_get(pd, "dtype", str, pw), pw))
     return entries
 
 
