@@ -203,12 +203,19 @@ def test_huge_declared_shapes_are_refused(saved):
 
     def grow(doc):
         full = _ops(doc, 2, "full")[0]
-        full["attrs"]["shape"] = [2 ** 40]
+        full["attrs"]["shape"] = [2 ** 20, 2 ** 20]
+        for v in doc["program"]["blocks"][2]["vars"]:
+            if v["name"] == "t_8":
+                v["shape"] = [2 ** 20, 2 ** 20]
+    _edit(prefix, grow)
+    refused(prefix, prefix + ".json", "more than 4294967296 elements")
+
+    def grow_dim(doc):
         for v in doc["program"]["blocks"][2]["vars"]:
             if v["name"] == "t_8":
                 v["shape"] = [2 ** 40]
-    _edit(prefix, grow)
-    refused(prefix, prefix + ".json", "more than")
+    _edit(prefix, grow_dim)
+    refused(prefix, prefix + ".json", "1099511627776")
 
 
 def test_op_output_redefining_a_feed(saved):
