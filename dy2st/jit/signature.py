@@ -77,6 +77,12 @@ class CallBinder:
         """(args, kwargs) of the same call in canonical form."""
         if self.is_canonical(args, kwargs):
             return args, kwargs
+        missing = self._fast_len - len(args)
+        if not kwargs and missing > 0:
+            # trailing positional parameters left to their defaults (read live)
+            defaults = self._function.__defaults__ or ()
+            if missing <= len(defaults):
+                return tuple(args) + defaults[len(defaults) - missing:], {}
         sig = self._signature()
         if sig is None:
             return args, dict(sorted(kwargs.items()))
