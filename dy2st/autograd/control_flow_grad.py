@@ -8,7 +8,7 @@ gradient reads onto a tape (a loop variable), which the gradient loop reads at i
 gradients of values captured from outside the loop are summed over the turns."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional
 
 from ..runtime import ops
 from ..runtime.control_flow import _align_captures, _as_pred, _unify
