@@ -8,7 +8,7 @@ needs from the saved inputs (random ops replay the draws of the forward call), s
 only runs inference pays nothing for it."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
