@@ -431,10 +431,12 @@ class _Codegen:
         """`for <counter> in range(start, stop, step)` over the body (see counted_loop.py); the
         counter's local holds a Python int in the body, its final array is made after."""
         k, turns = counted.k, self.new_local()
-        stop = counted.stop if type(counted.stop) is int else f"int({ins[counted.stop[1]]})"
+        stop = counted.stop if type(counted.stop) is int else \
+            self._number(tag[1].inputs[counted.stop[1]], ins[counted.stop[1]])
         if counted.inclusive:
             stop = f"{stop} {'+' if counted.step > 0 else '-'} 1"
-        self.emit(f"{ind}{turns} = range(int({ins[k]}), {stop}, {counted.step})", tag)
+        start = self._number(tag[1].inputs[k], ins[k])
+        self.emit(f"{ind}{turns} = range({start}, {stop}, {counted.step})", tag)
         self.emit(f"{ind}for {outs[k]} in {turns}:", tag)
         n_lines = len(self.lines)
         self.inline(counted.body, ind + "    ", args, outs, depth + 1, carried=True)
@@ -442,9 +444,15 @@ class _Codegen:
             self.emit(f"{ind}    pass")
         if live:
             end = self.const("N", counter_end)
-            self.emit(f"{ind}{outs[k]} = {end}({turns}, {self.const('A', counted.dtype)})", tag)
+            shape = f", {counted.shape!r}" if counted.shape else ""
+            self.emit(f"{ind}{outs[k]} = {end}({turns}, {self.const('A', counted.dtype)}{shape})", tag)
         self.emit(f"{ind}del {turns}")
         self.free.append(turns)
+
+    def _number(self, name: str, expr: str) -> str:
+        """The Python int in value `name` (0-d or shape [1]), held by local or expression expr."""
+        var = self.vars.get(name)
+        return f"int({expr}[0])" if var is not None and var._shape == (1,) else f"int({expr})"
 
     def _read_as_index(self, op: Operator, name: str) -> bool:
         """Whether op reads value `name` only as an index that its generated code turns into
