@@ -172,22 +172,16 @@ def test_bounds_and_steps_that_do_not_fit_the_counter_are_not_counted_on():
 
 
 # ------------------------------------------------------------------ counters written the Paddle way
-def paddle_counter(x, n):
-    i = paddle.zeros([1], dtype="int64")
-    s = x
-    while i < n:
-        s = s * 0.5 + x
-        i = i + 1
-    return s, i
-
-
-def zero_d_counter(x, n):
-    i = paddle.zeros([], dtype="int64")
-    s = x
-    while i < n:
-        s = s * 0.5 + x
-        i = i + 1
-    return s, i
+def tensor_counter(shape):
+    """`while i < n` over a counter of shape (Paddle's `paddle.zeros([1])`, or 0-d)."""
+    def loop(x, n):
+        i = paddle.zeros(shape, dtype="int64")
+        s = x
+        while i < n:
+            s = s * 0.5 + x
+            i = i + 1
+        return s, i
+    return loop
 
 
 def range_of_a_tensor(x, n):
@@ -211,7 +205,7 @@ def static_source(sf) -> str:
     return compile_program(program, program.feed_names, program.fetch_names).source
 
 
-@pytest.mark.parametrize("fn,counted", [(paddle_counter, True), (zero_d_counter, True),
+@pytest.mark.parametrize("fn,counted", [(tensor_counter([1]), True), (tensor_counter([]), True),
                                         (range_of_a_tensor, True),
                                         (counter_read_as_an_index, False)])
 @pytest.mark.parametrize("bound_shape,bound_dtype", [([1], "int64"), ([], "int64"),
