@@ -195,3 +195,15 @@ def write_model_npz(prefix, data):
     doc = model_doc(prefix)
     doc["parameters_file"]["sha256"] = hashlib.sha256(data).hexdigest()
     write_model_doc(prefix, doc)
+def import_source(directory, name: str, source: str):
+    """Module `name` made from `source` written to a file in `directory` (to_static reads a
+    function's source from its file), imported without touching sys.path or sys.modules."""
+    import importlib.util
+    import os
+    path = os.path.join(str(directory), f"{name}.py")
+    with open(path, "w") as f:
+        f.write(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
