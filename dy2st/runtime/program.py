@@ -118,6 +118,8 @@ class Variable(TensorLike):
 def rebind(handle: Variable, new: Variable) -> Variable:
     """Make the Python object `handle` stand for `new` (for in-place updates such as
     `arr.append(x)`), keeping each block's name -> Variable table consistent."""
+    from .inplace import record
+    record(handle)
     old = Variable(handle.block, handle.name, handle._shape, handle.dtype, handle.persistable,
                    handle.kind, handle.elem)
     handle.block.vars[old.name] = old

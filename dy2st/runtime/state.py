@@ -9,6 +9,7 @@ class _BuildState(threading.local):
     def __init__(self) -> None:
         self.blocks: List[Any] = []     # innermost last; empty means eager execution
         self.programs: List[Any] = []   # program_guard stack (main programs)
+        self.journals: List[Any] = []   # in-place rebinds under way (runtime/inplace.py)
 
 
 _state = _BuildState()
@@ -47,3 +48,4 @@ def reset() -> None:
     """Forget every open program and block (for tests and after a failed trace)."""
     _state.blocks.clear()
     _state.programs.clear()
+    _state.journals.clear()
