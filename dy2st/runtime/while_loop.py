@@ -229,9 +229,10 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
         if out_leaves[i] is b_params[i]:
             final[i] = rebind(leaf, final[i])
         else:
-            # changed in place on some turns only: its value after the loop is not followed
-            from .inplace import point, fields
-            point(leaf, fields(b_params[i]))
+            # changed in place on some turns only: its value after the loop is not followed;
+            # it stands for the body's value, so that reading it later fails (escaped tensor)
+            # at the line of the in-place change rather than giving another number
+            rebind(leaf, b_params[i])
     return _as_list(unflatten(tree, final), len(loop_vars))
 
 
