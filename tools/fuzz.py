@@ -299,6 +299,10 @@ def _run(fn, x, path: str, eager: bool) -> Outcome:
         return Outcome(error=(_kind(e), line), text=f"{type(e).__name__}: {e}")
 
 
+def _kind_of(o: Outcome) -> str:
+    return "value" if o.error is None else o.error[0]
+
+
 def _agree(a: Outcome, b: Outcome) -> bool:
     if a.error is not None or b.error is not None:
         return a.error == b.error
@@ -323,6 +327,7 @@ class Failure:
     seed: int
     source: str
     detail: str
+    kind: str = ""          # "eager outcome -> other outcome" kinds, e.g. "value -> NameError"
 
     def __str__(self) -> str:
         return f"--- seed {self.seed}: {self.detail}\n{self.source}"
@@ -363,10 +368,16 @@ def _load_module(source: str, directory: str, seed: int):
 
 def check_program(seed: int, directory: str, save: bool = True) -> Tuple[int, Optional[Failure]]:
     """Run program `seed` on its inputs in every mode; (runs, the first disagreement)."""
+    return check_source(generate(seed), seed, directory, save)
+
+
+def check_source(source: str, seed: int, directory: str, save: bool = True,
+                 name: Optional[int] = None) -> Tuple[int, Optional[Failure]]:
+    """check_program for a given source (the inputs come from `seed`; `name` names its file)."""
     import dy2st as paddle
     from dy2st.static import InputSpec
-    source = generate(seed)
-    module, path = _load_module(source, directory, seed)
+    name = seed if name is None else name
+    module, path = _load_module(source, directory, name)
     sf = paddle.jit.to_static(module.f, input_spec=[InputSpec([None, 3], "float32")])
     loaded = None
     runs = 0
@@ -376,21 +387,82 @@ def check_program(seed: int, directory: str, save: bool = True) -> Tuple[int, Op
         runs += 1
         if not _agree(eager, static):
             return runs, Failure(seed, source, f"input {k} shape {list(x.shape)}\n  eager:     "
-                                 f"{eager}\n  to_static: {static}\n  x = {x.tolist()}")
+                                 f"{eager}\n  to_static: {static}\n  x = {x.tolist()}",
+                                 f"{_kind_of(eager)} -> {_kind_of(static)}")
         if not save or static.error is not None:
             continue
         if loaded is None:
-            prefix = os.path.join(directory, f"model_{seed}")
+            prefix = os.path.join(directory, f"model_{name}")
             try:
                 paddle.jit.save(sf, prefix)
                 loaded = paddle.jit.load(prefix)
             except Exception as e:  # noqa: BLE001
-                return runs, Failure(seed, source, f"jit.save/load failed: {type(e).__name__}: {e}")
+                return runs, Failure(seed, source, f"jit.save/load failed: {type(e).__name__}: {e}",
+                                     f"save {type(e).__name__}")
         back = _run(loaded, x, path, eager=False)
         if not _agree(eager, back):
             return runs, Failure(seed, source, f"input {k} shape {list(x.shape)}\n  eager:  "
-                                 f"{eager}\n  loaded: {back}\n  x = {x.tolist()}")
+                                 f"{eager}\n  loaded: {back}\n  x = {x.tolist()}",
+                                 f"{_kind_of(eager)} -> loaded {_kind_of(back)}")
     return runs, None
+
+
+def _statement_spans(lines: List[str], start: int) -> List[Tuple[int, int]]:
+    """(first, end) line ranges of every statement of f's body (a compound one with its block)."""
+    spans = []
+    for i in range(start, len(lines)):
+        text = lines[i]
+        if not text.strip():
+            continue
+        indent = len(text) - len(text.lstrip())
+        end = i + 1
+        while end < len(lines) and (len(lines[end]) - len(lines[end].lstrip()) > indent):
+            end += 1
+        spans.append((i, end))
+    return spans
+
+
+def minimize(source: str, seed: int, directory: str, save: bool = True) -> str:
+    """Drop statements of f one at a time while the program still fails (a shorter repro)."""
+    import dy2st as paddle
+
+    tries = [0]
+
+    def outcome(src: str) -> Optional[str]:
+        tries[0] += 1
+        name = seed * 1000 + tries[0]   # a new file: converted code is cached per file
+        try:
+            _, failure = check_source(src, seed, directory, save, name)
+        except Exception as e:  # noqa: BLE001 - a crash is a failure too
+            return f"crash {type(e).__name__}"
+        return failure.kind if failure is not None else None
+
+    def fails(src: str) -> bool:
+        try:
+            compile(src, "<fuzz>", "exec")
+        except SyntaxError:
+            return False
+        return outcome(src) == target
+
+    target = outcome(source)
+    lines = source.splitlines()
+    start = lines.index("def f(x):") + 1 + PROLOGUE
+    changed = True
+    while changed:
+        changed = False
+        for first, end in reversed(_statement_spans(lines, start)):
+            if lines[first].strip().startswith("return h + g") and end == len(lines):
+                continue
+            trial = lines[:first] + lines[end:]
+            if fails("\n".join(trial) + "\n"):
+                lines = trial
+                changed = True
+                break
+    del paddle
+    return "\n".join(lines) + "\n"
+
+
+PROLOGUE = 6      # the statements every generated f starts with (kept by minimize)
 
 
 def fuzz(seed: int, count: int, save: bool = True, stop_after: Optional[int] = None,
@@ -428,13 +500,21 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--no-save", action="store_true", help="skip the jit.save/jit.load round trip")
     p.add_argument("--show", action="store_true", help="print the first program's source")
     p.add_argument("--program-seed", type=int, help="check only this program seed")
+    p.add_argument("--minimize", action="store_true",
+                   help="with --program-seed: drop statements while it still fails")
     args = p.parse_args(argv)
     if args.program_seed is not None:
         print(generate(args.program_seed))
         with tempfile.TemporaryDirectory() as d:
             sys.path.insert(0, d)
             _, failure = check_program(args.program_seed, d, not args.no_save)
-        print(failure or "agree")
+            print(failure or "agree")
+            if failure is not None and args.minimize:
+                small = minimize(generate(args.program_seed), args.program_seed, d,
+                                 not args.no_save)
+                print("--- minimized:")
+                print(small)
+                print(check_source(small, args.program_seed, d, not args.no_save, -1)[1])
         return 1 if failure else 0
     if args.show:
         print(generate(args.seed * 1_000_003))

@@ -104,6 +104,7 @@ def IfElse(pred: Any, true_fn: Callable, false_fn: Callable, get_args: Callable,
     # objects from before the `if` changed in place in a branch (h[1] = s with h also held by a
     # list): each branch's value of them becomes an output, which they then stand for
     changed = union(t_changed, f_changed)
+    t_orig, f_orig = t_out, f_out
     t_now, f_now = changed_values(t_changed), changed_values(f_changed)
     t_out, f_out = replace_objects(t_out, t_now), replace_objects(f_out, f_now)
     t_x = tuple(t_now.get(id(o), o) for o in changed)
@@ -131,6 +132,8 @@ def IfElse(pred: Any, true_fn: Callable, false_fn: Callable, get_args: Callable,
     for obj, value in zip(changed, merged[:nx]):
         stand_for[id(value)] = rebind(obj, value)
     merged = replace_objects(list(merged[nx:]), stand_for)
+    for k, i in enumerate(live):
+        _note_path_aliases(merged[k], t_orig[i], f_orig[i], pred, tb.idx)
     for j, k in enumerate(tracked):
         value, flag = merged[k], merged[len(live) + j]
         if isinstance(value, Variable):
@@ -158,6 +161,23 @@ def _trace_in(block: Block, branch: Callable, set_args: Callable, get_args: Call
         finally:
             changed = j.finish()
     return raised, out, changed
+
+
+def _note_path_aliases(merged: Any, t_val: Any, f_val: Any, pred: Variable, first: int) -> None:
+    """A merged name that is an object from before the `if` on one path (`if c: h = h * 2`
+    leaves h the old object on the other) is that object there: note it for in-place changes."""
+    from ..runtime.inplace import add_path_alias
+    from ..runtime.pytree import flatten
+    m_leaves, t_leaves, f_leaves = flatten(merged)[0], flatten(t_val)[0], flatten(f_val)[0]
+    if not len(m_leaves) == len(t_leaves) == len(f_leaves):
+        return
+    for m, a, b in zip(m_leaves, t_leaves, f_leaves):
+        if not isinstance(m, Variable):
+            continue
+        for obj, on_true in ((a, True), (b, False)):
+            if isinstance(obj, Variable) and obj is not m and obj.block.idx < first and \
+                    obj.kind == "dense" and m.kind == "dense":
+                add_path_alias(m, obj, pred, on_true)
 
 
 def _track_definedness(name: str, t_val: Any, f_val: Any) -> bool:
@@ -428,8 +448,8 @@ def SetItem(container: Any, index: Any, value: Any) -> Any:
             return out
         # the traced object itself takes the new value, so that every alias (a list or dict
         # entry, an attribute, a second name) sees the update as in eager mode
-        from ..runtime.program import rebind
-        return rebind(container, out)
+        from ..runtime.inplace import assign_in_place
+        return assign_in_place(container, out)
     if isinstance(container, Tensor) and (_symbolic(value) or _has_symbolic(index)):
         return ops.setitem(container, index, value)
     container[index] = value

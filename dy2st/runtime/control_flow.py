@@ -181,6 +181,9 @@ def merge_branches(pred: Variable, t_out: Any, f_out: Any, tb: Block, fb: Block,
         if is_undefined(a) or is_undefined(b):
             result[i] = a if is_undefined(a) else b
             continue
+        if a is b and isinstance(a, Variable) and a.block is not tb and a.block is not fb:
+            result[i] = a     # the same object from before the `if` on both paths
+            continue
         if isinstance(a, Variable) and isinstance(b, Variable):
             j = first_of.setdefault((id(a), id(b)), i)
             if j != i:

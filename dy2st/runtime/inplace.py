@@ -41,7 +41,49 @@ class Journal:
             obj.block.vars[obj.name] = obj
             out[key] = (obj, now)
         self.before.clear()
+        _forget_aliases(self.first_block)
         return out
+
+
+def _forget_aliases(first_block: int) -> None:
+    """Drop path aliases whose condition was computed inside the branch or body just traced."""
+    block = state.current_block()
+    if block is None:
+        return
+    table = block.program.cond_aliases
+    for key in list(table):
+        kept = [e for e in table[key] if e[1].block.idx < first_block]
+        if kept:
+            table[key] = kept
+        else:
+            del table[key]
+
+
+def add_path_alias(merged: Any, obj: Any, pred: Any, on_true: bool) -> None:
+    """After a tensor `if` on pred, `merged` is the object `obj` on the path where pred is
+    on_true: a later in-place change of either must reach the other on that path."""
+    table = merged.block.program.cond_aliases
+    table.setdefault(id(merged), []).append((obj, pred, on_true))
+    table.setdefault(id(obj), []).append((merged, pred, on_true))
+
+
+def assign_in_place(handle: Any, new: Any) -> Any:
+    """`handle` (a traced tensor object) takes the value `new` of an in-place op; objects that
+    are `handle` on some paths only take it on those paths."""
+    from .program import rebind
+    program = handle.block.program
+    for other, pred, on_true in program.cond_aliases.get(id(handle), ()):
+        if other is handle:
+            continue
+        if other._shape != new._shape or other.dtype != new.dtype:
+            raise ValueError(
+                f"an in-place change makes {handle.name} {new.dtype}{list(new._shape)}, but on "
+                f"some paths it is the same object as a {other.dtype}{list(other._shape)} "
+                "tensor; assign the result to a new name instead of changing it in place")
+        from . import ops
+        value = ops.where(pred, new, other) if on_true else ops.where(pred, other, new)
+        rebind(other, value)
+    return rebind(handle, new)
 
 
 def record(handle: Any) -> None:
