@@ -100,6 +100,7 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
     labels = [_leaf_label(names, tree, i) for i in range(len(init))]
     table = program.maybe_undefined
     carried: List[Variable] = []     # outer objects the body changes in place (h[0] = v)
+    track_ran = False                # carry "did the body run?" (for path aliases, below)
     for _attempt in range(5 + len(init)):
         n_blocks = len(program.blocks)
         cb = program.create_block(parent.idx)
@@ -113,6 +114,7 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
         b_flags = _flag_params(bb, b_params, maybe, table, init)
         c_carry = [_param_like(cb, h) for h in carried]
         b_carry = [_param_like(bb, h) for h in carried]
+        ran_params = [_param_like(blk, _RAN_SPEC, "ran") for blk in (cb, bb)] if track_ran else []
         with journal(cb.idx) as j:
             try:
                 with block_guard(cb):
@@ -165,6 +167,17 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
                 results.append(_local(bb, o))
             flag_results = [_local(bb, _flag_of(out_leaves[i])) for i in maybe]
             carry_results = [_local(bb, changed[id(h)][1]) for h in carried]
+            # a loop variable the body sets to an object from before the loop (h = d['a']) is
+            # that object after the loop if the body ran: note it for in-place changes
+            outer_outs = [(i, o) for i, o in enumerate(out_leaves) if is_var[i] and
+                          isinstance(o, Variable) and o is not b_params[i] and
+                          o.block.idx < cb.idx and o.kind == "dense"]
+            if track_ran:
+                carry_results.append(_local(bb, ops.full([], True, "bool")))
+        if outer_outs and not track_ran and not learned:
+            del program.blocks[n_blocks:]
+            track_ran = True
+            continue
         if learned:
             del program.blocks[n_blocks:]
             with block_guard(parent):
@@ -203,15 +216,17 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
     else:
         raise RuntimeError("while_loop: loop variable shapes did not settle")
     bb.results = [v.name for v in results + flag_results + carry_results]
-    n_lv = sum(is_var) + len(maybe) + len(carried)
+    n_lv = sum(is_var) + len(maybe) + len(carried) + (1 if track_ran else 0)
     sources = _align_captures([cb, bb], n_lv)
     inits = [v for v, var in zip(init, is_var) if var]
     metas = [s for s, var in zip(specs, is_var) if var]
     with block_guard(parent):
         flag_inits = [_entry(init[i])[0] for i in maybe]
-    outs = append_op("while", [*inits, *flag_inits, *carried, *sources],
+        ran_init = [ops.full([], False, "bool")] if track_ran else []
+    outs = append_op("while", [*inits, *flag_inits, *carried, *ran_init, *sources],
                      {"cond_block": cb.idx, "body_block": bb.idx, "n_loop_vars": n_lv},
-                     metas=metas + [Meta((), bool_)] * len(maybe) + [_meta(h) for h in carried])
+                     metas=metas + [Meta((), bool_)] * len(maybe) + [_meta(h) for h in carried]
+                     + [_RAN_SPEC] * len(ran_init))
     it = iter(outs)
     final = [next(it) if var else v for v, var in zip(init, is_var)]
     for i in maybe:
@@ -220,6 +235,15 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
             table[final[i].name] = (flag,) + tuple(_entry(init[i])[1:])
     for h in carried:
         rebind(h, next(it))
+    if ran_init:
+        from .inplace import add_path_alias
+        ran = next(it)
+        for i, o in outer_outs:
+            if isinstance(final[i], Variable) and final[i] is not o:
+                add_path_alias(final[i], o, ran, True)
+                if isinstance(leaves[i], Variable) and leaves[i] is init[i] and \
+                        leaves[i] is not final[i] and leaves[i].kind == "dense":
+                    add_path_alias(final[i], leaves[i], ran, False)
     # a loop variable whose object every turn changes in place (h[0] = v, never h = ...) is
     # still that object after the loop: whatever else holds it sees the final value
     for i, leaf in enumerate(leaves):
@@ -261,8 +285,12 @@ def _flag_params(block: Block, params: List[Any], maybe: List[int], table: dict,
     return flags
 
 
-def _param_like(block: Block, v: Variable) -> Variable:
-    p = block.create_var(v._shape, v.dtype, prefix="loop", kind=v.kind, elem=v.elem)
+_RAN_SPEC = Meta((), bool_)
+
+
+def _param_like(block: Block, v: Any, prefix: str = "loop") -> Variable:
+    p = block.create_var(v.shape if isinstance(v, Meta) else v._shape, v.dtype, prefix=prefix,
+                         kind=v.kind, elem=v.elem)
     block.params.append(p.name)
     return p
 

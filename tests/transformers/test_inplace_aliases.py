@@ -78,6 +78,29 @@ def in_place_every_turn(x):
     return acc[0] + h
 
 
+def alias_on_one_path_of_an_if(x):
+    h = x.mean(axis=0)
+    d = {"a": h}
+    if h[1] >= x.sum() * 0.1:
+        h = h * 0.5            # on the other path h is still d["a"]
+    h.add_(d["a"])
+    return h + d["a"]
+
+
+def alias_set_by_a_loop_that_may_not_run(x):
+    h = x.mean(axis=0) * 0.0
+    d = {"a": x.sum(axis=0) * 0.5}
+    for row in x:
+        h = d["a"]             # after the loop, h is d["a"] if the body ran
+    h.multiply_(paddle.full([3], 2.0))
+    return h + d["a"]
+
+
+@pytest.mark.parametrize("fn", [alias_on_one_path_of_an_if, alias_set_by_a_loop_that_may_not_run])
+def test_in_place_change_reaches_objects_aliased_on_some_paths(check, fn):
+    check(fn, SMALL, MIXED, -MIXED, np.zeros((0, 3), "float32"), input_spec=SPEC)
+
+
 @pytest.mark.parametrize("fn", [list_entry, second_name, dict_entry_inplace_method, attribute,
                                 under_tensor_if, through_a_helper_in_a_tensor_loop,
                                 in_place_every_turn])
