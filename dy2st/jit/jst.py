@@ -22,7 +22,8 @@ from .printing import Assert, Print  # noqa: F401
 
 __all__ = ["IfElse", "IfElseExpr", "While", "For", "Range", "Enumerate", "Zip", "And", "Or",
            "Not", "Print", "Assert", "Int", "Float", "Bool", "Len", "SetItem", "GetAttr",
-           "UndefinedVar", "ReturnValue", "Call", "TryBlock", "Compare", "IsInstance", "Sum"]
+           "UndefinedVar", "ReturnValue", "Call", "TryBlock", "Compare", "IsInstance", "Sum",
+           "Defined"]
 
 
 def _symbolic(x: Any) -> bool:
@@ -454,6 +455,19 @@ def SetItem(container: Any, index: Any, value: Any) -> Any:
         return ops.setitem(container, index, value)
     container[index] = value
     return container
+
+
+def Defined(value: Any) -> Any:
+    """value, read where it may be unassigned: fail here (now, or when the program runs through
+    this line on a path that never assigned it) as Python's UnboundLocalError does."""
+    if is_undefined(value):
+        value._fail()
+    if isinstance(value, Variable):
+        entry = value.block.program.maybe_undefined.get(value.name)
+        if entry is not None:
+            from ..runtime.side_effects import check_defined
+            check_defined(entry[0], entry[1], entry[2])
+    return value
 
 
 def _has_symbolic(index: Any) -> bool:

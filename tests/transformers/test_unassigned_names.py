@@ -106,3 +106,36 @@ def test_unassigned_name_in_a_branch_that_is_not_taken(check):
     with pytest.raises(UnboundLocalError) as info:
         sf(paddle.to_tensor(np.full((2, 3), 100.0, "float32")))
     assert "'z'" in str(info.value) and "h = h + z" in str(info.value)
+
+
+def passed_along(x, flag=False):
+    h = x.mean(axis=0)
+    if flag:
+        z = h * 2.0
+    if x.sum() > 100:
+        g = z                      # the error belongs to this line, as in Python
+        h = h + g
+    return h
+
+
+def test_unassigned_name_passed_along_fails_at_the_line_that_reads_it(check):
+    sf = check(passed_along, SMALL, input_spec=SPEC)
+    with pytest.raises(UnboundLocalError) as info:
+        sf(paddle.to_tensor(np.full((2, 3), 100.0, "float32")))
+    assert "g = z" in str(info.value)
+
+
+def read_before_the_loop_assigns_it(x):
+    h = x.mean(axis=0)
+    if x.sum() > 100:
+        h = z * 2.0
+    for row in x:
+        z = row
+    return h
+
+
+def test_name_assigned_only_in_a_later_loop_is_unassigned_not_a_global(check):
+    check(read_before_the_loop_assigns_it, SMALL, input_spec=SPEC)
+    sf = paddle.jit.to_static(read_before_the_loop_assigns_it, input_spec=SPEC)
+    with pytest.raises(UnboundLocalError, match="'z'"):
+        sf(paddle.to_tensor(np.full((2, 3), 100.0, "float32")))
