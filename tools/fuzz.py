@@ -187,8 +187,9 @@ class Generator:
             self.emit(indent, f"for {var}, q{k} in zip(x, x * 2.0):")
         else:
             self.emit(indent, f"w{k} = s * 0.0")
-            self.emit(indent, f"while w{k} < {r.choice(['1.0', '2.0', 's + 1.0'])}:")
+            self.emit(indent, f"while w{k} < {r.choice(['1.0', '2.0', '3.0'])}:")  # always ends
             self.emit(indent + 1, f"w{k} = w{k} + 0.75")
+            var = f"w{k}"          # (a while loop binds no row)
         self.loop_depth += 1
         self.loop_vars.append(var)
         self.block(indent + 1, depth + 1)
