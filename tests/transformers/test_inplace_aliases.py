@@ -96,6 +96,7 @@ def alias_set_by_a_loop_that_may_not_run(x):
     return h + d["a"]
 
 
+@pytest.mark.filterwarnings("ignore:Mean of empty slice", "ignore:invalid value encountered")
 @pytest.mark.parametrize("fn", [alias_on_one_path_of_an_if, alias_set_by_a_loop_that_may_not_run])
 def test_in_place_change_reaches_objects_aliased_on_some_paths(check, fn):
     check(fn, SMALL, MIXED, -MIXED, np.zeros((0, 3), "float32"), input_spec=SPEC)
