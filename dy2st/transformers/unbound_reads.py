@@ -81,7 +81,9 @@ class UnboundReadsTransformer(Transformer):
             return a & b
         if isinstance(stmt, (gast.For, gast.While)):
             self._wrap_expr(stmt.iter if isinstance(stmt, gast.For) else stmt.test, maybe)
-            self._block(stmt.body, assigned)
+            targets = {n.id for n in gast.walk(stmt.target) if isinstance(n, gast.Name)} \
+                if isinstance(stmt, gast.For) else set()
+            self._block(stmt.body, assigned | targets)
             self._block(stmt.orelse, assigned)
             return assigned          # the body may not run
         if isinstance(stmt, (gast.With, gast.Try)):
@@ -117,10 +119,15 @@ class UnboundReadsTransformer(Transformer):
                 for kw in node.keywords:
                     kw.value = self._defined(kw.value, names)
             elif isinstance(node, (gast.List, gast.Tuple, gast.Set)) and \
-                    isinstance(node.ctx, gast.Load):
+                    isinstance(node.ctx, gast.Load) and not self._in_index(node, stmt):
                 node.elts = [self._defined(e, names) for e in node.elts]
             elif isinstance(node, gast.Dict):
                 node.values = [self._defined(v, names) for v in node.values]
+
+    @staticmethod
+    def _in_index(node: gast.AST, stmt: gast.stmt) -> bool:
+        """node is the index of a subscript (`x[:, t]`: a tuple of indices, not a display)."""
+        return any(isinstance(n, gast.Subscript) and n.slice is node for n in gast.walk(stmt))
 
     @staticmethod
     def _defined(expr: gast.expr, names: Set[str]) -> gast.expr:
