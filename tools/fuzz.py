@@ -379,7 +379,8 @@ def check_source(source: str, seed: int, directory: str, save: bool = True,
     from dy2st.static import InputSpec
     name = seed if name is None else name
     module, path = _load_module(source, directory, name)
-    sf = paddle.jit.to_static(module.f, input_spec=[InputSpec([None, 3], "float32")])
+    sf = paddle.jit.to_static(module.f, input_spec=[InputSpec([None, 3], "float32")],
+                              full_graph=True)   # strict: a break would hide a conversion bug
     loaded = None
     runs = 0
     for k, x in enumerate(inputs(seed)):

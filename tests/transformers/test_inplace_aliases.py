@@ -129,7 +129,7 @@ def changed_on_some_turns_then_read_through_alias(x):
 
 
 def test_alias_the_trace_cannot_follow_is_an_error_at_the_users_line():
-    sf = paddle.jit.to_static(changed_on_some_turns_then_read_through_alias, input_spec=SPEC)
+    sf = paddle.jit.to_static(changed_on_some_turns_then_read_through_alias, input_spec=SPEC, full_graph=True)
     with pytest.raises(ValueError) as info:
         sf(paddle.to_tensor(MIXED))
     assert "h[0] = row.sum()" in str(info.value)
