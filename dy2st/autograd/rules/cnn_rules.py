@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...runtime import ops
 from ...runtime.registry import apply
-from . import register_vjp
+from . import GradientError, register_vjp
 from .util import shape_of
 
 
@@ -138,6 +138,15 @@ def _grid_sample(ctx, g):
     x, grid = ctx.inputs
     dx, dgrid = apply("grid_sample_grad", [g, x, grid], ctx.attrs)
     return (dx if ctx.needs[0] else None, dgrid if ctx.needs[1] else None)
+
+
+@register_vjp("grid_sample_grad")
+def _grid_sample_grad(ctx, g_dx, g_dgrid):
+    # Its gradient in g would need the forward-mode derivative of grid_sample in the grid, and
+    # in x and grid the second derivatives of the interpolation weights: kernels of their own.
+    # Refusing is better than marking it no-grad, which would give silently wrong zeros.
+    raise GradientError("the second derivative of grid_sample is not supported; compute its "
+                        "gradient with create_graph=False")
 
 
 @register_vjp("max_pool_grad", saves=(1,))
