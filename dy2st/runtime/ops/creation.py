@@ -81,6 +81,11 @@ def _assign_kernel(x):
 register_op("assign", infer=lambda x: Meta(x._shape, x.dtype, x.kind, x.elem))(_assign_kernel)
 
 
+# A copy that gradients do not flow through: what `detach()` and Python's float() of a tensor
+# (a constant eagerly) are in a Program, where a Variable has no tape to leave.
+register_op("detach", infer=lambda x: Meta(x._shape, x.dtype))(_assign_kernel)
+
+
 def assign(x: Any, output: Any = None) -> Any:
     """A copy of x (a tensor, array or Python data)."""
     if not is_tensor(x):
