@@ -50,6 +50,10 @@ def _times_detached(x):
     return x * x.detach()
 
 
+def _times_copy(x):
+    return x * paddle.to_tensor(x)     # a copy is a new leaf with stop_gradient=True
+
+
 def test_float_of_a_tensor_is_a_constant_in_both_modes():
     # float() gives a Python number eagerly: the gradient ignores its dependence on x
     x = RNG.uniform(0.0, 3.0, (4,))
@@ -59,12 +63,13 @@ def test_float_of_a_tensor_is_a_constant_in_both_modes():
         np.testing.assert_allclose(g, np.full(4, x.mean() * 0.5), rtol=1e-12)
 
 
-def test_detach_stops_gradients_in_both_modes():
+def test_detach_and_copies_stop_gradients_in_both_modes():
     x = RNG.standard_normal((2, 3))
-    static = paddle.jit.to_static(_times_detached, full_graph=True)
-    for fn in (_times_detached, static):
-        _, (g,) = autograd(fn, [x])
-        np.testing.assert_allclose(g, x, rtol=1e-12)
+    for eager in (_times_detached, _times_copy):
+        static = paddle.jit.to_static(eager, full_graph=True)
+        for fn in (eager, static):
+            _, (g,) = autograd(fn, [x])
+            np.testing.assert_allclose(g, x, rtol=1e-12)
 
 
 def test_detach_in_a_static_program_stops_append_backward():
