@@ -468,6 +468,18 @@ def _pool_unpool(x: Any) -> Any:
     return F.max_unpool2d(out, mask, 2)
 
 
+def _reflect_conv(x: Any) -> Any:
+    """A Conv2D layer with reflect padding (pad + conv), its parameters drawn under a seed."""
+    paddle.seed(7)
+    before = paddle.get_default_dtype()
+    paddle.set_default_dtype("float64")
+    try:
+        conv = paddle.nn.Conv2D(2, 3, 3, padding=1, padding_mode="reflect")
+    finally:
+        paddle.set_default_dtype(before)
+    return conv(x)
+
+
 def _grid(*shape: int, reach: float = 1.0) -> Float:
     """Normalised grid coordinates in [-reach, reach] (beyond 1: outside the input)."""
     return Float(tuple(shape), -reach, reach)
@@ -507,6 +519,11 @@ CASES += [
     Case("conv3d_transpose_ndhwc_groups",
          lambda x, w: F.conv3d_transpose(x, w, stride=[1, 2, 1], groups=2, data_format="NDHWC"),
          [f(1, 2, 2, 2, 4), f(4, 1, 2, 1, 2)]),
+    Case("conv1d_transpose_dilation_output_size",
+         lambda x, w: F.conv1d_transpose(x, w, stride=3, dilation=2, output_size=[11],
+                                         data_format="NLC"),
+         [f(1, 3, 2), f(2, 1, 3)]),
+    Case("conv2d_layer_reflect_padding", lambda x: _reflect_conv(x), [f(1, 2, 4, 3)]),
     # ------------------------------------------------------------------ pooling
     Case("max_pool1d_pad", lambda x: F.max_pool1d(x, 3, 2, 1), [f(2, 3, 7)]),
     Case("max_pool1d_ceil", lambda x: F.max_pool1d(x, 2, ceil_mode=True), [f(1, 2, 5)]),
@@ -538,6 +555,9 @@ CASES += [
     Case("max_unpool2d_of_pool", _pool_unpool, [f(1, 2, 4, 4)]),
     Case("max_unpool1d_values", lambda v, i: F.max_unpool1d(v, i, 2),
          [f(2, 1, 3), const([[[1, 2, 5]], [[0, 3, 4]]])]),
+    Case("max_unpool3d_values", lambda v, i: F.max_unpool3d(v, i, 2),
+         [f(1, 1, 1, 1, 2), const([[[[[3, 14]]]]])]),
+    Case("lp_pool1d_stride", lambda x: F.lp_pool1d(x, 3.0, 3, stride=2), [Float((1, 2, 7), 0.5, 2.0)]),
     Case("lp_pool2d", lambda x: F.lp_pool2d(x, 2.0, 2), [Float((1, 2, 4, 4), 0.5, 2.0)]),
     # ------------------------------------------------------------------ interpolation
     Case("interpolate_nearest_scale", lambda x: F.interpolate(x, scale_factor=2, mode="nearest"),
