@@ -644,8 +644,26 @@ SECOND_ORDER += [
     Case("grad2_avg_pool", second_order(lambda x: F.avg_pool1d(x, 2, 1, 1), 1), [f(1, 2, 4)]),
 ]
 
+SECOND_ORDER += [
+    Case("grad2_grid_sample_zeros", second_order(
+        lambda x, g: F.grid_sample(x, g, align_corners=False), 2),
+        [f(1, 2, 3, 3), _grid(1, 2, 2, 2, reach=1.2)]),
+    Case("grad2_grid_sample_border", second_order(
+        lambda x, g: F.grid_sample(x, g, padding_mode="border"), 2),
+        [f(2, 1, 3, 4), _grid(2, 2, 1, 2, reach=1.3)]),
+    Case("grad2_grid_sample_reflection", second_order(
+        lambda x, g: F.grid_sample(x, g, padding_mode="reflection"), 2),
+        [f(1, 1, 3, 3), _grid(1, 2, 2, 2, reach=1.6)]),
+    Case("grad2_grid_sample_nearest", second_order(
+        lambda x, g: F.grid_sample(x, g, mode="nearest"), 2),
+        [f(1, 1, 3, 3), _grid(1, 2, 2, 2)]),
+    Case("grad2_grid_sample_5d", second_order(
+        lambda x, g: F.grid_sample(x, g, align_corners=False), 2),
+        [f(1, 1, 2, 3, 2), _grid(1, 1, 2, 2, 3, reach=1.1)]),
+]
+
 REFUSING.update({
-    "grid_sample_grad": Case("grad2_grid_sample",
-                             second_order(lambda x, g: F.grid_sample(x, g), 2),
-                             [f(1, 1, 3, 3), _grid(1, 2, 2, 2)]),
+    "grid_sample_grad_grad": Case(
+        "grad3_grid_sample", second_order(second_order(lambda x, g: F.grid_sample(x, g), 2), 2),
+        [f(1, 1, 3, 3), _grid(1, 2, 2, 2)]),
 })

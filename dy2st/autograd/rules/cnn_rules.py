@@ -142,11 +142,15 @@ def _grid_sample(ctx, g):
 
 @register_vjp("grid_sample_grad")
 def _grid_sample_grad(ctx, g_dx, g_dgrid):
-    # Its gradient in g would need the forward-mode derivative of grid_sample in the grid, and
-    # in x and grid the second derivatives of the interpolation weights: kernels of their own.
-    # Refusing is better than marking it no-grad, which would give silently wrong zeros.
-    raise GradientError("the second derivative of grid_sample is not supported; compute its "
-                        "gradient with create_graph=False")
+    g, x, grid = ctx.inputs
+    dg, dx, dgrid = apply("grid_sample_grad_grad", [g, x, grid, g_dx, g_dgrid], ctx.attrs)
+    return tuple(v if need else None for v, need in zip((dg, dx, dgrid), ctx.needs))
+
+
+@register_vjp("grid_sample_grad_grad")
+def _grid_sample_grad_grad(ctx, *_):
+    raise GradientError("the third derivative of grid_sample is not supported; compute its "
+                        "second derivative with create_graph=False")
 
 
 @register_vjp("max_pool_grad", saves=(1,))
