@@ -36,6 +36,9 @@ def _assign(ctx, g):
     return (g,)
 
 
+mark_no_grad("detach")     # a copy that gradients do not flow through
+
+
 @register_vjp("cast", saves=())
 def _cast(ctx, g):
     x = ctx.inputs[0]
@@ -123,4 +126,3 @@ mark_no_grad("shape", "numel", "full", "fill", "full_like", "arange", "full_rang
              "create_array", "assert", "print", "raise", "check_defined", "nonzero",
              "argsort", "one_hot", "randint", "gaussian_random", "uniform_random", "equal_all",
              "allclose", "isclose", "unique")
-mark_no_grad("detach")
