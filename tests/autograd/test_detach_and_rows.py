@@ -82,3 +82,21 @@ def test_detach_in_a_static_program_stops_append_backward():
     data = RNG.standard_normal((2, 3))
     got, = paddle.static.Executor().run(main, feed={"x": data}, fetch_list=[gx])
     np.testing.assert_allclose(got, data, rtol=1e-12)
+
+
+def test_straight_through_gumbel_softmax_has_the_eager_gradient_through_to_static():
+    # hard samples are one_hot - soft.detach() + soft: with a detach that did nothing in a
+    # Program, the converted gradient was 0
+    import dy2st.nn.functional as F
+    c = paddle.to_tensor(RNG.standard_normal((2, 4)))
+
+    def fn(x):
+        return F.gumbel_softmax(x, temperature=0.5, hard=True) * c
+    x = RNG.standard_normal((2, 4))
+    grads = []
+    for f in (fn, paddle.jit.to_static(fn, full_graph=True)):
+        paddle.seed(3)
+        _, (g,) = autograd(f, [x])
+        grads.append(g)
+    assert np.abs(grads[0]).max() > 1e-3
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-10, atol=1e-12)
