@@ -3,6 +3,7 @@
 import numpy as np
 
 import dy2st as paddle
+import dy2st.nn.functional as F
 from tests.autograd.gradcheck import autograd, check
 
 RNG = np.random.default_rng(5)
@@ -87,7 +88,6 @@ def test_detach_in_a_static_program_stops_append_backward():
 def test_straight_through_gumbel_softmax_has_the_eager_gradient_through_to_static():
     # hard samples are one_hot - soft.detach() + soft: with a detach that did nothing in a
     # Program, the converted gradient was 0
-    import dy2st.nn.functional as F
     c = paddle.to_tensor(RNG.standard_normal((2, 4)))
 
     def fn(x):
