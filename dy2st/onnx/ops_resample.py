@@ -1,0 +1,175 @@
+"""resample (average pooling, adaptive average pooling, interpolation) and grid_sample.
+Each resample form becomes the ONNX op with the same index formula (AveragePool,
+GlobalAveragePool, Resize); a form no ONNX op matches is exported as its exact per-axis matrix
+(MatMul) when the sizes are known at export time, and refused otherwise."""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Sequence
+
+import numpy as np
+
+from ..nn.functional.resample import matrix, out_len
+from .builder import OpContext
+from .ops_conv import channel_perms
+from .table import lowers
+
+
+def _channel_first_axes(axes: Sequence[int], rank: int) -> Optional[bool]:
+    """Whether `axes` are the spatial dims of a channel-last input (True), of a channel-first
+    one (False), or neither (None)."""
+    axes = [a % rank for a in axes]
+    if axes == list(range(2, rank)):
+        return False
+    if axes == list(range(1, rank - 1)):
+        return True
+    return None
+
+
+def _as_matmuls(cx: OpContext, x: str, axes: Sequence[int], specs: Sequence[Dict],
+                form: str) -> str:
+    """x mapped along each axis by the spec's [out, size] matrix (sizes known at export time)."""
+    shape = cx.in_var(0)._shape
+    rank = len(shape)
+    for axis, spec in zip(axes, specs):
+        axis %= rank
+        if shape[axis] < 0 or spec.get("out_input") is not None:
+            raise cx.fail(f"{form} on dims known only when the program runs has no ONNX "
+                          "equivalent (its sizes must be known at export time)")
+        m = matrix(spec, shape[axis]).T.astype(np.dtype(cx.out_dtype))    # [size, out]
+        swap = list(range(rank))
+        swap[axis], swap[-1] = swap[-1], swap[axis]
+        if axis != rank - 1:
+            x = cx.node("Transpose", [x], perm=swap)
+        x = cx.node("MatMul", [x, cx.const(m)])
+        if axis != rank - 1:
+            x = cx.node("Transpose", [x], perm=swap)
+    return x
+
+
+def _in_layout(cx: OpContext, channel_last: bool, build) -> str:
+    """build(channel-first x) -> channel-first y, with Transposes around for channel-last x."""
+    rank = len(cx.in_var(0)._shape)
+    to_first, to_last = channel_perms(rank)
+    x = cx.node("Transpose", [cx.input(0)], perm=to_first) if channel_last else cx.input(0)
+    y = build(x)
+    return cx.node("Transpose", [y], perm=to_last) if channel_last else y
+
+
+def _average_pool(cx: OpContext, specs: Sequence[Dict], channel_last: bool) -> Optional[str]:
+    """AveragePool for fixed windows without ceil_mode (Paddle's divisor is ONNX's with
+    count_include_pad = not exclusive); None for forms it does not match."""
+    if any(s["ceil"] for s in specs) or len({bool(s["exclusive"]) for s in specs}) > 1:
+        return None
+    if any(s["lo"] >= s["k"] or s["hi"] >= s["k"] for s in specs):
+        return None                            # ONNX pooling wants pads smaller than the kernel
+    pads = [int(s["lo"]) for s in specs] + [int(s["hi"]) for s in specs]
+    return _in_layout(cx, channel_last, lambda x: cx.node(
+        "AveragePool", [x], kernel_shape=[int(s["k"]) for s in specs],
+        strides=[int(s["s"]) for s in specs], pads=pads,
+        count_include_pad=0 if specs[0]["exclusive"] else 1))
+
+
+def _adaptive_pool(cx: OpContext, specs: Sequence[Dict], sizes: Sequence[int],
+                   channel_last: bool) -> Optional[str]:
+    if all(s["out"] == 1 for s in specs):
+        return _in_layout(cx, channel_last, lambda x: cx.node("GlobalAveragePool", [x]))
+    if any(n < 0 or n % s["out"] for s, n in zip(specs, sizes)):
+        return None
+    ks = [n // s["out"] for s, n in zip(specs, sizes)]
+    return _in_layout(cx, channel_last, lambda x: cx.node("AveragePool", [x], kernel_shape=ks,
+                                                          strides=ks))
+
+
+_RESIZE_MODES = {"nearest": "nearest", "linear": "linear", "cubic": "cubic"}
+
+
+def _coordinate_mode(spec: Dict) -> str:
+    if spec["align_corners"]:
+        return "align_corners"
+    if spec["kind"] == "nearest" or (spec["kind"] == "linear" and spec.get("align_mode", 0) == 1):
+        return "asymmetric"
+    # Paddle's centred source index, clamped at 0 and 0 for a length-1 output
+    return "pytorch_half_pixel" if spec["kind"] == "linear" else "half_pixel"
+
+
+def _resize(cx: OpContext, axes: Sequence[int], specs: Sequence[Dict], sizes: Sequence[int],
+            form: str) -> Optional[str]:
+    kinds = {s["kind"] for s in specs}
+    modes = {_coordinate_mode(s) for s in specs}
+    if len(kinds) > 1 or len(modes) > 1:
+        return None
+    spec = specs[0]
+    mode = modes.pop()
+    if spec["kind"] == "cubic" and mode == "half_pixel" and any(
+            out_len(s, n) == 1 for s, n in zip(specs, sizes)):
+        return None                # Paddle samples at -0.5 for one output pixel, ONNX at the centre
+    rank = len(cx.in_var(0)._shape)
+    axes = [a % rank for a in axes]
+    attrs = {"mode": _RESIZE_MODES[spec["kind"]], "coordinate_transformation_mode": mode}
+    if spec["kind"] == "nearest":
+        attrs["nearest_mode"] = "round_prefer_ceil" if spec["align_corners"] else "floor"
+    if spec["kind"] == "cubic":
+        attrs.update(cubic_coeff_a=-0.75, exclude_outside=0)
+    with_scale = [s.get("scale") is not None for s in specs]
+    if all(with_scale):
+        scales = np.ones(rank, dtype=np.float32)
+        for a, s in zip(axes, specs):
+            scales[a] = s["scale"]
+        return cx.node("Resize", [cx.input(0), "", cx.const(scales)], **attrs)
+    if any(with_scale):
+        return None
+    shape = cx.node("Shape", [cx.input(0)])
+    parts = []
+    for d in range(rank):
+        if d not in axes:
+            parts.append(cx.node("Gather", [shape, cx.ints([d])], axis=0))
+            continue
+        s = specs[axes.index(d)]
+        if s.get("out_input") is not None:
+            dim = cx.input_as(1 + s["out_input"], "int64")
+            parts.append(cx.node("Reshape", [dim, cx.ints([1])]))
+        else:
+            parts.append(cx.ints([s["out"]]))
+    return cx.node("Resize", [cx.input(0), "", "", cx.node("Concat", parts, axis=0)], **attrs)
+
+
+_FORMS = {"pool": "average pooling", "adaptive": "adaptive average pooling",
+          "nearest": "nearest interpolation", "linear": "linear interpolation",
+          "cubic": "bicubic interpolation"}
+
+
+@lowers("resample")
+def resample(cx: OpContext) -> List[str]:
+    axes, specs = cx.attrs["axes"], cx.attrs["specs"]
+    shape = cx.in_var(0)._shape
+    rank = len(shape)
+    sizes = [shape[a % rank] for a in axes]
+    kinds = {s["kind"] for s in specs}
+    form = " / ".join(sorted(_FORMS.get(k, k) for k in kinds))
+    channel_last = _channel_first_axes(axes, rank)
+    out = None
+    if kinds == {"pool"} and channel_last is not None:
+        out = _average_pool(cx, specs, channel_last)
+        form += " with ceil_mode or padding as large as the window" if out is None else ""
+    elif kinds == {"adaptive"} and channel_last is not None:
+        out = _adaptive_pool(cx, specs, sizes, channel_last)
+        form += " with unequal windows" if out is None else ""
+    elif kinds <= {"nearest", "linear", "cubic"}:
+        out = _resize(cx, axes, specs, sizes, form)
+    if out is None:
+        out = _as_matmuls(cx, cx.input(0), axes, specs, form)
+    return [out]
+
+
+@lowers("grid_sample", min_opset=16)
+def grid_sample(cx: OpContext) -> List[str]:
+    rank = len(cx.in_var(0)._shape)
+    if rank != 4 and cx.opset < 20:
+        raise cx.fail("3-D grid sampling (a 5-D input) needs ONNX opset 20; export with "
+                      "opset_version >= 20")
+    mode = cx.attrs["mode"]
+    if mode == "bilinear" and cx.opset >= 20:
+        mode = "linear"                        # opset 20 renamed the modes
+    return [cx.node("GridSample", [cx.input(0), cx.input_as(1, cx.dtype(0))], mode=mode,
+                    padding_mode=cx.attrs["padding_mode"],
+                    align_corners=int(bool(cx.attrs["align_corners"])))]
