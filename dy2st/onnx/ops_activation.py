@@ -21,11 +21,21 @@ def log_sigmoid(cx: OpContext) -> List[str]:
     return [cx.node("Neg", [_softplus(cx, cx.node("Neg", [_x(cx)]))])]
 
 
-@lowers("hardshrink", "softshrink")
-def shrink(cx: OpContext) -> List[str]:
-    t = float(cx.attrs["threshold"])
-    bias = t if cx.op.type == "softshrink" else 0.0
-    return [cx.node("Shrink", [_x(cx)], lambd=t, bias=bias)]
+# (not ONNX's Shrink: onnxruntime computes it in float32 for float64 tensors)
+@lowers("hardshrink")
+def hardshrink(cx: OpContext) -> List[str]:
+    x = _x(cx)
+    outside = cx.node("Greater", [cx.node("Abs", [x]), _c(cx, cx.attrs["threshold"])])
+    return [cx.node("Where", [outside, x, _c(cx, 0)])]
+
+
+@lowers("softshrink")
+def softshrink(cx: OpContext) -> List[str]:
+    x = _x(cx)
+    t = _c(cx, cx.attrs["threshold"])
+    low = cx.node("Neg", [t])
+    inner = cx.node("Where", [cx.node("Less", [x, low]), cx.node("Add", [x, t]), _c(cx, 0)])
+    return [cx.node("Where", [cx.node("Greater", [x, t]), cx.node("Sub", [x, t]), inner])]
 
 
 @lowers("tanhshrink")
