@@ -50,8 +50,8 @@ def _unpadded_mask(cx: OpContext, indices: str, x: str, xp: str, los: Sequence[i
     area = reduce(cx, "ReduceProd", cx.node("Slice", [pshape, cx.ints([2]), cx.ints([2 + nd])]),
                   [0], True)
     rest = cx.node("Mod", [indices, area])
-    if not any(los):
-        return rest                          # only high-side padding: the strides are unchanged
+    if xp == x:
+        return rest
     coords = []
     for d in reversed(range(nd)):
         size = _spatial_dim(cx, pshape, 2 + d)

@@ -56,17 +56,40 @@ def _in_layout(cx: OpContext, channel_last: bool, build) -> str:
 
 
 def _average_pool(cx: OpContext, specs: Sequence[Dict], channel_last: bool) -> Optional[str]:
-    """AveragePool for fixed windows without ceil_mode (Paddle's divisor is ONNX's with
-    count_include_pad = not exclusive); None for forms it does not match."""
-    if any(s["ceil"] for s in specs) or len({bool(s["exclusive"]) for s in specs}) > 1:
+    """AveragePool for fixed windows (Paddle's divisor is ONNX's with count_include_pad = not
+    exclusive); None for forms it does not match."""
+    if len({bool(s["exclusive"]) for s in specs}) > 1:
         return None
-    if any(s["lo"] >= s["k"] or s["hi"] >= s["k"] for s in specs):
-        return None                            # ONNX pooling wants pads smaller than the kernel
-    pads = [int(s["lo"]) for s in specs] + [int(s["hi"]) for s in specs]
-    return _in_layout(cx, channel_last, lambda x: cx.node(
-        "AveragePool", [x], kernel_shape=[int(s["k"]) for s in specs],
-        strides=[int(s["s"]) for s in specs], pads=pads,
-        count_include_pad=0 if specs[0]["exclusive"] else 1))
+    kernel, strides = [int(s["k"]) for s in specs], [int(s["s"]) for s in specs]
+    los = [int(s["lo"]) for s in specs]
+    his = [int(s["hi"]) for s in specs]
+    exclusive = bool(specs[0]["exclusive"])
+    if not any(s["ceil"] for s in specs) and all(p < k for p, k in zip(los + his, kernel * 2)):
+        return _in_layout(cx, channel_last, lambda x: cx.node(
+            "AveragePool", [x], kernel_shape=kernel, strides=strides, pads=los + his,
+            count_include_pad=0 if exclusive else 1))
+    # onnxruntime's ceil_mode drops and shrinks edge windows (and disagrees with onnx's shape
+    # inference), so Paddle's windows are spelled out: zero padding, ceil_mode's partial window as
+    # s - 1 more of it, and for `exclusive` the count of real elements in each window
+    his = [h + (int(s["s"]) - 1 if s["ceil"] else 0) for h, s in zip(his, specs)]
+    rank = len(cx.in_var(0)._shape)
+    pads = cx.ints([0, 0] + los + [0, 0] + his)
+    d = cx.out_dtype
+
+    def pooled_sum(x: str) -> str:
+        summed = cx.node("AveragePool", [cx.node("Pad", [x, pads, cx.const(0, d)])],
+                         kernel_shape=kernel, strides=strides)
+        if not exclusive:
+            return summed
+        spatial = cx.node("Slice", [cx.node("Shape", [x]), cx.ints([2]), cx.ints([rank])])
+        ones = cx.node("Expand", [cx.const(1, d), cx.node("Concat", [cx.ints([1, 1]), spatial],
+                                                          axis=0)])
+        share = cx.node("AveragePool", [cx.node("Pad", [ones, pads, cx.const(0, d)])],
+                        kernel_shape=kernel, strides=strides)
+        # a window of padding alone has no element: 0 / (half the smallest share) = 0, as eager
+        floor = cx.const(0.5 / float(np.prod(kernel)), d)
+        return cx.node("Div", [summed, cx.node("Max", [share, floor])])
+    return _in_layout(cx, channel_last, pooled_sum)
 
 
 def _adaptive_pool(cx: OpContext, specs: Sequence[Dict], sizes: Sequence[int],
@@ -150,7 +173,6 @@ def resample(cx: OpContext) -> List[str]:
     out = None
     if kinds == {"pool"} and channel_last is not None:
         out = _average_pool(cx, specs, channel_last)
-        form += " with ceil_mode or padding as large as the window" if out is None else ""
     elif kinds == {"adaptive"} and channel_last is not None:
         out = _adaptive_pool(cx, specs, sizes, channel_last)
         form += " with unequal windows" if out is None else ""

@@ -7,7 +7,7 @@ import pytest
 import dy2st as paddle
 import dy2st.nn.functional as F
 from tests.onnx.checks import check
-from tests.support import randn
+from tests.support import flat_results, onnx_outputs, randn
 
 MAX_POOLS = {
     "1d": lambda x: F.max_pool1d(x[:, :, 0], 3, stride=2, padding=1),
@@ -78,3 +78,30 @@ def test_adaptive_max_pool_with_unequal_windows_is_refused_naming_the_form(tmp_p
         paddle.onnx.export(lambda x: F.adaptive_max_pool2d(x, [3, 2]), str(tmp_path / "m"),
                            input_spec=[paddle.static.InputSpec([None, 2, 7, 9], "float32")])
     assert not (tmp_path / "m.onnx").exists()
+
+
+POOL_FORMS = [(k, s, p, ceil) for k in (2, 3) for s in (1, 2, 3) for p in range(k) for ceil in (False, True)]
+
+
+def last_window_is_padding(size, k, s, p, ceil):
+    out = (size + 2 * p - k + (s - 1 if ceil else 0)) // s + 1
+    return (out - 1) * s - p >= size
+
+
+@pytest.mark.parametrize("k,s,p,ceil", POOL_FORMS)
+def test_pooling_windows_on_spatial_dims_known_only_at_run_time(tmp_path, k, s, p, ceil):
+    def f(x):
+        return (F.avg_pool2d(x, k, stride=s, padding=p, ceil_mode=ceil),
+                F.avg_pool2d(x, k, stride=s, padding=p, ceil_mode=ceil, exclusive=False),
+                F.max_pool2d(x, k, stride=s, padding=p, ceil_mode=ceil, return_mask=True))
+    path = str(tmp_path / "m")
+    paddle.onnx.export(f, path, input_spec=[paddle.static.InputSpec([None, 2, None, None], "float32")])
+    for h, w in ((5, 6), (7, 4), (4, 9)):
+        if any(last_window_is_padding(n, k, s, p, ceil) for n in (h, w)):
+            continue        # eager's max pooling has no input position (or fails) for such a window
+        x = randn(h * w, 2, 2, h, w)
+        got = onnx_outputs(path + ".onnx", x)
+        want = flat_results(f(paddle.to_tensor(x)))
+        for g, wv in zip(got, want):
+            assert g.shape == wv.shape
+            np.testing.assert_allclose(g, wv, rtol=1e-5, atol=1e-6)
