@@ -30,11 +30,11 @@ def _as_matmuls(cx: OpContext, x: str, axes: Sequence[int], specs: Sequence[Dict
     """x mapped along each axis by the spec's [out, size] matrix (sizes known at export time)."""
     shape = cx.in_var(0)._shape
     rank = len(shape)
+    if not _sizes_known(specs, [shape[a % rank] for a in axes]):
+        raise cx.fail(f"{form} on dims known only when the program runs has no ONNX "
+                      "equivalent (its sizes must be known at export time)")
     for axis, spec in zip(axes, specs):
         axis %= rank
-        if shape[axis] < 0 or spec.get("out_input") is not None:
-            raise cx.fail(f"{form} on dims known only when the program runs has no ONNX "
-                          "equivalent (its sizes must be known at export time)")
         m = matrix(spec, shape[axis]).T.astype(np.dtype(cx.out_dtype))    # [size, out]
         swap = list(range(rank))
         swap[axis], swap[-1] = swap[-1], swap[axis]
@@ -44,6 +44,10 @@ def _as_matmuls(cx: OpContext, x: str, axes: Sequence[int], specs: Sequence[Dict
         if axis != rank - 1:
             x = cx.node("Transpose", [x], perm=swap)
     return x
+
+
+def _sizes_known(specs: Sequence[Dict], sizes: Sequence[int]) -> bool:
+    return all(n >= 0 and s.get("out_input") is None for s, n in zip(specs, sizes))
 
 
 def _in_layout(cx: OpContext, channel_last: bool, build) -> str:
@@ -171,6 +175,9 @@ def resample(cx: OpContext) -> List[str]:
     form = " / ".join(sorted(_FORMS.get(k, k) for k in kinds))
     channel_last = _channel_first_axes(axes, rank)
     out = None
+    if cx.out_dtype == "float64" and _sizes_known(specs, sizes):
+        # onnxruntime's AveragePool and Resize take no float64; the matrices are exact
+        return [_as_matmuls(cx, cx.input(0), axes, specs, form)]
     if kinds == {"pool"} and channel_last is not None:
         out = _average_pool(cx, specs, channel_last)
     elif kinds == {"adaptive"} and channel_last is not None:

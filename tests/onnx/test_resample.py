@@ -97,3 +97,13 @@ def test_grid_sample_3d_needs_opset_20(tmp_path):
     assert not (tmp_path / "m.onnx").exists()
     check(tmp_path, f, (randn(1, 1, 2, 3, 4, 5), randn(2, 1, 2, 2, 3, 3)), opset_version=20,
           rtol=1e-5, atol=1e-5)
+
+
+def test_float64_resampling_runs_in_onnxruntime_as_exact_matrices(tmp_path):
+    # onnxruntime has no float64 AveragePool or Resize; known sizes give per-axis MatMuls
+    def f(x):
+        return (F.interpolate(x, size=[7, 5], mode="bicubic"), F.interpolate(x, scale_factor=2),
+                F.avg_pool2d(x, 3, stride=2, padding=1, ceil_mode=True),
+                F.adaptive_avg_pool2d(x, [2, 3]))
+    check(tmp_path, f, (randn(1, 2, 3, 5, 6, dtype="float64"),),
+          (randn(2, 4, 3, 5, 6, dtype="float64"),), dynamic_first=True, rtol=1e-12, atol=1e-12)
