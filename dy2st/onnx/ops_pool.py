@@ -18,7 +18,7 @@ def _spatial_dim(cx: OpContext, shape: str, axis: int) -> str:
 
 
 def _fixed_windows(cx: OpContext, specs: Sequence[Dict], sizes: Sequence[int]) -> List[Dict]:
-    """Adaptive specs as fixed pooling windows (equal windows: the size a multiple of the output)."""
+    """Adaptive specs as fixed pooling windows (equal windows: sizes multiples of the outputs)."""
     fixed = []
     for spec, size in zip(specs, sizes):
         if spec["kind"] == "pool":

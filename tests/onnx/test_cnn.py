@@ -58,14 +58,14 @@ def test_the_cnn_exports_at_the_lowest_opset(tmp_path):
     net = SmallCNN()
     net.eval()
     path = str(tmp_path / "cnn13")
-    paddle.onnx.export(net, path, input_spec=[paddle.static.InputSpec([None, 3, 12, 12], "float32")],
-                       opset_version=13)
+    spec = [paddle.static.InputSpec([None, 3, 12, 12], "float32")]
+    paddle.onnx.export(net, path, input_spec=spec, opset_version=13)
     x = randn(2, 3, 3, 12, 12)
     for g, w in zip(onnx_outputs(path + ".onnx", x), flat_results(net(paddle.to_tensor(x)))):
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
     with_global = lambda v: F.adaptive_max_pool2d(v, 1, return_mask=True)  # noqa: E731
-    paddle.onnx.export(with_global, path, input_spec=[paddle.static.InputSpec([None, 3, 4, 5], "float32")],
-                       opset_version=13)
+    paddle.onnx.export(with_global, path, opset_version=13,
+                       input_spec=[paddle.static.InputSpec([None, 3, 4, 5], "float32")])
     for g, w in zip(onnx_outputs(path + ".onnx", x[:, :, :4, :5]),
                     flat_results(with_global(paddle.to_tensor(x[:, :, :4, :5])))):
         np.testing.assert_array_equal(g, w)

@@ -16,7 +16,8 @@ MAX_POOLS = {
     "2d_ceil_mask": lambda x: F.max_pool2d(x, [2, 3], stride=[2, 2], padding=[0, 1],
                                            ceil_mode=True, return_mask=True),
     "2d_same": lambda x: F.max_pool2d(x, 3, stride=2, padding="SAME"),
-    "2d_nhwc_mask": lambda x: F.max_pool2d(paddle.transpose(x, [0, 2, 3, 1]), 2, padding=[[0, 0], [1, 0], [0, 1], [0, 0]],
+    "2d_nhwc_mask": lambda x: F.max_pool2d(paddle.transpose(x, [0, 2, 3, 1]), 2,
+                                           padding=[[0, 0], [1, 0], [0, 1], [0, 0]],
                                            data_format="NHWC", return_mask=True),
     "3d_mask": lambda x: F.max_pool3d(paddle.unsqueeze(x, 2), [1, 2, 2], stride=[1, 2, 1],
                                       padding=[0, 0, 1], ceil_mode=True, return_mask=True),
@@ -36,7 +37,8 @@ AVG_POOLS = {
     "2d_nhwc": lambda x: F.avg_pool2d(paddle.transpose(x, [0, 2, 3, 1]), 3, stride=2, padding=1,
                                       data_format="NHWC"),
     "3d": lambda x: F.avg_pool3d(paddle.unsqueeze(x, 2), [1, 2, 2], stride=2),
-    "adaptive": lambda x: (F.adaptive_avg_pool2d(x, 1), F.adaptive_avg_pool2d(x[:, :, :6, :4], [3, 2]),
+    "adaptive": lambda x: (F.adaptive_avg_pool2d(x, 1),
+                           F.adaptive_avg_pool2d(x[:, :, :6, :4], [3, 2]),
                            F.adaptive_avg_pool2d(x, [3, 4]), F.adaptive_avg_pool1d(x[:, :, 0], 3)),
     "adaptive_nhwc": lambda x: F.adaptive_avg_pool2d(paddle.transpose(x, [0, 2, 3, 1]), [2, 3],
                                                      data_format="NHWC"),
@@ -80,7 +82,8 @@ def test_adaptive_max_pool_with_unequal_windows_is_refused_naming_the_form(tmp_p
     assert not (tmp_path / "m.onnx").exists()
 
 
-POOL_FORMS = [(k, s, p, ceil) for k in (2, 3) for s in (1, 2, 3) for p in range(k) for ceil in (False, True)]
+POOL_FORMS = [(k, s, p, ceil) for k in (2, 3) for s in (1, 2, 3) for p in range(k)
+              for ceil in (False, True)]
 
 
 def last_window_is_padding(size, k, s, p, ceil):
@@ -104,7 +107,7 @@ def test_pooling_windows_on_spatial_dims_known_only_at_run_time(tmp_path, k, s, 
         x = randn(h * w, 2, 2, h, w)
         fns = {"avg": avg, "max": max_}
         if any(last_window_is_padding(n, k, s, p, ceil) for n in (h, w)):
-            del fns["max"]      # eager max pooling has no input position (or fails) for such a window
+            del fns["max"]      # eager max pooling has no input position (or fails) there
         for name, fn in fns.items():
             got = onnx_outputs(str(tmp_path / name) + ".onnx", x)
             want = flat_results(fn(paddle.to_tensor(x)))
@@ -113,3 +116,12 @@ def test_pooling_windows_on_spatial_dims_known_only_at_run_time(tmp_path, k, s, 
                 np.testing.assert_allclose(g, wv, rtol=1e-5, atol=1e-6)
                 compared += 1
     assert compared >= 8
+
+
+def test_local_response_norm_pools_across_channels(tmp_path):
+    def f(x):
+        return (F.local_response_norm(x, 3), F.local_response_norm(x, 4, data_format="NHWC"),
+                F.local_response_norm(x[:, :, 0], 2, alpha=0.5),
+                F.local_response_norm(x[:, :, 0], 5, data_format="NLC"))
+    check(tmp_path, f, (randn(1, 1, 5, 7, 9),), (randn(2, 3, 5, 7, 9, scale=3.0),),
+          dynamic_first=True, rtol=1e-5, atol=1e-6)
