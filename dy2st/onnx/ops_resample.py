@@ -128,8 +128,13 @@ def _resize(cx: OpContext, axes: Sequence[int], specs: Sequence[Dict], sizes: Se
     spec = specs[0]
     mode = modes.pop()
     if spec["kind"] == "cubic" and mode == "half_pixel" and any(
-            out_len(s, n) == 1 for s, n in zip(specs, sizes)):
-        return None                # Paddle samples at -0.5 for one output pixel, ONNX at the centre
+            out_len(s, n) in (-1, 1) for s, n in zip(specs, sizes)):
+        # Paddle samples a one-pixel output at -0.5, Resize at the centre
+        if _sizes_known(specs, sizes):
+            return None
+        raise cx.fail("bicubic interpolation without align_corners to a size known only when the "
+                      "program runs cannot be exported (for a one-pixel output Paddle samples at "
+                      "-0.5, which ONNX's Resize cannot express); give the size as numbers")
     rank = len(cx.in_var(0)._shape)
     axes = [a % rank for a in axes]
     attrs = {"mode": _RESIZE_MODES[spec["kind"]], "coordinate_transformation_mode": mode}

@@ -108,3 +108,48 @@ def test_float64_resampling_runs_in_onnxruntime_as_exact_matrices(tmp_path):
                 F.adaptive_avg_pool2d(x, [2, 3]))
     check(tmp_path, f, (randn(1, 2, 3, 5, 6, dtype="float64"),),
           (randn(2, 4, 3, 5, 6, dtype="float64"),), dynamic_first=True, rtol=1e-12, atol=1e-12)
+
+
+def test_bicubic_to_a_run_time_size_is_refused_naming_the_form(tmp_path):
+    def f(x, h):
+        return F.interpolate(x, size=[h, 3], mode="bicubic")
+    with pytest.raises(paddle.onnx.NotExportableError, match="bicubic interpolation without "
+                                                             "align_corners to a size known only"):
+        paddle.onnx.export(paddle.jit.to_static(f, full_graph=True), str(tmp_path / "m"),
+                           input_spec=[paddle.static.InputSpec([1, 1, 4, 4], "float32"),
+                                       paddle.static.InputSpec([], "int64")])
+    assert not (tmp_path / "m.onnx").exists()
+    # align_corners=True has no such case: Resize takes the run-time size
+    def g(x, h):
+        return F.interpolate(x, size=[h, 3], mode="bicubic", align_corners=True)
+    path = str(tmp_path / "g")
+    paddle.onnx.export(paddle.jit.to_static(g, full_graph=True), path,
+                       input_spec=[paddle.static.InputSpec([1, 1, 4, 4], "float32"),
+                                   paddle.static.InputSpec([], "int64")])
+    x = randn(1, 1, 1, 4, 4)
+    for h in (1, 2, 7):
+        want = g(paddle.to_tensor(x), paddle.to_tensor(np.array(h))).numpy()
+        np.testing.assert_allclose(onnx_outputs(path + ".onnx", x, np.array(h, "int64"))[0], want,
+                                   rtol=1e-5, atol=1e-5)
+
+
+RUN_TIME_MODES = [("nearest", False, 0), ("bilinear", False, 0), ("bilinear", True, 0),
+                  ("bilinear", False, 1), ("bicubic", True, 0)]
+
+
+@pytest.mark.parametrize("mode,align_corners,align_mode", RUN_TIME_MODES)
+def test_index_formulas_over_many_run_time_sizes(tmp_path, mode, align_corners, align_mode):
+    # one export, input and output sizes from 1 up (up- and down-sampling, one-pixel outputs)
+    def f(x, h):
+        return F.interpolate(x, size=[h, 3], mode=mode, align_corners=align_corners,
+                             align_mode=align_mode)
+    path = str(tmp_path / "m")
+    paddle.onnx.export(paddle.jit.to_static(f, full_graph=True), path, input_spec=[
+        paddle.static.InputSpec([1, 1, None, 2], "float32"), paddle.static.InputSpec([], "int64")])
+    for size in (1, 2, 3, 5, 7, 12):
+        for out in (1, 2, 3, 4, 7, 11, 15):
+            x, h = randn(size * 100 + out, 1, 1, size, 2), np.array(out, "int64")
+            want = f(paddle.to_tensor(x), paddle.to_tensor(h)).numpy()
+            got = onnx_outputs(path + ".onnx", x, h)[0]
+            assert got.shape == want.shape, (size, out)
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, err_msg=f"{size}->{out}")
