@@ -153,3 +153,17 @@ def test_index_formulas_over_many_run_time_sizes(tmp_path, mode, align_corners, 
             got = onnx_outputs(path + ".onnx", x, h)[0]
             assert got.shape == want.shape, (size, out)
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, err_msg=f"{size}->{out}")
+
+
+@pytest.mark.parametrize("mode", ["nearest", "bilinear"])
+def test_scale_factors_on_run_time_spatial_sizes(tmp_path, mode):
+    def f(x):
+        return F.interpolate(x, scale_factor=[1.5, 0.5], mode=mode)
+    path = str(tmp_path / "m")
+    paddle.onnx.export(f, path, input_spec=[paddle.static.InputSpec([None, 2, None, None], "float32")])
+    for size in (1, 2, 3, 5, 8):
+        x = randn(size, 2, 2, size, size + 1)
+        want = f(paddle.to_tensor(x)).numpy()
+        got = onnx_outputs(path + ".onnx", x)[0]
+        assert got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
