@@ -18,7 +18,7 @@ def unused_if(x):
 def unused_while(x):
     y = x
     while y.sum() < 10.0:
-        y = y * 2.0 + 1.0
+        y = y + 1.0
     return x * 3.0
 
 
