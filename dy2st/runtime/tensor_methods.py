@@ -148,6 +148,9 @@ METHOD_ALIASES = {
 NOT_METHODS = {"to_tensor", "full", "zeros", "ones", "empty", "arange", "eye", "create_array",
                "array_write", "is_tensor", "rank", "concat", "stack", "linspace", "meshgrid",
                "rand", "randn", "randint", "uniform", "normal", "shape"}
+NOT_METHODS |= {"add_n", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shape",
+                "broadcast_tensors", "column_stack", "dstack", "hstack", "row_stack", "vstack",
+                "scatter_nd"}
 
 
 def install(extra: Any = None) -> None:

@@ -29,6 +29,17 @@ from .sorting import argsort, sort, topk, unique
 from .stats import logsumexp, norm, std, var
 from .triangular import diag, tril, triu
 
+from .combine import (add_n, atleast_1d, atleast_2d, atleast_3d, broadcast_shape,
+                      broadcast_tensors, column_stack, dstack, hstack, kron, moveaxis, narrow,
+                      permute, ravel, row_stack, vstack)
+from .counting import bincount, bucketize, histogram, searchsorted
+from .extra_math import (atan2, clamp, count_nonzero, cross, diagonal, diff, hypot, isin, lerp,
+                         masked_fill, nanmean, nansum)
+from .order_stats import median, quantile
+from .scan_extra import cummax, cummin, logcumsumexp
+from .scatter_extra import (index_add, index_put, index_sample, masked_scatter,
+                            repeat_interleave, scatter_nd, scatter_nd_add)
+
 # Star-importers (the dy2st package) get the op functions only, not the submodules or helpers;
 # a submodule named `linalg` would otherwise hide the dy2st.linalg namespace module.
 __all__ = [_n for _n, _v in list(globals().items())
