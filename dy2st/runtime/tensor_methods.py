@@ -141,6 +141,36 @@ METHOD_ALIASES = {
     "unsqueeze_": _inplace(ops.unsqueeze), "squeeze_": _inplace(ops.squeeze),
     "reshape_": _inplace(_reshape), "clip_": _inplace(ops.clip),
 }
+
+
+def _fill(x, value):
+    # a where() rather than full_like(): an in-place fill of a tensor on the tape must cut its
+    # gradient (zero), not leave the tensor attached to the op that made its old value
+    return ops.where(ops.full_like(x, True, "bool"), ops.full_like(x, value), x)
+
+
+def _zero(x):
+    return _fill(x, 0)
+
+
+# Paddle's in-place `name_` forms of these ops: the out-of-place op, its result adopted by self
+# (autograd/api.py records them on the tape like their out-of-place op).
+_INPLACE_BASES = (
+    "divide", "pow", "remainder", "mod", "floor_divide", "exp", "sqrt", "rsqrt", "reciprocal",
+    "floor", "ceil", "round", "abs", "tanh", "sigmoid", "neg", "log", "log1p", "log2", "log10",
+    "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "erf", "sign", "square",
+    "clamp", "flatten", "tril", "triu", "masked_fill", "masked_scatter", "index_add", "index_put",
+    "put_along_axis", "scatter", "lerp", "cumsum", "cumprod", "maximum", "minimum",
+    "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or",
+    "bitwise_xor", "bitwise_not", "equal", "not_equal", "less_than", "less_equal",
+    "greater_than", "greater_equal", "t", "hypot", "atan2", "where")
+INPLACE = {f"{n}_": getattr(ops, n) for n in _INPLACE_BASES if hasattr(ops, n)}
+INPLACE["transpose_"] = _transpose
+INPLACE["fill_"] = _fill
+INPLACE["zero_"] = _zero
+for _name, _fn in INPLACE.items():
+    METHOD_ALIASES.setdefault(_name, _inplace(_fn))
+
 # No __iadd__ & co: `x += y` rebinds x (as for immutable values), which keeps the symbolic
 # Variables used by converted control flow free of hidden in-place updates.
 
