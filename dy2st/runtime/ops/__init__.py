@@ -37,6 +37,7 @@ from .extra_math import (atan2, clamp, count_nonzero, cross, diagonal, diff, hyp
                          masked_fill, nanmean, nansum)
 from .order_stats import median, quantile
 from .scan_extra import cummax, cummin, logcumsumexp
+from .decompositions import cholesky, det, eigh, eigvalsh, qr, slogdet, svd
 from .scatter_extra import (index_add, index_put, index_sample, masked_scatter,
                             repeat_interleave, scatter_nd, scatter_nd_add)
 
