@@ -29,3 +29,6 @@ from . import optimizer  # noqa: E402
 from . import io  # noqa: E402
 from .io import load, save  # noqa: E402
 from . import onnx  # noqa: E402
+from . import metric  # noqa: E402
+from . import utils  # noqa: E402
+from .runtime.ops.linalg import inv as inverse  # noqa: E402
