@@ -153,6 +153,13 @@ def _zero(x):
     return _fill(x, 0)
 
 
+def _replaced_by(values):
+    # the in-place random fills: the new values, taken through a where() like _fill
+    def method(x, *args, **kwargs):
+        return ops.where(ops.full_like(x, True, "bool"), values(x, *args, **kwargs), x)
+    return method
+
+
 # Paddle's in-place `name_` forms of these ops: the out-of-place op, its result adopted by self
 # (autograd/api.py records them on the tape like their out-of-place op).
 _INPLACE_BASES = (
@@ -163,11 +170,18 @@ _INPLACE_BASES = (
     "put_along_axis", "scatter", "lerp", "cumsum", "cumprod", "maximum", "minimum",
     "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or",
     "bitwise_xor", "bitwise_not", "equal", "not_equal", "less_than", "less_equal",
-    "greater_than", "greater_equal", "t", "hypot", "atan2", "where")
+    "greater_than", "greater_equal", "t", "hypot", "atan2", "where", "acosh", "asinh", "atanh",
+    "expm1", "trunc", "frac", "logit", "sinc", "nan_to_num", "copysign", "ldexp", "mul", "sub",
+    "div", "floor_mod", "cast", "index_fill", "renorm", "digamma", "lgamma", "erfinv", "i0",
+    "gcd", "lcm", "polygamma", "multigammaln", "gammaln", "gammainc", "gammaincc",
+    "bitwise_left_shift", "bitwise_right_shift", "baddbmm", "addmm", "log_normal_fill")
 INPLACE = {f"{n}_": getattr(ops, n) for n in _INPLACE_BASES if hasattr(ops, n)}
 INPLACE["transpose_"] = _transpose
 INPLACE["fill_"] = _fill
 INPLACE["zero_"] = _zero
+INPLACE["uniform_"] = _replaced_by(ops.random_extra._uniform_fill)
+INPLACE["normal_"] = _replaced_by(ops.random_extra._normal_fill)
+INPLACE["exponential_"] = _replaced_by(ops.random_extra._exponential_fill)
 for _name, _fn in INPLACE.items():
     METHOD_ALIASES.setdefault(_name, _inplace(_fn))
 
@@ -178,9 +192,8 @@ for _name, _fn in INPLACE.items():
 NOT_METHODS = {"to_tensor", "full", "zeros", "ones", "empty", "arange", "eye", "create_array",
                "array_write", "is_tensor", "rank", "concat", "stack", "linspace", "meshgrid",
                "rand", "randn", "randint", "uniform", "normal", "shape"}
-NOT_METHODS |= {"add_n", "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_shape",
-                "broadcast_tensors", "column_stack", "dstack", "hstack", "row_stack", "vstack",
-                "scatter_nd"}
+NOT_METHODS |= {"column_stack", "dstack", "hstack", "row_stack", "vstack", "standard_normal",
+                "randperm", "tril_indices", "triu_indices", "log_normal"}
 
 
 def install(extra: Any = None) -> None:

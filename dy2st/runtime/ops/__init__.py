@@ -38,6 +38,17 @@ from .extra_math import (atan2, clamp, count_nonzero, cross, diagonal, diff, hyp
 from .order_stats import median, quantile
 from .scan_extra import cummax, cummin, logcumsumexp
 from .decompositions import cholesky, det, eigh, eigvalsh, qr, slogdet, svd
+from .more_math import (absolute, acosh, arccos, arccosh, arcsin, arcsinh, arctan, arctan2,
+                        arctanh, asinh, atanh, copysign, deg2rad, div, expm1, floor_mod, fmax,
+                        fmin, frac, heaviside, isneginf, isposinf, ldexp, less, logaddexp, logit,
+                        mul, nan_to_num, negative, positive, rad2deg, reverse, signbit, sinc,
+                        stanh, sub, true_divide, trunc)
+from .random_extra import (bernoulli, log_normal, multinomial, randint_like, randperm,
+                           standard_normal)
+from .rearrange_extra import (cumulative_trapezoid, diag_embed, diagflat, dsplit, hsplit, inner,
+                              kthvalue, multiplex, mv, rot90, take, tensor_split, tensordot,
+                              trace, trapezoid, tril_indices, triu_indices, unflatten, unstack,
+                              vander, view, view_as, vsplit)
 from .scatter_extra import (index_add, index_put, index_sample, masked_scatter,
                             repeat_interleave, scatter_nd, scatter_nd_add)
 
