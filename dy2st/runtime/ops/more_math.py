@@ -31,10 +31,13 @@ def acosh(x: Any, name: Optional[str] = None) -> Any:
 
 
 def asinh(x: Any, name: Optional[str] = None) -> Any:
-    """Inverse hyperbolic sine, sign(x) log(|x| + sqrt(x^2 + 1)) (accurate for negative x)."""
+    """Inverse hyperbolic sine, log(x + sqrt(x^2 + 1)) (odd-symmetric, so accurate for negative
+    x)."""
     x = _float(x)
-    a = _abs(x)
-    return sign(x) * log(a + sqrt(a * a + 1.0))
+
+    def positive_side(a):
+        return log(a + sqrt(a * a + 1.0))
+    return where(x < 0, neg(positive_side(neg(x))), positive_side(x))
 
 
 def atanh(x: Any, name: Optional[str] = None) -> Any:
@@ -103,13 +106,13 @@ def heaviside(x: Any, y: Any, name: Optional[str] = None) -> Any:
 def fmax(x: Any, y: Any, name: Optional[str] = None) -> Any:
     """The elementwise maximum ignoring NaNs (NaN only where both are)."""
     x, y = as_tensor(x), as_tensor(y)
-    return where(isnan(x), y + x * 0, where(isnan(y), x + y * 0, maximum(x, y)))
+    return where(isnan(x), y, where(isnan(y), x, maximum(x, y)))
 
 
 def fmin(x: Any, y: Any, name: Optional[str] = None) -> Any:
     """The elementwise minimum ignoring NaNs (NaN only where both are)."""
     x, y = as_tensor(x), as_tensor(y)
-    return where(isnan(x), y + x * 0, where(isnan(y), x + y * 0, minimum(x, y)))
+    return where(isnan(x), y, where(isnan(y), x, minimum(x, y)))
 
 
 def signbit(x: Any, name: Optional[str] = None) -> Any:
