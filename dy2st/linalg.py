@@ -188,3 +188,22 @@ def corrcoef(x: Any, rowvar: bool = True, name: Optional[str] = None) -> Any:
     c = cov(x, rowvar)
     d = _ops.sqrt(_ops.diagonal(c))
     return c / _ops.unsqueeze(d, 1) / _ops.unsqueeze(d, 0)
+
+
+def matrix_transpose(x: Any, name: Optional[str] = None) -> Any:
+    """x with its last two dims swapped."""
+    return _swap(x)
+
+
+def vecdot(x: Any, y: Any, axis: int = -1, name: Optional[str] = None) -> Any:
+    """The dot product of x and y along `axis` (broadcasting the others)."""
+    return _ops.sum(x * y, axis=axis)
+
+
+def cholesky_inverse(x: Any, upper: bool = False, name: Optional[str] = None) -> Any:
+    """The inverse of A from its Cholesky factor x (A = x x^T, or x^T x with upper=True)."""
+    a = _ops.matmul(x, x, True, False) if upper else _ops.matmul(x, x, False, True)
+    return inv(a)
+
+
+__all__ += ["matrix_transpose", "vecdot", "cholesky_inverse"]

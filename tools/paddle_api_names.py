@@ -203,7 +203,7 @@ _exclude("CUDA / XPU / custom devices and their RNG state",
 _exclude("distributed training", "DataParallel DistributedBatchSampler SyncBatchNorm "
          "is_compiled_with_distribute shard_index class_center_sample margin_cross_entropy")
 _exclude("complex numbers", "complex complex64 complex128 is_complex real imag conj angle "
-         "as_complex as_real polar isreal sgn")
+         "as_complex as_real polar isreal sgn eig eigvals")
 _exclude("float8 / bfloat16", "bfloat16 float8_e4m3fn float8_e5m2 fp8_fp8_half_gemm_fused")
 _exclude("the PIR runtime and the C++ flag registry", "in_pir_mode get_flags set_flags "
          "disable_signal_handler")

@@ -92,6 +92,32 @@ class ChainDataset(IterableDataset):
             yield from d
 
 
+class ConcatDataset(Dataset):
+    """The map-style datasets one after another, indexed as one."""
+
+    def __init__(self, datasets: Sequence[Dataset]) -> None:
+        self.datasets = list(datasets)
+        if not self.datasets:
+            raise ValueError("ConcatDataset: datasets is empty")
+        for d in self.datasets:
+            if isinstance(d, IterableDataset):
+                raise TypeError("ConcatDataset: datasets must be map-style, not iterable")
+        self.cumulative_sizes = list(np.cumsum([len(d) for d in self.datasets]))
+
+    def __len__(self) -> int:
+        return int(self.cumulative_sizes[-1])
+
+    def __getitem__(self, idx: int) -> Any:
+        n = len(self)
+        if idx < 0:
+            idx += n
+        if not 0 <= idx < n:
+            raise IndexError(f"ConcatDataset: index {idx} out of range for {n} samples")
+        k = int(np.searchsorted(self.cumulative_sizes, idx, side="right"))
+        start = 0 if k == 0 else int(self.cumulative_sizes[k - 1])
+        return self.datasets[k][idx - start]
+
+
 class Subset(Dataset):
     """The samples of `dataset` at `indices`, in that order."""
 

@@ -131,6 +131,10 @@ def test_subset_random_split_and_compose():
         random_split(ds, [3, 3])
     both = ComposeDataset([ds, ds])
     assert len(both[3]) == 4
+    chained = paddle.io.ConcatDataset([Squares(2), Squares(3)])
+    assert len(chained) == 5 and chained[3][0][0] == 1 and chained[-1][0][0] == 2
+    with pytest.raises(IndexError, match="out of range"):
+        chained[5]
 
 
 def test_training_loop_over_a_loader_reduces_the_loss():

@@ -52,6 +52,9 @@ CASES = [
     ("lstsq", lambda a, b: list(L.lstsq(a, b)[:2]), [TALL[0], R.standard_normal((4, 2))],
      lambda a, b: list(np.linalg.lstsq(a, b, rcond=None)[:2])),
     ("cov", L.cov, [TALL[0]], np.cov),
+    ("matrix_transpose", L.matrix_transpose, [TALL], lambda a: a.transpose(0, 2, 1)),
+    ("vecdot", L.vecdot, [TALL, TALL[::-1]], lambda a, b: (a * b).sum(-1)),
+    ("cholesky_inverse", L.cholesky_inverse, [np.linalg.cholesky(SPD)], lambda c: np.linalg.inv(SPD)),
 ]
 
 

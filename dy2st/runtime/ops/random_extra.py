@@ -50,7 +50,10 @@ def multinomial(x: Any, num_samples: int = 1, replacement: bool = False,
     p = cast(x, "float64")
     if not replacement:
         # Gumbel top-k: the k largest of log p + Gumbel noise are a sample without replacement
-        keys = log(p) - log(-log(u))
+        from .selection import where
+        positive = p > 0
+        log_p = where(positive, log(where(positive, p, p * 0 + 1)), p * 0 - float("inf"))
+        keys = log_p - log(-log(u))
         return topk(keys, num_samples, axis=-1)[1]
     from .scan import cumsum
     from .counting import searchsorted
