@@ -134,8 +134,7 @@ class Precision(_BinaryCounts):
         super().__init__(name)
 
     def accumulate(self) -> float:
-        ap = self.tp + self.fp
-        return float(self.tp) / ap if ap else 0.0
+        return _share(self.tp, self.fp)
 
 
 class Recall(_BinaryCounts):
@@ -145,5 +144,8 @@ class Recall(_BinaryCounts):
         super().__init__(name)
 
     def accumulate(self) -> float:
-        recall = self.tp + self.fn
-        return float(self.tp) / recall if recall else 0.0
+        return _share(self.tp, self.fn)
+
+
+def _share(hits: int, misses: int) -> float:
+    return float(hits) / (hits + misses) if hits + misses else 0.0
