@@ -104,3 +104,21 @@ def test_bad_inputs_are_named():
         L.eigh(paddle.eye(2), UPLO="X")
     with pytest.raises(TypeError, match="float"):
         L.det(paddle.ones([2, 2], "int64"))
+
+
+def _decompositions(spd, tall):
+    w, v = L.eigh(spd)
+    u, s, vh = L.svd(tall)
+    q, r = L.qr(tall)
+    return (L.slogdet(spd), L.cholesky(spd), w, paddle.abs(v), s,
+            paddle.matmul(u, vh), paddle.matmul(q, r))
+
+
+def test_decomposition_ops_save_and_load(tmp_path):
+    spd, tall = SPD.astype("float32"), TALL.astype("float32")
+    u, s, vh = np.linalg.svd(tall, full_matrices=False)
+    want = [np.stack(np.linalg.slogdet(spd)), np.linalg.cholesky(spd), np.linalg.eigh(spd)[0],
+            np.abs(np.linalg.eigh(spd)[1]), s, u @ vh, tall]
+    for outs in three_modes(_decompositions, [spd, tall], [[None, 3, 3], [None, 4, 3]], tmp_path):
+        for got, ref in zip(outs, want):
+            np.testing.assert_allclose(got, ref, rtol=1e-4, atol=1e-5)

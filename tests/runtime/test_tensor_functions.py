@@ -224,3 +224,27 @@ def test_bad_inputs_are_named():
         paddle.median(paddle.ones([3]), mode="max")
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         paddle.quantile(paddle.ones([3]), 1.5)
+
+
+def _model(x, i):
+    values, where_ = paddle.cummax(x, axis=1)
+    return (values, where_, paddle.median(x, axis=1), paddle.quantile(x, 0.25, axis=1),
+            paddle.index_put(x, (i,), paddle.to_tensor(0.0)), paddle.searchsorted(
+                paddle.to_tensor([-1.0, 0.0, 1.0]), x), paddle.masked_scatter(x, x > 0, x * 10),
+            paddle.logcumsumexp(x, axis=1), paddle.kron(x, paddle.ones([1, 2])))
+
+
+def test_to_static_and_save_load_match_numpy(tmp_path):
+    from tests.support import three_modes
+    x = A34.astype("float32")
+    i = np.array([2, 0], dtype="int64")
+    vals, idx = _np_cummax(x, 1)
+    put = x.copy()
+    put[[2, 0]] = 0
+    want = [vals, idx, np.median(x, 1), np.quantile(x, 0.25, axis=1), put,
+            np.searchsorted([-1.0, 0.0, 1.0], x), _np_masked_scatter(x, x > 0, x * 10),
+            np.log(np.cumsum(np.exp(x), 1)), np.kron(x, np.ones((1, 2)))]
+    for outs in three_modes(_model, [x, i], [[None, 4], [None]], tmp_path):
+        assert len(outs) == len(want)
+        for got, ref in zip(outs, want):
+            np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-6)
