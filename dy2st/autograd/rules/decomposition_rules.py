@@ -26,9 +26,17 @@ def _lower_only(sym):
     return ops.tril(both) - _diag_matrix(sym)
 
 
-def _diag_matrix(x):
+def _eye(x):
+    """The identity matrix of the size of x's last dim (known or not when tracing)."""
     n = shape_of(x)[-1]
-    return x * ops.eye(n, dtype=x.dtype)
+    if n >= 0:
+        return ops.eye(n, dtype=x.dtype)
+    idx = ops.arange(0, x.shape[-1], 1, "int64")
+    return ops.cast(ops.unsqueeze(idx, -1) == ops.unsqueeze(idx, 0), x.dtype)
+
+
+def _diag_matrix(x):
+    return x * _eye(x)
 
 
 @register_vjp("det", saves=(0,))
@@ -62,8 +70,7 @@ def _cholesky(ctx, g):
 def _gap_inverse(w):
     """F[i, j] = 1 / (w[j] - w[i]) off the diagonal, 0 on it."""
     diff = ops.unsqueeze(w, -2) - ops.unsqueeze(w, -1)
-    n = shape_of(w)[-1]
-    eye = ops.eye(n, dtype=w.dtype)
+    eye = _eye(w)
     return (1.0 - eye) / (diff + eye)
 
 
@@ -84,7 +91,8 @@ def _svd(ctx, gu, gs, gvh):
     (x,) = ctx.inputs
     u, s, vh = ctx.outputs
     m, n = shape_of(x)[-2:]
-    if ctx.attrs["full_matrices"] and m != n and (gu is not None or gvh is not None):
+    k = shape_of(s)[-1]
+    if ctx.attrs["full_matrices"] and (m != n or m < 0) and (gu is not None or gvh is not None):
         raise GradientError("svd: no gradient through U or VH with full_matrices=True for a "
                             "non-square input (they are not unique); use full_matrices=False")
     v = _mT(vh)
@@ -97,14 +105,14 @@ def _svd(ctx, gu, gs, gvh):
     if gu is not None:
         j = f * ops.matmul(u, gu, True, False)
         inner = inner + ops.matmul(j + _mT(j), sm)
-        if m > shape_of(s)[-1]:
+        if m < 0 or k < 0 or m > k:      # the part of gu outside U's span
             proj = gu - ops.matmul(u, ops.matmul(u, gu, True, False))
             extra = ops.matmul(ops.matmul(proj, s_inv), vh)
     if gvh is not None:
         gv = _mT(gvh)
-        k = f * ops.matmul(v, gv, True, False)
-        inner = inner + ops.matmul(sm, k + _mT(k))
-        if n > shape_of(s)[-1]:
+        kv = f * ops.matmul(v, gv, True, False)
+        inner = inner + ops.matmul(sm, kv + _mT(kv))
+        if n < 0 or k < 0 or n > k:
             proj = gv - ops.matmul(v, ops.matmul(v, gv, True, False))
             term = ops.matmul(ops.matmul(u, s_inv), proj, False, True)
             extra = term if extra is None else extra + term
@@ -117,7 +125,7 @@ def _qr(ctx, gq, gr):
     (x,) = ctx.inputs
     q, r = ctx.outputs
     m, n = shape_of(x)[-2:]
-    if m < n or ctx.attrs["mode"] == "complete" and m != n:
+    if (m >= 0 and n >= 0 and m < n) or ctx.attrs["mode"] == "complete" and (m != n or m < 0):
         raise GradientError("qr: gradients need a matrix with at least as many rows as columns "
                             "and mode='reduced'")
     gq = q * 0.0 if gq is None else gq
