@@ -29,3 +29,15 @@ from . import optimizer  # noqa: E402
 from . import io  # noqa: E402
 from .io import load, save  # noqa: E402
 from . import onnx  # noqa: E402
+from . import metric  # noqa: E402
+from . import utils  # noqa: E402
+from .runtime.ops.linalg import inv as inverse  # noqa: E402
+from .runtime.ops import assign as clone  # noqa: E402
+from .utils.framework import (CPUPlace, batch, create_parameter, finfo, get_device,  # noqa: E402
+                              get_rng_state, iinfo, in_dynamic_mode, is_empty,
+                              is_floating_point, is_integer, is_same_shape, set_device,
+                              set_printoptions, set_rng_state, tolist)
+from .utils.inplace import inplace_functions as _inplace_functions  # noqa: E402
+from .utils.inplace import install_methods as _install_methods  # noqa: E402
+globals().update({_k: _v for _k, _v in _inplace_functions().items() if _k not in globals()})
+_install_methods()

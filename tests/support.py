@@ -207,3 +207,20 @@ def import_source(directory, name: str, source: str):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def three_modes(fn, arrays, specs, tmp_path):
+    """fn run eagerly, through to_static (InputSpecs `specs`, None dims allowed) and through
+    jit.save / jit.load; returns the three results as lists of numpy arrays."""
+    def as_list(out):
+        outs = list(out) if isinstance(out, (list, tuple)) else [out]
+        return [np.asarray(o.numpy()) for o in outs]
+    tensors = [paddle.to_tensor(a) for a in arrays]
+    eager = as_list(fn(*tensors))
+    input_spec = [paddle.static.InputSpec(s, str(a.dtype)) for s, a in zip(specs, arrays)]
+    static_fn = paddle.jit.to_static(fn, input_spec=input_spec)
+    static = as_list(static_fn(*tensors))
+    path = str(tmp_path / "model")
+    paddle.jit.save(static_fn, path, input_spec=input_spec)
+    loaded = as_list(paddle.jit.load(path)(*tensors))
+    return eager, static, loaded

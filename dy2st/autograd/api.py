@@ -190,7 +190,13 @@ def _inplace_ops() -> Dict[str, Callable]:
     from ..runtime import ops
     return {"add_": ops.add, "subtract_": ops.subtract, "multiply_": ops.multiply,
             "scale_": ops.scale, "clip_": ops.clip, "unsqueeze_": ops.unsqueeze,
-            "squeeze_": ops.squeeze, "reshape_": lambda x, *a, **k: x.reshape(*a, **k)}
+            "squeeze_": ops.squeeze, "reshape_": lambda x, *a, **k: x.reshape(*a, **k),
+            **_more_inplace_ops()}
+
+
+def _more_inplace_ops() -> Dict[str, Callable]:
+    from ..runtime.tensor_methods import INPLACE
+    return dict(INPLACE)
 
 
 def _variable_backward(self: Variable, grad_tensor: Any = None, retain_graph: bool = False) -> None:

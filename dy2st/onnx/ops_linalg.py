@@ -53,3 +53,13 @@ def einsum(cx: OpContext) -> List[str]:
 
 
 not_exportable("ONNX has no matrix inverse", "inv")
+
+
+@lowers("det")
+def det(cx: OpContext) -> List[str]:
+    return [cx.node("Det", [cx.input(0)])]
+
+
+not_exportable("ONNX has no matrix decompositions (sign and log-determinant, Cholesky, "
+               "eigen, singular value or QR factorisations)",
+               "slogdet", "cholesky", "eigh", "svd", "qr")

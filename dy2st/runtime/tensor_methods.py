@@ -144,6 +144,50 @@ METHOD_ALIASES = {
     "unsqueeze_": _inplace(ops.unsqueeze), "squeeze_": _inplace(ops.squeeze),
     "reshape_": _inplace(_reshape), "clip_": _inplace(ops.clip),
 }
+
+
+def _fill(x, value):
+    # a where() rather than full_like(): an in-place fill of a tensor on the tape must cut its
+    # gradient (zero), not leave the tensor attached to the op that made its old value
+    return ops.where(ops.full_like(x, True, "bool"), ops.full_like(x, value), x)
+
+
+def _zero(x):
+    return _fill(x, 0)
+
+
+def _replaced_by(values):
+    # the in-place random fills: the new values, taken through a where() like _fill
+    def method(x, *args, **kwargs):
+        return ops.where(ops.full_like(x, True, "bool"), values(x, *args, **kwargs), x)
+    return method
+
+
+# Paddle's in-place `name_` forms of these ops: the out-of-place op, its result adopted by self
+# (autograd/api.py records them on the tape like their out-of-place op).
+_INPLACE_BASES = (
+    "divide", "pow", "remainder", "mod", "floor_divide", "exp", "sqrt", "rsqrt", "reciprocal",
+    "floor", "ceil", "round", "abs", "tanh", "sigmoid", "neg", "log", "log1p", "log2", "log10",
+    "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "erf", "sign", "square",
+    "clamp", "flatten", "tril", "triu", "masked_fill", "masked_scatter", "index_add", "index_put",
+    "put_along_axis", "scatter", "lerp", "cumsum", "cumprod", "maximum", "minimum",
+    "logical_and", "logical_or", "logical_xor", "logical_not", "bitwise_and", "bitwise_or",
+    "bitwise_xor", "bitwise_not", "equal", "not_equal", "less_than", "less_equal",
+    "greater_than", "greater_equal", "t", "hypot", "atan2", "where", "acosh", "asinh", "atanh",
+    "expm1", "trunc", "frac", "logit", "sinc", "nan_to_num", "copysign", "ldexp", "mul", "sub",
+    "div", "floor_mod", "cast", "index_fill", "renorm", "digamma", "lgamma", "erfinv", "i0",
+    "gcd", "lcm", "polygamma", "multigammaln", "gammaln", "gammainc", "gammaincc",
+    "bitwise_left_shift", "bitwise_right_shift", "baddbmm", "addmm", "log_normal_fill")
+INPLACE = {f"{n}_": getattr(ops, n) for n in _INPLACE_BASES if hasattr(ops, n)}
+INPLACE["transpose_"] = _transpose
+INPLACE["fill_"] = _fill
+INPLACE["zero_"] = _zero
+INPLACE["uniform_"] = _replaced_by(ops.random_extra._uniform_fill)
+INPLACE["normal_"] = _replaced_by(ops.random_extra._normal_fill)
+INPLACE["exponential_"] = _replaced_by(ops.random_extra._exponential_fill)
+for _name, _fn in INPLACE.items():
+    METHOD_ALIASES.setdefault(_name, _inplace(_fn))
+
 # No __iadd__ & co: `x += y` rebinds x (as for immutable values), which keeps the symbolic
 # Variables used by converted control flow free of hidden in-place updates.
 
@@ -151,6 +195,8 @@ METHOD_ALIASES = {
 NOT_METHODS = {"to_tensor", "full", "zeros", "ones", "empty", "arange", "eye", "create_array",
                "array_write", "is_tensor", "rank", "concat", "stack", "linspace", "meshgrid",
                "rand", "randn", "randint", "uniform", "normal", "shape"}
+NOT_METHODS |= {"column_stack", "dstack", "hstack", "row_stack", "vstack", "standard_normal",
+                "randperm", "tril_indices", "triu_indices", "log_normal"}
 
 
 def install(extra: Any = None) -> None:

@@ -4,3 +4,17 @@ from ..runtime.ops.array import (array_concat, array_length, array_read, array_s
 
 __all__ = ["create_array", "array_write", "array_read", "array_length", "array_stack",
            "array_concat"]
+
+from ..runtime.ops.creation import full as _full  # noqa: E402
+
+
+def fill_constant(shape, dtype, value, force_cpu=False, out=None, name=None):
+    """A tensor of `shape` filled with `value` (the fluid-era name of paddle.full)."""
+    result = _full(shape, value, dtype)
+    if out is not None:
+        from ..runtime.ops import assign
+        return assign(result, out)
+    return result
+
+
+__all__ += ["fill_constant"]

@@ -667,3 +667,22 @@ REFUSING.update({
         "grad3_grid_sample", second_order(second_order(lambda x, g: F.grid_sample(x, g), 2), 2),
         [f(1, 1, 3, 3), _grid(1, 2, 2, 2)]),
 })
+# Matrix decompositions (dy2st/runtime/ops/decompositions.py): inputs with distinct eigen and
+# singular values; eigenvectors and singular vectors are checked through sign-invariant products.
+_SPD = _WELL @ _WELL.T
+_TALL = np.array([[1.0, 0.5, -0.3], [0.2, 2.0, 0.4], [-0.6, 0.1, 1.5], [0.3, -0.2, 0.7]])
+CASES.extend([
+    Case("det", paddle.linalg.det, [f(3, 3, data=_WELL)]),
+    Case("det_batch", paddle.linalg.det, [f(2, 3, 3, data=np.stack([_WELL, _SPD]))]),
+    Case("slogdet", lambda x: paddle.linalg.slogdet(x)[1], [f(3, 3, data=-_WELL)]),
+    Case("cholesky", paddle.linalg.cholesky, [f(3, 3, data=_SPD)]),
+    Case("cholesky_upper", lambda x: paddle.linalg.cholesky(x, upper=True), [f(3, 3, data=_SPD)]),
+    Case("eigh_values", lambda x: paddle.linalg.eigh(x)[0], [f(3, 3, data=_SPD)]),
+    Case("eigh_vectors", lambda x: paddle.linalg.eigh(x)[1] * paddle.linalg.eigh(x)[1],
+         [f(3, 3, data=_SPD)]),
+    Case("svd_values", lambda x: paddle.linalg.svd(x)[1], [f(4, 3, data=_TALL)]),
+    Case("svd_vectors", lambda x: (lambda u, s, vh: paddle.matmul(u, vh))(*paddle.linalg.svd(x)),
+         [f(3, 4, data=_TALL.T)]),
+    Case("qr", lambda x: (lambda q, r: paddle.matmul(q, r) + q.sum() * r.sum())(
+        *paddle.linalg.qr(x)), [f(4, 3, data=_TALL)]),
+])

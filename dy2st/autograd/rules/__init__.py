@@ -63,3 +63,4 @@ def load_rules() -> None:
     from . import (activation_rules, array_rules, index_rules, linalg_rules,  # noqa: F401
                    loss_rules, norm_rules, rearrange_rules, stats_rules)
     from . import cnn_rules  # noqa: F401
+    from . import decomposition_rules  # noqa: F401

@@ -29,6 +29,29 @@ from .sorting import argsort, sort, topk, unique
 from .stats import logsumexp, norm, std, var
 from .triangular import diag, tril, triu
 
+from .combine import (add_n, atleast_1d, atleast_2d, atleast_3d, broadcast_shape,
+                      broadcast_tensors, column_stack, dstack, hstack, kron, moveaxis, narrow,
+                      permute, ravel, row_stack, vstack)
+from .counting import bincount, bucketize, histogram, searchsorted
+from .extra_math import (atan2, clamp, count_nonzero, cross, diagonal, diff, hypot, isin, lerp,
+                         masked_fill, nanmean, nansum)
+from .order_stats import median, quantile
+from .scan_extra import cummax, cummin, logcumsumexp
+from .decompositions import cholesky, det, eigh, eigvalsh, qr, slogdet, svd
+from .more_math import (absolute, acosh, arccos, arccosh, arcsin, arcsinh, arctan, arctan2,
+                        arctanh, asinh, atanh, copysign, deg2rad, div, expm1, floor_mod, fmax,
+                        fmin, frac, heaviside, isneginf, isposinf, ldexp, less, logaddexp, logit,
+                        mul, nan_to_num, negative, positive, rad2deg, reverse, signbit, sinc,
+                        stanh, sub, true_divide, trunc)
+from .random_extra import (bernoulli, log_normal, multinomial, randint_like, randperm,
+                           standard_normal)
+from .rearrange_extra import (cumulative_trapezoid, diag_embed, diagflat, dsplit, hsplit, inner,
+                              kthvalue, multiplex, mv, rot90, take, tensor_split, tensordot,
+                              trace, trapezoid, tril_indices, triu_indices, unflatten, unstack,
+                              vander, view, view_as, vsplit)
+from .scatter_extra import (index_add, index_put, index_sample, masked_scatter,
+                            repeat_interleave, scatter_nd, scatter_nd_add)
+
 # Star-importers (the dy2st package) get the op functions only, not the submodules or helpers;
 # a submodule named `linalg` would otherwise hide the dy2st.linalg namespace module.
 __all__ = [_n for _n, _v in list(globals().items())

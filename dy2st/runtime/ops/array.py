@@ -147,7 +147,20 @@ def create_array(dtype: Any = "float32", initialized_list: Optional[List[Any]] =
 
 
 def _index(i: Any) -> Any:
-    return as_tensor(i, "int64") if not is_tensor(i) else i
+    i = as_tensor(i, "int64") if not is_tensor(i) else i
+    # Paddle code builds indices as `paddle.zeros([1], 'int64') + i`: a shape-[1] index is the
+    # scalar it holds (as in Paddle), so the kernels, gradients and ONNX see a 0-D index.
+    from .dims import dims
+    if dims(i) == (1,):
+        from .shape import reshape
+        i = reshape(i, [])
+    return i
+
+
+def _py_index(i: Any) -> int:
+    """An eager index (int, 0-D or shape-[1] tensor) as a Python int."""
+    return int(np.asarray(i._value if isinstance(i, Tensor) else i).reshape(-1)[0]) \
+        if np.size(getattr(i, "_value", i)) == 1 else int(i)
 
 
 def array_write(x: Any, i: Any, array: Any = None) -> Any:
@@ -158,7 +171,7 @@ def array_write(x: Any, i: Any, array: Any = None) -> Any:
         if isinstance(i, Variable) or isinstance(x, Variable):
             raise TypeError("array_write: a Python list cannot hold symbolic tensors by a "
                             "symbolic index")
-        _array_write_kernel(array, int(i), x)
+        _array_write_kernel(array, _py_index(i), x)
         return array
     out = apply("array_write", [array, _index(i), as_tensor(x)])
     if isinstance(array, Variable):
@@ -170,7 +183,7 @@ def array_write(x: Any, i: Any, array: Any = None) -> Any:
 
 def array_read(array: Any, i: Any) -> Any:
     if isinstance(array, list):
-        return array[int(i)]
+        return array[_py_index(i)]
     return apply("array_read", [array, _index(i)])
 
 

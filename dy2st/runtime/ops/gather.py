@@ -34,10 +34,20 @@ def _gather_kernel(x, index, axis):
 
 
 def gather(x: Any, index: Any, axis: Any = None, name: Optional[str] = None) -> Any:
-    """Slices of x along `axis` (default 0) at the positions in a 0-D or 1-D `index`."""
+    """Slices of x along `axis` (default 0) at the positions in a 0-D or 1-D `index` (an index
+    of shape [N, 1] is taken as 1-D, as Paddle does)."""
     index = as_tensor(index)
     _check_index("gather", index)
+    index = _squeeze_column(index)
     return apply("gather", [x, index], {"axis": _axis(x, axis)})
+
+
+def _squeeze_column(index: Any) -> Any:
+    from .dims import dims
+    if len(dims(index)) == 2 and dims(index)[1] == 1:
+        from .shape import reshape
+        return reshape(index, [-1])
+    return index
 
 
 def index_select(x: Any, index: Any, axis: int = 0, name: Optional[str] = None) -> Any:

@@ -85,10 +85,10 @@ def strided_slice(x: Any, axes: Sequence[int], starts: Any, ends: Any, strides: 
                                                    "strides": st})
 
 
-def slice(x: Any, axes: Sequence[int], starts: Any, ends: Any, name: Optional[str] = None) -> Any:
-    """x[starts:ends] along each of `axes`; out-of-range bounds are clamped."""
-    axes = _norm_axes(x, axes)
-    return strided_slice(x, axes, starts, ends, [1] * len(axes))
+def slice(input: Any, axes: Sequence[int], starts: Any, ends: Any, name: Optional[str] = None) -> Any:
+    """input[starts:ends] along each of `axes`; out-of-range bounds are clamped."""
+    axes = _norm_axes(input, axes)
+    return strided_slice(input, axes, starts, ends, [1] * len(axes))
 
 
 # ----------------------------------------------------------------------------- split

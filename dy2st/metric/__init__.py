@@ -1,0 +1,4 @@
+"""dy2st.metric: Paddle's evaluation metrics (accuracy and the Metric classes)."""
+from .metrics import Accuracy, Metric, Precision, Recall, accuracy
+
+__all__ = ["Metric", "Accuracy", "Precision", "Recall", "accuracy"]

@@ -1,0 +1,134 @@
+"""Framework-level helpers of the top-level paddle namespace that are not ops: dtype limits
+(iinfo, finfo), print options, the RNG state, the CPU place and device queries, mode and type
+predicates, create_parameter and the paddle.batch reader decorator."""
+from __future__ import annotations
+
+from typing import Any, Callable, Iterator, List, Optional, Sequence
+
+import numpy as np
+
+from ..runtime import config, state
+from ..runtime.dtype import convert_dtype
+
+
+class iinfo:
+    """Limits of an int dtype: min, max, bits, dtype."""
+
+    def __init__(self, dtype: Any) -> None:
+        info = np.iinfo(str(convert_dtype(dtype)))
+        self.min, self.max, self.bits, self.dtype = int(info.min), int(info.max), info.bits, \
+            str(convert_dtype(dtype))
+
+
+class finfo:
+    """Limits of a float dtype: min, max, eps, tiny / smallest_normal, resolution, bits, dtype."""
+
+    def __init__(self, dtype: Any) -> None:
+        info = np.finfo(str(convert_dtype(dtype)))
+        self.min, self.max, self.eps = float(info.min), float(info.max), float(info.eps)
+        self.tiny = self.smallest_normal = float(info.tiny)
+        self.resolution, self.bits = float(info.resolution), info.bits
+        self.dtype = str(convert_dtype(dtype))
+
+
+def set_printoptions(precision: Optional[int] = None, threshold: Optional[int] = None,
+                     edgeitems: Optional[int] = None, sci_mode: Optional[bool] = None,
+                     linewidth: Optional[int] = None) -> None:
+    """How tensors print (numpy's print options, which dy2st's tensor repr uses)."""
+    opts = {k: v for k, v in (("precision", precision), ("threshold", threshold),
+                              ("edgeitems", edgeitems), ("linewidth", linewidth)) if v is not None}
+    if sci_mode is not None:
+        opts["suppress"] = not sci_mode
+    np.set_printoptions(**opts)
+
+
+def get_rng_state(device: Any = None) -> List[Any]:
+    """The state of the random generator (a list, as Paddle returns one per device)."""
+    return [config.rng().bit_generator.state]
+
+
+def set_rng_state(state_list: Sequence[Any], device: Any = None) -> None:
+    """Restore a state returned by get_rng_state."""
+    config.rng().bit_generator.state = state_list[0]
+
+
+class CPUPlace:
+    """The CPU, the only place dy2st runs on."""
+
+    def __repr__(self) -> str:
+        return "Place(cpu)"
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, CPUPlace)
+
+    def __hash__(self) -> int:
+        return hash("cpu")
+
+
+def get_device() -> str:
+    return "cpu"
+
+
+def set_device(device: str) -> CPUPlace:
+    """Select the device; dy2st runs on the CPU only, so anything else is refused."""
+    if str(device).split(":")[0] != "cpu":
+        raise ValueError(f"set_device: dy2st runs on the CPU only, got {device!r}")
+    return CPUPlace()
+
+
+def in_dynamic_mode() -> bool:
+    """True in eager mode, False while a static program is being built or traced."""
+    return not state.in_static_mode()
+
+
+def is_empty(x: Any, name: Optional[str] = None) -> Any:
+    """Whether x has no elements (a bool tensor)."""
+    from ..runtime.ops import equal, numel
+    return equal(numel(x), 0)
+
+
+def is_floating_point(x: Any) -> bool:
+    return bool(x.dtype.is_floating)
+
+
+def is_integer(x: Any) -> bool:
+    return bool(x.dtype.is_integer)
+
+
+def is_same_shape(x: Any, y: Any) -> bool:
+    return list(x.shape) == list(y.shape)
+
+
+def tolist(x: Any) -> Any:
+    """The tensor's values as nested Python lists."""
+    return x.tolist()
+
+
+def create_parameter(shape: Sequence[int], dtype: Any, name: Optional[str] = None,
+                     attr: Any = None, is_bias: bool = False,
+                     default_initializer: Any = None) -> Any:
+    """A new trainable Parameter (initialised as Layer.create_parameter does)."""
+    from ..nn.layer import Layer
+    from ..nn import ParamAttr
+    if name is not None and attr is None:
+        attr = ParamAttr(name=name)
+    return Layer().create_parameter(shape, attr=attr, dtype=dtype, is_bias=is_bias,
+                                    default_initializer=default_initializer)
+
+
+def batch(reader: Callable[[], Iterator[Any]], batch_size: int, drop_last: bool = False
+          ) -> Callable[[], Iterator[List[Any]]]:
+    """A reader of lists of batch_size samples from `reader` (the paddle.batch decorator)."""
+    if not isinstance(batch_size, int) or batch_size <= 0:
+        raise ValueError(f"batch: batch_size must be a positive int, got {batch_size!r}")
+
+    def batched() -> Iterator[List[Any]]:
+        chunk: List[Any] = []
+        for sample in reader():
+            chunk.append(sample)
+            if len(chunk) == batch_size:
+                yield chunk
+                chunk = []
+        if chunk and not drop_last:
+            yield chunk
+    return batched

@@ -1,0 +1,98 @@
+"""Which of Paddle 3.x's public names dy2st has, per namespace (have / total / %), and the
+missing ones. Usage: python tools/api_coverage.py [--missing] [--json]"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+from typing import Any, Dict, List, NamedTuple
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from tools.paddle_api_names import EXCLUDED, ISSUE_13, NAMESPACES  # noqa: E402
+
+# where each Paddle namespace lives in dy2st
+MODULES = {
+    "paddle": "dy2st",
+    "paddle.nn": "dy2st.nn",
+    "paddle.nn.functional": "dy2st.nn.functional",
+    "paddle.linalg": "dy2st.linalg",
+    "paddle.optimizer": "dy2st.optimizer",
+    "paddle.io": "dy2st.io",
+    "paddle.metric": "dy2st.metric",
+}
+
+
+class Coverage(NamedTuple):
+    namespace: str
+    have: List[str]
+    missing: List[str]
+    excluded: List[str]
+
+    @property
+    def total(self) -> int:
+        return len(self.have) + len(self.missing)
+
+    @property
+    def percent(self) -> float:
+        return 100.0 * len(self.have) / self.total if self.total else 100.0
+
+
+def _target(namespace: str) -> Any:
+    if namespace == "Tensor methods":
+        return importlib.import_module("dy2st").Tensor
+    return importlib.import_module(MODULES[namespace])
+
+
+def has_name(namespace: str, name: str) -> bool:
+    """Whether dy2st has `name` in `namespace` (a Tensor method for 'Tensor methods')."""
+    return hasattr(_target(namespace), name)
+
+
+def measure() -> List[Coverage]:
+    out = []
+    for ns, names in NAMESPACES.items():
+        kept = [n for n in names if n not in EXCLUDED]
+        have = [n for n in kept if has_name(ns, n)]
+        missing = [n for n in kept if n not in have]
+        out.append(Coverage(ns, have, missing, [n for n in names if n in EXCLUDED]))
+    return out
+
+
+def missing_issue_names() -> Dict[str, List[str]]:
+    """The names issue 13 asks for that dy2st does not have, per namespace."""
+    gaps = {ns: [n for n in names if not has_name(ns, n)] for ns, names in ISSUE_13.items()}
+    return {ns: names for ns, names in gaps.items() if names}
+
+
+def main(argv: Any = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--missing", action="store_true", help="list the missing names")
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    args = parser.parse_args(argv)
+    report = measure()
+    if args.json:
+        print(json.dumps({c.namespace: {"have": len(c.have), "total": c.total,
+                                        "percent": round(c.percent, 1), "missing": c.missing}
+                          for c in report}, indent=1))
+        return 0
+    print(f"{'namespace':24} {'have':>5} {'total':>6} {'%':>6}   (excluded)")
+    for c in report:
+        print(f"{c.namespace:24} {len(c.have):5d} {c.total:6d} {c.percent:6.1f}   "
+              f"({len(c.excluded)})")
+    gaps = missing_issue_names()
+    print("issue 13 names missing: " + ("none" if not gaps else
+                                        "; ".join(f"{ns}: {', '.join(v)}" for ns, v in
+                                                  gaps.items())))
+    if args.missing:
+        for c in report:
+            if c.missing:
+                print(f"\nmissing in {c.namespace} ({len(c.missing)}):")
+                print("  " + " ".join(c.missing))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
