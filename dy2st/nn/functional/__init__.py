@@ -43,3 +43,5 @@ from .padding import zeropad2d
 __all__ += ["zeropad2d"]
 from .sequence import cosine_similarity, gather_tree, label_smooth, sequence_mask
 __all__ += ["cosine_similarity", "gather_tree", "label_smooth", "sequence_mask"]
+from .attention import scaled_dot_product_attention
+__all__ += ["scaled_dot_product_attention"]
