@@ -423,3 +423,40 @@ def results(tmp_path_factory):
 @pytest.mark.parametrize("name", [m.name for m in MODELS])
 def test_roundtrip(results, name):
     assert results[name] is None, results[name]
+
+
+class CountingCell(nn.RNNCellBase):
+    """A user cell with a (sum, count) state and a pair of outputs."""
+
+    def __init__(self):
+        super().__init__()
+        self.scale = self.create_parameter([3])
+
+    def forward(self, x, states):
+        total, count = states
+        total = total + x * self.scale
+        count = count + 1.0
+        return (total, total / count), (total, count)
+
+    @property
+    def state_shape(self):
+        return ((3,), (1,))
+
+
+def test_user_cell_with_structured_outputs_and_states():
+    paddle.seed(12)
+    cell = CountingCell()
+    layer = nn.RNN(cell)
+    x = np.random.default_rng(13).standard_normal((2, 4, 3)).astype(np.float32)
+    (cum, avg), (total, count) = layer(paddle.to_tensor(x))
+    want = np.cumsum(x * cell.scale.numpy(), axis=1)
+    close(cum.numpy(), want)
+    close(avg.numpy(), want / np.arange(1, 5)[None, :, None])
+    close(total.numpy(), want[:, -1])
+    close(count.numpy(), np.full((2, 1), 4.0))
+    def average(v):
+        return layer(v)[0][1]
+
+    static = paddle.jit.to_static(average, input_spec=[InputSpec([None, None, 3], "float32")], full_graph=True)
+    close(static(paddle.to_tensor(x)).numpy(), avg.numpy())
+    assert count_ops(static.program, "while") == 1

@@ -29,9 +29,10 @@ def gather_tree(ids: Any, parents: Any) -> Any:
     """Full beam-search paths from step ids and parent beams, both [max_time, batch, beam]:
     walking back from the last step, out[t] = ids[t] at the beam the step after points to."""
     ids, parents = as_tensor(ids), as_tensor(parents)
-    if len(ids.shape) != 3 or list(ids.shape) != list(parents.shape):
+    shape, parents_shape = known_dims(ids), known_dims(parents)
+    if len(shape) != 3 or shape != parents_shape:
         raise ValueError(f"gather_tree: ids and parents must have the same shape [max_time, batch, "
-                         f"beam_size], got {list(ids.shape)} and {list(parents.shape)}")
+                         f"beam_size], got {shape} and {parents_shape}")
     steps = ids.shape[0]
     # beam[b, k]: which beam of the current step the output path k goes through.
     beam = ops.expand_as(ops.unsqueeze(ops.arange(0, ops.shape(ids)[2], 1, dtype=str(parents.dtype)), 0),
