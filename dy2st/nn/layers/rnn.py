@@ -1,15 +1,14 @@
 """Recurrent layers: the cells (SimpleRNNCell, LSTMCell, GRUCell), the step loop (RNN, BiRNN)
 and the multi-layer networks (SimpleRNN, LSTM, GRU), with Paddle 3.x's names and defaults.
 
-The step loop is a `while_loop` over a tensor array: eagerly a Python loop; in a static Program a
-sequence of known length unrolls (and the roll pass folds it back), an unknown one is ONE `while`
-op. Everything is made of differentiable ops, so gradients need no rules of their own."""
+The step loop is a `while_loop` over a tensor array: eagerly a Python loop, in a static Program
+ONE `while` op (whether the sequence length is known or not). Everything is made of differentiable ops, so gradients need no rules of their own."""
 from __future__ import annotations
 
 import math
 from typing import Any, List, Optional, Sequence, Tuple
 
-from ...runtime import ops
+from ...runtime import ops, state
 from ...runtime.pytree import flatten, unflatten
 from ...runtime.while_loop import while_loop
 from .. import functional as F
@@ -222,7 +221,10 @@ def run_cell(cell: Layer, inputs: Any, initial_states: Any = None, sequence_leng
 
     n_out = _output_count(cell, xs, in_tree, flat_states, state_tree, kwargs)
     arrays = [ops.create_array(str(d)) for d in n_out]
-    result = while_loop(cond, body, [0] + flat_states + arrays)
+    # In a Program the counter is a tensor, so even a known length gives one `while` op rather
+    # than a copy of the cell per step (smaller Programs, faster to build and to run).
+    start = ops.full([], 0, "int64") if state.current_block() is not None else 0
+    result = while_loop(cond, body, [start] + flat_states + arrays)
     final_states = unflatten(state_tree, result[1:1 + n_states])
     outs = [stack_steps(a) for a in result[1 + n_states:]]
     if is_reverse:
