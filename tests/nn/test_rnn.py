@@ -260,7 +260,7 @@ def test_unknown_length_is_one_while_op(kind):
     for steps in (1, 4, 7):
         x = paddle.randn([2, steps, 3])
         close(static(x).numpy(), model(x).numpy())
-    assert count_ops(static.program, "while") == 1
+    assert count_ops(static.forward.program, "while") == 1
 
 
 def test_known_length_is_one_while_op_too():
@@ -269,8 +269,8 @@ def test_known_length_is_one_while_op_too():
     static = paddle.jit.to_static(model, input_spec=[InputSpec([2, 30, 3], "float32")], full_graph=True)
     x = paddle.randn([2, 30, 3])
     close(static(x).numpy(), model(x).numpy())
-    assert count_ops(static.program, "while") == 1
-    assert sum(len(b.ops) for b in static.program.blocks) < 60      # not one cell per step
+    assert count_ops(static.forward.program, "while") == 1
+    assert sum(len(b.ops) for b in static.forward.program.blocks) < 60      # not one cell per step
 
 
 def test_bidirectional_masked_static_matches_eager():
@@ -292,7 +292,7 @@ def test_bidirectional_masked_static_matches_eager():
     lengths = paddle.to_tensor(np.array([5, 1, 3]))
     for got, want in zip(static(x, lengths), model(x, lengths)):
         close(got.numpy(), want.numpy())
-    assert count_ops(static.program, "while") == 4           # one per layer and direction
+    assert count_ops(static.forward.program, "while") == 4           # one per layer and direction
 
 
 # ------------------------------------------------------------------ gradients
