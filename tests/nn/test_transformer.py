@@ -323,3 +323,19 @@ def test_static_with_unknown_dims_matches_eager():
     for ids in (np.array([[3, 4, 0]]), np.array([[1, 2, 3, 4, 5], [6, 7, 0, 0, 0]])):
         for got, want in zip(static(paddle.to_tensor(ids)), model(paddle.to_tensor(ids))):
             close(got.numpy(), want.numpy())
+
+
+def test_parameter_attribute_lists_reach_their_sublayers():
+    init = [nn.initializer.Constant(v) for v in (0.1, 0.2, 0.3)]
+    attrs = [paddle.ParamAttr(initializer=i) for i in init]
+    t = nn.Transformer(4, 2, 1, 1, 6, weight_attr=attrs)
+    enc, dec = t.encoder.layers[0], t.decoder.layers[0]
+    assert np.all(enc.self_attn.q_proj.weight.numpy() == np.float32(0.1))
+    assert np.all(enc.linear1.weight.numpy() == np.float32(0.3))
+    assert np.all(dec.cross_attn.k_proj.weight.numpy() == np.float32(0.2))
+    assert np.all(dec.linear2.weight.numpy() == np.float32(0.3))
+    t2 = nn.Transformer(4, 2, 1, 1, 6, weight_attr=attrs[:2])
+    assert np.all(t2.decoder.layers[0].cross_attn.v_proj.weight.numpy() == np.float32(0.1))
+    assert np.all(t2.decoder.layers[0].linear1.weight.numpy() == np.float32(0.2))
+    with pytest.raises(ValueError, match="weight_attr"):
+        nn.Transformer(4, 2, 1, 1, 6, weight_attr=attrs * 2)

@@ -264,6 +264,20 @@ class TransformerDecoder(Layer):
         return list(zip(*cache)) if do_zip else cache
 
 
+def _encoder_decoder_attrs(attr: Any, what: str) -> Any:
+    """Transformer's attribute lists: 1 for everything; 2 (attention, feed-forward), the decoder's
+    cross attention taking the attention one; 3 (self attention, cross attention, feed-forward)."""
+    if not isinstance(attr, (list, tuple)):
+        return attr, attr
+    if len(attr) == 1:
+        return [attr[0]], [attr[0]]
+    if len(attr) == 2:
+        return list(attr), [attr[0], attr[0], attr[1]]
+    if len(attr) == 3:
+        return [attr[0], attr[2]], list(attr)
+    raise ValueError(f"Transformer: {what} must be one attribute or a list of 1, 2 or 3, got {len(attr)}")
+
+
 class Transformer(Layer):
     """An encoder-decoder Transformer; forward(src, tgt, src_mask=None, tgt_mask=None,
     memory_mask=None) returns the decoder output [batch, tgt_len, d_model]."""
@@ -275,10 +289,8 @@ class Transformer(Layer):
                  weight_attr: Any = None, bias_attr: Any = None, custom_encoder: Optional[Layer] = None,
                  custom_decoder: Optional[Layer] = None) -> None:
         super().__init__()
-        if isinstance(weight_attr, (list, tuple)) and len(weight_attr) not in (1, 2, 3):
-            raise ValueError("Transformer: weight_attr must be one attribute or a list of 1, 2 or 3")
-        enc_w = weight_attr[:2] if isinstance(weight_attr, (list, tuple)) and len(weight_attr) == 3 else weight_attr
-        enc_b = bias_attr[:2] if isinstance(bias_attr, (list, tuple)) and len(bias_attr) == 3 else bias_attr
+        enc_w, dec_w = _encoder_decoder_attrs(weight_attr, "weight_attr")
+        enc_b, dec_b = _encoder_decoder_attrs(bias_attr, "bias_attr")
         if custom_encoder is not None:
             self.encoder = custom_encoder
         else:
@@ -289,7 +301,7 @@ class Transformer(Layer):
             self.decoder = custom_decoder
         else:
             layer = TransformerDecoderLayer(d_model, nhead, dim_feedforward, dropout, activation, attn_dropout,
-                                            act_dropout, normalize_before, weight_attr, bias_attr)
+                                            act_dropout, normalize_before, dec_w, dec_b)
             self.decoder = TransformerDecoder(layer, num_decoder_layers, LayerNorm(d_model))
         self.d_model, self.nhead = d_model, nhead
 
