@@ -468,3 +468,29 @@ def test_user_cell_with_structured_outputs_and_states():
     static = paddle.jit.to_static(average, input_spec=[InputSpec([None, None, 3], "float32")], full_graph=True)
     close(static(paddle.to_tensor(x)).numpy(), avg.numpy())
     assert count_ops(static.program, "while") == 1
+
+
+def test_onnx_export_of_recurrent_and_attention_layers(tmp_path):
+    from tests.support import onnx_outputs
+
+    class Mixed(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.lstm = nn.LSTM(3, 4, direction="bidirect")
+            self.gru = nn.GRU(8, 8)
+            self.enc = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0)
+
+        def forward(self, x):
+            y, (h, c) = self.lstm(x)
+            z, _ = self.gru(y)
+            return self.enc(z), h + c
+
+    paddle.seed(14)
+    model = Mixed()
+    model.eval()
+    path = str(tmp_path / "mixed")
+    paddle.onnx.export(model, path, input_spec=[InputSpec([None, None, 3], "float32")])
+    for shape in ((2, 5, 3), (1, 2, 3)):
+        x = np.random.default_rng(15).standard_normal(shape).astype(np.float32)
+        for got, want in zip(onnx_outputs(path + ".onnx", x), model(paddle.to_tensor(x))):
+            close(got, want.numpy())
