@@ -158,6 +158,35 @@ def rnn_tensor_data():
     return kw, args + (np.array(RNN_STEPS, "int64"),)
 
 
+# --------------------------------------------------------- loops counted the Paddle way (issue 14)
+def loop_paddle(h, w, b, n):
+    i = paddle.zeros([1], dtype="int64")
+    while i < n:
+        h = paddle.tanh(paddle.matmul(h, w) + b)
+        i = i + 1
+    return h
+
+
+def loop_range(h, w, b, n):
+    for _ in range(n):
+        h = paddle.tanh(paddle.matmul(h, w) + b)
+    return h
+
+
+def loop_np(h, w, b, n):
+    for _ in range(int(n[0])):
+        h = np.tanh(h @ w + b)
+    return h
+
+
+def loop_data():
+    r = _rng(5)
+    h = r.standard_normal((8, 32)).astype("float32")
+    w = (r.standard_normal((32, 32)) * 0.1).astype("float32")
+    b = r.standard_normal((32,)).astype("float32")
+    return {}, (h, w, b, np.array([RNN_STEPS], "int64"))
+
+
 # name -> (dy2st function, numpy function, data factory)
 BENCHMARKS: Dict[str, Tuple[Callable, Callable, Callable]] = {
     "add1": (add1, add1_np, add1_data),
@@ -166,6 +195,8 @@ BENCHMARKS: Dict[str, Tuple[Callable, Callable, Callable]] = {
     "attention": (attention, attention_np, attention_data),
     "rnn": (rnn, rnn_np, rnn_data),
     "rnn_tensor": (rnn_tensor, rnn_tensor_np, rnn_tensor_data),
+    "loop_paddle": (loop_paddle, loop_np, loop_data),
+    "loop_range": (loop_range, loop_np, loop_data),
 }
 
 

@@ -111,6 +111,7 @@ def _read_input(text: str, names: Sequence[str]) -> Tuple[Optional[str], np.ndar
     if not os.path.isfile(path):
         raise UserError(f"{path}: no such input file")
     try:
+        _check_npy_size(path)
         arr = np.load(path, allow_pickle=False)
     except (ValueError, OSError, EOFError) as e:
         raise UserError(f"{path}: not a .npy array file ({e})") from None
@@ -120,8 +121,47 @@ def _read_input(text: str, names: Sequence[str]) -> Tuple[Optional[str], np.ndar
     return name, arr
 
 
+def _check_npy_size(path: str) -> None:
+    """Refuse an .npy whose header claims more data than the file holds (before numpy would
+    try to allocate it)."""
+    from numpy.lib import format as npy
+    with open(path, "rb") as f:
+        if f.read(6) != b"\x93NUMPY":
+            return                      # not an .npy: np.load says what it is
+        f.seek(0)
+        version = npy.read_magic(f)
+        read = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
+        shape, _, dtype = read(f)
+        if dtype.hasobject:
+            return                      # np.load refuses it (allow_pickle=False)
+        need = dtype.itemsize
+        for d in shape:
+            need *= d
+        have = os.fstat(f.fileno()).st_size - f.tell()
+    if need > have:
+        raise UserError(f"{path}: its header claims a {dtype.name} array of shape {list(shape)} "
+                        f"({need} bytes) but the file holds {have} bytes of data")
+
+
+def _one_line(e: BaseException) -> str:
+    """A multi-line error (e.g. one pointing into the user's code) as one line: the user's
+    file and line, then the last line of the message."""
+    import re
+    text = str(e).strip()
+    if "\n" not in text:
+        return text if isinstance(e, UserError) or type(e).__name__ == "ModelFormatError" \
+            else f"{type(e).__name__}: {text}"
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    found = re.findall(r'File "([^"]+)", line (\d+)', text)
+    where = f"{found[-1][0]}:{found[-1][1]}: " if found else ""
+    return where + lines[-1]
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from .runtime.tensor import Tensor
+    if args.output and not os.path.isdir(os.path.dirname(args.output) or "."):
+        raise UserError(f"{args.output}: the directory {os.path.dirname(args.output)!r} does "
+                        "not exist")
     layer = _load(args.path)
     names = [s.name for s in layer.input_spec]
     positional, named = [], {}
@@ -137,7 +177,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     except InputMismatchError as e:
         raise UserError(str(e)) from None
     except Exception as e:  # noqa: BLE001 - the model itself failed: report it, status 1
-        print(f"dy2st run: the model failed: {type(e).__name__}: {e}", file=sys.stderr)
+        print(f"dy2st run: the model failed: {_one_line(e)}", file=sys.stderr)
         return RUN_FAILED
     items = [(k, v._value if isinstance(v, Tensor) else v) for k, v in _flat_values(result)]
     if args.output:
@@ -146,7 +186,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         arrays = {k: a for k, a in arrays.items() if k not in skipped}
         # only plain dtypes are kept above, so nothing is pickled; (numpy < 2.1 has no
         # allow_pickle argument for savez: it would be saved as an array of that name)
-        np.savez(args.output, **arrays)
+        try:
+            np.savez(args.output, **arrays)
+        except OSError as e:
+            raise UserError(f"{args.output}: cannot write the outputs ({e.strerror or e})") from None
         print(f"wrote {len(arrays)} output(s) to {args.output}: {', '.join(arrays)}")
         if skipped:
             print(f"not written (not arrays): {', '.join(skipped)}")
@@ -279,6 +322,11 @@ def cmd_dump(args: argparse.Namespace) -> int:
             text = dump(args.target, args.passes or None, args.program, specs)
     except DumpError as e:
         raise UserError(str(e)) from None
+    except Exception as e:  # noqa: BLE001 - tracing the user's function failed: status 1
+        if args.traceback:
+            raise
+        print(f"dy2st dump: error: {_one_line(e)}", file=sys.stderr)
+        return RUN_FAILED
     print(text)
     return 0
 
@@ -335,8 +383,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except (UserError, ModelFormatError) as e:
         if args.traceback:
             raise
-        print(f"dy2st {args.command}: error: {e}", file=sys.stderr)
+        print(f"dy2st {args.command}: error: {_one_line(e)}", file=sys.stderr)
         return USER_ERROR
+    except Exception as e:  # noqa: BLE001 - anything else failed while running: one line
+        if args.traceback:
+            raise
+        print(f"dy2st {args.command}: error: {_one_line(e)}", file=sys.stderr)
+        return RUN_FAILED
 
 
 if __name__ == "__main__":

@@ -142,3 +142,68 @@ def flat_results(out):
     if isinstance(out, dict):
         return [a for k in out for a in flat_results(out[k])]
     return [np.asarray(out.numpy() if hasattr(out, "numpy") else out)]
+# ----------------------------------------------------------------------------- saved model files
+class BranchyNet(paddle.nn.Layer):
+    """Linear + a tensor `if` (two sub-blocks) + full / getitem / mean: a small saved model
+    with parameters, control flow and attrs of several kinds."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = paddle.nn.Linear(4, 3)
+
+    def forward(self, x):
+        y = self.fc(x)
+        if y.sum() > 0:
+            y = y * 2.0
+        else:
+            y = y - y[0] + paddle.full([3], 2.0)
+        return y.mean(axis=0) + y[0]
+
+
+def save_branchy_model(prefix):
+    """Save a seeded BranchyNet at prefix; returns (layer, example input)."""
+    paddle.seed(3)
+    net = BranchyNet()
+    paddle.jit.save(net, str(prefix), input_spec=[paddle.static.InputSpec([None, 4], "float32", "x")])
+    return net, randn(5, 3, 4)
+
+
+def model_doc(prefix):
+    """The JSON document of the model saved at prefix."""
+    import json
+    with open(f"{prefix}.json", encoding="utf-8") as f:
+        return json.load(f)
+
+
+def write_model_doc(prefix, doc):
+    import json
+    with open(f"{prefix}.json", "w", encoding="utf-8") as f:
+        json.dump(doc, f)
+
+
+def model_npz_path(prefix):
+    import os
+    return os.path.join(os.path.dirname(str(prefix)), model_doc(prefix)["parameters_file"]["file"])
+
+
+def write_model_npz(prefix, data):
+    """Replace the model's parameters file by `data` (bytes) and record its checksum, so that
+    the loader's later checks are reached."""
+    import hashlib
+    with open(model_npz_path(prefix), "wb") as f:
+        f.write(data)
+    doc = model_doc(prefix)
+    doc["parameters_file"]["sha256"] = hashlib.sha256(data).hexdigest()
+    write_model_doc(prefix, doc)
+def import_source(directory, name: str, source: str):
+    """Module `name` made from `source` written to a file in `directory` (to_static reads a
+    function's source from its file), imported without touching sys.path or sys.modules."""
+    import importlib.util
+    import os
+    path = os.path.join(str(directory), f"{name}.py")
+    with open(path, "w") as f:
+        f.write(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

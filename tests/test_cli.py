@@ -226,3 +226,76 @@ def test_parse_input_spec_errors(text, message):
     with pytest.raises(ValueError) as info:
         parse_input_spec(text)
     assert message in str(info.value) and repr(text) in str(info.value)
+
+
+# ----------------------------------------------------------------------------- one line, never a traceback
+def one_line(proc, status, *fragments):
+    """`status` and one line on stderr naming every fragment, no traceback."""
+    assert proc.returncode == status, (proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+    for frag in fragments:
+        assert frag in proc.stderr, proc.stderr
+
+
+def test_dump_program_of_a_function_whose_trace_fails(tmp_path):
+    (tmp_path / "bad.py").write_text(textwrap.dedent("""
+        import dy2st as paddle
+
+        def f(x):
+            return paddle.matmul(x, paddle.ones([7, 2]))
+    """))
+    proc = cli("dump", "bad.py:f", "--program", "--input-spec", "x:float32[2,3]", cwd=tmp_path)
+    one_line(proc, 1, "bad.py:5", "matmul")
+    proc = cli("--traceback", "dump", "bad.py:f", "--program", "--input-spec", "x:float32[2,3]",
+               cwd=tmp_path)
+    assert proc.returncode == 1 and "Traceback" in proc.stderr
+
+
+def test_dump_honours_a_pep_263_encoding_declaration(tmp_path):
+    body = 'import dy2st as paddle\n\ndef g(x):\n    s = "caf\xe9"\n    return x + 1.0\n'
+    (tmp_path / "latin.py").write_bytes(b"# -*- coding: latin-1 -*-\n" + body.encode("latin-1"))
+    proc = cli("dump", "latin.py:g", "--program", "--input-spec", "x:float32[2]", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "caf\xe9" in proc.stdout and "add(" in proc.stdout
+
+
+def test_dump_of_a_file_that_is_not_utf8(tmp_path):
+    body = 'def g(x):\n    s = "caf\xe9"\n    return x\n'
+    (tmp_path / "broken.py").write_bytes(body.encode("latin-1"))
+    one_line(cli("dump", "broken.py:g", cwd=tmp_path), 2, "broken.py", "utf-8", "PEP 263")
+    (tmp_path / "bogus.py").write_bytes(b"# -*- coding: no-such-codec -*-\n" + body.encode())
+    one_line(cli("dump", "bogus.py:g", cwd=tmp_path), 2, "bogus.py", "no-such-codec")
+
+
+def test_run_output_into_a_missing_directory(model):
+    proc = cli("run", model, "--input", "x.npy", "--input", "n.npy", "--output",
+               "missing/out.npz", cwd=model.parent)
+    one_line(proc, 2, "missing/out.npz", "does not exist")
+
+
+def test_run_input_whose_header_claims_2_pow_40_elements(model):
+    import io
+    from numpy.lib import format as npy
+    buf = io.BytesIO()
+    npy.write_array_header_1_0(buf, {"descr": "<f4", "fortran_order": False, "shape": (2 ** 40,)})
+    (model.parent / "huge.npy").write_bytes(buf.getvalue() + b"\0" * 16)
+    proc = cli("run", model, "--input", "huge.npy", "--input", "n.npy", cwd=model.parent)
+    one_line(proc, 2, "huge.npy", "1099511627776")
+
+
+def test_a_model_failing_while_it_runs_is_one_line_with_status_1(tmp_path):
+    from dy2st.runtime.pytree import LEAF
+    from dy2st.runtime.side_effects import assert_true
+    from dy2st.jit.model_format import save_concrete
+    prog = static.Program()
+    with static.program_guard(prog):
+        x = static.data("x", [None], "float32")
+        assert_true(dy2st.all(x > 0), "x must be positive")
+        y = x * 2.0
+    prog.fetch_names = [y.name]
+    save_concrete(ConcreteProgram(prog, [InputSpec([None], "float32", "x")], LEAF, [("var", 0)]),
+                  str(tmp_path / "m"))
+    np.save(tmp_path / "neg.npy", np.array([1.0, -1.0], np.float32))
+    one_line(cli("run", "m", "--input", "neg.npy", cwd=tmp_path), 1, "x must be positive",
+             "test_cli.py")

@@ -54,3 +54,14 @@ def _functions(dump_text):
     """The code of each `# ---- name` section of a dump (comment lines dropped)."""
     sections = dump_text.split("# ---- ")[1:]
     return ["\n".join(ln for ln in s.splitlines()[1:] if not ln.startswith("#")) for s in sections]
+
+
+def test_train_example_learns_and_its_saved_model_is_accurate():
+    proc = _run(os.path.join(ROOT, "examples", "train.py"))
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    losses = [float(part.split()[0]) for part in out.split("loss ")[1:]]
+    assert len(losses) == 20 and losses[-1] < losses[0] / 2, losses
+    assert "(1 compiled train-step program)" in out
+    accuracy = float(out.rsplit("held-out data: ", 1)[1].split()[0])
+    assert accuracy > 0.6, out      # three overlapping classes: chance is 1/3

@@ -7,6 +7,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 import numpy as np
 
 from ..runtime.program import Variable
+from ..runtime.ops.grad_kernels import cleared
 from ..runtime.state import _state
 from ..runtime.tensor import Tensor
 from .engine import GradientError, _as_grad, _ones_like, run_backward
@@ -117,7 +118,7 @@ def _clear_grad(self: Tensor, set_to_zero: bool = True) -> None:
     g = getattr(self, "_grad", None)
     if g is None:
         return
-    self._grad = Tensor(np.zeros_like(g._value)) if set_to_zero else None
+    self._grad = Tensor(cleared(g._value.shape, g._value.dtype.str)) if set_to_zero else None
 
 
 def _register_hook(self: Tensor, hook: Callable[[Tensor], Optional[Tensor]]) -> Any:

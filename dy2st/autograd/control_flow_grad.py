@@ -8,7 +8,7 @@ gradient reads onto a tape (a loop variable), which the gradient loop reads at i
 gradients of values captured from outside the loop are summed over the turns."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional
 
 from ..runtime import ops
 from ..runtime.control_flow import _align_captures, _as_pred, _unify
@@ -42,8 +42,21 @@ def _is_tape(v: Variable) -> bool:
     return v.kind == "array" and isinstance(v.elem, tuple) and len(v.elem) == 4
 
 
+class _SubScope:
+    """Gradient ops of a sub-block: a value of an outer block is reached through the parent
+    scope; a value of the sub-block itself once through `_own` (cached)."""
+
+    def resolve(self, v: Variable) -> Variable:
+        if v.block is not self.fwd:
+            return self.parent.resolve(v)
+        found = self.cache.get(v.name)
+        if found is None:
+            found = self.cache[v.name] = self._own(v)
+        return found
+
+
 # ----------------------------------------------------------------------------- cond
-class CondScope:
+class CondScope(_SubScope):
     """Gradient ops of one branch of a forward `cond`."""
 
     def __init__(self, fwd: Block, other: Block, grad: Block, parent: Any, op: Operator,
@@ -52,19 +65,12 @@ class CondScope:
         self.is_true = is_true
         self.cache: Dict[str, Variable] = {}
 
-    def resolve(self, v: Variable) -> Variable:
-        if v.block is not self.fwd:
-            return self.parent.resolve(v)
-        found = self.cache.get(v.name)
-        if found is not None:
-            return found
-        program = self.fwd.program
+    def _own(self, v: Variable) -> Variable:
         if v.name in self.fwd.params:
-            src = program.find_var(self.op.inputs[1 + self.fwd.params.index(v.name)])
+            src = self.fwd.program.find_var(self.op.inputs[1 + self.fwd.params.index(v.name)])
         else:
             src = self._export(v)
-        found = self.cache[v.name] = self.parent.resolve(src)
-        return found
+        return self.parent.resolve(src)
 
     def _export(self, v: Variable) -> Variable:
         """Make v an extra output of the forward cond (the other branch gives a placeholder)."""
@@ -170,30 +176,21 @@ def _push(op: Operator, op_block: Block, v: Variable) -> Variable:
     return found
 
 
-class WhileScope:
+class WhileScope(_SubScope):
     """Gradient ops of one turn of a forward `while`, run backwards by the gradient loop."""
 
     def __init__(self, fwd: Block, grad: Block, parent: Any, op: Operator, turn: Variable) -> None:
         self.fwd, self.grad, self.parent, self.op, self.turn = fwd, grad, parent, op, turn
         self.cache: Dict[str, Variable] = {}
 
-    def resolve(self, v: Variable) -> Variable:
-        if v.block is not self.fwd:
-            return self.parent.resolve(v)
-        found = self.cache.get(v.name)
-        if found is not None:
-            return found
-        program = self.fwd.program
+    def _own(self, v: Variable) -> Variable:
         params = self.fwd.params
         if v.name in params and params.index(v.name) >= self.op.attrs["n_loop_vars"]:
             # captured from outside: the same value every turn
-            found = self.parent.resolve(program.find_var(self.op.inputs[params.index(v.name)]))
-        else:
-            tape = self.parent.resolve(_push(self.op, self.parent.fwd, v))
-            with block_guard(self.grad):
-                found = apply("tape_read", [tape, self.turn])
-        self.cache[v.name] = found
-        return found
+            return self.parent.resolve(self.fwd.program.find_var(self.op.inputs[params.index(v.name)]))
+        tape = self.parent.resolve(_push(self.op, self.parent.fwd, v))
+        with block_guard(self.grad):
+            return apply("tape_read", [tape, self.turn])
 
 
 def while_grad(scope: Any, op: Operator, inputs: List[str], out_grads: List[Any],

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..runtime.state import _state
 from ..runtime.tensor import Tensor
+from ..runtime.ops.grad_kernels import is_cleared
 from .rules import RULES, GradientError, VjpContext
 from .tape import Node
 
@@ -229,4 +230,7 @@ def _deliver(leaf: Tensor, g: Tensor, capturing: bool, captured: Dict[Any, Any],
     old = getattr(leaf, "_grad", None)
     if not create_graph:
         g = Tensor(g._value)      # .grad never carries the graph that computed it
-    leaf._grad = g if old is None else _add(old, g, create_graph)
+    if old is None or (not create_graph and is_cleared(old._value)):
+        leaf._grad = g
+    else:
+        leaf._grad = _add(old, g, create_graph)

@@ -7,7 +7,6 @@ from typing import Any, List, Optional, Sequence, Tuple
 from ..runtime import ops, state
 from ..runtime.program import Program, Variable
 from ..runtime.tensor import Parameter, Tensor
-from .engine import GradientError
 from .static_backward import append_backward_ops
 
 

@@ -159,9 +159,15 @@ def append_backward_ops(program: Program, targets: Sequence[Variable], seeds: Se
     block = program.global_block()
     req = requires_grad(program, block, wrt)
     grads: Dict[str, Any] = {}
-    with block_guard(block):
-        for t, s in zip(targets, seeds):
-            if t.name in req:
-                accumulate(grads, t.name, s)
-        backprop(RootScope(block), list(block.ops), grads, req)
+    # gradient ops may read forward values that one path never assigned (zeros of a returned
+    # value, residuals): only the forward's own reads must check that they were assigned
+    maybe_undefined, program.maybe_undefined = program.maybe_undefined, {}
+    try:
+        with block_guard(block):
+            for t, s in zip(targets, seeds):
+                if t.name in req:
+                    accumulate(grads, t.name, s)
+            backprop(RootScope(block), list(block.ops), grads, req)
+    finally:
+        program.maybe_undefined = maybe_undefined
     return {n: grads.get(n) for n in wrt}

@@ -12,7 +12,9 @@ import numpy as np
 
 from ..runtime import ops, state
 from ..runtime.program import Program, Variable
+from ..runtime.registry import apply
 from ..runtime.tensor import Parameter, Tensor
+from ..runtime.ops.grad_kernels import cleared
 from .engine import GradientError
 from .static_backward import append_backward_ops
 
@@ -30,7 +32,10 @@ class GradSlot(Tensor):
     @property
     def _value(self) -> np.ndarray:
         g = getattr(self.owner, "_grad", None)
-        return g._value if g is not None else np.zeros_like(self.owner._value)
+        if g is not None:
+            return g._value
+        v = self.owner._value
+        return cleared(v.shape, v.dtype.str)
 
     @_value.setter
     def _value(self, value: np.ndarray) -> None:
@@ -64,8 +69,8 @@ def traced_grad(tensor: Tensor) -> Optional[Any]:
 
 def traced_clear_grad(tensor: Tensor) -> None:
     program = state.current_program()
-    var = program.capture_tensor(slot_of(program, tensor))
-    program.record_persistable_write(slot_of(program, tensor), ops.zeros_like(var))
+    cleared = apply("grad_clear", [program.capture_tensor(tensor)])
+    program.record_persistable_write(slot_of(program, tensor), cleared)
 
 
 def _parameters(program: Program) -> List[Tensor]:
@@ -95,4 +100,5 @@ def traced_backward(outputs: List[Variable], grad_tensors: Any) -> None:
         if g is None:
             continue
         slot = slot_of(program, p)
-        program.record_persistable_write(slot, ops.add(program.capture_tensor(slot), g))
+        program.record_persistable_write(
+            slot, apply("grad_accumulate", [program.capture_tensor(slot), g]))

@@ -6,6 +6,7 @@ import logging
 import types
 from typing import Any, Callable, Optional, Sequence
 
+from ..autograd.mode import no_grad
 from ..static.input_spec import InputSpec
 from .convert_call import options
 from .static_function import StaticFunction, layer_forward
@@ -65,7 +66,8 @@ def _static_function_of(obj: Any) -> StaticFunction:
 def save(layer: Any, path: str, input_spec: Optional[Sequence[Any]] = None, **configs: Any) -> None:
     """Export the whole graph (control flow included) and its parameters to path.json / .npz.
 
-    A Layer is traced in eval mode (each sublayer's own mode is put back afterwards); pass
+    A Layer is traced in eval mode, on a copy of its layer tree: the Layer itself (its own
+    and its sublayers' `training` flags, its attributes) is left as it was. Pass
     `keep_training=True` to export it in the mode it is in."""
     from .model_format import save_concrete
     if not isinstance(path, str) or not path:
@@ -94,20 +96,20 @@ def trace_for_export(layer: Any, input_spec: Optional[Sequence[Any]], who: str,
                          "(a list of dy2st.static.InputSpec or example tensors) or call the "
                          "converted function once before saving")
     owner = layer if isinstance(layer, Layer) else sf._instance
-    modes = []
-    if isinstance(owner, Layer) and not configs.get("keep_training", False):
-        # each layer's own flag is put back afterwards (sublayers may differ from the root)
-        modes = [(m, m.training) for m in [owner] + list(owner.sublayers())]
-        owner.eval()
+    if isinstance(owner, Layer):
+        # Traced on a copy of the layer tree (sharing parameters and buffers): the caller's
+        # Layer, which another thread may be training, never changes, even for a moment.
+        twin = _mode_copy(owner, None if configs.get("keep_training", False) else False)
+        sf_twin = StaticFunction(sf._function, sf._input_spec, sf._full_graph, instance=twin)
+    else:
+        sf_twin = sf
     try:
-        concrete = sf.get_concrete_program(*specs)
+        with no_grad():     # an exported graph holds no gradient ops
+            concrete = sf_twin.get_concrete_program(*specs)
     except Exception as e:  # noqa: BLE001 - a break found by this trace is named as one
         if not sf._full_graph:
             refuse_save(sf, e)
         raise
-    finally:
-        for m, training in modes:
-            m.training = training
     return sf, concrete
 
 
@@ -116,6 +118,37 @@ def explain(fn: Any, *args: Any, **kwargs: Any) -> Any:
     graph_count, op_count and its breaks (file, line, source, reason); print() shows a table."""
     from .graph_break import explain as _explain
     return _explain(fn, *args, **kwargs)
+
+
+def _mode_copy(root: Any, training: Optional[bool]) -> Any:
+    """A copy of root's layer tree sharing its tensors, every layer's `training` set to
+    `training` (kept when None); forwards bound to a layer are bound to its copy."""
+    import collections
+    import copy
+    from ..nn import Layer
+    copies: dict = {}
+
+    def copy_layer(layer: Any) -> Any:
+        if id(layer) in copies:
+            return copies[id(layer)]
+        twin = copy.copy(layer)
+        copies[id(layer)] = twin
+        d = twin.__dict__
+        if training is not None:
+            d["training"] = training
+        for table in ("_parameters", "_buffers"):
+            if isinstance(d.get(table), dict):
+                d[table] = collections.OrderedDict(d[table])
+        if isinstance(d.get("_sub_layers"), dict):
+            d["_sub_layers"] = collections.OrderedDict(
+                (k, copy_layer(v) if isinstance(v, Layer) else v) for k, v in d["_sub_layers"].items())
+        own = d.get("forward")
+        if isinstance(own, StaticFunction) and own._instance is layer:
+            d["forward"] = StaticFunction(own._function, own._input_spec, own._full_graph, twin)
+        elif isinstance(own, types.MethodType) and own.__self__ is layer:
+            d["forward"] = types.MethodType(own.__func__, twin)
+        return twin
+    return copy_layer(root)
 
 
 def load(path: str, **configs: Any) -> Any:

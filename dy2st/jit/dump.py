@@ -6,6 +6,7 @@ import importlib.util
 import inspect
 import os
 import sys
+import tokenize
 import types
 from typing import List, Optional
 
@@ -21,10 +22,14 @@ def _load_module(path: str) -> types.ModuleType:
     if not os.path.isfile(path):
         raise DumpError(f"no such file: {path}")
     try:
-        with open(path, encoding="utf-8") as f:
+        with tokenize.open(path) as f:           # honours a PEP 263 coding declaration
             compile(f.read(), path, "exec")
     except SyntaxError as e:
-        raise DumpError(f"{path}, line {e.lineno}: syntax error: {e.msg}") from None
+        where = f"{path}, line {e.lineno}" if e.lineno else path
+        raise DumpError(f"{where}: syntax error: {e.msg}") from None
+    except UnicodeDecodeError as e:
+        raise DumpError(f"{path}: is not valid {e.encoding} text (byte {e.start}); declare the "
+                        "file's encoding with a '# -*- coding: NAME -*-' line (PEP 263)") from None
     name = "_dy2st_dump_" + os.path.splitext(os.path.basename(path))[0]
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)

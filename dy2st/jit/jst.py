@@ -9,7 +9,8 @@ from typing import Any, Callable, Optional, Sequence, Tuple
 from ..runtime import ops, state
 from ..runtime.control_flow import (UndefinedVar, _as_pred, cond, is_undefined, merge_branches,
                                      placeholder_like, probe, static_while)
-from ..runtime.program import Block, Variable, block_guard
+from ..runtime.inplace import changed_values, journal, replace_objects, union
+from ..runtime.program import Block, Variable, block_guard, rebind
 from ..runtime.tensor import Tensor, TensorLike
 from ..runtime.unrolled import unrolled_loop
 from . import attribute_writes
@@ -21,7 +22,8 @@ from .printing import Assert, Print  # noqa: F401
 
 __all__ = ["IfElse", "IfElseExpr", "While", "For", "Range", "Enumerate", "Zip", "And", "Or",
            "Not", "Print", "Assert", "Int", "Float", "Bool", "Len", "SetItem", "GetAttr",
-           "UndefinedVar", "ReturnValue", "Call", "TryBlock", "Compare", "IsInstance", "Sum"]
+           "UndefinedVar", "ReturnValue", "Call", "TryBlock", "Compare", "IsInstance", "Sum",
+           "Defined"]
 
 
 def _symbolic(x: Any) -> bool:
@@ -91,49 +93,53 @@ def IfElse(pred: Any, true_fn: Callable, false_fn: Callable, get_args: Callable,
     program = parent.program
     init = get_args()
     tb = program.create_block(parent.idx)
-    with block_guard(tb):
-        set_args(copy_containers(init))
-        t_raised = _trace_branch(true_fn)
-        t_out = get_args()
+    t_raised, t_out, t_changed = _trace_in(tb, true_fn, set_args, get_args, init)
     fb = program.create_block(parent.idx)
-    with block_guard(fb):
-        set_args(copy_containers(init))
-        f_raised = _trace_branch(false_fn)
-        f_out = get_args()
+    f_raised, f_out, f_changed = _trace_in(fb, false_fn, set_args, get_args, init)
     if t_raised is not None and f_raised is not None:
         raise t_raised
     if t_raised is not None:
         t_out = _raising_branch(tb, t_raised, f_out)
     if f_raised is not None:
         f_out = _raising_branch(fb, f_raised, t_out)
+    # objects from before the `if` changed in place in a branch (h[1] = s with h also held by a
+    # list): each branch's value of them becomes an output, which they then stand for
+    changed = union(t_changed, f_changed)
+    t_orig, f_orig = t_out, f_out
+    t_now, f_now = changed_values(t_changed), changed_values(f_changed)
+    t_out, f_out = replace_objects(t_out, t_now), replace_objects(f_out, f_now)
+    t_x = tuple(t_now.get(id(o), o) for o in changed)
+    f_x = tuple(f_now.get(id(o), o) for o in changed)
     live = list(outputs)
     t_live = [t_out[i] for i in live]
     f_live = [f_out[i] for i in live]
-    one_sided = [k for k, i in enumerate(live) if _user_name(names[i]) and
-                 is_undefined(t_live[k]) != is_undefined(f_live[k]) and
-                 isinstance(t_live[k] if not is_undefined(t_live[k]) else f_live[k], TensorLike)]
+    # one "was it assigned?" flag per name assigned on one path only or whose value may be
+    # unassigned already (a name read later must fail, as in Python, on a path without a value)
+    tracked = [k for k, i in enumerate(live) if _track_definedness(names[i], t_live[k], f_live[k])]
+    t_flags = [_defined_flag(tb, t_live[k]) for k in tracked]
+    f_flags = [_defined_flag(fb, f_live[k]) for k in tracked]
     t_live, f_live = _fill_undefined(t_live, f_live, tb, fb)
     for k, i in enumerate(live):
         check_same_structure(names[i], t_live[k], f_live[k], true_fn)
-    # one "was it assigned?" flag per name assigned on one path only
-    with block_guard(tb):
-        t_flags = [ops.full([], not is_undefined(t_out[live[k]]), "bool") for k in one_sided]
-    with block_guard(fb):
-        f_flags = [ops.full([], not is_undefined(f_out[live[k]]), "bool") for k in one_sided]
-    labels = [names[i] for i in live] + [f"{names[live[k]]} (assigned?)" for k in one_sided]
+    nx = len(changed)
+    labels = ["a tensor changed in place"] * nx + [names[i] for i in live] + \
+        [f"{names[live[k]]} (assigned?)" for k in tracked]
     try:
-        merged = merge_branches(pred, tuple(t_live) + tuple(t_flags),
-                                tuple(f_live) + tuple(f_flags), tb, fb, labels)
+        merged = merge_branches(pred, t_x + tuple(t_live) + tuple(t_flags),
+                                f_x + tuple(f_live) + tuple(f_flags), tb, fb, labels)
     except (TypeError, ValueError) as e:
         with_lines(e, [names[i] for i in live], true_fn)
-    for j, k in enumerate(one_sided):
+    stand_for = {}
+    for obj, value in zip(changed, merged[:nx]):
+        stand_for[id(value)] = rebind(obj, value)
+    merged = replace_objects(list(merged[nx:]), stand_for)
+    for k, i in enumerate(live):
+        _note_path_aliases(merged[k], t_orig[i], f_orig[i], pred, tb.idx)
+    for j, k in enumerate(tracked):
         value, flag = merged[k], merged[len(live) + j]
         if isinstance(value, Variable):
-            lines = assignment_origins(true_fn.__code__.co_filename, names[live[k]])
-            where = " (it is assigned at " + ", ".join(
-                f"line {o.line}: {o.source}" for o in lines) + ")" if lines else ""
-            program.maybe_undefined[value.name] = (flag, names[live[k]], where,
-                                                   lines[0] if lines else None)
+            program.maybe_undefined[value.name] = _definedness_entry(
+                flag, names[live[k]], (t_live[k], f_live[k]), true_fn)
     merged = merged[:len(live)]
     result = list(init)
     for k, i in enumerate(live):
@@ -144,6 +150,77 @@ def IfElse(pred: Any, true_fn: Callable, false_fn: Callable, get_args: Callable,
     set_args(tuple(result))
 
 
+def _trace_in(block: Block, branch: Callable, set_args: Callable, get_args: Callable,
+              init: Tuple) -> Tuple[Optional[BaseException], Tuple, dict]:
+    """Trace one branch in `block`: (the user's raise, if any; its outputs; the objects from
+    before the `if` it changed in place, which get their values from before back)."""
+    with journal(block.idx) as j, block_guard(block):
+        try:
+            set_args(copy_containers(init))
+            raised = _trace_branch(branch)
+            out = get_args()
+        finally:
+            changed = j.finish()
+    return raised, out, changed
+
+
+def _note_path_aliases(merged: Any, t_val: Any, f_val: Any, pred: Variable, first: int) -> None:
+    """A merged name that is an object from before the `if` on one path (`if c: h = h * 2`
+    leaves h the old object on the other) is that object there: note it for in-place changes."""
+    from ..runtime.inplace import add_path_alias
+    from ..runtime.pytree import flatten
+    m_leaves, t_leaves, f_leaves = flatten(merged)[0], flatten(t_val)[0], flatten(f_val)[0]
+    if not len(m_leaves) == len(t_leaves) == len(f_leaves):
+        return
+    for m, a, b in zip(m_leaves, t_leaves, f_leaves):
+        if not isinstance(m, Variable):
+            continue
+        for obj, on_true in ((a, True), (b, False)):
+            if isinstance(obj, Variable) and obj is not m and obj.block.idx < first and \
+                    obj.kind == "dense" and m.kind == "dense":
+                add_path_alias(m, obj, pred, on_true)
+
+
+def _track_definedness(name: str, t_val: Any, f_val: Any) -> bool:
+    """Whether a branch output needs a "was it assigned?" flag: a tensor unassigned on one
+    path, or one that may already be unassigned (the converter's own return value may be unset
+    on a path that returned nothing: that is normal, not an error)."""
+    t_un, f_un = is_undefined(t_val), is_undefined(f_val)
+    if t_un and f_un:
+        return False
+    if t_un != f_un:
+        return _user_name(name) and isinstance(f_val if t_un else t_val, TensorLike)
+    return _maybe_undefined(t_val) is not None or _maybe_undefined(f_val) is not None
+
+
+def _maybe_undefined(value: Any):
+    if isinstance(value, Variable):
+        return value.block.program.maybe_undefined.get(value.name)
+    return None
+
+
+def _defined_flag(block: Block, value: Any) -> Any:
+    """A bool tensor in `block`: does `value` hold a value on the path taken?"""
+    entry = _maybe_undefined(value)
+    if entry is not None:
+        return entry[0]
+    with block_guard(block):
+        return ops.full([], not is_undefined(value), "bool")
+
+
+def _definedness_entry(flag: Variable, name: str, values: Sequence[Any], user_fn: Callable):
+    """The maybe_undefined entry of a merged value: an inner one's (it names the user's variable
+    and lines) or a new one naming where `name` is assigned."""
+    for v in values:
+        entry = _maybe_undefined(v)
+        if entry is not None:
+            return (flag,) + tuple(entry[1:])
+    lines = assignment_origins(user_fn.__code__.co_filename, name)
+    where = " (it is assigned at " + ", ".join(
+        f"line {o.line}: {o.source}" for o in lines) + ")" if lines else ""
+    return (flag, name, where, lines[0] if lines else None)
+
+
 def _trace_branch(branch: Callable) -> Optional[BaseException]:
     """Trace one branch; a `raise` statement of the user's own (not an error of the traced code)
     is returned, so that it can happen when the program runs through that branch."""
@@ -152,8 +229,23 @@ def _trace_branch(branch: Callable) -> Optional[BaseException]:
     except Exception as e:  # noqa: BLE001 - only the user's own raise is kept for later
         if _raise_statement_origin(e) is not None:
             return e
+        if getattr(e, "dy2st_undefined", False) and _innermost_user_origin(e) is not None:
+            return e      # a name without a value on this path: an error only if it runs
         raise
     return None
+
+
+def _innermost_user_origin(e: BaseException):
+    """The origin of the innermost user line in e's traceback, else None."""
+    from ..runtime.origin import source_maps
+    tb = e.__traceback__
+    found = None
+    while tb is not None:
+        origin = source_maps.lookup(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
+        if origin is not None:
+            found = origin
+        tb = tb.tb_next
+    return found
 
 
 def _raise_statement_origin(e: BaseException):
@@ -175,7 +267,7 @@ def _raising_branch(block: Block, exc: BaseException, other_out: Tuple) -> Tuple
     from ..runtime.side_effects import raise_when_run
     with block_guard(block):
         raise_when_run(exc)
-        block.ops[-1].origin = _raise_statement_origin(exc)
+        block.ops[-1].origin = _raise_statement_origin(exc) or _innermost_user_origin(exc)
         return tuple(placeholder_like(v) for v in other_out)
 
 
@@ -352,11 +444,30 @@ def lists_to_arrays(value: Any) -> Any:
 def SetItem(container: Any, index: Any, value: Any) -> Any:
     """container[index] = value; a static Variable gets a new (rebound) value instead."""
     if isinstance(container, Variable):
-        return ops.setitem(container, index, value)
+        out = ops.setitem(container, index, value)
+        if container.kind != "dense":
+            return out
+        # the traced object itself takes the new value, so that every alias (a list or dict
+        # entry, an attribute, a second name) sees the update as in eager mode
+        from ..runtime.inplace import assign_in_place
+        return assign_in_place(container, out)
     if isinstance(container, Tensor) and (_symbolic(value) or _has_symbolic(index)):
         return ops.setitem(container, index, value)
     container[index] = value
     return container
+
+
+def Defined(value: Any) -> Any:
+    """value, read where it may be unassigned: fail here (now, or when the program runs through
+    this line on a path that never assigned it) as Python's UnboundLocalError does."""
+    if is_undefined(value):
+        value._fail()
+    if isinstance(value, Variable):
+        entry = value.block.program.maybe_undefined.get(value.name)
+        if entry is not None:
+            from ..runtime.side_effects import check_defined
+            check_defined(entry[0], entry[1], entry[2])
+    return value
 
 
 def _has_symbolic(index: Any) -> bool:

@@ -8,7 +8,7 @@ needs from the saved inputs (random ops replay the draws of the forward call), s
 only runs inference pays nothing for it."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -35,6 +35,7 @@ class EntryGrad:
         self.captured: List[Tensor] = [t for t in program.persistables.values()
                                        if isinstance(t, Tensor)]
         self.random = any(op.type in NONDETERMINISTIC for b in program.blocks for op in b.ops)
+        self.own_backward = bool(program.__dict__.get("grad_slots"))
         self.programs: Dict[Tuple[bool, ...], "GradProgram"] = {}
         self.differentiable: Dict[Tuple[bool, ...], List[bool]] = {}
 
@@ -74,8 +75,12 @@ def _needs(t: Any) -> bool:
 
 
 def wants_grad(entry: Any, args: Tuple, kwargs: Dict) -> bool:
-    """Whether this call must be recorded for backward (one check per input and parameter)."""
-    for t in _grad_state(entry).captured:
+    """Whether this call must be recorded for backward (one check per input and parameter). A
+    program that runs its own backward (a whole train step) is not differentiated again."""
+    state = _grad_state(entry)
+    if state.own_backward:
+        return False
+    for t in state.captured:
         if not t.stop_gradient:
             return True
     if entry.flat_positions is not None and not kwargs:

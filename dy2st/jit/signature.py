@@ -4,8 +4,10 @@ Objects are keyed by identity through a weak reference, never by a raw id(): an 
 after its object dies, and a key built from it would hand the old program to a new object."""
 from __future__ import annotations
 
+import inspect
+import types
 import weakref
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -42,6 +44,81 @@ class IdentityKey:
 
     def __repr__(self) -> str:
         return f"<{self.type_name} object>"
+
+
+class CallBinder:
+    """Puts a call into one canonical form, so that its cache key covers every argument however
+    it is passed: each positional parameter positional (given by keyword or left to its default),
+    keyword-only ones and **kwargs by keyword in a fixed order, defaults filled in."""
+
+    __slots__ = ("_function", "_skip", "_fast_len", "_varargs", "_sig", "_defaults")
+
+    def __init__(self, function: Callable, bound: bool) -> None:
+        self._function = function
+        self._skip = 1 if bound else 0
+        self._sig: Optional[inspect.Signature] = None
+        self._defaults: Tuple[Any, Any] = (None, None)
+        code = getattr(function, "__code__", None)
+        # A call with exactly one value per positional parameter (and no keyword-only ones) is
+        # already canonical: that common case must stay a length check.
+        if (isinstance(function, types.FunctionType) and code is not None
+                and not code.co_kwonlyargcount and not hasattr(function, "__signature__")
+                and not hasattr(function, "__wrapped__")):
+            self._fast_len = code.co_argcount - self._skip
+            self._varargs = bool(code.co_flags & inspect.CO_VARARGS)
+        else:
+            self._fast_len, self._varargs = -1, False
+
+    def is_canonical(self, args: Tuple, kwargs: Dict) -> bool:
+        n = self._fast_len
+        return not kwargs and n >= 0 and (len(args) == n or (self._varargs and len(args) > n))
+
+    def canonical(self, args: Tuple, kwargs: Dict) -> Tuple[Tuple, Dict[str, Any]]:
+        """(args, kwargs) of the same call in canonical form."""
+        if self.is_canonical(args, kwargs):
+            return args, kwargs
+        missing = self._fast_len - len(args)
+        if not kwargs and missing > 0:
+            # trailing positional parameters left to their defaults (read live)
+            defaults = self._function.__defaults__ or ()
+            if missing <= len(defaults):
+                return tuple(args) + defaults[len(defaults) - missing:], {}
+        sig = self._signature()
+        if sig is None:
+            return args, dict(sorted(kwargs.items()))
+        head = (None,) * self._skip        # stands for the bound instance
+        try:
+            bound = sig.bind(*head, *args, **kwargs)
+        except TypeError as e:
+            name = getattr(self._function, "__qualname__", "the function")
+            raise TypeError(f"{name}() {e}") from None
+        bound.apply_defaults()
+        out_args: List[Any] = []
+        out_kwargs: Dict[str, Any] = {}
+        for name, p in sig.parameters.items():
+            v = bound.arguments[name]
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+                out_args.append(v)
+            elif p.kind == p.VAR_POSITIONAL:
+                out_args.extend(v)
+            elif p.kind == p.KEYWORD_ONLY:
+                out_kwargs[name] = v
+            else:
+                out_kwargs.update(sorted(v.items()))
+        return tuple(out_args[self._skip:]), out_kwargs
+
+    def _signature(self) -> Optional[inspect.Signature]:
+        fn = self._function
+        # defaults are read live: assigning fn.__defaults__ must change the canonical call
+        defaults = (getattr(fn, "__defaults__", None), getattr(fn, "__kwdefaults__", None))
+        if self._sig is None or defaults[0] is not self._defaults[0] or \
+                defaults[1] is not self._defaults[1]:
+            try:
+                self._sig = inspect.signature(fn)
+            except (TypeError, ValueError):
+                return None
+            self._defaults = defaults
+        return self._sig
 
 
 def value_key(v: Any) -> Any:

@@ -23,7 +23,7 @@ from .concrete import ConcreteProgram
 from . import run_program
 from .convert_call import options
 from .errors import ConversionError, raise_in_user_code
-from .signature import describe_change, spec_key, value_key
+from .signature import CallBinder, describe_change, spec_key, value_key
 
 log = logging.getLogger("dy2st.jit")
 
@@ -125,6 +125,8 @@ class StaticFunction:
         self._bound: "weakref.WeakKeyDictionary[Any, StaticFunction]" = weakref.WeakKeyDictionary()
         from ..nn import Layer
         self._layer_cls = Layer
+        self._binder = CallBinder(function, instance is not None)
+        self._n_args = self._binder._fast_len
         functools.update_wrapper(self, function)
 
     # -- binding ----------------------------------------------------------------------------
@@ -166,6 +168,8 @@ class StaticFunction:
             if state._state.blocks:     # called while another program is traced: inline it
                 return self.converted_callable()(*args, **kwargs)
             return self.dygraph_function(*args, **kwargs)
+        if kwargs or len(args) != self._n_args:
+            args, kwargs = self._binder.canonical(args, kwargs)
         key = self._key(args, kwargs)
         entry = self._entries.get(key)
         if entry is not None and entry.epoch != self._layer_cls.structure_epoch:
@@ -186,8 +190,10 @@ class StaticFunction:
         return entry.build(outs)
 
     def _key(self, args: Tuple, kwargs: Dict) -> Tuple:
+        """The cache key of a canonical call (see CallBinder): a tensor is keyed by its spec
+        (None dims) only when the trace gives its feed that spec, else by its exact shape."""
         specs = self._input_spec
-        if specs:
+        if specs and _flat_positions(args, kwargs) is not None:
             key = tuple(spec_key(a, specs[i] if i < len(specs) else None) for i, a in enumerate(args))
         else:
             key = tuple([value_key(a) for a in args])

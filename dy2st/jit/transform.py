@@ -9,6 +9,7 @@ import linecache
 import textwrap
 import logging
 import os
+import threading
 import types
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Optional, Tuple
@@ -25,6 +26,11 @@ from ..transformers.pipeline import features, run_passes
 from .errors import ConversionError
 
 FACTORY = "dy2st_factory"
+# Parsing, transforming and compiling run one thread at a time: CPython (3.11) keeps the ast
+# module's recursion counter per interpreter, so two threads building ast objects at once can
+# fail with `SystemError: AST constructor recursion depth mismatch` (issue 17). Reentrant: a
+# conversion may start another one. A lock is not state to reset.
+conversion_lock = threading.RLock()
 log = logging.getLogger("dy2st.jit")
 code_level = 0   # set by jit.set_code_level: > 0 logs the code after each pass
 
@@ -43,7 +49,8 @@ class ConvertedCode:
     @property
     def source(self) -> str:
         """The converted function as Python source."""
-        return ast.unparse(self.function_node)
+        with conversion_lock:     # the tree's defaults are swapped while it compiles
+            return ast.unparse(self.function_node)
 
 
 class ConversionCache:
@@ -248,6 +255,13 @@ def transform_tree(fn: Callable, until: Optional[str] = None,
                    parsed: Optional[Tuple] = None) -> Tuple[gast.FunctionDef, str, int]:
     """`parsed`, when given, stands for parse_function(fn): a tree built from the user's source
     elsewhere (the regions of a function with graph breaks)."""
+    with conversion_lock:
+        return _transform_tree(fn, until, on_pass, parsed)
+
+
+def _transform_tree(fn: Callable, until: Optional[str],
+                    on_pass: Optional[Callable[[str, gast.AST], None]],
+                    parsed: Optional[Tuple]) -> Tuple[gast.FunctionDef, str, int]:
     node, nodes, lines, start, filename = parsed or parse_function(fn)   # nodes serve every check below
     present = features(node, nodes)
     if {"global", "unsupported"} & present or isinstance(node, gast.AsyncFunctionDef):
@@ -300,6 +314,11 @@ def _factory_template(name: str, freevars: Tuple[str, ...]) -> ast.FunctionDef:
 
 
 def build_code(fn: types.FunctionType, parsed: Optional[Tuple] = None) -> ConvertedCode:
+    with conversion_lock:
+        return _build_code(fn, parsed)
+
+
+def _build_code(fn: types.FunctionType, parsed: Optional[Tuple] = None) -> ConvertedCode:
     node, filename, start = transform_tree(fn, parsed=parsed)
     freevars = tuple(fn.__code__.co_freevars)
     # The factory is never called: it only makes _jst and the original's free variables free
@@ -333,10 +352,7 @@ def build_code(fn: types.FunctionType, parsed: Optional[Tuple] = None) -> Conver
 
 def convert_function(fn: types.FunctionType) -> types.FunctionType:
     """The converted twin of fn: same globals, closure cells, defaults and name."""
-    converted = cache.get(fn.__code__)
-    if converted is None:
-        converted = build_code(fn)
-        cache.put(fn.__code__, converted)
+    converted = converted_code(fn)
     from . import jst
     # The original's own cells, not copies of their values: a `nonlocal` write through the
     # converted function (or another closure) is seen by both.
@@ -353,9 +369,17 @@ def convert_function(fn: types.FunctionType) -> types.FunctionType:
     return new_fn
 
 
-def converted_source(fn: types.FunctionType) -> str:
+def converted_code(fn: types.FunctionType) -> ConvertedCode:
+    """fn's converted code, built once however many threads ask for it at the same time."""
     converted = cache.get(fn.__code__)
     if converted is None:
-        converted = build_code(fn)
-        cache.put(fn.__code__, converted)
-    return converted.source
+        with conversion_lock:
+            converted = cache.get(fn.__code__)       # another thread may have just built it
+            if converted is None:
+                converted = build_code(fn)
+                cache.put(fn.__code__, converted)
+    return converted
+
+
+def converted_source(fn: types.FunctionType) -> str:
+    return converted_code(fn).source

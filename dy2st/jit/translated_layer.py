@@ -7,6 +7,8 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..autograd.engine import GradientError
+from ..autograd.mode import is_grad_enabled
 from ..runtime.executor import compile_program
 from ..runtime.program import Program, Variable
 from ..runtime.pytree import describe, unflatten
@@ -55,6 +57,13 @@ class TranslatedLayer(_Base):
 
     # ----------------------------------------------------------------------------- calling
     def forward(self, *args: Any, **kwargs: Any) -> Any:
+        if is_grad_enabled() and any(isinstance(a, Tensor) and not a.stop_gradient
+                                     for a in list(args) + list(kwargs.values())):
+            raise GradientError(
+                "a jit.load'ed model runs inference only: no gradient flows through it to an "
+                "input with stop_gradient=False; to train, build the original Layer and load "
+                "the weights with set_state_dict(loaded.state_dict()), or call it under "
+                "paddle.no_grad()")
         arrays = self._bind(args, kwargs)
         compiled = self._compiled
         if compiled is None:

@@ -2,7 +2,7 @@
 in static mode and run plain Python in eager mode."""
 from __future__ import annotations
 
-from typing import Any, Callable, List, Optional, Sequence
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -14,16 +14,25 @@ from .registry import Meta, append_op, register_op
 from .tensor import Tensor, TensorLike
 
 
+class UndefinedVarError(UnboundLocalError):
+    """A name was used on a path that never assigned it (as Python's UnboundLocalError)."""
+
+    dy2st_undefined = True
+
+
 class UndefinedVar:
-    """A name that has no value on some path; using it raises a clear NameError."""
+    """A name that has no value on some path; using it raises UnboundLocalError, as Python does."""
+
+    dy2st_undefined = True
 
     def __init__(self, name: str, where: str = "") -> None:
         self._name = name
         self._where = where
 
     def _fail(self, *args: Any, **kwargs: Any):
-        raise NameError(f"variable '{self._name}' is not defined on every path{self._where}; "
-                        "give it a value before the branch or loop")
+        raise UndefinedVarError(f"local variable '{self._name}' is used, but it is not assigned "
+                                f"on the path taken{self._where}; give it a value before the "
+                                "branch or loop")
 
     def __repr__(self) -> str:
         return f"UndefinedVar({self._name!r})"
@@ -34,6 +43,9 @@ class UndefinedVar:
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = _fail
     __truediv__ = __rtruediv__ = __getitem__ = __iter__ = __len__ = _fail
     __lt__ = __le__ = __gt__ = __ge__ = __neg__ = __matmul__ = _fail
+    __rmatmul__ = __pow__ = __rpow__ = __mod__ = __rmod__ = __floordiv__ = __rfloordiv__ = _fail
+    __and__ = __rand__ = __or__ = __ror__ = __xor__ = __rxor__ = __invert__ = __abs__ = _fail
+    __pos__ = __int__ = __float__ = __index__ = __contains__ = __setitem__ = _fail
 
 
 def is_undefined(v: Any) -> bool:
@@ -180,11 +192,23 @@ def _merge(pred: Variable, t_out: Any, f_out: Any, tb: Block, fb: Block,
     f_res: List[Variable] = []
     slots: List[int] = []
     metas: List[Meta] = []
+    # leaves holding the same two objects get one output object, so that aliases (g = h, a
+    # list entry and a name) stay aliases after the `if`
+    first_of: dict = {}
+    same_as: List[Tuple[int, int]] = []
     for i, (a, b) in enumerate(zip(t_leaves, f_leaves)):
         label = _label(names, i, f"output {i}")
         if is_undefined(a) or is_undefined(b):
             result[i] = a if is_undefined(a) else b
             continue
+        if a is b and isinstance(a, Variable) and a.block is not tb and a.block is not fb:
+            result[i] = a     # the same object from before the `if` on both paths
+            continue
+        if isinstance(a, Variable) and isinstance(b, Variable):
+            j = first_of.setdefault((id(a), id(b)), i)
+            if j != i:
+                same_as.append((i, j))
+                continue
         at, bt = isinstance(a, TensorLike), isinstance(b, TensorLike)
         if not at and not bt:
             if _same_constant(a, b):
@@ -232,6 +256,8 @@ def _merge(pred: Variable, t_out: Any, f_out: Any, tb: Block, fb: Block,
         append_op("cond", [pred, *sources], {"true_block": tb.idx, "false_block": fb.idx}, metas=[])
     for i, v in zip(slots, outs):
         result[i] = v
+    for i, j in same_as:
+        result[i] = result[j]
     return unflatten(t_tree, result)
 
 

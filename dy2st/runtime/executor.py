@@ -51,8 +51,53 @@ def _is_literal(v: Any) -> bool:
 
 # Sub-blocks nested deeper than this are emitted as functions (Python limits nested loops).
 MAX_INLINE_DEPTH = 8
+# At most this many ops are computed in one generated line (a chain nested in each other's calls):
+# each op nests its inputs at most 3 brackets deep, and Python refuses more than 200 (issue 16);
+# a longer chain keeps every MAX_FUSED_OPS-th value in a local.
+MAX_FUSED_OPS = 16
 # while bodies stay functions C<i>/B<i> (tests pin that); inlining them saves ~1-2 us a loop.
 INLINE_WHILE = True
+
+
+class _FreeLocals:
+    """The locals holding nothing (deleted), reused last freed first. save() / restore() bring
+    back the list as it was (every path through an if / loop starts with the same free locals)
+    at a cost of the pops and pushes in between, not of the list's length: a program with
+    thousands of dead values and thousands of ifs must not copy the list at each if."""
+
+    def __init__(self) -> None:
+        self.items: List[str] = []
+        # per open save: [its length, the lowest length since, the items popped below it]
+        self.saves: List[list] = []
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+    def pop(self) -> str:
+        items = self.items
+        x = items.pop()
+        if self.saves:
+            save = self.saves[-1]
+            if len(items) < save[1]:
+                save[1] = len(items)
+                save[2].append(x)
+        return x
+
+    def append(self, x: str) -> None:
+        self.items.append(x)
+
+    def extend(self, xs: Sequence[str]) -> None:
+        self.items.extend(xs)
+
+    def save(self) -> None:
+        n = len(self.items)
+        self.saves.append([n, n, []])
+
+    def restore(self) -> None:
+        n, low, popped = self.saves.pop()
+        del self.items[low:]
+        self.items.extend(reversed(popped))
+        assert len(self.items) == n
 
 
 class _Codegen:
@@ -66,7 +111,7 @@ class _Codegen:
         # own op last (where each sits is worked out only when a run fails there)
         self.line_fused: Dict[int, List[Tuple[str, Tuple[int, Operator]]]] = {}
         self.idents: Dict[str, str] = {}         # variable name -> the local holding it now
-        self.free: List[str] = []                # locals holding nothing (deleted): reused
+        self.free = _FreeLocals()                # locals holding nothing (deleted): reused
         # globals standing for hoisted constants in idents: read in place, never stored or deleted
         self.constants: set = set()
         # a sub-block writing one of its params writes the caller's local: never a constant then
@@ -116,7 +161,7 @@ class _Codegen:
     # -------------------------------------------------------------------------------------
     def block_fn(self, block: Block, fn_name: str, single_result: bool = False) -> None:
         """Emit `def fn_name(params): ...` for a closed sub-block (used past MAX_INLINE_DEPTH)."""
-        outer_free, self.free = self.free, []      # a function has its own locals
+        outer_free, self.free = self.free, _FreeLocals()      # a function has its own locals
         params = ", ".join(self.ident(p) for p in block.params)
         self.emit(f"def {fn_name}({params}):")
         self.body(block, "    ", block.results, 0)
@@ -158,6 +203,7 @@ class _Codegen:
         idents, free, lines, line_ops = self.idents, self.free, self.lines, self.line_ops
         bidx = block.idx
         inlined: Dict[str, str] = {}     # value -> the expression its reader writes in its place
+        nesting: Dict[str, int] = {}     # value -> how many ops deep its inlined expression is
         # value -> the local whose array an inlined in-place expression writes and returns
         in_place: Dict[str, str] = {}
         fused: List[Tuple[str, Tuple[int, Operator]]] = []   # those expressions' ops, in order
@@ -166,8 +212,11 @@ class _Codegen:
             inputs = op.inputs
             ins = []
             buffers: List[Optional[str]] = []
+            deepest = 0                  # ops nested in the deepest inlined input
             for n in inputs:
                 expr = inlined.pop(n, None) if inlined else None
+                if expr is not None:
+                    deepest = max(deepest, nesting.pop(n))
                 ins.append(expr if expr is not None else
                            idents[n] if n in idents else self.ident(n))
                 buffers.append(in_place.pop(n, None) if in_place else None)
@@ -187,8 +236,10 @@ class _Codegen:
                 call = self.call(block, op, ins, dead, buffers)
                 outputs = op.outputs
                 if call is not None and len(outputs) == 1 and reads.get(outputs[0]) == 1 and \
-                        last_use.get(outputs[0]) == i + 1 and self._fusable(ops, i, keep):
+                        last_use.get(outputs[0]) == i + 1 and deepest + 1 < MAX_FUSED_OPS and \
+                        self._fusable(ops, i, keep):
                     inlined[outputs[0]] = call
+                    nesting[outputs[0]] = deepest + 1
                     if self._writes_in_place(op):
                         in_place[outputs[0]] = dead[0]      # call() put the buffer first
                     fused.append((call, (bidx, op)))
@@ -301,7 +352,7 @@ class _Codegen:
         for p, a in zip(block.params, args):
             self.idents[p] = a
         params = set(block.params)
-        free = self.free[:]       # every path through an if / loop starts with the same free locals
+        self.free.save()          # every path through an if / loop starts with the same free locals
         direct = _direct_results(block, args, outs, carried)
         for j in direct:
             self.idents[block.results[j]] = outs[j]
@@ -323,7 +374,7 @@ class _Codegen:
                     held.append(h)
         if held:
             self.emit(f"{ind}del {', '.join(held)}")
-        self.free[:] = free
+        self.free.restore()
 
     def hoist(self, block: Block, op: Operator) -> np.ndarray:
         """The value of an input-less op, computed now (read-only: every run shares it)."""
@@ -380,10 +431,12 @@ class _Codegen:
         """`for <counter> in range(start, stop, step)` over the body (see counted_loop.py); the
         counter's local holds a Python int in the body, its final array is made after."""
         k, turns = counted.k, self.new_local()
-        stop = counted.stop if type(counted.stop) is int else f"int({ins[counted.stop[1]]})"
+        stop = counted.stop if type(counted.stop) is int else \
+            self._number(tag[1].inputs[counted.stop[1]], ins[counted.stop[1]])
         if counted.inclusive:
             stop = f"{stop} {'+' if counted.step > 0 else '-'} 1"
-        self.emit(f"{ind}{turns} = range(int({ins[k]}), {stop}, {counted.step})", tag)
+        start = self._number(tag[1].inputs[k], ins[k])
+        self.emit(f"{ind}{turns} = range({start}, {stop}, {counted.step})", tag)
         self.emit(f"{ind}for {outs[k]} in {turns}:", tag)
         n_lines = len(self.lines)
         self.inline(counted.body, ind + "    ", args, outs, depth + 1, carried=True)
@@ -391,9 +444,15 @@ class _Codegen:
             self.emit(f"{ind}    pass")
         if live:
             end = self.const("N", counter_end)
-            self.emit(f"{ind}{outs[k]} = {end}({turns}, {self.const('A', counted.dtype)})", tag)
+            shape = f", {counted.shape!r}" if counted.shape else ""
+            self.emit(f"{ind}{outs[k]} = {end}({turns}, {self.const('A', counted.dtype)}{shape})", tag)
         self.emit(f"{ind}del {turns}")
         self.free.append(turns)
+
+    def _number(self, name: str, expr: str) -> str:
+        """The Python int in value `name` (0-d or shape [1]), held by local or expression expr."""
+        var = self.vars.get(name)
+        return f"int({expr}[0])" if var is not None and var._shape == (1,) else f"int({expr})"
 
     def _read_as_index(self, op: Operator, name: str) -> bool:
         """Whether op reads value `name` only as an index that its generated code turns into

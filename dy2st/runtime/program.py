@@ -118,6 +118,8 @@ class Variable(TensorLike):
 def rebind(handle: Variable, new: Variable) -> Variable:
     """Make the Python object `handle` stand for `new` (for in-place updates such as
     `arr.append(x)`), keeping each block's name -> Variable table consistent."""
+    from .inplace import record
+    record(handle)
     old = Variable(handle.block, handle.name, handle._shape, handle.dtype, handle.persistable,
                    handle.kind, handle.elem)
     handle.block.vars[old.name] = old
@@ -279,6 +281,9 @@ class Program:
         # var name -> (bool Variable: "was it assigned?", user's name, where it is assigned (text
         # and Origin)): a value merged from a tensor `if` that assigns it on one path only
         self.maybe_undefined: Dict[str, Tuple[Variable, str, str, Optional[Origin]]] = {}
+        # id(obj) -> [(other, pred, on_true)]: obj is the same Python object as `other` on the
+        # path where the bool `pred` is on_true (names merged by a tensor `if`; runtime/inplace.py)
+        self.cond_aliases: Dict[int, List[Tuple[Any, Variable, bool]]] = {}
         self.feed_names: List[str] = []
         self.fetch_names: List[str] = []
         # Python loops tracing unrolled (runtime/unrolled.py): hints for passes/roll.py

@@ -47,7 +47,9 @@ def assert_true(cond: Any, message: Optional[str] = None, where: str = "") -> No
 # Exception types a saved program may raise by name (anything else raises RuntimeError).
 RAISABLE = {t.__name__: t for t in (ValueError, TypeError, RuntimeError, AssertionError,
                                     IndexError, KeyError, ZeroDivisionError, NotImplementedError,
-                                    ArithmeticError, LookupError, AttributeError, NameError)}
+                                    ArithmeticError, LookupError, AttributeError, NameError,
+                                    UnboundLocalError)}
+RAISABLE["UndefinedVarError"] = UnboundLocalError
 
 
 @register_op("raise", infer=lambda *xs, type, message: [], n_outputs=0)

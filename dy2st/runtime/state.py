@@ -11,6 +11,7 @@ class _BuildState(threading.local):
         self.blocks: List[Any] = []     # innermost last; empty means eager execution
         self.programs: List[Any] = []   # program_guard stack (main programs)
         self.grad_enabled = True        # paddle.no_grad() / set_grad_enabled(False) clear it
+        self.journals: List[Any] = []   # in-place rebinds under way (runtime/inplace.py)
 
 
 _state = _BuildState()
@@ -50,3 +51,4 @@ def reset() -> None:
     _state.blocks.clear()
     _state.programs.clear()
     _state.grad_enabled = True
+    _state.journals.clear()

@@ -107,8 +107,8 @@ def _inplace(fn):
         if isinstance(self, Tensor) and isinstance(out, Tensor):
             self._value = out._value
             return self
-        from .program import rebind
-        return rebind(self, out)
+        from .inplace import assign_in_place
+        return assign_in_place(self, out)
     return method
 
 

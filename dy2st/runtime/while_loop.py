@@ -7,7 +7,9 @@ from typing import Any, Callable, List, Optional, Sequence
 from . import ops, state
 from .control_flow import (_align_captures, _as_pred, _constant, _is_number, _local, _meta,
                            _same_constant, _unify_elem, _where, is_undefined)
-from .program import Block, Variable, block_guard
+from .dtype import bool_
+from .inplace import journal
+from .program import Block, Variable, block_guard, rebind
 from .pytree import LEAF, describe, flatten, unflatten
 from .registry import Meta, append_op
 from .tensor import Tensor, TensorLike
@@ -81,7 +83,7 @@ def static_while(cond: Callable, body: Callable, loop_vars: List[Any],
         except _LearnedStructure as learned:
             with block_guard(parent):
                 for k, value in learned.values.items():
-                    loop_vars[k] = placeholder_like(value)
+                    loop_vars[k] = unassigned_placeholder(value, _name_of(names, k))
     raise RuntimeError("while_loop: loop variable structures did not settle")
 
 
@@ -96,21 +98,46 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
     is_var = [isinstance(v, TensorLike) for v in init]
     specs = [_spec(v) for v in init]
     labels = [_leaf_label(names, tree, i) for i in range(len(init))]
-    for _attempt in range(5):
+    table = program.maybe_undefined
+    carried: List[Variable] = []     # outer objects the body changes in place (h[0] = v)
+    track_ran = False                # carry "did the body run?" (for path aliases, below)
+    for _attempt in range(5 + len(init)):
         n_blocks = len(program.blocks)
         cb = program.create_block(parent.idx)
         bb = program.create_block(parent.idx)
         cb.owner_kind = bb.owner_kind = "while"
         c_params = _make_params(cb, specs, init)
         b_params = _make_params(bb, specs, init)
-        with block_guard(cb):
-            c = cond(*unflatten(tree, c_params))
-            if not isinstance(c, Variable):
-                c = _constant(bool(c))
-            c = _as_pred(c)
-            cb.results = [cb.local(c).name]
+        param_names = [p.name if isinstance(p, Variable) else None for p in b_params]
+        # a "was it assigned?" flag carried along with every value that may be unassigned
+        maybe = [i for i in range(len(init)) if is_var[i] and _entry(init[i]) is not None]
+        c_flags = _flag_params(cb, c_params, maybe, table, init)
+        b_flags = _flag_params(bb, b_params, maybe, table, init)
+        c_carry = [_param_like(cb, h) for h in carried]
+        b_carry = [_param_like(bb, h) for h in carried]
+        ran_params = [_param_like(blk, _RAN_SPEC, "ran") for blk in (cb, bb)] if track_ran else []
+        with journal(cb.idx) as j:
+            try:
+                with block_guard(cb):
+                    for h, p in zip(carried, c_carry):
+                        rebind(h, p)
+                    c = cond(*unflatten(tree, c_params))
+                    if not isinstance(c, Variable):
+                        c = _constant(bool(c))
+                    c = _as_pred(c)
+                    cb.results = [cb.local(c).name]
+                with block_guard(bb):
+                    for h, p in zip(carried, b_carry):
+                        rebind(h, p)
+                    out = _as_list(body(*unflatten(tree, b_params)), len(loop_vars))
+            finally:
+                changed = j.finish()
+        new_carried = [h for h, _ in changed.values() if not any(h is c for c in carried)]
+        if new_carried:
+            del program.blocks[n_blocks:]
+            carried += new_carried
+            continue
         with block_guard(bb):
-            out = _as_list(body(*unflatten(tree, b_params)), len(loop_vars))
             out_leaves, out_tree = flatten(out)
             if out_tree != tree:
                 grown = {k: v1 for k, (v0, v1) in enumerate(zip(loop_vars, out))
@@ -139,12 +166,25 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
                     raise TypeError(f"loop variable {labels[i]} becomes {type(o).__name__} in the "
                                     "loop body; it must stay a tensor")
                 results.append(_local(bb, o))
+            flag_results = [_local(bb, _flag_of(out_leaves[i])) for i in maybe]
+            carry_results = [_local(bb, changed[id(h)][1]) for h in carried]
+            # a loop variable the body sets to an object from before the loop (h = d['a']) is
+            # that object after the loop if the body ran: note it for in-place changes
+            outer_outs = [(i, o) for i, o in enumerate(out_leaves) if is_var[i] and
+                          isinstance(o, Variable) and o is not b_params[i] and
+                          o.block.idx < cb.idx and o.kind == "dense"]
+            if track_ran:
+                carry_results.append(_local(bb, ops.full([], True, "bool")))
+        if outer_outs and not track_ran and not learned:
+            del program.blocks[n_blocks:]
+            track_ran = True
+            continue
         if learned:
             del program.blocks[n_blocks:]
             with block_guard(parent):
                 for i, o in learned.items():
                     if isinstance(o, TensorLike) or _is_number(o):
-                        init[i] = _constant(o) if _is_number(o) else placeholder_like(o)
+                        init[i] = unassigned_placeholder(o, _label_name(labels[i]))
                         is_var[i] = True
                         specs[i] = _spec(init[i])
                     else:
@@ -176,17 +216,106 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
         specs = new_specs
     else:
         raise RuntimeError("while_loop: loop variable shapes did not settle")
-    bb.results = [v.name for v in results]
-    n_lv = sum(is_var)
+    bb.results = [v.name for v in results + flag_results + carry_results]
+    n_lv = sum(is_var) + len(maybe) + len(carried) + (1 if track_ran else 0)
     sources = _align_captures([cb, bb], n_lv)
     inits = [v for v, var in zip(init, is_var) if var]
     metas = [s for s, var in zip(specs, is_var) if var]
-    outs = append_op("while", [*inits, *sources],
+    with block_guard(parent):
+        flag_inits = [_entry(init[i])[0] for i in maybe]
+        ran_init = [ops.full([], False, "bool")] if track_ran else []
+    outs = append_op("while", [*inits, *flag_inits, *carried, *ran_init, *sources],
                      {"cond_block": cb.idx, "body_block": bb.idx, "n_loop_vars": n_lv},
-                     metas=metas)
+                     metas=metas + [Meta((), bool_)] * len(maybe) + [_meta(h) for h in carried]
+                     + [_RAN_SPEC] * len(ran_init))
     it = iter(outs)
     final = [next(it) if var else v for v, var in zip(init, is_var)]
+    for i in maybe:
+        flag = next(it)
+        if isinstance(final[i], Variable):
+            table[final[i].name] = (flag,) + tuple(_entry(init[i])[1:])
+    for h in carried:
+        rebind(h, next(it))
+    if ran_init:
+        from .inplace import add_path_alias
+        ran = next(it)
+        for i, o in outer_outs:
+            if isinstance(final[i], Variable) and final[i] is not o:
+                add_path_alias(final[i], o, ran, True)
+                if isinstance(leaves[i], Variable) and leaves[i] is init[i] and \
+                        leaves[i] is not final[i] and leaves[i].kind == "dense":
+                    add_path_alias(final[i], leaves[i], ran, False)
+    # a loop variable whose object every turn changes in place (h[0] = v, never h = ...) is
+    # still that object after the loop: whatever else holds it sees the final value
+    for i, leaf in enumerate(leaves):
+        if not is_var[i] or init[i] is not leaf or not isinstance(leaf, Variable) or \
+                not isinstance(b_params[i], Variable) or b_params[i].name == param_names[i]:
+            continue
+        if out_leaves[i] is b_params[i]:
+            final[i] = rebind(leaf, final[i])
+        else:
+            # changed in place on some turns only: its value after the loop is not followed;
+            # it stands for the body's value, so that reading it later fails (escaped tensor)
+            # at the line of the in-place change rather than giving another number
+            rebind(leaf, b_params[i])
     return _as_list(unflatten(tree, final), len(loop_vars))
+
+
+def _entry(v: Any):
+    """v's "was it assigned?" entry (program.maybe_undefined), if v may be unassigned."""
+    if isinstance(v, Variable):
+        return v.block.program.maybe_undefined.get(v.name)
+    return None
+
+
+def _flag_of(v: Any) -> Variable:
+    entry = _entry(v)
+    if entry is not None:
+        return entry[0]
+    return ops.full([], not is_undefined(v), "bool")
+
+
+def _flag_params(block: Block, params: List[Any], maybe: List[int], table: dict,
+                 init: List[Any]) -> List[Variable]:
+    flags = []
+    for i in maybe:
+        f = block.create_var((), bool_, prefix="assigned")
+        block.params.append(f.name)
+        table[params[i].name] = (f,) + tuple(_entry(init[i])[1:])
+        flags.append(f)
+    return flags
+
+
+_RAN_SPEC = Meta((), bool_)
+
+
+def _param_like(block: Block, v: Any, prefix: str = "loop") -> Variable:
+    p = block.create_var(v.shape if isinstance(v, Meta) else v._shape, v.dtype, prefix=prefix,
+                         kind=v.kind, elem=v.elem)
+    block.params.append(p.name)
+    return p
+
+
+def _label_name(label: str) -> str:
+    return label[1:-1] if label.startswith("'") else label
+
+
+def _name_of(names: Optional[Sequence[str]], k: int) -> str:
+    return names[k] if names and k < len(names) else f"#{k}"
+
+
+def unassigned_placeholder(value: Any, name: str) -> Any:
+    """placeholder_like(value) recorded as never assigned: reading it before the loop assigns it
+    fails when the program runs, as in Python."""
+    out = _constant(value) if _is_number(value) else placeholder_like(value)
+    leaves, _ = flatten(out)
+    flag = None
+    for v in leaves:
+        if isinstance(v, Variable):
+            if flag is None:
+                flag = ops.full([], False, "bool")
+            v.block.program.maybe_undefined[v.name] = (flag, name, "", None)
+    return out
 
 
 def placeholder_like(value: Any) -> Any:

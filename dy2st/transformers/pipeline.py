@@ -6,7 +6,7 @@ from typing import Callable, Iterable, List, Optional, Tuple
 import gast
 
 from . import (assert_, break_continue, call, cast, comprehension, delete, ifelse, logical, loop,
-               print_, return_, setitem, try_)
+               print_, return_, setitem, try_, unbound_reads)
 from .context import PassContext
 from .walk import all_nodes
 
@@ -17,6 +17,7 @@ TRIGGERS = {
     "break_continue": "break_continue",
     "logical": "logical", "loop": "loop", "ifelse": "if", "try": "try", "print": "print",
     "assert": "assert", "cast": "cast", "call": "call", "comprehension": "listcomp",
+    "unbound_reads": "control",
 }
 # Passes that can add what a later pass rewrites (ifs, loops, `not`): features are re-read after.
 ADDS_FEATURES = {"return", "break_continue"}
@@ -57,12 +58,15 @@ def features(tree: gast.AST, nodes: Optional[Iterable[gast.AST]] = None) -> set:
         elif (t is gast.UnaryOp and type(n.op) is gast.Not) or (
                 t is gast.Compare and len(n.ops) > 1):
             found.add("logical")
+    if found & {"if", "loop", "delete", "try"}:
+        found.add("control")         # a name may be assigned on some paths only
     return found
 
 
 PASSES: List[Tuple[str, Callable]] = [
     ("setitem", setitem.transform),          # first: `x[i] = v` must read as a write of x
     ("delete", delete.transform),            # `del x` too
+    ("unbound_reads", unbound_reads.transform),  # reads of maybe-unassigned names, as written
     ("return", return_.transform),           # emits `break` inside loops for break_continue
     ("break_continue", break_continue.transform),  # emits `not flag and test` for logical
     ("logical", logical.transform),

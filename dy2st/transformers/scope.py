@@ -59,6 +59,53 @@ def _assigned_before_use(fn: gast.FunctionDef, names: Set[str]) -> Set[str]:
     return assigned
 
 
+def _read_locals(fn: gast.FunctionDef) -> List[str]:
+    """The names fn binds itself (Python's locals, not its params) that it also reads."""
+    own = analysis.written_names(fn.body, mutations=False) - params_of(fn) - \
+        declared(fn, gast.Nonlocal) - declared(fn, gast.Global)
+    reads = {n.id for n in all_nodes(fn) if isinstance(n, gast.Name) and
+             isinstance(n.ctx, gast.Load)}
+    return sorted(own & reads)
+
+
+def _own_nodes(fn: gast.AST):
+    """The nodes of fn's own scope (not inside nested functions, lambdas or comprehensions)."""
+    stack = list(gast.iter_child_nodes(fn))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda,
+                                 gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
+            stack.extend(gast.iter_child_nodes(node))
+
+
+def _read_as_globals(fn: gast.FunctionDef, names: Set[str]) -> List[str]:
+    """Those of `names` that some function of the converted fn reads without any enclosing
+    function (fn included) binding them: Python would look them up as globals."""
+    found: Set[str] = set()
+
+    def walk(f: gast.AST, bound_outside: Set[str]) -> None:
+        passed = declared(f, gast.Nonlocal) | declared(f, gast.Global)
+        own = set(params_of(f)) if isinstance(f, gast.FunctionDef) else set()
+        nested = []
+        for node in _own_nodes(f):
+            if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
+                own.add(node.id)
+            elif isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
+                own.add(node.name)
+                nested.append(node)
+        bound = bound_outside | (own - passed)
+        for node in _own_nodes(f):
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
+                    node.id in names and node.id not in bound:
+                found.add(node.id)
+        for g in nested:
+            walk(g, bound)
+
+    walk(fn, set())
+    return sorted(found)
+
+
 def _initialized(fn: gast.FunctionDef) -> Set[str]:
     """Names that an earlier pass already bound to UndefinedVar at the top of fn."""
     found: Set[str] = set()
@@ -113,7 +160,13 @@ class ControlFlowTransformer(Transformer):
             self._mutated_only[id(node)] = analysis.mutated_names(node.body) - \
                 analysis.written_names(node.body, mutations=False) - params_of(node) - \
                 declared(node, gast.Nonlocal)
+        # a local of the user's function read where a helper does not bind it (`z` assigned
+        # only inside a loop body, read before the loop) must fail as unassigned when read, not
+        # be looked up as a global: bind every local that is read to UndefinedVar first
+        user_locals = _read_locals(node) if not self.func_stack else []
         node = super().visit_FunctionDef(node)
+        if user_locals:
+            self.ctx.pending_inits[id(node)].extend(_read_as_globals(node, set(user_locals)))
         pending = self.ctx.pending_inits.pop(id(node))
         if not pending:
             return node

@@ -121,7 +121,7 @@ def test_roundtrip_in_a_fresh_process_matches_the_original(tmp_path):
 def test_files_and_header(tmp_path):
     save_concrete(control_flow_model(), str(tmp_path / "m"), extra={"note": "hi"})
     files = sorted(os.listdir(tmp_path))
-    assert len(files) == 2 and files[1] == "m.json" and files[0].endswith(".npz")
+    assert len(files) == 3 and files[1:] == ["m.json", "m.lock"] and files[0].endswith(".npz")
     doc = json.loads((tmp_path / "m.json").read_text())
     assert doc["format"] == "dy2st.model" and doc["format_version"] == FORMAT_VERSION
     assert doc["dy2st_version"] == dy2st.__version__
@@ -395,7 +395,7 @@ def _model_b():
 def test_overwrite_replaces_the_model_and_removes_the_old_parameters(saved):
     save_concrete(_model_b(), saved)
     files = os.listdir(os.path.dirname(saved))
-    assert len([f for f in files if f.endswith(".npz")]) == 1 and len(files) == 2
+    assert len([f for f in files if f.endswith(".npz")]) == 1 and len(files) == 3
     out = load(saved)(np.ones((2, 4), np.float32))
     np.testing.assert_array_equal(out.numpy(), np.full((2, 3), 28.0, np.float32))
 

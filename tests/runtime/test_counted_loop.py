@@ -164,5 +164,101 @@ def test_bounds_and_steps_that_do_not_fit_the_counter_are_not_counted_on():
     assert C._int_constant(full(200, "int8"), int8) is None       # fails when built, as in eager
     assert C._int_constant(full(5, "int64"), int8) is None        # another dtype
     assert C._int_constant(full(5.0, "int8"), int8) is None
+    # one number of shape [1] (Paddle's `paddle.full([1], 5)`) counts too; more numbers do not
     assert C._int_constant(Operator("full", [], ["c"], {"shape": [1], "value": 5, "dtype": "int8"}),
+                           int8) == 5
+    assert C._int_constant(Operator("full", [], ["c"], {"shape": [2], "value": 5, "dtype": "int8"}),
                            int8) is None
+
+
+# ------------------------------------------------------------------ counters written the Paddle way
+def tensor_counter(shape):
+    """`while i < n` over a counter of shape (Paddle's `paddle.zeros([1])`, or 0-d)."""
+    def loop(x, n):
+        i = paddle.zeros(shape, dtype="int64")
+        s = x
+        while i < n:
+            s = s * 0.5 + x
+            i = i + 1
+        return s, i
+    return loop
+
+
+def range_of_a_tensor(x, n):
+    s = x
+    for i in range(n):
+        s = s * 0.5 + x
+    return s
+
+
+def counter_read_as_an_index(x, n):
+    i = paddle.zeros([1], dtype="int64")
+    s = x[0]
+    while i < n:
+        s = s + x[i][0]                   # x[i] with a shape-[1] i keeps its dim: not an int
+        i = i + 1
+    return s, i
+
+
+def static_source(sf) -> str:
+    program = sf.concrete_program.main_program
+    return compile_program(program, program.feed_names, program.fetch_names).source
+
+
+@pytest.mark.parametrize("fn,counted", [(tensor_counter([1]), True), (tensor_counter([]), True),
+                                        (range_of_a_tensor, True),
+                                        (counter_read_as_an_index, False)])
+@pytest.mark.parametrize("bound_shape,bound_dtype", [([1], "int64"), ([], "int64"),
+                                                     ([1], "int32")])
+def test_counters_and_bounds_of_one_number_count(fn, counted, bound_shape, bound_dtype):
+    x = paddle.to_tensor(np.linspace(-1, 1, 12, dtype="float32").reshape(4, 3))
+    sf = paddle.jit.to_static(fn)
+    for trips in (0, 1, 3, 4):
+        n = paddle.to_tensor(np.full(bound_shape, trips, bound_dtype))
+        got, want = sf(x, n), fn(x, n)
+        got, want = (got, want) if isinstance(got, tuple) else ((got,), (want,))
+        for g, w in zip(got, want):
+            assert g.numpy().dtype == w.numpy().dtype and g.shape == w.shape
+            np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-6)
+    source = static_source(sf)
+    assert ("= range(" in source) == counted and ("while True" in source) == (not counted)
+
+
+def test_a_bound_wider_than_the_counter_stays_general():
+    """An int64 bound beyond an int32 counter's range: eager would wrap around, a range not."""
+    def loop(x, n):
+        i = paddle.zeros([1], dtype="int32")
+        while i < n:
+            x = x + 1.0
+            i = i + 1
+        return x, i
+    sf = paddle.jit.to_static(loop)
+    x, n = paddle.to_tensor(np.zeros(2, "float32")), paddle.to_tensor(np.array([3], "int64"))
+    out, i = sf(x, n)
+    assert out.numpy().tolist() == [3.0, 3.0] and i.numpy().tolist() == [3]
+    assert "while True" in static_source(sf)
+
+
+def test_a_shape_one_counter_left_at_its_end_value(monkeypatch):
+    def loop(x, i, n):
+        return static.nn.while_loop(lambda i, v: paddle.less_than(i, n),
+                                    lambda i, v: [i + paddle.full([1], 2, "int64"), v * 2.0],
+                                    [i, x])
+    main, names = build(loop, [X, ("i", [1], "int64"), ("n", [1], "int64")])
+    x = np.ones((10, 3), "float32")
+    for start, stop in [(0, 1), (1, 8), (5, 5), (9, 2)]:
+        main.version += 1
+        source, (count, v) = run_both(main, names, [x, np.array([start]), np.array([stop])],
+                                      monkeypatch)
+        assert count.shape == (1,) and "= range(" not in source    # step 2 to a run-time bound
+    def unit_loop(x, i, n):
+        return static.nn.while_loop(lambda i, v: paddle.less_than(i, n),
+                                    lambda i, v: [i + 1, v * 2.0], [i, x])
+    main, names = build(unit_loop, [X, ("i", [1], "int64"), ("n", [1], "int64")])
+    for start, stop in [(0, 1), (1, 8), (5, 5), (9, 2)]:
+        main.version += 1
+        source, (count, v) = run_both(main, names, [x, np.array([start]), np.array([stop])],
+                                      monkeypatch)
+        assert "= range(" in source
+        assert count.shape == (1,) and count.dtype == np.int64 and int(count[0]) == max(start, stop)
+        np.testing.assert_array_equal(v, x * 2.0 ** max(0, stop - start))

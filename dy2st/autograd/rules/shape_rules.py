@@ -123,3 +123,5 @@ mark_no_grad("shape", "numel", "full", "fill", "full_like", "arange", "full_rang
              "create_array", "assert", "print", "raise", "check_defined", "nonzero",
              "argsort", "one_hot", "randint", "gaussian_random", "uniform_random", "equal_all",
              "allclose", "isclose", "unique")
+
+mark_no_grad("grad_clear", "grad_accumulate")

@@ -3,8 +3,8 @@
 Loading never runs code and never unpickles: every field is checked before objects are built."""
 # Modules, from the bottom up: errors, fields (checked field reads), header (format identity),
 # codec (attr values <-> JSON), jsontext (JSON text in/out), program_doc (Program -> JSON),
-# validate + build (JSON -> checked ConcreteProgram), npz (parameters file), atomic (durable
-# writes), files (save_concrete / read_model).
+# attr_schema + validate + build (JSON -> checked ConcreteProgram), npz (parameters file, read
+# member by member), atomic (durable writes, the save lock), files (save_concrete / read_model).
 from .build import build_concrete
 from .codec import decode_value, encode_value
 from .errors import ModelFormatError

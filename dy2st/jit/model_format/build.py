@@ -16,7 +16,7 @@ from .codec import decode_value
 from .errors import _fail
 from .fields import _dtype, _get, _int_list, _name
 from .header import _dy2st_version
-from .validate import _check_block
+from .validate import _check_block, check_names, check_var_sizes
 
 
 def _fits(arr: np.ndarray, var: Variable) -> bool:
@@ -131,8 +131,10 @@ def build_concrete(doc: Dict[str, Any], values: Dict[str, np.ndarray], where: st
         trainable = bool(pd.get("trainable", False))
         program.persistables[name] = (Parameter(arr, name, trainable) if trainable else
                                       Tensor(arr, name=name, persistable=True))
+    check_names(program, where)
     owner: Dict[int, int] = {}
     for b in program.blocks:
+        check_var_sizes(b, f"{where}: program.blocks[{b.idx}]")
         _check_block(program, b, owner, f"{where}: program.blocks[{b.idx}]")
     if len(owner) != len(program.blocks) - 1:
         raise _fail(where, "some sub-blocks are not owned by any control-flow op")

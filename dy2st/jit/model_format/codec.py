@@ -69,7 +69,7 @@ def _decode_ndarray(d: dict, where: str) -> np.ndarray:
     if dtype not in DTYPES or set(d) != {"dtype", "shape", "data"} or not isinstance(d["data"], list):
         raise _fail(where, "malformed $ndarray object")
     data = decode_value(d["data"], where)
-    if len(data) != int(np.prod(shape, dtype=np.int64)) or any(
+    if len(data) != math.prod(shape) or any(
             not isinstance(x, (bool, int, float)) for x in data):
         raise _fail(where, "$ndarray data does not fit its shape")
     return np.array(data, dtype=DTYPES[dtype].np).reshape(shape)

@@ -7,6 +7,8 @@ from ...runtime.dtype import DTYPES
 from .errors import _fail
 
 _MAX_NAME = 256
+# No dim of a loadable model is larger (validate.MAX_ELEMENTS bounds whole shapes)
+MAX_DIM = 1 << 32
 
 
 def _int_list(v: Any, where: str, min_: int = -1, nullable: bool = False) -> List[Any]:
@@ -15,8 +17,8 @@ def _int_list(v: Any, where: str, min_: int = -1, nullable: bool = False) -> Lis
     for d in v:
         if d is None and nullable:
             continue
-        if type(d) is not int or d < min_:
-            raise _fail(where, f"expected ints >= {min_}, got {d!r}")
+        if type(d) is not int or not min_ <= d <= MAX_DIM:
+            raise _fail(where, f"expected ints from {min_} to {MAX_DIM}, got {str(d)[:40]}")
     return v
 
 

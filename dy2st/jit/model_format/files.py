@@ -11,19 +11,20 @@ import numpy as np
 
 from ...runtime.tensor import Tensor
 from ..concrete import ConcreteProgram
-from .atomic import _fsync_dir, _write_atomic
+from .atomic import _fsync_dir, _write_atomic, save_lock
 from .build import _fits, build_concrete
 from .codec import decode_value
 from .errors import ModelFormatError, _fail
 from .fields import _get
 from .header import check_header
 from .jsontext import _parse_json, dumps
-from .npz import npz_bytes, read_npz
+from .npz import max_npz_size, npz_bytes, parameter_table, read_npz
 from .program_doc import concrete_doc
 
-# The parameters file is named PATH.<first hex digits of its sha256>.npz; _old_npz recognises our
+# The parameters file is named PATH.<first hex digits of its sha256>.npz; _own_files recognises our
 # own files by the same scheme, so both must use this length.
 _NPZ_HASH_CHARS = 16
+_READ_ATTEMPTS = 20
 
 
 class LoadedModel(NamedTuple):
@@ -40,22 +41,48 @@ def _npz_name(prefix: str, sha256: str) -> str:
     return f"{os.path.basename(prefix)}.{sha256[:_NPZ_HASH_CHARS]}.npz"
 
 
-def _old_npz(json_path: str, prefix: str) -> Optional[str]:
-    """The parameters file the existing model (if any) refers to, when it is one of ours."""
+def _own_files(prefix: str) -> "re.Pattern[str]":
+    """Names of the files a save of `prefix` writes: parameter files and temporary files."""
+    base = re.escape(os.path.basename(prefix))
+    return re.compile(r"%s\.(?:[0-9a-f]{%d}\.npz|json)(?:\.[0-9a-f]{16}\.tmp)?" % (base, _NPZ_HASH_CHARS))
+
+
+def _referenced_npz(json_path: str) -> Optional[str]:
+    """The parameters file the model at json_path names, if it is readable."""
     try:
         with open(json_path, "rb") as f:
             name = json.loads(f.read().decode("utf-8"))["parameters_file"]["file"]
-    except Exception:  # noqa: BLE001 - no usable old model: nothing to clean up
+    except Exception:  # noqa: BLE001 - no usable model: nothing is referenced
         return None
-    pattern = re.escape(os.path.basename(prefix)) + r"\.[0-9a-f]{%d}\.npz" % _NPZ_HASH_CHARS
-    return name if isinstance(name, str) and re.fullmatch(pattern, name) else None
+    return name if isinstance(name, str) else None
+
+
+def _remove_unreferenced(prefix: str, keep: str) -> None:
+    """Delete this model's parameter and temporary files other than `keep` (the one the JSON
+    names). Runs under the save lock, so no other save is writing; a reader that read the old
+    JSON and finds its parameters file gone reads the JSON again (see read_model)."""
+    directory = os.path.dirname(prefix) or "."
+    own = _own_files(prefix)
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return
+    for name in names:
+        if name == keep or name == os.path.basename(prefix) + ".json" or not own.fullmatch(name):
+            continue
+        try:
+            os.unlink(os.path.join(directory, name))
+        except OSError:
+            pass                        # e.g. still open on Windows: the next save retries
 
 
 def save_concrete(concrete: ConcreteProgram, path: str, extra: Optional[dict] = None) -> None:
     """Write `path.json` (the graph) and `path.<sha>.npz` (the parameters) atomically.
 
-    The npz is written first under a name derived from its content; the JSON, which names it, is
-    renamed into place last. A save interrupted at any point leaves the previous model loadable."""
+    Under a lock on `path.lock`, the npz is written under a name derived from its content, then
+    the JSON, which names it, is renamed into place (the commit point); only then are parameter
+    files no longer named by the JSON deleted. A save interrupted at any point leaves the
+    previous model loadable; concurrent saves leave one of the models, whole."""
     path = os.fspath(path)
     if not os.path.basename(path):
         raise ModelFormatError(f"{path!r}: the model path must end with a file name prefix")
@@ -83,22 +110,20 @@ def save_concrete(concrete: ConcreteProgram, path: str, extra: Optional[dict] = 
     # Refuse to write what cannot be read back (an unknown op, a dangling name, ...).
     build_concrete(_parse_json(text, json_path), dict(zip(names, values)), json_path)
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    npz_path = os.path.join(os.path.dirname(path), doc["parameters_file"]["file"])
-    old = _old_npz(json_path, path)
-    _write_atomic(npz_path, blob)
-    _fsync_dir(npz_path)                     # the npz's name must be durable before the JSON's
-    try:
-        _write_atomic(json_path, text)       # the commit point
-    except BaseException:
-        if old != os.path.basename(npz_path) and os.path.exists(npz_path):
-            os.unlink(npz_path)              # the old model does not use it
-        raise
-    _fsync_dir(json_path)
-    if old is not None and old != os.path.basename(npz_path):
+    npz_name = doc["parameters_file"]["file"]
+    npz_path = os.path.join(os.path.dirname(path), npz_name)
+    with save_lock(path + ".lock"):
+        old = _referenced_npz(json_path)
+        _write_atomic(npz_path, blob)
+        _fsync_dir(npz_path)                 # the npz's name must be durable before the JSON's
         try:
-            os.unlink(os.path.join(os.path.dirname(path), old))
-        except OSError:
-            pass
+            _write_atomic(json_path, text)   # the commit point
+        except BaseException:
+            if old != npz_name and os.path.exists(npz_path):
+                os.unlink(npz_path)          # the old model does not use it
+            raise
+        _fsync_dir(json_path)
+        _remove_unreferenced(path, npz_name)
 
 
 def model_prefix(path: str) -> str:
@@ -118,20 +143,31 @@ def read_model(path: str) -> LoadedModel:
                 kind = "a Python pickle (not loaded)" if f.read(1) == b"\x80" else "some other file"
             hint = f"; {prefix!r} is {kind}, but a dy2st model is the pair PATH.json + PATH.<hash>.npz"
         raise ModelFormatError(f"{json_path}: no such model file{hint}")
-    with open(json_path, "rb") as f:
-        doc = _parse_json(f.read(), json_path)
-    version = check_header(doc, json_path)
-    pf = _get(doc, "parameters_file", dict, json_path)
-    file_ = _get(pf, "file", str, json_path + ": parameters_file")
-    if os.path.basename(file_) != file_ or file_ in (".", "..") or not file_.endswith(".npz"):
-        raise _fail(json_path, f"parameters_file {file_[:80]!r} must be a plain .npz file name")
-    npz_path = os.path.join(os.path.dirname(prefix), file_)
-    if not os.path.isfile(npz_path):
-        raise ModelFormatError(f"{npz_path}: the parameters file named by {json_path} is missing")
-    with open(npz_path, "rb") as f:
-        raw = f.read()
-    table = _get(doc, "parameters", list, json_path)
-    values = read_npz(npz_path, raw, _get(pf, "sha256", str, json_path), table, json_path)
+    # A save that replaces the model deletes the old parameters file after publishing the new
+    # JSON: a reader that read the old JSON then finds its npz gone reads the new JSON.
+    for _ in range(_READ_ATTEMPTS):
+        with open(json_path, "rb") as f:
+            json_raw = f.read()
+        doc = _parse_json(json_raw, json_path)
+        version = check_header(doc, json_path)
+        pf = _get(doc, "parameters_file", dict, json_path)
+        file_ = _get(pf, "file", str, json_path + ": parameters_file")
+        if os.path.basename(file_) != file_ or file_ in (".", "..") or not file_.endswith(".npz"):
+            raise _fail(json_path, f"parameters_file {file_[:80]!r} must be a plain .npz file name")
+        sha = _get(pf, "sha256", str, json_path + ": parameters_file")
+        table = parameter_table(_get(doc, "parameters", list, json_path), json_path)
+        npz_path = os.path.join(os.path.dirname(prefix), file_)
+        try:
+            raw = _read_bounded(npz_path, max_npz_size(table), json_path)
+            break
+        except FileNotFoundError:
+            if _read_or_none(json_path) == json_raw:
+                raise ModelFormatError(f"{npz_path}: the parameters file named by {json_path} "
+                                       "is missing") from None
+    else:
+        raise ModelFormatError(f"{json_path}: the model was replaced {_READ_ATTEMPTS} times while "
+                               "it was being read; try again")
+    values = read_npz(npz_path, raw, sha, _get(doc, "parameters", list, json_path), json_path)
     try:
         concrete = build_concrete(doc, values, json_path)
         extra = decode_value(doc.get("extra") or {}, json_path + ": extra")
@@ -139,6 +175,24 @@ def read_model(path: str) -> LoadedModel:
         raise _fail(json_path, "is nested too deeply to be a dy2st model") from None
     return LoadedModel(concrete, version, str(doc.get("dy2st_version", "?")),
                        extra if isinstance(extra, dict) else {}, json_path, npz_path)
+
+
+def _read_bounded(path: str, limit: int, where: str) -> bytes:
+    """The file's bytes, refused without reading it whole when it is larger than `limit`."""
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > limit:
+            raise ModelFormatError(f"{path}: is larger than the parameters {where} declares "
+                                   f"({size} bytes, at most {limit})")
+        return f.read(size)
+
+
+def _read_or_none(path: str) -> Optional[bytes]:
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return None
 
 
 def load_concrete(path: str) -> ConcreteProgram:

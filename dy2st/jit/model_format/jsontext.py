@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from .errors import _fail
@@ -36,8 +37,21 @@ def _parse_json(raw: bytes, where: str) -> Any:
     def constant(name: str) -> Any:
         raise ValueError(f"non-standard JSON constant {name}")
 
+    def finite(text: str) -> float:
+        # 1e999 is valid JSON syntax but no finite number: Python would read it as inf
+        value = float(text)
+        if not math.isfinite(value):
+            raise ValueError(f"number {text[:40]} is out of range of a float")
+        return value
+
+    def bounded_int(text: str) -> int:
+        if len(text.lstrip("-")) > 64:
+            raise ValueError(f"integer {text[:20]}... has more than 64 digits")
+        return int(text)
+
     try:
-        return json.loads(raw.decode("utf-8"), object_pairs_hook=pairs, parse_constant=constant)
+        return json.loads(raw.decode("utf-8"), object_pairs_hook=pairs, parse_constant=constant,
+                          parse_float=finite, parse_int=bounded_int)
     except UnicodeDecodeError:
         raise _fail(where, "is not UTF-8 text, so not a dy2st model graph") from None
     except json.JSONDecodeError as e:

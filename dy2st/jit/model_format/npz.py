@@ -1,17 +1,29 @@
-"""The parameters file: an .npz written without pickles and read back only after checking its
-magic, its checksum and every array against the JSON parameter table."""
+"""The parameters file: an .npz written without pickles and read back member by member, each
+member's zip entry and .npy header checked against the JSON parameter table before any data is
+read (so a lying header or a decompression bomb is refused, never allocated)."""
 from __future__ import annotations
 
 import hashlib
 import io
+import struct
 import zipfile
-from typing import Any, Dict, List
+import zlib
+from typing import Any, BinaryIO, Dict, List, Tuple
 
 import numpy as np
+import numpy.lib.format as npy_format
 
 from ...runtime.dtype import DTYPES
 from .errors import ModelFormatError, _fail
 from .fields import _dtype, _get, _int_list, _name
+
+# numpy's own bound on an .npy header; a member may be this much larger than its data.
+_MAX_NPY_HEADER = 10000
+_ZIP_OVERHEAD = 4096            # per member: local + central directory entries, extra fields
+_MAX_PARAMETER_BYTES = 8 << 32  # validate.MAX_ELEMENTS elements of 8 bytes
+_COMPRESSIONS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflated"}
+
+Entry = Tuple[str, List[int], str]       # (npz key, shape, dtype name)
 
 
 def npz_bytes(values: List[np.ndarray]) -> bytes:
@@ -20,8 +32,45 @@ def npz_bytes(values: List[np.ndarray]) -> bytes:
     return buf.getvalue()
 
 
+def parameter_table(table: List[Any], where: str) -> Dict[str, Entry]:
+    """{parameter name: (key, shape, dtype)} from the JSON parameter table, checked."""
+    entries: Dict[str, Entry] = {}
+    keys = set()
+    for i, pd in enumerate(table):
+        pw = f"{where}: parameters[{i}]"
+        name = _name(_get(pd, "name", str, pw), pw)
+        if name in entries:
+            raise _fail(pw, f"parameter {name!r} is listed twice")
+        key = _name(_get(pd, "key", str, pw), pw + ".key")
+        if key in keys:
+            raise _fail(pw, f"array key {key!r} is listed twice")
+        keys.add(key)
+        shape = _int_list(_get(pd, "shape", list, pw), pw, 0)
+        if data_nbytes(shape, "float64") > _MAX_PARAMETER_BYTES:
+            raise _fail(pw, f"parameter {name!r} has shape {shape}, more than "
+                            f"{_MAX_PARAMETER_BYTES >> 3} elements")
+        entries[name] = (key, shape, _dtype(_get(pd, "dtype", str, pw), pw))
+    return entries
+
+
+def data_nbytes(shape: List[int], dtype: str) -> int:
+    """The size of an array's data in bytes (exact Python ints: no overflow)."""
+    n = np.dtype(DTYPES[dtype].np).itemsize
+    for d in shape:
+        n *= d
+    return n
+
+
+def max_npz_size(entries: Dict[str, Entry]) -> int:
+    """The largest parameters file the table allows (every member stored, headers at their
+    largest): a bigger file is not this model's and is refused before it is read."""
+    return sum(data_nbytes(s, d) + _MAX_NPY_HEADER + _ZIP_OVERHEAD
+               for _, s, d in entries.values()) + _ZIP_OVERHEAD
+
+
 def read_npz(path: str, raw: bytes, sha256: str, table: List[Any], where: str) -> Dict[str, np.ndarray]:
     """{parameter name: array} from the npz bytes, checked against the JSON parameter table."""
+    entries = parameter_table(table, where)
     if raw.startswith(b"\x80"):
         raise _fail(path, "is a Python pickle, not an .npz of parameters; refusing to load it "
                           "(unpickling can run arbitrary code)")
@@ -30,33 +79,87 @@ def read_npz(path: str, raw: bytes, sha256: str, table: List[Any], where: str) -
     if hashlib.sha256(raw).hexdigest() != sha256:
         raise _fail(path, f"does not match the checksum recorded in {where} (truncated, corrupt, "
                           "or from another save)")
-    entries = {}
-    for i, pd in enumerate(table):
-        pw = f"{where}: parameters[{i}]"
-        name = _name(_get(pd, "name", str, pw), pw)
-        if name in entries:
-            raise _fail(pw, f"parameter {name!r} is listed twice")
-        entries[name] = (_get(pd, "key", str, pw), _int_list(_get(pd, "shape", list, pw), pw, 0),
-                         _dtype(_get(pd, "dtype", str, pw), pw))
     try:
-        with np.load(io.BytesIO(raw), allow_pickle=False) as npz:
-            keys = set(npz.files)
+        with zipfile.ZipFile(io.BytesIO(raw)) as zf:
+            members = _members(zf, path)
+            keys = set(members)
             want = {k for k, _, _ in entries.values()}
             if keys - want:
                 raise _fail(path, f"holds arrays {sorted(keys - want)} that {where} does not list")
             if want - keys:
                 raise _fail(path, f"lacks the parameter arrays {sorted(want - keys)} listed in {where}")
-            values = {}
-            for name, (key, shape, dtype) in entries.items():
-                arr = npz[key]
-                if not isinstance(arr, np.ndarray) or arr.dtype.name not in DTYPES:
-                    raise _fail(path, f"array {key!r} (parameter {name!r}) is not a numeric array")
-                if list(arr.shape) != shape or arr.dtype.name != dtype:
-                    raise _fail(path, f"parameter {name!r} is {arr.dtype.name}{list(arr.shape)} but "
-                                      f"{where} says {dtype}{shape}")
-                values[name] = arr
-            return values
+            return {name: _read_member(zf, members[key], name, shape, dtype, path, where)
+                    for name, (key, shape, dtype) in entries.items()}
     except ModelFormatError:
         raise
-    except (ValueError, OSError, zipfile.BadZipFile, EOFError) as e:
-        raise _fail(path, f"cannot be read as an .npz of parameters ({e})") from None
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error, struct.error,
+            NotImplementedError, RuntimeError, KeyError, OverflowError, MemoryError) as e:
+        raise _fail(path, f"cannot be read as an .npz of parameters ({type(e).__name__}: "
+                          f"{str(e)[:200]})") from None
+
+
+def _members(zf: zipfile.ZipFile, path: str) -> Dict[str, zipfile.ZipInfo]:
+    members: Dict[str, zipfile.ZipInfo] = {}
+    for info in zf.infolist():
+        name = info.filename
+        if not name.endswith(".npy"):
+            raise _fail(path, f"member {name[:80]!r} is not an .npy array")
+        key = name[:-4]
+        if key in members:
+            raise _fail(path, f"member {name[:80]!r} appears twice")
+        members[key] = info
+    return members
+
+
+def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, shape: List[int],
+                 dtype: str, path: str, where: str) -> np.ndarray:
+    what = f"array {info.filename!r} (parameter {name!r})"
+    if info.compress_type not in _COMPRESSIONS:
+        raise _fail(path, f"{what} uses zip compression method {info.compress_type}; only "
+                          f"{' and '.join(_COMPRESSIONS.values())} members are read")
+    if info.flag_bits & 0x1:
+        raise _fail(path, f"{what} is encrypted")
+    nbytes = data_nbytes(shape, dtype)
+    if info.file_size > nbytes + _MAX_NPY_HEADER:
+        raise _fail(path, f"{what} inflates to {info.file_size} bytes, but {where} declares "
+                          f"{dtype}{shape} ({nbytes} bytes of data)")
+    with zf.open(info) as raw_member:
+        f = _Counting(raw_member)
+        version = npy_format.read_magic(f)
+        if version == (1, 0):
+            h_shape, fortran, h_dtype = npy_format.read_array_header_1_0(f, _MAX_NPY_HEADER)
+        elif version == (2, 0):
+            h_shape, fortran, h_dtype = npy_format.read_array_header_2_0(f, _MAX_NPY_HEADER)
+        else:
+            raise _fail(path, f"{what} has .npy format version {version}, expected 1.0 or 2.0")
+        if h_dtype.hasobject:
+            raise _fail(path, f"{what} is an object array: pickled objects are never loaded "
+                              "(allow_pickle=False)")
+        if h_dtype.name not in DTYPES:
+            raise _fail(path, f"{what} is not a numeric array (dtype {h_dtype.str!r})")
+        if list(h_shape) != shape or h_dtype.name != dtype:
+            raise _fail(path, f"parameter {name!r} is {h_dtype.name}{list(h_shape)} but "
+                              f"{where} says {dtype}{shape}")
+        if info.file_size != f.count + nbytes:
+            raise _fail(path, f"{what} holds {info.file_size - f.count} bytes of data, but "
+                              f"{dtype}{shape} needs {nbytes}")
+        data = f.read(nbytes)
+        if len(data) != nbytes:
+            raise _fail(path, f"{what} is truncated")
+    arr = np.frombuffer(data, dtype=h_dtype).reshape(shape, order="F" if fortran else "C")
+    return np.array(arr, dtype=h_dtype.newbyteorder("="), order="C")
+
+
+class _Counting:
+    """A read-only stream that counts the bytes read (the .npy header's length)."""
+
+    def __init__(self, f: BinaryIO) -> None:
+        self._f = f
+        self.count = 0
+
+    def read(self, n: int = -1) -> bytes:
+        if n is None or n < 0:
+            raise ValueError("unbounded read of an archive member")
+        data = self._f.read(n)
+        self.count += len(data)
+        return data

@@ -1,14 +1,44 @@
-"""Cross-checks of a built Program: names defined before use, control flow fitting its sub-blocks,
-and attrs fitting each kernel's signature (so a loaded model fails here, not mid-run)."""
+"""Cross-checks of a built Program: every name assigned once and used in its own block after its
+definition, control flow fitting its sub-blocks, attrs fitting each kernel's signature and each
+op's shape/dtype inference agreeing with the declared outputs (so a loaded model fails here,
+not mid-run)."""
 from __future__ import annotations
 
 import inspect
-from typing import Any, Dict
+from typing import Any, Dict, List, Sequence
+
+import numpy as np
 
 from ...runtime.program import Block, Operator, Program
+from .attr_schema import check_attrs
 from .errors import _fail
 
 CONTROL_FLOW_ATTRS = {"cond": ("true_block", "false_block"), "while": ("cond_block", "body_block")}
+
+# No variable of a loadable model may hold more elements than this (2**32: 16 GiB of float32);
+# a bigger shape in a file is an attack or corruption, and running it would exhaust memory.
+MAX_ELEMENTS = 1 << 32
+
+
+def check_var_sizes(block: Block, where: str) -> None:
+    """Every declared shape (and tensor array element shape) stays within MAX_ELEMENTS."""
+    for v in block.vars.values():
+        for shape in (v._shape,) + ((tuple(v.elem[0]),) if v.elem else ()):
+            if _elements(shape) > MAX_ELEMENTS:
+                raise _fail(where, f"variable {v.name!r} has shape {list(shape)}, more than "
+                                   f"{MAX_ELEMENTS} elements")
+
+
+def check_names(program: Program, where: str) -> None:
+    """Each variable name is declared in one block only: a sub-block never shadows a name of
+    another block (the executor's generated code nests sub-blocks in their parents)."""
+    seen: Dict[str, int] = {}
+    for b in program.blocks:
+        for name in b.vars:
+            if name in seen:
+                raise _fail(f"{where}: program.blocks[{b.idx}]",
+                            f"variable {name!r} is also declared in block {seen[name]}")
+            seen[name] = b.idx
 
 
 def _check_block(program: Program, block: Block, owner: Dict[int, int], where: str) -> None:
@@ -30,9 +60,16 @@ def _check_block(program: Program, block: Block, owner: Dict[int, int], where: s
         for n in op.outputs:
             if n not in block.vars:
                 raise _fail(ow, f"output {n!r} is not a variable of block {block.idx}")
+            if n in defined:
+                raise _fail(ow, f"output {n!r} is already defined (a feed, parameter, block "
+                                "param or earlier output): every variable is assigned once")
+        if len(set(op.outputs)) != len(op.outputs):
+            raise _fail(ow, f"names an output twice ({op.outputs})")
         _check_op_shape(program, block, op, owner, ow)
         if op.type not in CONTROL_FLOW_ATTRS:
+            check_attrs(block, op, ow)
             _check_signature(OPS[op.type].kernel, op, ow)
+            _check_inference(OPS[op.type], block, op, ow)
         defined.update(op.outputs)
     for n in block.results:
         if n not in defined:
@@ -82,3 +119,50 @@ def _check_signature(kernel: Any, op: Operator, where: str) -> None:
     except TypeError as e:
         raise _fail(where, f"the inputs/attrs {sorted(op.attrs)} do not fit the {op.type} kernel "
                            f"({e})") from None
+
+
+def _elements(shape: Sequence[int]) -> int:
+    n = 1
+    for d in shape:
+        if d > 0:
+            n *= d
+    return n
+
+
+def _check_inference(opdef: Any, block: Block, op: Operator, where: str) -> None:
+    """The op's own shape/dtype inference, run on the declared inputs with the stored attrs
+    (which checks their types and ranges), must agree with the declared outputs."""
+    inputs = [block.vars[n] for n in op.inputs]
+    try:
+        metas = opdef.infer(*inputs, **op.attrs)
+    except RecursionError:
+        raise
+    except Exception as e:  # noqa: BLE001 - any failure means the attrs or inputs do not fit
+        raise _fail(where, f"its attrs or inputs are not valid for a {op.type!r} op "
+                           f"({type(e).__name__}: {str(e)[:200]})") from None
+    metas = [metas] if opdef.n_outputs == 1 else list(metas)
+    if len(metas) != len(op.outputs):
+        raise _fail(where, f"a {op.type!r} op has {len(metas)} output(s), the file declares "
+                           f"{len(op.outputs)}")
+    for meta, name in zip(metas, op.outputs):
+        var = block.vars[name]
+        shape = _meta_shape(meta, where)
+        kind = getattr(meta, "kind", "dense")
+        declared = list(var._shape)
+        fits = (kind == var.kind and str(meta.dtype) == str(var.dtype) and
+                (var.kind != "dense" or (len(shape) == len(declared) and all(
+                    a == b or a < 0 or b < 0 for a, b in zip(shape, declared)))))
+        if not fits:
+            raise _fail(where, f"output {name!r} is declared {var.kind} {var.dtype}{declared}, but "
+                               f"the op's inputs and attrs give {kind} {meta.dtype}{shape}")
+        if _elements(shape) > MAX_ELEMENTS:
+            raise _fail(where, f"output {name!r} would have shape {shape}, more than "
+                               f"{MAX_ELEMENTS} elements")
+
+
+def _meta_shape(meta: Any, where: str) -> List[int]:
+    shape = getattr(meta, "shape", None)
+    if not isinstance(shape, (tuple, list)) or not all(
+            isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in shape):
+        raise _fail(where, f"the op's inputs and attrs give no valid shape ({str(shape)[:80]})")
+    return [int(d) for d in shape]

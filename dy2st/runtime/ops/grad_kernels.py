@@ -2,6 +2,8 @@
 came from (indexing, slicing, padding, gathering, convolution), and exact scan gradients."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..dtype import bool_
@@ -335,3 +337,35 @@ def _array_grad_head_kernel(garr, a):
 def _array_grad_tail_kernel(garr, a):
     """The entries after the first len(a) (array_join's right operand)."""
     return list(garr or [])[len(a):]
+
+
+# ----------------------------------------------------------------------------- cleared gradients
+# A cleared gradient (clear_grad(set_to_zero=True)) is one shared read-only zeros array per shape
+# and dtype: clearing costs no fill, and accumulating onto it costs no addition. Read-only, so
+# nothing can write into the shared array; a bounded cache, so tests can reset it.
+@functools.lru_cache(maxsize=256)
+def cleared(shape: tuple, dtype: str) -> np.ndarray:
+    z = np.zeros(shape, dtype=dtype)
+    z.flags.writeable = False
+    return z
+
+
+def is_cleared(a: np.ndarray) -> bool:
+    return type(a) is np.ndarray and not a.flags.writeable and \
+        a is cleared(a.shape, a.dtype.str)
+
+
+def accumulate_arrays(old: np.ndarray, new: np.ndarray) -> np.ndarray:
+    return new if is_cleared(old) else old + new
+
+
+@register_op("grad_clear", infer=lambda x: Meta(x._shape, x.dtype))
+def _grad_clear_kernel(x):
+    """The cleared (zero) gradient of a tensor shaped like x."""
+    return cleared(x.shape, x.dtype.str)
+
+
+@register_op("grad_accumulate", infer=lambda old, new: Meta(old._shape, old.dtype))
+def _grad_accumulate_kernel(old, new):
+    """old + new, without the addition when old is a cleared gradient."""
+    return accumulate_arrays(old, new)

@@ -191,8 +191,8 @@ def setitem_inplace(x: TensorLike, index: Any, value: Any) -> None:
             return
     out = setitem(x, index, value)
     if isinstance(x, Variable):
-        from ..program import rebind
-        rebind(x, out)
+        from ..inplace import assign_in_place
+        assign_in_place(x, out)
     else:
         raise TypeError("cannot assign a symbolic value into an eager tensor in place; "
                         "inside to_static the assignment is converted automatically")

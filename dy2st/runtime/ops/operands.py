@@ -68,6 +68,8 @@ def scalar_result_dtype(t: DType, value: Any) -> DType:
         return t if t in FLOATING else float32
     if isinstance(value, complex):
         raise TypeError("complex scalars are not supported")
+    if getattr(value, "dy2st_undefined", False):
+        value._fail()       # a name with no value on the path taken: UnboundLocalError
     raise TypeError(f"unsupported operand type {type(value).__name__}")
 
 
@@ -94,5 +96,7 @@ def as_tensor(x: Any, dtype: Any = None) -> Any:
         return x if dtype is None else cast(x, convert_dtype(dtype))
     if isinstance(x, (bool, int, float, np.number, np.bool_)) and not isinstance(x, np.ndarray):
         return constant(x, convert_dtype(dtype) if dtype is not None else scalar_dtype(x))
+    if getattr(x, "dy2st_undefined", False):
+        x._fail()
     from .creation import to_tensor
     return to_tensor(x, dtype=dtype)

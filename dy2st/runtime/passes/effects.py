@@ -56,12 +56,25 @@ class Renames(dict):
     the walk reaches it: the same result as renaming the reads of all later ops at each removal,
     without a walk over the rest of the block per removal."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        # target -> the names renamed to it: a later rename of a target moves only those, so
+        # adding costs what it changes, not a walk over every rename so far (quadratic)
+        self._sources: Dict[str, List[str]] = {}
+
     def add(self, mapping: Dict[str, str]) -> None:
         """Rename as if `mapping` were applied after the renames collected so far."""
-        for k, v in self.items():
-            if v in mapping:
-                self[k] = mapping[v]
-        self.update(mapping)
+        sources = self._sources
+        moved = {k: sources.pop(k) for k in mapping if k in sources}
+        for k, v in moved.items():
+            target = mapping[k]
+            still = [s for s in v if self.get(s) == k]     # not renamed again since
+            for s in still:
+                self[s] = target
+            sources.setdefault(target, []).extend(still)
+        for k, v in mapping.items():
+            self[k] = v
+            sources.setdefault(v, []).append(k)
 
     def apply(self, op: Operator) -> None:
         if self:

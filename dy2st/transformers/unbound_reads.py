@@ -1,0 +1,140 @@
+"""A name that may be unassigned where it is only passed along (`h = z`, `return z`, `f(z)`) is
+read through `_jst.Defined`, so that the error is raised at the line that reads it, as in Python.
+
+    h = z    ->   h = _jst.Defined(z)     (z assigned only under an `if`, in a loop, or deleted)
+
+Reads in operations (`z + 1`, `if z:`) fail at their own line already and stay as they are."""
+from __future__ import annotations
+
+from typing import Any, Iterator, Optional, Set
+
+import gast
+
+from . import analysis, templates
+from .base import Transformer
+from .context import PassContext
+
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ListComp, gast.SetComp,
+           gast.DictComp, gast.GeneratorExp, gast.ClassDef)
+
+
+def _declared(fn: gast.FunctionDef) -> Set[str]:
+    out: Set[str] = set()
+    for node in _own(fn.body):
+        if isinstance(node, (gast.Global, gast.Nonlocal)):
+            out.update(node.names)
+    return out
+
+
+def _own(stmts) -> Iterator[gast.AST]:
+    """Nodes of the statements in their own scope (not inside nested functions or lambdas)."""
+    stack = list(stmts)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, _SCOPES):
+            stack.extend(gast.iter_child_nodes(node))
+
+
+def _params(fn: gast.FunctionDef) -> Set[str]:
+    a = fn.args
+    names = [x for x in a.posonlyargs + a.args + a.kwonlyargs]
+    names += [x for x in (a.vararg, a.kwarg) if x is not None]
+    return {x.id for x in names if isinstance(x, gast.Name)}
+
+
+def _is_unbinding(stmt: gast.stmt) -> bool:
+    v = getattr(stmt, "value", None)
+    return isinstance(v, gast.Call) and isinstance(v.func, gast.Attribute) and \
+        v.func.attr == "UndefinedVar"
+
+
+_ENDS = (gast.Return, gast.Raise, gast.Break, gast.Continue)
+
+
+class UnboundReadsTransformer(Transformer):
+    def visit_FunctionDef(self, node: gast.FunctionDef) -> Any:
+        self._local = analysis.written_names(node.body, mutations=False) - _params(node) - \
+            _declared(node)
+        if self._local:
+            self._block(node.body, set())
+        return super().visit_FunctionDef(node)     # nested functions: their own locals
+
+    def _block(self, stmts, assigned: Set[str]) -> Optional[Set[str]]:
+        """Wrap the reads in stmts of names not surely assigned; the names surely assigned
+        after them (None when they never fall through: return, raise, break, continue)."""
+        assigned = set(assigned)
+        for stmt in stmts:
+            after = self._statement(stmt, assigned)
+            if after is None:
+                return None
+            assigned = after
+        return assigned
+
+    def _statement(self, stmt: gast.stmt, assigned: Set[str]) -> Optional[Set[str]]:
+        maybe = self._local - assigned
+        if isinstance(stmt, gast.If):
+            self._wrap_expr(stmt.test, maybe)
+            a, b = self._block(stmt.body, assigned), self._block(stmt.orelse, assigned)
+            if a is None or b is None:
+                return b if a is None else a
+            return a & b
+        if isinstance(stmt, (gast.For, gast.While)):
+            self._wrap_expr(stmt.iter if isinstance(stmt, gast.For) else stmt.test, maybe)
+            targets = {n.id for n in gast.walk(stmt.target) if isinstance(n, gast.Name)} \
+                if isinstance(stmt, gast.For) else set()
+            self._block(stmt.body, assigned | targets)
+            self._block(stmt.orelse, assigned)
+            return assigned          # the body may not run
+        if isinstance(stmt, (gast.With, gast.Try)):
+            for field in ("body", "orelse", "finalbody"):
+                self._block(getattr(stmt, field, []) or [], assigned)
+            for h in getattr(stmt, "handlers", []):
+                self._block(h.body, assigned)
+            return assigned
+        if maybe:
+            self._wrap(stmt, maybe)
+        if isinstance(stmt, _ENDS):
+            return None
+        if isinstance(stmt, gast.Assign):
+            names = {n.id for t in stmt.targets for n in gast.walk(t)
+                     if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+            return assigned - names if _is_unbinding(stmt) else assigned | names
+        return assigned
+
+    def _wrap_expr(self, expr: gast.expr, names: Set[str]) -> None:
+        if names:
+            self._wrap(expr, names)
+
+    def _wrap(self, stmt: gast.stmt, names: Set[str]) -> None:
+        for node in list(_own([stmt])):     # (not the Defined calls added here)
+            if isinstance(node, gast.Assign) and not _is_unbinding(node):
+                node.value = self._defined(node.value, names)
+            elif isinstance(node, gast.Return) and node.value is not None:
+                node.value = self._defined(node.value, names)
+                if isinstance(node.value, gast.Tuple):
+                    node.value.elts = [self._defined(e, names) for e in node.value.elts]
+            elif isinstance(node, gast.Call):
+                node.args = [self._defined(a, names) for a in node.args]
+                for kw in node.keywords:
+                    kw.value = self._defined(kw.value, names)
+            elif isinstance(node, (gast.List, gast.Tuple, gast.Set)) and \
+                    isinstance(node.ctx, gast.Load) and not self._in_index(node, stmt):
+                node.elts = [self._defined(e, names) for e in node.elts]
+            elif isinstance(node, gast.Dict):
+                node.values = [self._defined(v, names) for v in node.values]
+
+    @staticmethod
+    def _in_index(node: gast.AST, stmt: gast.stmt) -> bool:
+        """node is the index of a subscript (`x[:, t]`: a tuple of indices, not a display)."""
+        return any(isinstance(n, gast.Subscript) and n.slice is node for n in gast.walk(stmt))
+
+    @staticmethod
+    def _defined(expr: gast.expr, names: Set[str]) -> gast.expr:
+        if isinstance(expr, gast.Name) and isinstance(expr.ctx, gast.Load) and expr.id in names:
+            return templates.replace_expr("_jst.Defined(name)", name=expr)
+        return expr
+
+
+def transform(node: gast.AST, ctx: PassContext) -> gast.AST:
+    return UnboundReadsTransformer(ctx).visit(node)

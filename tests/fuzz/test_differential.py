@@ -1,0 +1,105 @@
+"""The differential fuzzer's fixed, seeded budget: random programs run eagerly, through to_static
+and through jit.save / jit.load must agree (tools/fuzz.py; `--count 5000` is the long run)."""
+import importlib.util
+import os
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _fuzz_module():
+    spec = importlib.util.spec_from_file_location("dy2st_tools_fuzz",
+                                                  os.path.join(ROOT, "tools", "fuzz.py"))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module          # (dataclasses look their module up there)
+    spec.loader.exec_module(module)
+    return module
+
+
+fuzz = _fuzz_module()
+
+BUDGET = 300      # programs, each on 5 inputs in 3 modes (about 15 s on the 2-core machine)
+
+# Programs of the budget that still disagree, each an open bug (docs/fuzzing.md lists them).
+# The test fails on any other disagreement, and on a listed one that is fixed (drop it then).
+OPEN = {
+    28: "a name assigned only inside a loop body helper read by a later tensor `if` branch: "
+        "NameError while tracing",
+    299: "same as 28",
+    111: "an object changed in place on some turns of a tensor loop only, read after it: "
+         "refused (escaped tensor) although eager has a value",
+    213: "same family as 111 (in-place change inside a loop body under a tensor `if`)",
+    283: "same family as 111",
+    290: "same family as 111; eager raises NameError there, static refuses the alias first",
+    255: "wrong values: in-place change through an alias inside nested tensor loops",
+    263: "wrong values: same family as 255",
+}
+
+
+def test_generated_programs_agree_in_every_mode():
+    report = fuzz.fuzz(seed=0, count=BUDGET)
+    assert report.programs == BUDGET
+    assert report.runs >= 4 * BUDGET        # most programs reach every input
+    new = [f for f in report.failures if f.seed not in OPEN]
+    shown = "\n".join(str(f) for f in new[:3])
+    assert not new, (f"{len(new)} of {BUDGET} programs disagree (reproduce one with `python "
+                     f"tools/fuzz.py --program-seed SEED --minimize`):\n{shown}")
+    fixed = set(OPEN) - {f.seed for f in report.failures}
+    assert not fixed, f"programs {sorted(fixed)} agree now: remove them from OPEN"
+    # jit.save of a program whose dead `if` left orphaned blocks (fuzz.KNOWN_BUGS) is refused
+    # by jit.load; every such program is counted, so the number can only be watched, not hidden
+    assert len(report.known) < BUDGET // 5
+
+
+def test_generator_covers_the_constructs_it_promises():
+    sources = "\n".join(fuzz.generate(s) for s in range(200))
+    for construct in ("for i", "in range(x.shape[0])", "in enumerate(x)", "in zip(x,", "while ",
+                      "break", "continue", "return ", " and ", " or ", "not (", "elif ", "else:",
+                      "+=", "] = ", "acc.append(", "d['a']", "helper(", "scale2(", ".add_(",
+                      "if FLAG", "z = "):
+        assert construct in sources, construct
+
+
+def test_a_disagreement_is_reported_with_its_seed_and_source(tmp_path, monkeypatch):
+    """A program whose static result differs (a broken comparison) fails with seed and source."""
+    monkeypatch.setattr(fuzz, "_agree", lambda a, b: False)
+    runs, failure = fuzz.check_program(5, str(tmp_path))
+    assert failure is not None and failure.seed == 5
+    text = str(failure)
+    assert "seed 5" in text and "def f(x):" in text and fuzz.generate(5) in text
+
+
+def test_outcomes_compare_values_and_error_lines():
+    import numpy as np
+    a = fuzz.Outcome(value=np.array([1.0, np.nan]))
+    assert fuzz._agree(a, fuzz.Outcome(value=np.array([1.0 + 1e-7, np.nan])))
+    assert not fuzz._agree(a, fuzz.Outcome(value=np.array([1.1, np.nan])))
+    assert not fuzz._agree(a, fuzz.Outcome(error=("ValueError", 3)))
+    assert fuzz._agree(fuzz.Outcome(error=("UnboundLocalError", 7)),
+                       fuzz.Outcome(error=("UnboundLocalError", 7)))
+    assert not fuzz._agree(fuzz.Outcome(error=("UnboundLocalError", 7)),
+                           fuzz.Outcome(error=("UnboundLocalError", 8)))
+
+
+def _dead_if(x):
+    h = x.mean(axis=0)
+    if x.sum() >= 0.0:
+        z = h * 2.0          # noqa: F841 - unused: the `if` is dead code
+    return h
+
+
+@pytest.mark.xfail(strict=True, reason="open bug found by the fuzzer (fuzz.KNOWN_BUGS): dead-code "
+                                       "elimination drops a tensor `if` but keeps its blocks, and "
+                                       "jit.load refuses the saved file")
+def test_saved_program_with_a_dead_tensor_if_loads(tmp_path):
+    import numpy as np
+    import dy2st as paddle
+    from dy2st.static import InputSpec
+    sf = paddle.jit.to_static(_dead_if, input_spec=[InputSpec([None, 3], "float32")])
+    x = paddle.ones([2, 3])
+    sf(x)
+    paddle.jit.save(sf, str(tmp_path / "m"))
+    loaded = paddle.jit.load(str(tmp_path / "m"))
+    np.testing.assert_allclose(loaded(x).numpy(), np.ones(3))

@@ -1,0 +1,142 @@
+"""A name read on a path that never assigned it raises UnboundLocalError naming it and the user's
+line, when that path runs (loop bodies, loop conditions, closures, after break), and only then."""
+import numpy as np
+import pytest
+
+import dy2st as paddle
+from dy2st.static import InputSpec
+
+SPEC = [InputSpec([None, 3], "float32")]
+SMALL = np.full((4, 3), 0.01, "float32")
+BIG = np.full((4, 3), 1.0, "float32")
+
+
+def _fails_like_eager(fn, x, line_text, error=UnboundLocalError):
+    with pytest.raises(error):
+        fn(paddle.to_tensor(x))
+    sf = paddle.jit.to_static(fn, input_spec=SPEC)
+    with pytest.raises(error) as info:
+        sf(paddle.to_tensor(x))
+    assert "'z'" in str(info.value) and line_text in str(info.value)
+    return sf
+
+
+def in_loop_body(x):
+    h = x.mean(axis=0)
+    s = x.sum() * 0.1
+    for row in x:
+        if not s < 0.5:
+            z = h * -0.5
+        h = h + z
+    return h
+
+
+def test_loop_body(check):
+    sf = _fails_like_eager(in_loop_body, SMALL, "h = h + z")
+    np.testing.assert_allclose(sf(paddle.to_tensor(BIG)).numpy(),
+                               in_loop_body(paddle.to_tensor(BIG)).numpy(), rtol=1e-6)
+
+
+def in_loop_condition(x):
+    i = 0
+    if x.sum() > 100:
+        z = x.sum()
+    while i < z:
+        i += 1
+    return x * i
+
+
+def test_loop_condition():
+    _fails_like_eager(in_loop_condition, SMALL, "while i < z")
+
+
+def in_closure(x):
+    if x.sum() > 100:
+        z = x * 2.0
+
+    def use():
+        return z + 1.0
+    return use()
+
+
+def test_closure():
+    # Python raises NameError for a free variable (UnboundLocalError is one)
+    _fails_like_eager(in_closure, SMALL, "return z + 1.0", NameError)
+
+
+def after_break(x):
+    h = x.mean(axis=0)
+    for row in x:
+        if row.sum() < 1.0:
+            break
+        z = row * 2.0
+    return h + z
+
+
+def test_after_break(check):
+    _fails_like_eager(after_break, SMALL, "return h + z")
+    check(after_break, BIG, input_spec=SPEC)
+
+
+def loop_never_runs(x):
+    for row in x:
+        z = row * 2.0
+    return z
+
+
+def test_loop_that_never_runs():
+    sf = paddle.jit.to_static(loop_never_runs, input_spec=SPEC)
+    np.testing.assert_allclose(sf(paddle.to_tensor(BIG)).numpy(), np.full(3, 2.0))
+    with pytest.raises(UnboundLocalError, match="'z'"):
+        sf(paddle.to_tensor(np.zeros((0, 3), "float32")))
+
+
+def untaken_branch(x, flag=False):
+    h = x.mean(axis=0)
+    if flag:
+        z = x * 2
+    if x.sum() > 100:
+        h = h + z
+    return h
+
+
+def _runs_until_the_branch_is_taken(check, fn, line_text):
+    sf = check(fn, SMALL, input_spec=SPEC)
+    with pytest.raises(UnboundLocalError) as info:
+        sf(paddle.to_tensor(np.full((2, 3), 100.0, "float32")))
+    assert "'z'" in str(info.value) and line_text in str(info.value)
+
+
+def test_unassigned_name_in_a_branch_that_is_not_taken(check):
+    """Issue 16: tracing the branch must not fail; running it raises at the user's line."""
+    _runs_until_the_branch_is_taken(check, untaken_branch, "h = h + z")
+
+
+def passed_along(x, flag=False):
+    h = x.mean(axis=0)
+    if flag:
+        z = h * 2.0
+    if x.sum() > 100:
+        g = z                      # the error belongs to this line, as in Python
+        h = h + g
+    return h
+
+
+def test_unassigned_name_passed_along_fails_at_the_line_that_reads_it(check):
+    _runs_until_the_branch_is_taken(check, passed_along, "g = z")
+
+
+def read_before_the_loop_assigns_it(x):
+    h = x.mean(axis=0)
+    if x.sum() > 100:
+        h = z * 2.0
+    for row in x:
+        z = row
+    return h
+
+
+def test_name_assigned_only_in_a_later_loop_is_unassigned_not_a_global(check):
+    check(read_before_the_loop_assigns_it, SMALL, input_spec=SPEC)
+    sf = paddle.jit.to_static(read_before_the_loop_assigns_it, input_spec=SPEC)
+    with pytest.raises(UnboundLocalError, match="'z'"):
+        sf(paddle.to_tensor(np.full((2, 3), 100.0, "float32")))
