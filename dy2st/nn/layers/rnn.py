@@ -1,16 +1,17 @@
 """Recurrent layers: the cells (SimpleRNNCell, LSTMCell, GRUCell), the step loop (RNN, BiRNN)
 and the multi-layer networks (SimpleRNN, LSTM, GRU), with Paddle 3.x's names and defaults.
 
-The step loop is a `while_loop` over a tensor array: eagerly a Python loop, in a static Program
-ONE `while` op (whether the sequence length is known or not). Everything is made of differentiable ops, so gradients need no rules of their own."""
+The step loop is eagerly a Python loop, and in a static Program ONE `while` op over tensor arrays
+(whether the sequence length is known or not). Everything is made of differentiable ops, so
+gradients need no rules of their own."""
 from __future__ import annotations
 
 import math
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Tuple
 
 from ...runtime import ops, state
 from ...runtime.pytree import flatten, unflatten
-from ...runtime.while_loop import while_loop
+from ...runtime.while_loop import probe, while_loop
 from .. import functional as F
 from ..functional.dims import known_dims
 from ..functional.sequence import sequence_mask
@@ -198,16 +199,11 @@ def run_cell(cell: Layer, inputs: Any, initial_states: Any = None, sequence_leng
         xs = [ops.flip(x, [0]) for x in xs]
         mask = None if mask is None else ops.flip(mask, [0])
     flat_states, state_tree = flatten(initial_states)
-    n_states = len(flat_states)
     out_tree: List[Any] = []
 
-    def cond(i: Any, *carry: Any) -> Any:
-        return i < steps
-
-    def body(i: Any, *carry: Any) -> List[Any]:
-        states, arrays = list(carry[:n_states]), list(carry[n_states:])
-        step_in = unflatten(in_tree, [x[i] for x in xs])
-        out, new_states = cell(step_in, unflatten(state_tree, states), **kwargs)
+    def step(i: Any, states: List[Any]) -> Tuple[List[Any], List[Any]]:
+        """The cell at step i: (flattened outputs, flattened new states), masked."""
+        out, new_states = cell(unflatten(in_tree, [x[i] for x in xs]), unflatten(state_tree, states), **kwargs)
         flat_out, tree = flatten(out)
         flat_new = flatten(new_states)[0]
         if mask is not None:
@@ -216,17 +212,19 @@ def run_cell(cell: Layer, inputs: Any, initial_states: Any = None, sequence_leng
             flat_out = [y * m for y in flat_out]
         if not out_tree:
             out_tree.append(tree)
-        arrays = [ops.array_write(y, i, a) for y, a in zip(flat_out, arrays)]
-        return [i + 1] + flat_new + arrays
+        return flat_out, flat_new
 
-    n_out = _output_count(cell, xs, in_tree, flat_states, state_tree, kwargs)
-    arrays = [ops.create_array(str(d)) for d in n_out]
-    # In a Program the counter is a tensor, so even a known length gives one `while` op rather
-    # than a copy of the cell per step (smaller Programs, faster to build and to run).
-    start = ops.full([], 0, "int64") if state.current_block() is not None else 0
-    result = while_loop(cond, body, [start] + flat_states + arrays)
-    final_states = unflatten(state_tree, result[1:1 + n_states])
-    outs = [stack_steps(a) for a in result[1 + n_states:]]
+    if state.current_block() is None:
+        # Eager: a Python loop; the outputs of every step are stacked by the differentiable `stack`.
+        per_step, states = [], flat_states
+        for i in range(steps):
+            flat_out, states = step(i, states)
+            per_step.append(flat_out)
+        outs = [ops.stack(list(ys), 0) for ys in zip(*per_step)]
+    else:
+        states, outs = _static_steps(step, steps, flat_states,
+                                     _output_dtypes(cell, xs, in_tree, flat_states, state_tree, kwargs))
+    final_states = unflatten(state_tree, states)
     if is_reverse:
         outs = [ops.flip(y, [0]) for y in outs]
     if not time_major:
@@ -234,19 +232,30 @@ def run_cell(cell: Layer, inputs: Any, initial_states: Any = None, sequence_leng
     return unflatten(out_tree[0], outs), final_states
 
 
-def stack_steps(array: Any) -> Any:
-    """Stack a step array along a new axis 0: eagerly a Python list (stacked by the
-    differentiable `stack`), in a static Program a tensor array."""
-    return ops.stack(array, 0) if isinstance(array, list) else ops.array_stack(array, 0)
+def _static_steps(step: Any, steps: Any, flat_states: List[Any], dtypes: List[Any]) -> Tuple[List[Any], List[Any]]:
+    """ONE `while` op over the steps, known in number or not: the counter is a tensor (so the
+    Program holds one copy of the cell, not one per step) and each output goes to a tensor array."""
+    n_states = len(flat_states)
+
+    def cond(i: Any, *carry: Any) -> Any:
+        return i < steps
+
+    def body(i: Any, *carry: Any) -> List[Any]:
+        flat_out, flat_new = step(i, list(carry[:n_states]))
+        arrays = [ops.array_write(y, i, a) for y, a in zip(flat_out, carry[n_states:])]
+        return [i + 1] + flat_new + arrays
+
+    arrays = [ops.create_array(str(d)) for d in dtypes]
+    result = while_loop(cond, body, [ops.full([], 0, "int64")] + flat_states + arrays)
+    return result[1:1 + n_states], [ops.array_stack(a, 0) for a in result[1 + n_states:]]
 
 
-def _output_count(cell: Layer, xs: List[Any], in_tree: Any, flat_states: List[Any], state_tree: Any,
+def _output_dtypes(cell: Layer, xs: List[Any], in_tree: Any, flat_states: List[Any], state_tree: Any,
                   kwargs: dict) -> List[Any]:
-    """The dtypes of the cell's flattened outputs, known from the cell's state shapes when it is
-    one of ours, else from one probing call whose ops are thrown away."""
+    """The dtypes of the cell's flattened outputs (for the tensor arrays made before the loop):
+    the input's for our cells, else from one probing call whose ops are thrown away."""
     if isinstance(cell, (SimpleRNNCell, LSTMCell, GRUCell)):
         return [xs[0].dtype]
-    from ...runtime.while_loop import probe
     out = probe(lambda: cell(unflatten(in_tree, [x[0] for x in xs]), unflatten(state_tree, flat_states),
                              **kwargs)[0])
     return [y.dtype for y in flatten(out)[0]]
