@@ -220,6 +220,10 @@ def test_bad_arguments_are_refused():
         nn.GRU(3, 4)(paddle.randn([2, 3, 3]), paddle.zeros([2, 2, 4]))
     with pytest.raises(ValueError, match="activation"):
         nn.SimpleRNNCell(3, 4, activation="sigmoid")
+    with pytest.raises(ValueError, match=r"LSTMCell: inputs must be \[batch, time, 3\].*\[2, 4, 5\]"):
+        nn.LSTM(3, 4)(paddle.randn([2, 4, 5]))
+    with pytest.raises(ValueError, match="got shape \\[2, 3\\]"):
+        nn.GRU(3, 4)(paddle.randn([2, 3]))
 
 
 def test_dropout_between_layers_only_in_training():

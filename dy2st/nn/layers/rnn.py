@@ -190,6 +190,12 @@ def run_cell(cell: Layer, inputs: Any, initial_states: Any = None, sequence_leng
     flat_in, in_tree = flatten(inputs)
     if initial_states is None:
         initial_states = cell.get_initial_states(batch_ref=flat_in[0], batch_dim_idx=1 if time_major else 0)
+    dims, expected = known_dims(flat_in[0]), getattr(cell, "input_size", None)
+    if isinstance(expected, int) and (len(dims) != 3 or dims[-1] not in (-1, expected)):
+        raise ValueError(f"{type(cell).__name__}: inputs must be [batch, time, {expected}] "
+                         f"(time first when time_major), got shape {dims}")
+    if len(dims) < 2:
+        raise ValueError(f"RNN: inputs need batch and time dims, got shape {dims}")
     xs = flat_in if time_major else [_time_major(x) for x in flat_in]
     steps = _dim(xs[0], 0)
     mask = None
