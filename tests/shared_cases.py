@@ -1,12 +1,15 @@
 """The conformance corpus in ../shared/conformance/cases (read-only, beside the repository),
 loaded as its Case objects with dy2st as the backend."""
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
 import dy2st
 
-CONFORMANCE = Path(__file__).resolve().parents[2] / "shared" / "conformance"
+# DY2ST_SHARED points elsewhere when the repository is not beside shared/ (a git worktree)
+CONFORMANCE = Path(os.environ.get("DY2ST_SHARED") or
+                   Path(__file__).resolve().parents[2] / "shared") / "conformance"
 
 
 def load_cases():

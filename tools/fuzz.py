@@ -335,11 +335,7 @@ class Failure:
 
 
 # Open bugs outside the converter that the fuzzer keeps finding: (text in the failure, cause).
-KNOWN_BUGS = [
-    ("some sub-blocks are not owned by any control-flow op",
-     "a tensor `if` or loop whose outputs are all unused is removed by dead-code elimination, "
-     "but its blocks stay in the Program; jit.save writes them and jit.load refuses the file"),
-]
+KNOWN_BUGS: List[Tuple[str, str]] = []
 
 
 def known_bug(failure: "Failure") -> Optional[str]:

@@ -7,6 +7,7 @@ from typing import Any, Callable, Sequence
 
 from ..runtime import ops
 from ..runtime.program import Variable
+from ..runtime.registry import apply
 from ..runtime.tensor import Tensor, TensorLike
 
 
@@ -85,7 +86,9 @@ def Int(x: Any) -> Any:
 
 def Float(x: Any) -> Any:
     if _symbolic(x):
-        return ops.cast(x, "float32" if not x.dtype.is_floating else x.dtype)
+        # float() of an eager tensor is a Python number, a constant to autograd: the symbolic
+        # value is detached so that to_static gives the eager gradient
+        return apply("detach", [x if x.dtype.is_floating else ops.cast(x, "float32")])
     return float(x)
 
 

@@ -88,3 +88,8 @@ def linspace(cx: OpContext) -> List[str]:
 not_exportable("random sampling: ONNX's random ops cannot reproduce dy2st's generator, so the "
                "exported model could not be checked against eager results",
                "gaussian_random", "uniform_random", "randint", "dropout")
+
+
+@lowers("detach", fold=False)
+def detach(cx: OpContext) -> List[Value]:
+    return [cx.values[0]]            # only gradients differ from assign; ONNX graphs have none

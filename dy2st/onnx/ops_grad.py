@@ -6,7 +6,7 @@ from typing import List
 
 from .builder import OpContext
 from .ops_index import scatter_indexed
-from .table import lowers, not_exportable
+from .table import lowers
 
 
 @lowers("reduce_as")
@@ -59,6 +59,3 @@ def tape_read(cx: OpContext) -> List[str]:
     _flat_tape(cx, cx.in_var(0))
     i = cx.node("Reshape", [cx.input_as(1, "int64"), cx.ints([])])
     return [cx.node("SequenceAt", [cx.input(0), i])]
-
-not_exportable("training-only: clearing and accumulating parameter gradients",
-               "grad_clear", "grad_accumulate")

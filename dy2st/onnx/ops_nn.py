@@ -186,21 +186,6 @@ not_exportable("training-time statistics: export the model in eval mode (jit.sav
                "batch_norm_stats")
 not_exportable("a loss: losses are computed in training, not in exported inference graphs",
                "cross_entropy", "smooth_l1")
-@lowers("conv2d")
-def conv2d(cx: OpContext) -> List[str]:
-    a = cx.attrs
-    x = cx.input(0)
-    if a["channel_last"]:
-        x = cx.node("Transpose", [x], perm=[0, 3, 1, 2])
-    (top, bottom), (left, right) = a["pads"]
-    ins = [x, cx.input(1)] + ([cx.input(2)] if len(cx.values) > 2 else [])
-    out = cx.node("Conv", ins, strides=list(a["stride"]), dilations=list(a["dilation"]),
-                  group=int(a["groups"]), pads=[top, left, bottom, right])
-    if a["channel_last"]:
-        out = cx.node("Transpose", [out], perm=[0, 2, 3, 1])
-    return [out]
-
-
 _PAD_MODES = {"constant": "constant", "reflect": "reflect", "edge": "edge", "wrap": "wrap"}
 
 

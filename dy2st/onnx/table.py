@@ -44,3 +44,8 @@ def load_table() -> None:
     from . import (ops_array, ops_control, ops_creation, ops_index, ops_linalg,  # noqa: F401
                    ops_gather, ops_math, ops_nn, ops_reduce, ops_shape, ops_side_effects,
                    ops_grad, ops_sorting, ops_stats)
+    from . import ops_conv  # noqa: F401
+    from . import ops_activation  # noqa: F401
+    from . import ops_training  # noqa: F401
+    from . import ops_pool  # noqa: F401
+    from . import ops_resample  # noqa: F401

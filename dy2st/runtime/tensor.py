@@ -106,6 +106,12 @@ class Tensor(TensorLike):
     def __iter__(self):
         if self._value.ndim == 0:
             raise TypeError("iteration over a 0-d tensor")
+        if not self.stop_gradient:
+            # rows of a tensor that needs a gradient are its slices on the tape (as Paddle's
+            # x[i] are): one unbind op, so a loop over them is differentiable
+            from .ops import unbind
+            yield from unbind(self, 0)
+            return
         for row in self._value:
             yield Tensor(np.asarray(row))
 

@@ -6,6 +6,7 @@ from typing import Any
 from . import ops
 from .ops import indexing
 from .program import Variable
+from .registry import apply
 from .tensor import Tensor, TensorLike
 
 
@@ -86,7 +87,9 @@ def _clone(self):
 
 
 def _detach(self):
-    return self if isinstance(self, Variable) else Tensor(self._value, stop_gradient=True)
+    if isinstance(self, Variable):
+        return apply("detach", [self])      # static gradients stop at the op, as eager ones do
+    return Tensor(self._value, stop_gradient=True)
 
 
 def _reshape(self, *shape, name=None):

@@ -77,3 +77,27 @@ def test_parameter_gradients_through_to_static_equal_eager():
     assert set(grads[0]) == set(grads[1]) and len(grads[0]) == 7
     for name in grads[0]:
         np.testing.assert_allclose(grads[1][name], grads[0][name], rtol=1e-4, atol=1e-6, err_msg=name)
+
+
+def test_second_order_grid_sample_gradients_in_a_static_program_equal_eager():
+    xa, ga = rnd(2, 1, 3, 3), rnd(2, 2, 2, 2) * 0.65
+
+    def fn(x, g):
+        return F.grid_sample(x, g, padding_mode="border")
+
+    def second(first):
+        return (first[0] * first[0]).sum() + (first[1] * first[1]).sum()
+
+    x, g = paddle.to_tensor(xa, stop_gradient=False), paddle.to_tensor(ga, stop_gradient=False)
+    first = paddle.grad([(fn(x, g) ** 3).sum()], [x, g], create_graph=True)
+    eager = paddle.grad([second(first)], [x, g])
+    main = paddle.static.Program()
+    with paddle.static.program_guard(main):
+        xv = paddle.static.data("x", [None, 1, 3, 3], "float64")
+        gv = paddle.static.data("g", [None, 2, 2, 2], "float64")
+        first_v = paddle.static.gradients([(fn(xv, gv) ** 3).sum()], [xv, gv])
+        grads = paddle.static.gradients([second(first_v)], [xv, gv])
+    got = paddle.static.Executor().run(main, feed={"x": xa, "g": ga}, fetch_list=grads)
+    for value, want in zip(got, eager):
+        assert np.abs(want.numpy()).max() > 0
+        np.testing.assert_allclose(value, want.numpy(), rtol=1e-10, atol=1e-12)

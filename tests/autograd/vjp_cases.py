@@ -458,3 +458,212 @@ REFUSING = {
     "cumprod_grad": Case("grad2_cumprod", second_order(lambda x: paddle.cumprod(x, dim=0), 1),
                          [f(3)]),
 }
+
+
+# ----------------------------------------------------------------------------- CNN family
+# Convolutions (1-D to 3-D, transposed), pooling, interpolation, grid_sample and the activations
+# added with them: every attribute form that takes a different path through the kernels.
+def _pool_unpool(x: Any) -> Any:
+    out, mask = F.max_pool2d(x, 2, return_mask=True)
+    return F.max_unpool2d(out, mask, 2)
+
+
+def _reflect_conv(x: Any) -> Any:
+    """A Conv2D layer with reflect padding (pad + conv), its parameters drawn under a seed."""
+    paddle.seed(7)
+    before = paddle.get_default_dtype()
+    paddle.set_default_dtype("float64")
+    try:
+        conv = paddle.nn.Conv2D(2, 3, 3, padding=1, padding_mode="reflect")
+    finally:
+        paddle.set_default_dtype(before)
+    return conv(x)
+
+
+def _grid(*shape: int, reach: float = 1.0) -> Float:
+    """Normalised grid coordinates in [-reach, reach] (beyond 1: outside the input)."""
+    return Float(tuple(shape), -reach, reach)
+
+
+CASES += [
+    # ------------------------------------------------------------------ convolutions
+    Case("conv1d_stride_pad_groups", lambda x, w, b: F.conv1d(x, w, b, stride=2, padding=1, groups=2),
+         [f(2, 4, 7), f(6, 2, 3), f(6)]),
+    Case("conv1d_nlc_dilation_valid",
+         lambda x, w: F.conv1d(x, w, dilation=2, padding="VALID", data_format="NLC"),
+         [f(1, 7, 2), f(3, 2, 2)]),
+    Case("conv1d_pad_pairs", lambda x, w: F.conv1d(x, w, padding=[2, 0]), [f(1, 2, 5), f(2, 2, 3)]),
+    Case("conv2d_full_pad_pairs",
+         lambda x, w: F.conv2d(x, w, stride=[1, 2], padding=[[0, 0], [0, 0], [1, 0], [0, 2]]),
+         [f(1, 2, 4, 4), f(2, 2, 2, 3)]),
+    Case("conv3d_stride_pad_bias", lambda x, w, b: F.conv3d(x, w, b, stride=[1, 2, 1],
+                                                           padding=[1, 0, 1]),
+         [f(1, 2, 3, 4, 3), f(2, 2, 2, 2, 2), f(2)]),
+    Case("conv3d_ndhwc_groups_dilation",
+         lambda x, w: F.conv3d(x, w, groups=2, dilation=[2, 1, 1], data_format="NDHWC"),
+         [f(1, 3, 3, 2, 4), f(2, 2, 2, 2, 1)]),
+    Case("conv3d_same", lambda x, w: F.conv3d(x, w, stride=2, padding="SAME"),
+         [f(1, 1, 3, 4, 3), f(2, 1, 2, 2, 2)]),
+    Case("conv1d_transpose_output_padding",
+         lambda x, w, b: F.conv1d_transpose(x, w, b, stride=2, padding=1, output_padding=1),
+         [f(2, 3, 4), f(3, 2, 3), f(2)]),
+    Case("conv2d_transpose_groups_dilation",
+         lambda x, w: F.conv2d_transpose(x, w, stride=[2, 1], padding=[1, 0], groups=2, dilation=2),
+         [f(1, 4, 3, 3), f(4, 1, 2, 2)]),
+    Case("conv2d_transpose_nhwc_output_size",
+         lambda x, w, b: F.conv2d_transpose(x, w, b, stride=2, output_size=[6, 5],
+                                            data_format="NHWC"),
+         [f(1, 3, 2, 2), f(2, 3, 2, 2), f(3)]),
+    Case("conv3d_transpose_stride_pad", lambda x, w: F.conv3d_transpose(x, w, stride=2, padding=1),
+         [f(1, 2, 2, 3, 2), f(2, 1, 3, 2, 2)]),
+    Case("conv3d_transpose_ndhwc_groups",
+         lambda x, w: F.conv3d_transpose(x, w, stride=[1, 2, 1], groups=2, data_format="NDHWC"),
+         [f(1, 2, 2, 2, 4), f(4, 1, 2, 1, 2)]),
+    Case("conv1d_transpose_dilation_output_size",
+         lambda x, w: F.conv1d_transpose(x, w, stride=3, dilation=2, output_size=[11],
+                                         data_format="NLC"),
+         [f(1, 3, 2), f(2, 1, 3)]),
+    Case("conv2d_layer_reflect_padding", lambda x: _reflect_conv(x), [f(1, 2, 4, 3)]),
+    # ------------------------------------------------------------------ pooling
+    Case("max_pool1d_pad", lambda x: F.max_pool1d(x, 3, 2, 1), [f(2, 3, 7)]),
+    Case("max_pool1d_ceil", lambda x: F.max_pool1d(x, 2, ceil_mode=True), [f(1, 2, 5)]),
+    Case("max_pool2d_ceil_mask", lambda x: F.max_pool2d(x, 3, 2, 1, return_mask=True,
+                                                       ceil_mode=True), [f(2, 2, 5, 5)]),
+    Case("max_pool2d_nhwc", lambda x: F.max_pool2d(x, 2, data_format="NHWC"), [f(1, 4, 4, 3)]),
+    Case("max_pool3d_stride_pad", lambda x: F.max_pool3d(x, 2, stride=[1, 2, 2], padding=[0, 1, 0]),
+         [f(1, 2, 3, 4, 4)]),
+    Case("max_pool3d_ndhwc_ceil", lambda x: F.max_pool3d(x, 2, ceil_mode=True, data_format="NDHWC"),
+         [f(1, 3, 3, 2, 2)]),
+    Case("avg_pool1d_inclusive", lambda x: F.avg_pool1d(x, 3, 2, 1, exclusive=False), [f(2, 3, 7)]),
+    Case("avg_pool1d_ceil", lambda x: F.avg_pool1d(x, 2, 2, ceil_mode=True), [f(1, 2, 5)]),
+    Case("avg_pool2d_ceil_exclusive", lambda x: F.avg_pool2d(x, 3, 2, 1, ceil_mode=True),
+         [f(2, 2, 5, 5)]),
+    Case("avg_pool2d_divisor_nhwc",
+         lambda x: F.avg_pool2d(x, 2, divisor_override=3, data_format="NHWC"), [f(1, 4, 4, 2)]),
+    Case("avg_pool3d_same_inclusive",
+         lambda x: F.avg_pool3d(x, 2, 2, padding="SAME", exclusive=False), [f(1, 2, 3, 3, 2)]),
+    Case("adaptive_avg_pool1d", lambda x: F.adaptive_avg_pool1d(x, 3), [f(2, 2, 7)]),
+    Case("adaptive_avg_pool2d_keep_dim", lambda x: F.adaptive_avg_pool2d(x, [2, None]),
+         [f(1, 2, 5, 3)]),
+    Case("adaptive_avg_pool2d_nhwc", lambda x: F.adaptive_avg_pool2d(x, 2, data_format="NHWC"),
+         [f(1, 5, 3, 2)]),
+    Case("adaptive_avg_pool3d", lambda x: F.adaptive_avg_pool3d(x, [2, 1, 3]), [f(1, 2, 3, 3, 4)]),
+    Case("adaptive_max_pool1d_mask", lambda x: F.adaptive_max_pool1d(x, 3, return_mask=True),
+         [f(2, 2, 7)]),
+    Case("adaptive_max_pool2d", lambda x: F.adaptive_max_pool2d(x, [2, 3]), [f(1, 2, 5, 7)]),
+    Case("adaptive_max_pool3d", lambda x: F.adaptive_max_pool3d(x, 2), [f(1, 1, 3, 4, 3)]),
+    Case("max_unpool2d_of_pool", _pool_unpool, [f(1, 2, 4, 4)]),
+    Case("max_unpool1d_values", lambda v, i: F.max_unpool1d(v, i, 2),
+         [f(2, 1, 3), const([[[1, 2, 5]], [[0, 3, 4]]])]),
+    Case("max_unpool3d_values", lambda v, i: F.max_unpool3d(v, i, 2),
+         [f(1, 1, 1, 1, 2), const([[[[[3, 14]]]]])]),
+    Case("lp_pool1d_stride", lambda x: F.lp_pool1d(x, 3.0, 3, stride=2), [Float((1, 2, 7), 0.5, 2.0)]),
+    Case("lp_pool2d", lambda x: F.lp_pool2d(x, 2.0, 2), [Float((1, 2, 4, 4), 0.5, 2.0)]),
+    # ------------------------------------------------------------------ interpolation
+    Case("interpolate_nearest_scale", lambda x: F.interpolate(x, scale_factor=2, mode="nearest"),
+         [f(1, 2, 3, 3)]),
+    Case("interpolate_nearest_size_nhwc",
+         lambda x: F.interpolate(x, size=[5, 2], mode="nearest", data_format="NHWC"),
+         [f(1, 3, 4, 2)]),
+    Case("interpolate_linear_align_corners",
+         lambda x: F.interpolate(x, size=[7], mode="linear", align_corners=True,
+                                 data_format="NCW"), [f(2, 2, 4)]),
+    Case("interpolate_linear_align_mode1",
+         lambda x: F.interpolate(x, scale_factor=1.5, mode="linear", align_mode=1,
+                                 data_format="NCW"), [f(1, 2, 4)]),
+    Case("interpolate_bilinear_half_pixel",
+         lambda x: F.interpolate(x, size=[5, 3], mode="bilinear"), [f(2, 1, 3, 4)]),
+    Case("interpolate_bilinear_downscale_align",
+         lambda x: F.interpolate(x, scale_factor=0.6, mode="bilinear", align_corners=True),
+         [f(1, 2, 5, 5)]),
+    Case("interpolate_trilinear", lambda x: F.interpolate(x, size=[3, 4, 2], mode="trilinear"),
+         [f(1, 1, 2, 3, 3)]),
+    Case("interpolate_trilinear_ndhwc_align",
+         lambda x: F.interpolate(x, scale_factor=[1.5, 1, 2], mode="trilinear",
+                                 align_corners=True, data_format="NDHWC"), [f(1, 2, 2, 2, 2)]),
+    Case("interpolate_bicubic", lambda x: F.interpolate(x, size=[5, 6], mode="bicubic"),
+         [f(1, 2, 3, 4)]),
+    Case("interpolate_bicubic_align", lambda x: F.interpolate(x, scale_factor=1.7, mode="bicubic",
+                                                              align_corners=True), [f(1, 1, 4, 3)]),
+    Case("interpolate_area", lambda x: F.interpolate(x, size=[2, 3], mode="area"), [f(1, 2, 5, 7)]),
+    Case("upsample_bilinear", lambda x: F.upsample(x, scale_factor=2, mode="bilinear"),
+         [f(1, 1, 2, 3)]),
+    # ------------------------------------------------------------------ grid_sample
+    Case("grid_sample_bilinear_zeros",
+         lambda x, g: F.grid_sample(x, g, align_corners=False), [f(2, 2, 3, 4), _grid(2, 3, 2, 2, reach=1.2)]),
+    Case("grid_sample_bilinear_border",
+         lambda x, g: F.grid_sample(x, g, padding_mode="border"), [f(1, 2, 3, 4), _grid(1, 2, 3, 2, reach=1.3)]),
+    Case("grid_sample_reflection",
+         lambda x, g: F.grid_sample(x, g, padding_mode="reflection"), [f(1, 2, 4, 3), _grid(1, 3, 2, 2, reach=1.6)]),
+    Case("grid_sample_reflection_half_pixel",
+         lambda x, g: F.grid_sample(x, g, padding_mode="reflection", align_corners=False),
+         [f(1, 1, 3, 4), _grid(1, 2, 3, 2, reach=1.6)]),
+    Case("grid_sample_nearest",
+         lambda x, g: F.grid_sample(x, g, mode="nearest"), [f(2, 2, 3, 3), _grid(2, 2, 2, 2)]),
+    Case("grid_sample_5d_trilinear", lambda x, g: F.grid_sample(x, g, align_corners=False),
+         [f(1, 2, 2, 3, 3), _grid(1, 2, 2, 2, 3, reach=1.1)]),
+    Case("grid_sample_5d_border_nearest",
+         lambda x, g: F.grid_sample(x, g, mode="nearest", padding_mode="border"),
+         [f(1, 1, 3, 2, 3), _grid(1, 2, 1, 2, 3, reach=1.3)]),
+    Case("grid_sample_5d_reflection", lambda x, g: F.grid_sample(x, g, padding_mode="reflection"),
+         [f(1, 1, 2, 3, 2), _grid(1, 1, 2, 2, 3, reach=1.5)]),
+    # ------------------------------------------------------------------ activations
+    Case("softsign", F.softsign, [f(2, 3)]),
+    Case("log_sigmoid", F.log_sigmoid, [f(2, 3, low=-6, high=6)]),
+    Case("hardshrink", F.hardshrink, [f(8)]),
+    Case("hardshrink_threshold", lambda x: F.hardshrink(x, threshold=0.2), [f(2, 4)]),
+    Case("softshrink", F.softshrink, [f(8)]),
+    Case("softshrink_threshold", lambda x: F.softshrink(x, threshold=0.1), [f(2, 4)]),
+    Case("tanhshrink", F.tanhshrink, [f(2, 3, low=-3, high=3)]),
+    Case("thresholded_relu", F.thresholded_relu, [f(8, low=-2, high=3)]),
+    Case("thresholded_relu_value", lambda x: F.thresholded_relu(x, threshold=0.2, value=0.5),
+         [f(2, 4)]),
+    Case("selu", F.selu, [f(2, 4, low=-3, high=3)]),
+    Case("selu_scale_alpha", lambda x: F.selu(x, scale=1.5, alpha=0.5), [f(8, low=-3, high=3)]),
+    Case("celu", F.celu, [f(2, 4, low=-3, high=3)]),
+    Case("celu_alpha", lambda x: F.celu(x, alpha=0.4), [f(2, 2, 2, low=-2, high=2)]),
+    Case("glu_last", F.glu, [f(2, 4)]),
+    Case("glu_axis1", lambda x: F.glu(x, axis=1), [f(2, 6, 2)]),
+    Case("prelu_channels", lambda x, w: F.prelu(x, w), [f(2, 3, 2), f(3)]),
+    Case("prelu_nhwc", lambda x, w: F.prelu(x, w, data_format="NHWC"), [f(1, 2, 2, 3), f(3)]),
+    Case("rrelu_eval", lambda x: F.rrelu(x, training=False), [f(2, 4)]),
+    Case("maxout", lambda x: F.maxout(x, 2), [f(1, 4, 2, 2)]),
+]
+
+SECOND_ORDER += [
+    Case("grad2_conv1d", second_order(lambda x, w: F.conv1d(x, w, stride=2, padding=1), 2),
+         [f(1, 2, 5), f(2, 2, 2)]),
+    Case("grad2_conv2d_transpose",
+         second_order(lambda x, w: F.conv2d_transpose(x, w, stride=2, groups=2), 2),
+         [f(1, 2, 2, 2), f(2, 1, 2, 2)]),
+    Case("grad2_max_pool", second_order(lambda x: F.max_pool2d(x, 2, padding=1), 1),
+         [f(1, 2, 3, 3)]),
+    Case("grad2_max_unpool", second_order(_pool_unpool, 1), [f(1, 1, 4, 4)]),
+    Case("grad2_interpolate", second_order(lambda x: F.interpolate(x, size=[3, 5], mode="bilinear"), 1),
+         [f(1, 1, 2, 3)]),
+    Case("grad2_avg_pool", second_order(lambda x: F.avg_pool1d(x, 2, 1, 1), 1), [f(1, 2, 4)]),
+]
+
+SECOND_ORDER += [
+    Case("grad2_grid_sample_zeros", second_order(
+        lambda x, g: F.grid_sample(x, g, align_corners=False), 2),
+        [f(1, 2, 3, 3), _grid(1, 2, 2, 2, reach=1.2)]),
+    Case("grad2_grid_sample_border", second_order(
+        lambda x, g: F.grid_sample(x, g, padding_mode="border"), 2),
+        [f(2, 1, 3, 4), _grid(2, 2, 1, 2, reach=1.3)]),
+    Case("grad2_grid_sample_reflection", second_order(
+        lambda x, g: F.grid_sample(x, g, padding_mode="reflection"), 2),
+        [f(1, 1, 3, 3), _grid(1, 2, 2, 2, reach=1.6)]),
+    Case("grad2_grid_sample_nearest", second_order(
+        lambda x, g: F.grid_sample(x, g, mode="nearest"), 2),
+        [f(1, 1, 3, 3), _grid(1, 2, 2, 2)]),
+    Case("grad2_grid_sample_5d", second_order(
+        lambda x, g: F.grid_sample(x, g, align_corners=False), 2),
+        [f(1, 1, 2, 3, 2), _grid(1, 1, 2, 2, 3, reach=1.1)]),
+]
+
+REFUSING.update({
+    "grid_sample_grad_grad": Case(
+        "grad3_grid_sample", second_order(second_order(lambda x, g: F.grid_sample(x, g), 2), 2),
+        [f(1, 1, 3, 3), _grid(1, 2, 2, 2)]),
+})

@@ -90,9 +90,6 @@ def _dead_if(x):
     return h
 
 
-@pytest.mark.xfail(strict=True, reason="open bug found by the fuzzer (fuzz.KNOWN_BUGS): dead-code "
-                                       "elimination drops a tensor `if` but keeps its blocks, and "
-                                       "jit.load refuses the saved file")
 def test_saved_program_with_a_dead_tensor_if_loads(tmp_path):
     import numpy as np
     import dy2st as paddle

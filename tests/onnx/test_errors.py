@@ -144,3 +144,19 @@ def test_cli_without_the_onnx_package(tmp_path):
              "x:float32[3]", "-o", "out", extra_path=[str(fake)])
     assert p.returncode == 2 and 'pip install "dy2st[onnx]"' in p.stderr
     assert not os.path.exists(tmp_path / "out.onnx")
+
+
+def bce(x):
+    target = paddle.ones_like(x)
+    return paddle.nn.functional.binary_cross_entropy(paddle.nn.functional.sigmoid(x), target)
+
+
+def test_a_training_only_op_is_refused_as_such(tmp_path):
+    with pytest.raises(NotExportableError) as info:
+        # (a static batch dim: the loss's shape check reads x.shape, symbolic for a None dim)
+        paddle.onnx.export(bce, str(tmp_path / "m"),
+                           input_spec=[paddle.static.InputSpec([2, 3], "float32", "x")])
+    msg = str(info.value)
+    assert "op bce_loss" in msg and "training-only" in msg
+    assert f"line {line_of(bce, 'binary_cross_entropy(')}" in msg and HERE in msg
+    assert listing(tmp_path) == []

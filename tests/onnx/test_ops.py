@@ -6,26 +6,8 @@ import pytest
 
 import dy2st as paddle
 import dy2st.nn.functional as F
+from tests.onnx.checks import check, spec
 from tests.support import flat_results, onnx_outputs, randn
-
-
-def spec(a, dynamic_first=False):
-    shape = list(a.shape)
-    if dynamic_first and shape:
-        shape[0] = None
-    return paddle.static.InputSpec(shape, str(a.dtype))
-
-
-def check(tmp_path, fn, *input_sets, dynamic_first=False, rtol=1e-5, atol=1e-6):
-    path = str(tmp_path / "m")
-    paddle.onnx.export(fn, path, input_spec=[spec(a, dynamic_first) for a in input_sets[0]])
-    for arrays in input_sets:
-        want = flat_results(fn(*[paddle.to_tensor(a) for a in arrays]))
-        got = onnx_outputs(path + ".onnx", *arrays)
-        assert len(got) == len(want)
-        for g, w in zip(got, want):
-            assert g.shape == w.shape and g.dtype == w.dtype, (g.dtype, w.dtype, g.shape, w.shape)
-            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
 
 
 def check_with_count(tmp_path, fn, x, counts):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ...runtime import ops
 from ...runtime.registry import apply
-from . import register_vjp
+from . import GradientError, register_vjp
 from .util import shape_of
 
 
@@ -138,6 +138,19 @@ def _grid_sample(ctx, g):
     x, grid = ctx.inputs
     dx, dgrid = apply("grid_sample_grad", [g, x, grid], ctx.attrs)
     return (dx if ctx.needs[0] else None, dgrid if ctx.needs[1] else None)
+
+
+@register_vjp("grid_sample_grad")
+def _grid_sample_grad(ctx, g_dx, g_dgrid):
+    g, x, grid = ctx.inputs
+    dg, dx, dgrid = apply("grid_sample_grad_grad", [g, x, grid, g_dx, g_dgrid], ctx.attrs)
+    return tuple(v if need else None for v, need in zip((dg, dx, dgrid), ctx.needs))
+
+
+@register_vjp("grid_sample_grad_grad")
+def _grid_sample_grad_grad(ctx, *_):
+    raise GradientError("the third derivative of grid_sample is not supported; compute its "
+                        "second derivative with create_graph=False")
 
 
 @register_vjp("max_pool_grad", saves=(1,))

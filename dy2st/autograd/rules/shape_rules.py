@@ -36,6 +36,9 @@ def _assign(ctx, g):
     return (g,)
 
 
+mark_no_grad("detach")     # a copy that gradients do not flow through
+
+
 @register_vjp("cast", saves=())
 def _cast(ctx, g):
     x = ctx.inputs[0]

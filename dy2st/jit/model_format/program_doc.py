@@ -11,18 +11,36 @@ from .errors import ModelFormatError
 from .header import FORMAT_NAME, FORMAT_VERSION, _dy2st_version
 
 
+def _live_blocks(program: Program) -> Dict[int, int]:
+    """Old index -> new index of the blocks some control-flow op owns (and the global block):
+    passes may drop an op (a dead tensor `if`) but leave its blocks in the Program."""
+    live, stack = {0}, [0]
+    while stack:
+        for op in program.blocks[stack.pop()].ops:
+            for idx in op.sub_blocks():
+                if idx not in live:
+                    live.add(idx)
+                    stack.append(idx)
+    return {old: new for new, old in enumerate(sorted(live))}
+
+
 def _program_doc(program: Program) -> Dict[str, Any]:
+    renumber = _live_blocks(program)
     blocks = []
     for b in program.blocks:
+        if b.idx not in renumber:
+            continue
         where = f"block {b.idx}"
         vars_ = [{"name": v.name, "shape": list(v._shape), "dtype": str(v.dtype), "kind": v.kind,
                   "elem": None if v.elem is None else [list(v.elem[0]), str(v.elem[1])],
                   "persistable": bool(v.persistable)} for v in b.vars.values()]
         ops = [{"type": op.type, "inputs": list(op.inputs), "outputs": list(op.outputs),
-                "attrs": {k: encode_value(a, f"{where}: op {op.type}: attr {k!r}")
+                "attrs": {k: encode_value(renumber[a] if k.endswith("_block") and op.sub_blocks()
+                                          else a, f"{where}: op {op.type}: attr {k!r}")
                           for k, a in op.attrs.items()},
                 "origin": None if op.origin is None else op.origin.to_json()} for op in b.ops]
-        blocks.append({"idx": b.idx, "parent": b.parent_idx, "params": list(b.params),
+        blocks.append({"idx": renumber[b.idx], "parent": renumber.get(b.parent_idx, -1),
+                       "params": list(b.params),
                        "results": list(b.results), "vars": vars_, "ops": ops})
     return {"blocks": blocks, "feed_names": list(program.feed_names),
             "fetch_names": list(program.fetch_names)}

@@ -144,12 +144,15 @@ def _channel_shape(x: Any, n: int, data_format: str) -> list:
 def prelu(x: Any, weight: Any, data_format: str = "NCHW", name: Optional[str] = None) -> Any:
     """max(0, x) + weight * min(0, x); weight has 1 value or one per channel."""
     x = as_tensor(x)
-    n = int(np.prod(known_dims(weight)))
-    if n != 1:
+    dims = known_dims(weight)
+    # a weight whose size is known only at run time takes the per-channel form: [1, -1, 1...]
+    # broadcasts a single value as well
+    n = -1 if -1 in dims else int(np.prod(dims))
+    if n > 1:
         channels = known_dims(x)[x.ndim - 1 if data_format in ("NLC", "NHWC", "NDHWC") else 1]
         if channels >= 0 and channels != n:
             raise ValueError(f"prelu: the weight has {n} values but the input has {channels} channels")
-    w = ops.reshape(cast(weight, x.dtype), _channel_shape(x, n, data_format) if n > 1 else [1] * max(x.ndim, 1))
+    w = ops.reshape(cast(weight, x.dtype), _channel_shape(x, n, data_format) if n != 1 else [1] * max(x.ndim, 1))
     r = relu(x)
     return r + w * (x - r)
 

@@ -127,6 +127,65 @@ def _grid_sample_grad_kernel(g, x, grid, mode, padding_mode, align_corners):
     return dx.astype(g.dtype, copy=False), dgrid.astype(g.dtype, copy=False)
 
 
+def _sample_grad_grad(g, x, grid, a, b, mode, padding_mode, align_corners):
+    """The gradients of <a, dx> + <b, dgrid> (dx, dgrid: grid_sample's gradients for the output
+    cotangent g) in g, x and grid. Per corner k of a point, the weight W_k = prod_d w_kd(f_d) is
+    multilinear in the fractions f_d, so everything is a sum over corners of W_k, its directional
+    derivative T_k along b (in fraction space) and their derivatives in f."""
+    nd = x.ndim - 2
+    sizes = x.shape[2:]
+    if mode == "nearest":
+        # dx scatters g to the nearest pixel, dgrid is 0: only g has a gradient
+        coords = [_source(grid[..., nd - 1 - d], sizes[d], padding_mode, align_corners)[0]
+                  for d in range(nd)]
+        vals = _corners(a, [np.rint(c).astype(np.int64) for c in coords])[0]
+        return vals, np.zeros(x.shape), np.zeros(grid.shape)
+    coords, dcoords = zip(*[_source(grid[..., nd - 1 - d], sizes[d], padding_mode, align_corners)
+                            for d in range(nd)])
+    base = [np.floor(c).astype(np.int64) for c in coords]
+    frac = [c - f for c, f in zip(coords, base)]
+    # b along each spatial dim, times d coord / d grid: the direction in fraction space
+    bd = [b[..., nd - 1 - d] * dcoords[d] for d in range(nd)]
+    dg = np.zeros(g.shape)
+    dx = np.zeros(x.shape)
+    dfrac = [np.zeros(grid.shape[:-1]) for _ in range(nd)]
+
+    def prod(ws, skip):
+        out = 1.0
+        for i, w in enumerate(ws):
+            if i not in skip:
+                out = out * w
+        return out
+
+    for bits in itertools.product((0, 1), repeat=nd):
+        ws = [f if bit else 1.0 - f for f, bit in zip(frac, bits)]
+        sign = [1.0 if bit else -1.0 for bit in bits]
+        idx = [f + bit for f, bit in zip(base, bits)]
+        v, valid, clipped = _corners(x, idx)
+        av = _corners(a, idx)[0]
+        weight = prod(ws, ())
+        t = sum(bd[d] * sign[d] * prod(ws, (d,)) for d in range(nd))
+        dg += av * weight[:, None] + v * t[:, None]
+        _scatter(dx, g * (t * valid)[:, None], clipped)
+        gav, gv = (g * av).sum(1), (g * v).sum(1)
+        for e in range(nd):
+            cross = sum((bd[d] * sign[d] * sign[e] * prod(ws, (d, e)) for d in range(nd) if d != e),
+                        np.zeros_like(gv))
+            dfrac[e] += gav * sign[e] * prod(ws, (e,)) + gv * cross
+    dgrid = np.stack([dfrac[nd - 1 - j] * dcoords[nd - 1 - j] for j in range(nd)], axis=-1)
+    return dg, dx, dgrid
+
+
+@register_op("grid_sample_grad_grad", n_outputs=3,
+             infer=lambda g, x, grid, a, b, **attrs: (Meta(g._shape, g.dtype), Meta(x._shape, g.dtype),
+                                                      Meta(grid._shape, g.dtype)))
+def _grid_sample_grad_grad_kernel(g, x, grid, a, b, mode, padding_mode, align_corners):
+    """The gradients of grid_sample_grad (cotangents a of dx and b of dgrid) in g, x and grid."""
+    f64 = [v.astype(np.float64) for v in (g, x, grid, a, b)]
+    return tuple(r.astype(g.dtype, copy=False)
+                 for r in _sample_grad_grad(*f64, mode, padding_mode, align_corners))
+
+
 def grid_sample(x: Any, grid: Any, mode: str = "bilinear", padding_mode: str = "zeros",
                 align_corners: bool = True, name: Optional[str] = None) -> Any:
     """out[n, c, i, j] = x[n, c] sampled at grid[n, i, j] = (x, y) in [-1, 1] (and likewise in 3-D

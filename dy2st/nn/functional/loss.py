@@ -8,7 +8,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ...autograd.rules import register_vjp
-from ...autograd.rules.util import unbroadcast
+from ...autograd.rules.util import shape_of, unbroadcast
 from ...runtime import ops
 from ...runtime.ops.operands import as_tensor, binary_operands, cast
 from ...runtime.registry import Meta, apply, register_op
@@ -204,7 +204,9 @@ def _binary_operands(input: Any, label: Any, reduction: str, op: str, what: str)
     if not x.dtype.is_floating:
         raise TypeError(f"{op}: {what} must be float, got {x.dtype}")
     y = cast(as_tensor(label), x.dtype)
-    xs, ys = tuple(x.shape), tuple(y.shape)
+    # static shapes (-1 for a dim known only at run time): Variable.shape gives such dims as
+    # symbolic scalars, which have no truth value while the program is built
+    xs, ys = shape_of(x), shape_of(y)
     if len(xs) != len(ys) or any(a != b and a != -1 and b != -1 for a, b in zip(xs, ys)):
         raise ValueError(f"{op}: {what} and label must have the same shape, got {list(xs)} and "
                          f"{list(ys)}")

@@ -60,7 +60,8 @@ def to_tensor(data: Any, dtype: Any = None, place: Any = None, stop_gradient: bo
     """A tensor from Python data, a numpy array or another tensor (a copy)."""
     d = convert_dtype(dtype) if dtype is not None else None
     if is_tensor(data) and not isinstance(data, Tensor):     # a static Variable
-        out = apply("assign", [data])
+        # eagerly the copy is a new leaf (stop_gradient=True by default): no gradient flows back
+        out = apply("detach" if stop_gradient else "assign", [data])
         return _cast_to(out, d) if d is not None else out
     if state._state.blocks and isinstance(data, (list, tuple)) and any(is_tensor(v) for v in data):
         from .shape import stack
@@ -79,6 +80,11 @@ def _assign_kernel(x):
 
 
 register_op("assign", infer=lambda x: Meta(x._shape, x.dtype, x.kind, x.elem))(_assign_kernel)
+
+
+# A copy that gradients do not flow through: what `detach()` and Python's float() of a tensor
+# (a constant eagerly) are in a Program, where a Variable has no tape to leave.
+register_op("detach", infer=lambda x: Meta(x._shape, x.dtype))(_assign_kernel)
 
 
 def assign(x: Any, output: Any = None) -> Any:
