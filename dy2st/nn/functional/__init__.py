@@ -41,3 +41,7 @@ from .unpool import lp_pool1d, lp_pool2d, max_unpool1d, max_unpool2d, max_unpool
 __all__ += ["lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d", "max_unpool3d"]
 from .padding import zeropad2d
 __all__ += ["zeropad2d"]
+from .sequence import cosine_similarity, gather_tree, label_smooth, sequence_mask
+__all__ += ["cosine_similarity", "gather_tree", "label_smooth", "sequence_mask"]
+from .attention import scaled_dot_product_attention
+__all__ += ["scaled_dot_product_attention"]

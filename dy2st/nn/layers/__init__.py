@@ -38,3 +38,9 @@ __all__ += ["Pad1D", "Pad2D", "Pad3D", "ZeroPad1D", "ZeroPad2D", "ZeroPad3D", "C
             "PixelShuffle", "PixelUnshuffle", "Unfold", "Upsample", "UpsamplingBilinear2D", "UpsamplingNearest2D"]
 from .pooling import LPPool1D, LPPool2D, MaxUnPool1D, MaxUnPool2D, MaxUnPool3D
 __all__ += ["LPPool1D", "LPPool2D", "MaxUnPool1D", "MaxUnPool2D", "MaxUnPool3D"]
+from .rnn import GRU, LSTM, RNN, BiRNN, GRUCell, LSTMCell, RNNCellBase, SimpleRNN, SimpleRNNCell
+__all__ += ["GRU", "LSTM", "RNN", "BiRNN", "GRUCell", "LSTMCell", "RNNCellBase", "SimpleRNN", "SimpleRNNCell"]
+from .transformer import (MultiHeadAttention, Transformer, TransformerDecoder, TransformerDecoderLayer,
+                          TransformerEncoder, TransformerEncoderLayer)
+__all__ += ["MultiHeadAttention", "Transformer", "TransformerDecoder", "TransformerDecoderLayer",
+            "TransformerEncoder", "TransformerEncoderLayer"]
