@@ -13,13 +13,9 @@ ROOT = Path(__file__).resolve().parent.parent
 # issue-13 names that other branches add (RNN / Transformer layers, attention, losses); this set
 # may only shrink.
 OWNED_ELSEWHERE = {
-    "paddle.nn": {"BiRNN", "CTCLoss", "CosineEmbeddingLoss", "GRU", "GRUCell", "GaussianNLLLoss",
-                  "HingeEmbeddingLoss", "LSTM", "LSTMCell", "MarginRankingLoss",
-                  "MultiHeadAttention", "PoissonNLLLoss", "RNN", "SimpleRNN", "SimpleRNNCell",
-                  "Transformer", "TransformerDecoder", "TransformerDecoderLayer",
-                  "TransformerEncoder", "TransformerEncoderLayer", "TripletMarginLoss"},
-    "paddle.nn.functional": {"cosine_similarity", "gather_tree", "label_smooth",
-                             "scaled_dot_product_attention", "sequence_mask"},
+    # losses of issue 13 not written yet (listed so that the rest is enforced)
+    "paddle.nn": {"CTCLoss", "CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss",
+                  "MarginRankingLoss", "PoissonNLLLoss", "TripletMarginLoss"},
 }
 
 
