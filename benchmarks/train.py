@@ -8,6 +8,11 @@ import os
 import sys
 from typing import Callable, Dict, List, Tuple
 
+# One BLAS thread for both sides: on the shared 2-core machine a second BLAS thread competing
+# with other processes made every matmul (numpy's and dy2st's alike) up to 50x slower.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
