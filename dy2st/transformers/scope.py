@@ -87,18 +87,19 @@ def _read_as_globals(fn: gast.FunctionDef, names: Set[str]) -> List[str]:
     def walk(f: gast.AST, bound_outside: Set[str]) -> None:
         passed = declared(f, gast.Nonlocal) | declared(f, gast.Global)
         own = set(params_of(f)) if isinstance(f, gast.FunctionDef) else set()
-        nested = []
-        for node in _own_nodes(f):
-            if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Del)):
-                own.add(node.id)
+        nested, loads = [], []
+        for node in _own_nodes(f):      # one walk: the names bound here and those read
+            if isinstance(node, gast.Name):
+                if isinstance(node.ctx, gast.Load):
+                    if node.id in names:
+                        loads.append(node.id)
+                else:
+                    own.add(node.id)
             elif isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
                 own.add(node.name)
                 nested.append(node)
         bound = bound_outside | (own - passed)
-        for node in _own_nodes(f):
-            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and \
-                    node.id in names and node.id not in bound:
-                found.add(node.id)
+        found.update(n for n in loads if n not in bound)
         for g in nested:
             walk(g, bound)
 
