@@ -202,3 +202,84 @@ def test_bad_arguments_are_refused():
         F.triplet_margin_loss(x, x, x, p=0)
     with pytest.raises(TypeError, match="float"):
         F.hinge_embedding_loss(_t(np.ones(3, dtype="int64")), _t(np.ones(3)))
+
+
+# ----------------------------------------------------------------------------- CTC
+T, B, K = 5, 3, 3          # time steps, batch, classes (blank included)
+CTC_SCORES = randn(9, T, B, K, dtype="float64")
+CTC_LABELS = np.array([[1, 1], [2, 0], [1, 2]], dtype="int32")   # a repeat, a short label
+CTC_LABEL_LEN = np.array([2, 1, 2], dtype="int64")
+CTC_INPUT_LEN = np.array([5, 3, 4], dtype="int64")
+
+
+def _ctc_brute_force(scores, labels, input_len, label_len, blank=0):
+    """-log of the summed probability of every alignment (enumerated) that collapses to the label."""
+    import itertools
+    losses = []
+    for b in range(scores.shape[1]):
+        x = scores[: input_len[b], b]
+        logp = x - np.log(np.exp(x).sum(-1, keepdims=True))
+        target = list(labels[b, : label_len[b]])
+        total = 0.0
+        for path in itertools.product(range(scores.shape[2]), repeat=int(input_len[b])):
+            collapsed = [c for i, c in enumerate(path) if c != blank and (i == 0 or c != path[i - 1])]
+            if collapsed == target:
+                total += np.exp(sum(logp[i, c] for i, c in enumerate(path)))
+        losses.append(-np.log(total))
+    return np.array(losses)
+
+
+def _ctc(scores, reduction="none", blank=0, labels=CTC_LABELS, norm_by_times=False):
+    return F.ctc_loss(scores, _t(labels), _t(CTC_INPUT_LEN), _t(CTC_LABEL_LEN), blank=blank,
+                      reduction=reduction, norm_by_times=norm_by_times)
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_ctc_matches_brute_force(reduction):
+    ref = _ctc_brute_force(CTC_SCORES, CTC_LABELS, CTC_INPUT_LEN, CTC_LABEL_LEN)
+    expected = {"none": ref, "mean": (ref / CTC_LABEL_LEN).mean(), "sum": ref.sum()}[reduction]
+    out = _ctc(_t(CTC_SCORES), reduction).numpy()
+    assert out.shape == np.shape(expected)
+    np.testing.assert_allclose(out, expected, rtol=1e-10)
+
+
+def test_ctc_with_another_blank_index():
+    labels = np.array([[0, 0], [1, 2], [0, 1]], dtype="int32")      # blank is 2 here
+    ref = _ctc_brute_force(CTC_SCORES, labels, CTC_INPUT_LEN, CTC_LABEL_LEN, blank=2)
+    np.testing.assert_allclose(_ctc(_t(CTC_SCORES), blank=2, labels=labels).numpy(), ref,
+                               rtol=1e-10)
+
+
+def test_ctc_gradient_matches_finite_differences():
+    check_grad(_ctc, CTC_SCORES)
+
+
+def test_ctc_norm_by_times_scales_the_gradient_only():
+    x = _t(CTC_SCORES)
+    np.testing.assert_allclose(_ctc(x, norm_by_times=True).numpy(), _ctc(x).numpy(), rtol=1e-12)
+    grads = []
+    for norm in (False, True):
+        xs = paddle.to_tensor(CTC_SCORES, stop_gradient=False)
+        grads.append(paddle.grad(_ctc(xs, "sum", norm_by_times=norm), [xs])[0].numpy())
+    np.testing.assert_allclose(grads[1], grads[0] / CTC_INPUT_LEN[None, :, None], rtol=1e-12)
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean"])
+def test_ctc_to_static_and_layer_match_eager(reduction):
+    eager = _ctc(_t(CTC_SCORES), reduction).numpy()
+    static = paddle.jit.to_static(lambda s: _ctc(s, reduction), full_graph=True)(_t(CTC_SCORES))
+    np.testing.assert_allclose(static.numpy(), eager, rtol=1e-12)
+    program = run_static(lambda s: _ctc(s, reduction), CTC_SCORES)
+    np.testing.assert_allclose(program, eager, rtol=1e-12)
+    layer = paddle.nn.CTCLoss(reduction=reduction)(_t(CTC_SCORES), _t(CTC_LABELS),
+                                                  _t(CTC_INPUT_LEN), _t(CTC_LABEL_LEN))
+    np.testing.assert_allclose(layer.numpy(), eager, rtol=0, atol=0)
+
+
+def test_ctc_bad_arguments_are_refused():
+    with pytest.raises(ValueError, match="log_probs"):
+        F.ctc_loss(_t(CTC_SCORES[0]), _t(CTC_LABELS), _t(CTC_INPUT_LEN), _t(CTC_LABEL_LEN))
+    with pytest.raises(ValueError, match="blank"):
+        _ctc(_t(CTC_SCORES), blank=K)
+    with pytest.raises(ValueError, match="reduction"):
+        _ctc(_t(CTC_SCORES), reduction="batchmean")

@@ -49,3 +49,5 @@ from .loss import (cosine_embedding_loss, gaussian_nll_loss, hinge_embedding_los
                    margin_ranking_loss, poisson_nll_loss, triplet_margin_loss)
 __all__ += ["cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss",
             "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss"]
+from .loss import ctc_loss  # noqa: E402
+__all__ += ["ctc_loss"]

@@ -474,3 +474,88 @@ def gaussian_nll_loss(input: Any, label: Any, variance: Any, full: bool = False,
     if full:
         loss = ops.add(loss, 0.5 * float(np.log(2 * np.pi)))
     return _reduce(loss, reduction)
+
+
+# ----------------------------------------------------------------------------- CTC
+__all__ += ["ctc_loss"]
+
+# stands for log(0) in the CTC recursion: finite, so that logsumexp and its gradient stay
+# defined where every path is impossible
+_LOG_ZERO = -1e30
+
+
+def _ctc_extended_labels(labels: Any, blank: int, n_labels: int) -> Any:
+    """[B, 2L + 1]: blank, l1, blank, l2, ..., lL, blank."""
+    blanks = ops.full_like(labels, blank)
+    interleaved = ops.reshape(ops.stack([blanks, labels], axis=2), [-1, 2 * n_labels])
+    return ops.concat([interleaved, blanks[:, :1]], axis=1)
+
+
+def _shift_right(alpha: Any, k: int, fill: float = _LOG_ZERO) -> Any:
+    """alpha moved k states to the right along axis 1, `fill` (log(0)) coming in."""
+    pad = ops.full_like(alpha[:, :k], fill)
+    return ops.concat([pad, alpha[:, :-k]], axis=1)
+
+
+def ctc_loss(log_probs: Any, labels: Any, input_lengths: Any, label_lengths: Any,
+             blank: int = 0, reduction: str = "mean", norm_by_times: bool = False) -> Any:
+    """Connectionist temporal classification loss of unnormalised scores log_probs
+    [T, B, C] (a softmax over C is applied, as Paddle's warp-ctc does) against padded labels
+    [B, L]; 'mean' divides each loss by its label length before averaging. norm_by_times
+    divides each sample's gradient (not its loss) by its input length."""
+    x = _float_input(log_probs, reduction, "ctc_loss")
+    if x.ndim != 3:
+        raise ValueError(f"ctc_loss: log_probs must be [max_logit_length, batch_size, "
+                         f"num_classes + 1], got shape {list(shape_of(x))}")
+    lab = cast(as_tensor(labels), "int64")
+    if lab.ndim != 2:
+        raise ValueError(f"ctc_loss: labels must be [batch_size, max_label_length], got shape "
+                         f"{list(shape_of(lab))}")
+    n_steps, n_labels = shape_of(x)[0], shape_of(lab)[1]
+    if n_steps == -1 or n_labels == -1:
+        raise ValueError("ctc_loss: max_logit_length and max_label_length must be known when "
+                         "the program is built (the recursion is unrolled over time)")
+    n_class = shape_of(x)[2]
+    if n_class != -1 and not 0 <= int(blank) < n_class:
+        raise ValueError(f"ctc_loss: blank must be in [0, {n_class}), got {blank}")
+    in_len = cast(as_tensor(input_lengths), "int64")
+    lab_len = cast(as_tensor(label_lengths), "int64")
+
+    logp = ops.subtract(x, ops.logsumexp(x, axis=2, keepdim=True))
+    ext = _ctc_extended_labels(lab, int(blank), n_labels)                  # [B, S]
+    emit = ops.take_along_axis(logp, ops.unsqueeze(ext, 0), axis=2)        # [T, B, S]
+    n_states = 2 * n_labels + 1
+    # a label state may be reached from two states back unless it repeats the label there
+    not_blank = ops.cast(ops.not_equal(ext, ops.full_like(ext, int(blank))), x.dtype)
+    differs = ops.cast(ops.not_equal(ext, _shift_right(ext, 2, int(blank))), x.dtype)
+    skip = ops.multiply(not_blank, differs)
+    first = np.zeros(n_states, dtype=x.dtype.np)
+    first[:2] = 1.0
+    first = as_tensor(first)
+    alpha = ops.add(ops.multiply(emit[0], first),
+                    ops.multiply(ops.subtract(1.0, first), _LOG_ZERO))
+    for t in range(1, n_steps):
+        stay, step = alpha, _shift_right(alpha, 1)
+        paths = [stay, step]
+        if n_states > 2:
+            jump = _shift_right(alpha, 2)
+            paths.append(ops.add(ops.multiply(jump, skip),
+                                 ops.multiply(ops.subtract(1.0, skip), _LOG_ZERO)))
+        new = ops.add(ops.logsumexp(ops.stack(paths, axis=0), axis=0), emit[t])
+        active = ops.unsqueeze(ops.cast(ops.less_than(ops.full_like(in_len, t), in_len),
+                                        x.dtype), 1)
+        alpha = ops.add(ops.multiply(new, active), ops.multiply(alpha, ops.subtract(1.0, active)))
+    # a path ends on the last label or the blank after it
+    last_blank = ops.multiply(lab_len, 2)
+    last_label = ops.maximum(ops.subtract(last_blank, 1), ops.zeros_like(last_blank))
+    ends = ops.take_along_axis(alpha, ops.stack([last_blank, last_label], axis=1), axis=1)
+    no_label = ops.cast(ops.equal(lab_len, ops.zeros_like(lab_len)), x.dtype)
+    ends = ops.add(ends, ops.stack([ops.zeros_like(no_label),
+                                    ops.multiply(no_label, _LOG_ZERO)], axis=1))
+    loss = ops.neg(ops.logsumexp(ends, axis=1))                            # [B]
+    if norm_by_times:
+        scaled = ops.divide(loss, ops.cast(in_len, x.dtype))
+        loss = ops.add(scaled, ops.subtract(loss, scaled).detach())
+    if reduction == "mean":
+        return ops.mean(ops.divide(loss, ops.cast(lab_len, x.dtype)))
+    return _reduce(loss, reduction)

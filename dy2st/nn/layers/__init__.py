@@ -48,3 +48,5 @@ from .loss import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss,  # 
                    MarginRankingLoss, PoissonNLLLoss, TripletMarginLoss)
 __all__ += ["CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "MarginRankingLoss",
             "PoissonNLLLoss", "TripletMarginLoss"]
+from .loss import CTCLoss  # noqa: E402
+__all__ += ["CTCLoss"]

@@ -159,3 +159,14 @@ class GaussianNLLLoss(Layer):
     def forward(self, input: Any, label: Any, variance: Any) -> Any:
         return F.gaussian_nll_loss(input, label, variance, self.full, self.epsilon,
                                    self.reduction)
+
+
+class CTCLoss(Layer):
+    def __init__(self, blank: int = 0, reduction: str = "mean") -> None:
+        super().__init__()
+        self.blank, self.reduction = blank, reduction
+
+    def forward(self, log_probs: Any, labels: Any, input_lengths: Any, label_lengths: Any,
+                norm_by_times: bool = False) -> Any:
+        return F.ctc_loss(log_probs, labels, input_lengths, label_lengths, self.blank,
+                          self.reduction, norm_by_times)
