@@ -283,3 +283,35 @@ def test_ctc_bad_arguments_are_refused():
         _ctc(_t(CTC_SCORES), blank=K)
     with pytest.raises(ValueError, match="reduction"):
         _ctc(_t(CTC_SCORES), reduction="batchmean")
+
+
+# ----------------------------------------------------------------------------- ONNX
+def test_onnx_export_matches_eager(tmp_path):
+    from dy2st.static import InputSpec
+    from tests.support import onnx_outputs
+
+    signs = SIGNS.astype("float32")
+
+    class AllLosses(paddle.nn.Layer):
+        def forward(self, x, y, z, scores):
+            rates = paddle.exp(x)
+            return (F.margin_ranking_loss(x[:, 0], y[:, 0], paddle.to_tensor(signs), 0.3, "none"),
+                    F.cosine_embedding_loss(x, y, paddle.to_tensor(signs), 0.1, "none"),
+                    F.hinge_embedding_loss(x, paddle.sign(y), 0.5, "none"),
+                    F.triplet_margin_loss(x, y, z, margin=0.5, swap=True, reduction="none"),
+                    F.poisson_nll_loss(rates, paddle.abs(y), log_input=False, full=True,
+                                       reduction="sum"),
+                    F.gaussian_nll_loss(x, y, rates, reduction="mean"),
+                    F.ctc_loss(scores, paddle.to_tensor(CTC_LABELS), paddle.to_tensor(CTC_INPUT_LEN),
+                               paddle.to_tensor(CTC_LABEL_LEN), reduction="none"))
+
+    model = AllLosses()
+    path = str(tmp_path / "losses")
+    arrays = [X.astype("float32"), Y.astype("float32"), Z.astype("float32"),
+              CTC_SCORES.astype("float32")]
+    paddle.onnx.export(model, path, input_spec=[InputSpec(list(a.shape), "float32") for a in arrays])
+    got = onnx_outputs(path + ".onnx", *arrays)
+    want = model(*[_t(a) for a in arrays])
+    assert len(got) == len(want) == 7
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w.numpy(), rtol=1e-5, atol=1e-5)
