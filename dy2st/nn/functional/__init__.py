@@ -45,3 +45,9 @@ from .sequence import cosine_similarity, gather_tree, label_smooth, sequence_mas
 __all__ += ["cosine_similarity", "gather_tree", "label_smooth", "sequence_mask"]
 from .attention import scaled_dot_product_attention
 __all__ += ["scaled_dot_product_attention"]
+from .loss import (cosine_embedding_loss, gaussian_nll_loss, hinge_embedding_loss,  # noqa: E402
+                   margin_ranking_loss, poisson_nll_loss, triplet_margin_loss)
+__all__ += ["cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss",
+            "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss"]
+from .loss import ctc_loss  # noqa: E402
+__all__ += ["ctc_loss"]

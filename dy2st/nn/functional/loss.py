@@ -335,3 +335,227 @@ def kl_div(input: Any, label: Any, reduction: str = "mean", log_target: bool = F
         batch = float(n) if known else ops.cast(ops.shape(x)[0], loss.dtype)
         return ops.divide(ops.sum(loss), batch)
     return _reduce(loss, reduction)
+
+
+# ----------------------------------------------------------------------------- ranking, embedding
+# Built from differentiable ops only: gradients, static programs and ONNX export follow from theirs.
+__all__ += ["margin_ranking_loss", "cosine_embedding_loss", "hinge_embedding_loss",
+            "triplet_margin_loss", "poisson_nll_loss", "gaussian_nll_loss"]
+
+
+def _float_input(input: Any, reduction: str, op: str) -> Any:
+    _check_reduction(reduction, op)
+    x = as_tensor(input)
+    if not x.dtype.is_floating:
+        raise TypeError(f"{op}: input must be float, got {x.dtype}")
+    return x
+
+
+def _hinge(x: Any) -> Any:
+    """max(x, 0)."""
+    return ops.maximum(x, ops.zeros_like(x))
+
+
+def _where_label(label: Any, value: float, x: Any) -> Any:
+    """x where label == value, 0 elsewhere (a mask product, so the gradient is masked too)."""
+    return ops.multiply(ops.cast(ops.equal(label, ops.full_like(label, value)), x.dtype), x)
+
+
+def margin_ranking_loss(input: Any, other: Any, label: Any, margin: float = 0.0,
+                        reduction: str = "mean", name: Optional[str] = None) -> Any:
+    """max(0, -label * (input - other) + margin), label in {1, -1}."""
+    x = _float_input(input, reduction, "margin_ranking_loss")
+    y = cast(as_tensor(other), x.dtype)
+    lab = cast(as_tensor(label), x.dtype)
+    loss = _hinge(ops.add(ops.neg(ops.multiply(lab, ops.subtract(x, y))), float(margin)))
+    return _reduce(loss, reduction)
+
+
+def cosine_embedding_loss(input1: Any, input2: Any, label: Any, margin: float = 0,
+                          reduction: str = "mean", name: Optional[str] = None) -> Any:
+    """1 - cos(input1, input2) where label == 1, max(0, cos - margin) where label == -1;
+    the cosine is taken along the last axis of [N, M] (or [M]) inputs."""
+    x1 = _float_input(input1, reduction, "cosine_embedding_loss")
+    x2 = cast(as_tensor(input2), x1.dtype)
+    if x1.ndim not in (1, 2):
+        raise ValueError(f"cosine_embedding_loss: input1 must have rank 1 or 2, got shape "
+                         f"{list(x1.shape)}")
+    if float(margin) < -1 or float(margin) > 1:
+        raise ValueError(f"cosine_embedding_loss: margin must be in [-1, 1], got {margin}")
+    lab = cast(as_tensor(label), x1.dtype)
+    dot = ops.sum(ops.multiply(x1, x2), axis=-1)
+    # the small constant keeps a zero vector from dividing 0 by 0, as Paddle does
+    mag1 = ops.add(ops.sum(ops.square(x1), axis=-1), 1e-11)
+    mag2 = ops.add(ops.sum(ops.square(x2), axis=-1), 1e-11)
+    cos = ops.divide(dot, ops.sqrt(ops.multiply(mag1, mag2)))
+    loss = ops.add(_where_label(lab, 1.0, ops.subtract(1.0, cos)),
+                   _where_label(lab, -1.0, _hinge(ops.subtract(cos, float(margin)))))
+    return _reduce(loss, reduction)
+
+
+def hinge_embedding_loss(input: Any, label: Any, margin: float = 1.0, reduction: str = "mean",
+                         name: Optional[str] = None) -> Any:
+    """input where label == 1, max(0, margin - input) where label == -1."""
+    x = _float_input(input, reduction, "hinge_embedding_loss")
+    lab = cast(as_tensor(label), x.dtype)
+    loss = ops.add(_where_label(lab, 1.0, x),
+                   _where_label(lab, -1.0, _hinge(ops.subtract(float(margin), x))))
+    return _reduce(loss, reduction)
+
+
+def _p_distance(x: Any, y: Any, p: float, epsilon: float) -> Any:
+    """||x - y + epsilon||_p along the last axis (Paddle's pairwise distance)."""
+    d = ops.add(ops.subtract(x, y), float(epsilon))
+    if p == 2:
+        return ops.sqrt(ops.sum(ops.square(d), axis=-1))
+    if p == 1:
+        return ops.sum(ops.abs(d), axis=-1)
+    return ops.pow(ops.sum(ops.pow(ops.abs(d), float(p)), axis=-1), 1.0 / float(p))
+
+
+def triplet_margin_loss(input: Any, positive: Any, negative: Any, margin: float = 1.0,
+                        p: float = 2, epsilon: float = 1e-6, swap: bool = False,
+                        reduction: str = "mean", name: Optional[str] = None) -> Any:
+    """max(d(input, positive) - d(input, negative) + margin, 0) with d the p-norm distance along
+    the last axis; swap=True uses min(d(input, negative), d(positive, negative))."""
+    a = _float_input(input, reduction, "triplet_margin_loss")
+    if not float(p) > 0:
+        raise ValueError(f"triplet_margin_loss: p must be positive, got {p}")
+    pos = cast(as_tensor(positive), a.dtype)
+    neg = cast(as_tensor(negative), a.dtype)
+    d_pos = _p_distance(a, pos, p, epsilon)
+    d_neg = _p_distance(a, neg, p, epsilon)
+    if swap:
+        d_neg = ops.minimum(d_neg, _p_distance(pos, neg, p, epsilon))
+    loss = _hinge(ops.add(ops.subtract(d_pos, d_neg), float(margin)))
+    return _reduce(loss, reduction)
+
+
+def poisson_nll_loss(input: Any, label: Any, log_input: bool = True, full: bool = False,
+                     epsilon: float = 1e-8, reduction: str = "mean",
+                     name: Optional[str] = None) -> Any:
+    """exp(input) - label * input (log_input) or input - label * log(input + epsilon); full=True
+    adds Stirling's term label log(label) - label + log(2 pi label) / 2 where label > 1."""
+    x = _float_input(input, reduction, "poisson_nll_loss")
+    if not float(epsilon) > 0:
+        raise ValueError(f"poisson_nll_loss: epsilon must be positive, got {epsilon}")
+    y = cast(as_tensor(label), x.dtype)
+    if log_input:
+        loss = ops.subtract(ops.exp(x), ops.multiply(y, x))
+    else:
+        loss = ops.subtract(x, ops.multiply(y, ops.log(ops.add(x, float(epsilon)))))
+    if full:
+        big = ops.cast(ops.greater_than(y, ops.full_like(y, 1.0)), x.dtype)
+        safe = ops.maximum(y, ops.full_like(y, 1.0))      # the log is finite where masked out
+        stirling = ops.add(ops.subtract(ops.multiply(safe, ops.log(safe)), safe),
+                           ops.multiply(0.5, ops.log(ops.multiply(2 * np.pi, safe))))
+        loss = ops.add(loss, ops.multiply(big, stirling))
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(input: Any, label: Any, variance: Any, full: bool = False,
+                      epsilon: float = 1e-6, reduction: str = "mean",
+                      name: Optional[str] = None) -> Any:
+    """(log(max(variance, epsilon)) + (input - label)^2 / max(variance, epsilon)) / 2, plus
+    log(2 pi) / 2 when full; variance may lack input's last axis or have it of size 1."""
+    x = _float_input(input, reduction, "gaussian_nll_loss")
+    y = cast(as_tensor(label), x.dtype)
+    var = cast(as_tensor(variance), x.dtype)
+    xs, vs = list(shape_of(x)), list(shape_of(var))
+    if len(vs) == len(xs) - 1 and vs == xs[:-1]:
+        var = ops.unsqueeze(var, -1)
+    elif len(vs) != len(xs) or any(a != b and b != 1 and a != -1 and b != -1
+                                   for a, b in zip(xs, vs)):
+        raise ValueError(f"gaussian_nll_loss: variance of shape {vs} does not fit input of "
+                         f"shape {xs} (same shape, last axis 1, or last axis dropped)")
+    var = ops.maximum(var, ops.full_like(var, float(epsilon)))
+    loss = ops.multiply(0.5, ops.add(ops.log(var),
+                                     ops.divide(ops.square(ops.subtract(x, y)), var)))
+    if full:
+        loss = ops.add(loss, 0.5 * float(np.log(2 * np.pi)))
+    return _reduce(loss, reduction)
+
+
+# ----------------------------------------------------------------------------- CTC
+__all__ += ["ctc_loss"]
+
+# stands for log(0) in the CTC recursion: finite, so that logsumexp and its gradient stay
+# defined where every path is impossible
+_LOG_ZERO = -1e30
+
+
+def _ctc_extended_labels(labels: Any, blank: int, n_labels: int) -> Any:
+    """[B, 2L + 1]: blank, l1, blank, l2, ..., lL, blank."""
+    blanks = ops.full_like(labels, blank)
+    interleaved = ops.reshape(ops.stack([blanks, labels], axis=2), [-1, 2 * n_labels])
+    return ops.concat([interleaved, blanks[:, :1]], axis=1)
+
+
+def _shift_right(alpha: Any, k: int, fill: float = _LOG_ZERO) -> Any:
+    """alpha moved k states to the right along axis 1, `fill` (log(0)) coming in."""
+    pad = ops.full_like(alpha[:, :k], fill)
+    return ops.concat([pad, alpha[:, :-k]], axis=1)
+
+
+def ctc_loss(log_probs: Any, labels: Any, input_lengths: Any, label_lengths: Any,
+             blank: int = 0, reduction: str = "mean", norm_by_times: bool = False) -> Any:
+    """Connectionist temporal classification loss of unnormalised scores log_probs
+    [T, B, C] (a softmax over C is applied, as Paddle's warp-ctc does) against padded labels
+    [B, L]; 'mean' divides each loss by its label length before averaging. norm_by_times
+    divides each sample's gradient (not its loss) by its input length."""
+    x = _float_input(log_probs, reduction, "ctc_loss")
+    if x.ndim != 3:
+        raise ValueError(f"ctc_loss: log_probs must be [max_logit_length, batch_size, "
+                         f"num_classes + 1], got shape {list(shape_of(x))}")
+    lab = cast(as_tensor(labels), "int64")
+    if lab.ndim != 2:
+        raise ValueError(f"ctc_loss: labels must be [batch_size, max_label_length], got shape "
+                         f"{list(shape_of(lab))}")
+    n_steps, n_labels = shape_of(x)[0], shape_of(lab)[1]
+    if n_steps == -1 or n_labels == -1:
+        raise ValueError("ctc_loss: max_logit_length and max_label_length must be known when "
+                         "the program is built (the recursion is unrolled over time)")
+    n_class = shape_of(x)[2]
+    if n_class != -1 and not 0 <= int(blank) < n_class:
+        raise ValueError(f"ctc_loss: blank must be in [0, {n_class}), got {blank}")
+    in_len = cast(as_tensor(input_lengths), "int64")
+    lab_len = cast(as_tensor(label_lengths), "int64")
+
+    logp = ops.subtract(x, ops.logsumexp(x, axis=2, keepdim=True))
+    ext = _ctc_extended_labels(lab, int(blank), n_labels)                  # [B, S]
+    emit = ops.take_along_axis(logp, ops.unsqueeze(ext, 0), axis=2)        # [T, B, S]
+    n_states = 2 * n_labels + 1
+    # a label state may be reached from two states back unless it repeats the label there
+    not_blank = ops.cast(ops.not_equal(ext, ops.full_like(ext, int(blank))), x.dtype)
+    differs = ops.cast(ops.not_equal(ext, _shift_right(ext, 2, int(blank))), x.dtype)
+    skip = ops.multiply(not_blank, differs)
+    first = np.zeros(n_states, dtype=x.dtype.np)
+    first[:2] = 1.0
+    first = as_tensor(first)
+    alpha = ops.add(ops.multiply(emit[0], first),
+                    ops.multiply(ops.subtract(1.0, first), _LOG_ZERO))
+    for t in range(1, n_steps):
+        stay, step = alpha, _shift_right(alpha, 1)
+        paths = [stay, step]
+        if n_states > 2:
+            jump = _shift_right(alpha, 2)
+            paths.append(ops.add(ops.multiply(jump, skip),
+                                 ops.multiply(ops.subtract(1.0, skip), _LOG_ZERO)))
+        new = ops.add(ops.logsumexp(ops.stack(paths, axis=0), axis=0), emit[t])
+        active = ops.unsqueeze(ops.cast(ops.less_than(ops.full_like(in_len, t), in_len),
+                                        x.dtype), 1)
+        alpha = ops.add(ops.multiply(new, active), ops.multiply(alpha, ops.subtract(1.0, active)))
+    # a path ends on the last label or the blank after it
+    last_blank = ops.multiply(lab_len, 2)
+    last_label = ops.maximum(ops.subtract(last_blank, 1), ops.zeros_like(last_blank))
+    ends = ops.take_along_axis(alpha, ops.stack([last_blank, last_label], axis=1), axis=1)
+    no_label = ops.cast(ops.equal(lab_len, ops.zeros_like(lab_len)), x.dtype)
+    ends = ops.add(ends, ops.stack([ops.zeros_like(no_label),
+                                    ops.multiply(no_label, _LOG_ZERO)], axis=1))
+    loss = ops.neg(ops.logsumexp(ends, axis=1))                            # [B]
+    if norm_by_times:
+        scaled = ops.divide(loss, ops.cast(in_len, x.dtype))
+        loss = ops.add(scaled, ops.subtract(loss, scaled).detach())
+    if reduction == "mean":
+        return ops.mean(ops.divide(loss, ops.cast(lab_len, x.dtype)))
+    return _reduce(loss, reduction)

@@ -44,3 +44,9 @@ from .transformer import (MultiHeadAttention, Transformer, TransformerDecoder, T
                           TransformerEncoder, TransformerEncoderLayer)
 __all__ += ["MultiHeadAttention", "Transformer", "TransformerDecoder", "TransformerDecoderLayer",
             "TransformerEncoder", "TransformerEncoderLayer"]
+from .loss import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss,  # noqa: E402
+                   MarginRankingLoss, PoissonNLLLoss, TripletMarginLoss)
+__all__ += ["CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "MarginRankingLoss",
+            "PoissonNLLLoss", "TripletMarginLoss"]
+from .loss import CTCLoss  # noqa: E402
+__all__ += ["CTCLoss"]

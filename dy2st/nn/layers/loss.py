@@ -94,3 +94,79 @@ class KLDivLoss(Layer):
 
     def forward(self, input: Any, label: Any) -> Any:
         return F.kl_div(input, label, self.reduction, self.log_target)
+
+
+class MarginRankingLoss(Layer):
+    def __init__(self, margin: float = 0.0, reduction: str = "mean",
+                 name: Optional[str] = None) -> None:
+        super().__init__()
+        self.margin, self.reduction = margin, reduction
+
+    def forward(self, input: Any, other: Any, label: Any) -> Any:
+        return F.margin_ranking_loss(input, other, label, self.margin, self.reduction)
+
+
+class CosineEmbeddingLoss(Layer):
+    def __init__(self, margin: float = 0, reduction: str = "mean",
+                 name: Optional[str] = None) -> None:
+        super().__init__()
+        self.margin, self.reduction = margin, reduction
+
+    def forward(self, input1: Any, input2: Any, label: Any) -> Any:
+        return F.cosine_embedding_loss(input1, input2, label, self.margin, self.reduction)
+
+
+class HingeEmbeddingLoss(Layer):
+    def __init__(self, margin: float = 1.0, reduction: str = "mean",
+                 name: Optional[str] = None) -> None:
+        super().__init__()
+        self.margin, self.reduction = margin, reduction
+
+    def forward(self, input: Any, label: Any) -> Any:
+        return F.hinge_embedding_loss(input, label, self.margin, self.reduction)
+
+
+class TripletMarginLoss(Layer):
+    def __init__(self, margin: float = 1.0, p: float = 2.0, epsilon: float = 1e-6,
+                 swap: bool = False, reduction: str = "mean", name: Optional[str] = None) -> None:
+        super().__init__()
+        self.margin, self.p, self.epsilon = margin, p, epsilon
+        self.swap, self.reduction = swap, reduction
+
+    def forward(self, input: Any, positive: Any, negative: Any) -> Any:
+        return F.triplet_margin_loss(input, positive, negative, self.margin, self.p,
+                                     self.epsilon, self.swap, self.reduction)
+
+
+class PoissonNLLLoss(Layer):
+    def __init__(self, log_input: bool = True, full: bool = False, epsilon: float = 1e-8,
+                 reduction: str = "mean", name: Optional[str] = None) -> None:
+        super().__init__()
+        self.log_input, self.full, self.epsilon = log_input, full, epsilon
+        self.reduction = reduction
+
+    def forward(self, input: Any, label: Any) -> Any:
+        return F.poisson_nll_loss(input, label, self.log_input, self.full, self.epsilon,
+                                  self.reduction)
+
+
+class GaussianNLLLoss(Layer):
+    def __init__(self, full: bool = False, epsilon: float = 1e-6, reduction: str = "mean",
+                 name: Optional[str] = None) -> None:
+        super().__init__()
+        self.full, self.epsilon, self.reduction = full, epsilon, reduction
+
+    def forward(self, input: Any, label: Any, variance: Any) -> Any:
+        return F.gaussian_nll_loss(input, label, variance, self.full, self.epsilon,
+                                   self.reduction)
+
+
+class CTCLoss(Layer):
+    def __init__(self, blank: int = 0, reduction: str = "mean") -> None:
+        super().__init__()
+        self.blank, self.reduction = blank, reduction
+
+    def forward(self, log_probs: Any, labels: Any, input_lengths: Any, label_lengths: Any,
+                norm_by_times: bool = False) -> Any:
+        return F.ctc_loss(log_probs, labels, input_lengths, label_lengths, self.blank,
+                          self.reduction, norm_by_times)
