@@ -51,3 +51,5 @@ __all__ += ["cosine_embedding_loss", "gaussian_nll_loss", "hinge_embedding_loss"
             "margin_ranking_loss", "poisson_nll_loss", "triplet_margin_loss"]
 from .loss import ctc_loss  # noqa: E402
 __all__ += ["ctc_loss"]
+from .distance import dropout2d, dropout3d, pairwise_distance, soft_margin_loss  # noqa: E402
+__all__ += ["dropout2d", "dropout3d", "pairwise_distance", "soft_margin_loss"]

@@ -50,3 +50,7 @@ __all__ += ["CosineEmbeddingLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "Mar
             "PoissonNLLLoss", "TripletMarginLoss"]
 from .loss import CTCLoss  # noqa: E402
 __all__ += ["CTCLoss"]
+from .distance import (CosineSimilarity, Dropout2D, Dropout3D, PairwiseDistance,  # noqa: E402
+                       SoftMarginLoss, Unflatten)
+__all__ += ["CosineSimilarity", "Dropout2D", "Dropout3D", "PairwiseDistance", "SoftMarginLoss",
+            "Unflatten"]
