@@ -45,13 +45,20 @@ class EntryGrad:
         found = self.differentiable.get(flags)
         if found is None:
             program = entry.concrete.program
-            names_of = {id(t): n for n, t in program.persistables.items()}
-            n_in = len(program.feed_names)
-            wrt = [program.feed_names[i] if i < n_in else names_of.get(id(self.captured[i - n_in]))
-                   for i, f in enumerate(flags) if f]
+            wrt = _wrt_names(program, self.captured, flags)
             req = requires_grad(program, program.global_block(), [n for n in wrt if n])
             found = self.differentiable[flags] = [n in req for n in program.fetch_names]
         return found
+
+
+def _wrt_names(program: Any, captured: List[Tensor], flags: Tuple[bool, ...]
+               ) -> List[Optional[str]]:
+    """Per input-then-captured tensor: the program variable standing for it when its flag is
+    set (None otherwise, or when the program does not read that tensor)."""
+    names_of = {id(t): n for n, t in program.persistables.items()}
+    n_in = len(program.feed_names)
+    return [None if not flag else program.feed_names[i] if i < n_in
+            else names_of.get(id(captured[i - n_in])) for i, flag in enumerate(flags)]
 
 
 def _grad_state(entry: Any) -> EntryGrad:
@@ -107,17 +114,7 @@ def _build(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict, flags: Tuple[b
     traced = static_fn.trace_program(args, kwargs)
     program = traced.program
     roll_loops(program)
-    captured = _grad_state(entry).captured
-    names_of = {id(t): n for n, t in program.persistables.items()}
-    n_in = len(program.feed_names)
-    wrt_names: List[Optional[str]] = []
-    for i, flag in enumerate(flags):
-        if not flag:
-            wrt_names.append(None)
-        elif i < n_in:
-            wrt_names.append(program.feed_names[i])
-        else:
-            wrt_names.append(names_of.get(id(captured[i - n_in])))
+    wrt_names = _wrt_names(program, _grad_state(entry).captured, flags)
     g = program.global_block()
     targets, seeds, seeded = [], [], []
     for k, name in enumerate(program.fetch_names):
