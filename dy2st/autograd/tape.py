@@ -7,7 +7,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from ..runtime.origin import user_origin
 from ..runtime.state import _state
 from ..runtime.tensor import Tensor
-from .rules import NO_GRAD, RULES, GradientError
+from .rules import NO_GRAD, GradientError
 
 
 class Node:
@@ -70,10 +70,6 @@ def attach(node: Node, outs: Sequence[Any]) -> None:
             o.stop_gradient = False
             o._node = node
             o._out_index = i
-
-
-def has_rule(op_type: str) -> bool:
-    return op_type in RULES
 
 
 def needs_tape(*tensors: Any) -> bool:

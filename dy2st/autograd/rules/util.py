@@ -21,10 +21,6 @@ def unbroadcast(g: Any, x: Any) -> Any:
     return apply("reduce_as", [g, x])
 
 
-def zeros_like(x: Any) -> Any:
-    return ops.zeros_like(x)
-
-
 def float_like(g: Any, x: Any) -> Any:
     """g in x's dtype (rules compute in the gradient's dtype; inputs may differ)."""
     return g if g.dtype == x.dtype else ops.cast(g, x.dtype)
