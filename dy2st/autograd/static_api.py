@@ -29,7 +29,8 @@ def _list(x: Any) -> List[Any]:
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
-def _seeds(program: Program, targets: List[Variable], given: Any) -> List[Variable]:
+def seed_gradients(program: Program, targets: List[Variable], given: Any) -> List[Variable]:
+    """One seed per target: the given gradient (a Variable or a tensor), ones where None."""
     given = _list(given)
     seeds = []
     for i, t in enumerate(targets):
@@ -38,7 +39,8 @@ def _seeds(program: Program, targets: List[Variable], given: Any) -> List[Variab
     return seeds
 
 
-def _trainable_parameters(program: Program) -> List[str]:
+def trainable_parameters(program: Program) -> List[str]:
+    """Names of the program's persistables that are trainable Parameters needing gradients."""
     return [name for name, t in program.persistables.items()
             if isinstance(t, Parameter) and t.trainable and not t.stop_gradient]
 
@@ -53,7 +55,7 @@ def gradients(targets: Any, inputs: Any, target_gradients: Any = None,
     with _building(program):
         targets = [_as_var(program, t) for t in targets]
         ins = [_as_var(program, x) for x in _list(inputs)]
-        seeds = _seeds(program, targets, target_gradients)
+        seeds = seed_gradients(program, targets, target_gradients)
         grads = append_backward_ops(program, targets, seeds, [v.name for v in ins])
     return [grads[v.name] for v in ins]
 
@@ -66,11 +68,11 @@ def append_backward(loss: Variable, parameter_list: Optional[Sequence[Any]] = No
     program = loss.block.program
     with _building(program):
         names = ([_as_var(program, p).name for p in parameter_list] if parameter_list is not None
-                 else _trainable_parameters(program))
+                 else trainable_parameters(program))
         skip = {(_as_var(program, v).name if not isinstance(v, str) else v)
                 for v in _list(no_grad_set)}
         names = [n for n in names if n not in skip]
-        grads = append_backward_ops(program, [loss], _seeds(program, [loss], None), names)
+        grads = append_backward_ops(program, [loss], seed_gradients(program, [loss], None), names)
     return [(program.find_var(n), grads[n]) for n in names if grads[n] is not None]
 
 

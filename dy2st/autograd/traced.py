@@ -10,12 +10,13 @@ from typing import Any, List, Optional
 
 import numpy as np
 
-from ..runtime import ops, state
+from ..runtime import state
 from ..runtime.program import Program, Variable
 from ..runtime.registry import apply
-from ..runtime.tensor import Parameter, Tensor
+from ..runtime.tensor import Tensor
 from ..runtime.ops.grad_kernels import cleared
 from .engine import GradientError
+from .static_api import seed_gradients, trainable_parameters
 from .static_backward import append_backward_ops
 
 
@@ -73,26 +74,15 @@ def traced_clear_grad(tensor: Tensor) -> None:
     program.record_persistable_write(slot_of(program, tensor), cleared)
 
 
-def _parameters(program: Program) -> List[Tensor]:
-    return [t for t in list(program.persistables.values())
-            if isinstance(t, Parameter) and t.trainable and not t.stop_gradient]
-
-
 def traced_backward(outputs: List[Variable], grad_tensors: Any) -> None:
     program = outputs[0].block.program
     if state.current_block() is not program.global_block():
         raise GradientError("backward() inside a tensor `if` or loop body of a to_static "
                             "function is not supported; call it at the top level")
-    params = _parameters(program)
+    params = [program.persistables[n] for n in trainable_parameters(program)]
     if not params:
         raise GradientError("backward(): the loss does not depend on any trainable parameter")
-    given = list(grad_tensors) if isinstance(grad_tensors, (list, tuple)) else \
-        ([grad_tensors] if grad_tensors is not None else [])
-    seeds = []
-    for i, out in enumerate(outputs):
-        g = given[i] if i < len(given) else None
-        seeds.append(ops.ones_like(out) if g is None else
-                     (g if isinstance(g, Variable) else program.capture_tensor(g)))
+    seeds = seed_gradients(program, outputs, grad_tensors)
     names = {id(p): program.capture_tensor(p).name for p in params}
     grads = append_backward_ops(program, outputs, seeds, list(names.values()))
     for p in params:
