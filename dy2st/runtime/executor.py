@@ -740,8 +740,17 @@ class Executor:
                 raise ValueError(f"feed {n!r} has shape {list(arr.shape)}, the program expects "
                                  f"{list(var._shape)} (-1 is any size)")
             arrays.append(arr)
-        compiled = compile_program(program, feed_names, fetch_names)
+        # updates a run makes to persistables (opt.minimize, BatchNorm statistics) are fetched
+        # after the user's fetches and written back, as StaticFunction does for to_static
+        writes = list(program.persistable_writes.items())
+        compiled = compile_program(program, feed_names, fetch_names + [new for _, new in writes])
         outs = compiled(arrays)
+        if writes:
+            from .persistable import write_persistable
+            n = len(fetch_names)
+            for i, (old, _) in enumerate(writes):
+                write_persistable(program.write_targets[old], outs[n + i])
+            outs = outs[:n]
         if return_numpy:
             return [np.asarray(o) if not isinstance(o, list) else o for o in outs]
         from .tensor import Tensor
