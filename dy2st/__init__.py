@@ -41,3 +41,4 @@ from .utils.inplace import inplace_functions as _inplace_functions  # noqa: E402
 from .utils.inplace import install_methods as _install_methods  # noqa: E402
 globals().update({_k: _v for _k, _v in _inplace_functions().items() if _k not in globals()})
 _install_methods()
+from .static.mode import disable_static, enable_static  # noqa: E402,F401

@@ -719,6 +719,9 @@ class Executor:
             fetch_list: Optional[Sequence[Any]] = None, return_numpy: bool = True) -> List[Any]:
         from .program import default_main_program
         program = program or default_main_program()
+        program = getattr(program, "_program", program)     # a static.CompiledProgram
+        if not isinstance(program, Program):
+            raise TypeError(f"Executor.run expects a Program, got {type(program).__name__}")
         feed = feed or {}
         fetch_names = [f.name if isinstance(f, Variable) else str(f) for f in (fetch_list or [])]
         g = program.global_block()
@@ -746,10 +749,10 @@ class Executor:
         compiled = compile_program(program, feed_names, fetch_names + [new for _, new in writes])
         outs = compiled(arrays)
         if writes:
-            from .persistable import write_persistable
+            from .persistable import store
             n = len(fetch_names)
             for i, (old, _) in enumerate(writes):
-                write_persistable(program.write_targets[old], outs[n + i])
+                store(program.write_targets[old], np.asarray(outs[n + i]))
             outs = outs[:n]
         if return_numpy:
             return [np.asarray(o) if not isinstance(o, list) else o for o in outs]
