@@ -112,3 +112,10 @@ def test_optimizers_present_and_not_placeholders():
                    "mark when it merges (strict: an unexpected pass fails)")
 def test_nn_target_is_met():
     assert _figures()["paddle.nn"] >= 85.0
+
+
+def test_linalg_diagonal_is_paddles_diagonal():
+    import numpy as np
+    x = np.arange(24.0).reshape(2, 3, 4)
+    got = paddle.linalg.diagonal(paddle.to_tensor(x), offset=1, axis1=1, axis2=2).numpy()
+    np.testing.assert_array_equal(got, np.diagonal(x, offset=1, axis1=1, axis2=2))
