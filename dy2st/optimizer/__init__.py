@@ -9,3 +9,9 @@ from .rmsprop import RMSProp
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "RMSProp", "Adagrad", "lr"]
+from .adadelta import Adadelta  # noqa: E402
+from .adamax import Adamax  # noqa: E402
+from .lamb import Lamb  # noqa: E402
+from .rprop import Rprop  # noqa: E402
+
+__all__ += ["Adamax", "Adadelta", "Lamb", "Rprop"]
