@@ -42,3 +42,6 @@ from .utils.inplace import install_methods as _install_methods  # noqa: E402
 globals().update({_k: _v for _k, _v in _inplace_functions().items() if _k not in globals()})
 _install_methods()
 from .static.mode import disable_static, enable_static  # noqa: E402,F401
+from .utils.tensor_types import TENSOR_TYPES as _TENSOR_TYPES  # noqa: E402
+from .utils.tensor_types import as_tensor, e, inf, nan, newaxis, pi  # noqa: E402,F401
+globals().update(_TENSOR_TYPES)
