@@ -15,3 +15,8 @@ from .lamb import Lamb  # noqa: E402
 from .rprop import Rprop  # noqa: E402
 
 __all__ += ["Adamax", "Adadelta", "Lamb", "Rprop"]
+from .asgd import ASGD  # noqa: E402
+from .nadam import NAdam  # noqa: E402
+from .radam import RAdam  # noqa: E402
+
+__all__ += ["ASGD", "NAdam", "RAdam"]
