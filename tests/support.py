@@ -100,6 +100,24 @@ def run_steps(opt, params, grads, between=None):
         opt.step()
         if between is not None:
             between(k)
+def check_update_rule(opt_factory, update, state_init, shapes, steps, seed=0, grads_fn=None):
+    """Runs an optimizer for `steps` steps on seeded parameters and gradients and compares the
+    parameters with a numpy transcription: update(value, grad, state, t) -> new value, with
+    state_init(value) -> the per-parameter state. Returns the optimizer."""
+    params, grads = parameters_with_grads(seed, shapes, steps)
+    if grads_fn is not None:
+        grads = grads_fn(grads)
+    values = [p.numpy().copy() for p in params]
+    states = [state_init(v) for v in values]
+    for t, step in enumerate(grads, start=1):
+        values = [update(v, g, s, t) for v, g, s in zip(values, step, states)]
+    opt = opt_factory(params)
+    run_steps(opt, params, grads)
+    for p, w in zip(params, values):
+        np.testing.assert_allclose(p.numpy(), w, rtol=1e-12, atol=1e-14)
+    return opt
+
+
 def check_grad(fn, *arrays, wrt=None, eps=1e-6, rtol=1e-5, atol=1e-8, seed=0):
     """The eager gradients of sum(fn(*xs) * c) (c a seeded random cotangent, so that gradients a
     plain sum would cancel are checked too) in float64 against central finite differences, for the

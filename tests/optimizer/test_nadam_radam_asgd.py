@@ -7,23 +7,14 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
-from tests.support import parameters_with_grads, run_steps
+from tests.support import check_update_rule
 
 SHAPES = [(3, 4), (4,), ()]
 STEPS = 7
 
 
-def _check(opt_factory, update, state_init, seed=0):
-    params, grads = parameters_with_grads(seed, SHAPES, STEPS)
-    values = [p.numpy().copy() for p in params]
-    states = [state_init(v) for v in values]
-    for t, step in enumerate(grads, start=1):
-        values = [update(v, g, s, t) for v, g, s in zip(values, step, states)]
-    opt = opt_factory(params)
-    run_steps(opt, params, grads)
-    for p, w in zip(params, values):
-        np.testing.assert_allclose(p.numpy(), w, rtol=1e-12, atol=1e-14)
-    return opt
+def _check(opt_factory, update, state_init, seed=0, grads_fn=None):
+    return check_update_rule(opt_factory, update, state_init, SHAPES, STEPS, seed, grads_fn)
 
 
 @pytest.mark.parametrize("b1,b2,eps,psi", [(0.9, 0.999, 1e-8, 0.004), (0.6, 0.8, 1e-3, 0.5)])

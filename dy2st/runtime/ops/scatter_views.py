@@ -14,6 +14,7 @@ from . import infer as I
 from .combine import moveaxis
 from .creation import arange
 from .dims import dims
+from .extra_math import diagonal_planes
 from .gather import gather, put_along_axis, take_along_axis
 from .indexing import setitem
 from .operands import as_tensor, cast, is_tensor
@@ -49,27 +50,14 @@ def diagonal_scatter(x: Any, y: Any, offset: int = 0, axis1: int = 0, axis2: int
     """A copy of x with the diagonal that paddle.diagonal(x, offset, axis1, axis2) reads
     replaced by y."""
     x = as_tensor(x)
-    shape = dims(x)
-    a1, a2 = I.norm_axes([axis1, axis2], len(shape))
-    if a1 == a2:
-        raise ValueError("diagonal_scatter: axis1 and axis2 must differ")
-    n, m = shape[a1], shape[a2]
-    if n < 0 or m < 0:
-        raise ValueError("diagonal_scatter: the two dims of the planes must be known")
-    rest = [a for a in builtins.range(len(shape)) if a not in (a1, a2)]
-    perm = rest + [a1, a2]
-    planes = transpose(x, perm)
-    flat = flatten(planes, start_axis=len(rest), stop_axis=len(rest) + 1)
-    rows = builtins.range(max(0, -offset), min(n, m - offset))
-    positions = as_tensor([r * m + r + offset for r in rows], "int64")
+    d = diagonal_planes(x, offset, axis1, axis2, "diagonal_scatter")
     y = cast(as_tensor(y), x.dtype)
-    if dims(y)[-1] >= 0 and dims(y)[-1] != len(rows):
-        raise ValueError(f"diagonal_scatter: y must have {len(rows)} entries in its last dim "
-                         f"(the diagonal's length), got shape {list(dims(y))}")
-    out = put_along_axis(flat, expand_as(positions, y), y, -1)
-    out = reshape(out, list(planes.shape))
-    inverse = [perm.index(a) for a in builtins.range(len(shape))]
-    return transpose(out, inverse)
+    if dims(y)[-1] >= 0 and dims(y)[-1] != len(d.positions):
+        raise ValueError(f"diagonal_scatter: y must have {len(d.positions)} entries in its last "
+                         f"dim (the diagonal's length), got shape {list(dims(y))}")
+    positions = as_tensor(d.positions, "int64")
+    out = reshape(put_along_axis(d.flat, expand_as(positions, y), y, -1), list(d.planes.shape))
+    return transpose(out, [d.perm.index(a) for a in builtins.range(len(d.perm))])
 
 
 def scatter_add(input: Any, dim: int, index: Any, src: Any, name: Optional[str] = None) -> Any:

@@ -184,24 +184,15 @@ def _bessel(x: np.ndarray, nu: int) -> np.ndarray:
     return np.where(small, series, big)
 
 
-@register_op("i0", infer=_float_infer)
-def _i0_kernel(x):
-    return _out(x, _bessel(x, 0))
+def _bessel_kernel(nu: int, scaled: bool):
+    def kernel(x):
+        return _out(x, _bessel_scaled(x, nu) if scaled else _bessel(x, nu))
+    return kernel
 
 
-@register_op("i1", infer=_float_infer)
-def _i1_kernel(x):
-    return _out(x, _bessel(x, 1))
-
-
-@register_op("i0e", infer=_float_infer)
-def _i0e_kernel(x):
-    return _out(x, _bessel_scaled(x, 0))
-
-
-@register_op("i1e", infer=_float_infer)
-def _i1e_kernel(x):
-    return _out(x, _bessel_scaled(x, 1))
+for _name, _nu, _scaled in (("i0", 0, False), ("i1", 1, False), ("i0e", 0, True),
+                            ("i1e", 1, True)):
+    register_op(_name, infer=_float_infer)(_bessel_kernel(_nu, _scaled))
 
 
 _TINY = 1e-300
