@@ -88,7 +88,7 @@ def IfElse(pred: Any, true_fn: Callable, false_fn: Callable, get_args: Callable,
             false_fn()
         return
     refuse_inside_try("`if`")
-    pred = _as_pred(pred)
+    pred = _as_pred(pred, defer=True)
     parent = state.current_block()
     program = parent.program
     init = get_args()
@@ -350,7 +350,7 @@ def IfElseExpr(pred: Any, true_fn: Callable, false_fn: Callable) -> Any:
     if not _symbolic(pred):
         return true_fn() if pred else false_fn()
     refuse_inside_try("conditional expression")
-    return cond(pred, true_fn, false_fn)
+    return cond(_as_pred(pred, defer=True), true_fn, false_fn)
 
 
 # ----------------------------------------------------------------------------- while
@@ -396,7 +396,8 @@ def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, se
 
     def loop_cond(*vals):
         assign(vals)
-        return cond_fn()
+        c = cond_fn()
+        return _as_pred(c, defer=True) if _symbolic(c) else c
 
     def loop_body(*vals):
         assign(vals)

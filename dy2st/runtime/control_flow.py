@@ -86,7 +86,13 @@ def _label(names: Optional[Sequence[str]], i: int, fallback: str) -> str:
     return f"'{names[i]}'" if names and i < len(names) else fallback
 
 
-def _as_pred(pred: Variable) -> Variable:
+def ambiguous_truth_message(n: int) -> str:
+    return f"the truth value of a tensor with {n} elements is ambiguous; use .any() or .all()"
+
+
+def _as_pred(pred: Variable, defer: bool = False) -> Variable:
+    """pred as a bool scalar. With `defer` (converted code), a predicate of several elements
+    raises when the program tests it, as Python does only on the paths that test it."""
     if pred.kind != "dense":
         raise TypeError("a tensor array cannot be used as a condition")
     shape = pred._shape
@@ -95,8 +101,12 @@ def _as_pred(pred: Variable) -> Variable:
         for d in shape:
             n *= d
         if n != 1:
-            raise ValueError(f"the truth value of a tensor with {n} elements is ambiguous; use "
-                             ".any() or .all()")
+            if not defer:
+                raise ValueError(ambiguous_truth_message(n))
+            # the path's remaining ops are traced on a dummy value; they never run
+            from .side_effects import raise_when_run
+            raise_when_run(ValueError(ambiguous_truth_message(n)))
+            return ops.full([], False, "bool")
     if pred._shape:
         pred = ops.reshape(pred, [])
     if pred.dtype != bool_:
