@@ -86,11 +86,12 @@ def trace_for_export(layer: Any, input_spec: Optional[Sequence[Any]], who: str,
     from .graph_break import refuse_save
     refuse_save(sf)             # known graph breaks: nothing is traced or written
     if input_spec is not None:
-        specs = [s if isinstance(s, InputSpec) else InputSpec.from_tensor(s) for s in input_spec]
+        from .static_function import normalize_specs
+        specs = normalize_specs(input_spec)
     elif sf._input_spec:
         specs = list(sf._input_spec)
     elif sf.last_input_spec:
-        specs = [InputSpec(s.shape, s.dtype) for s in sf.last_input_spec]
+        specs = _call_specs(sf._last.concrete)
     else:
         raise ValueError(f"{who}: cannot tell the inputs of {sf.__name__}: give input_spec "
                          "(a list of dy2st.static.InputSpec or example tensors) or call the "
@@ -111,6 +112,17 @@ def trace_for_export(layer: Any, input_spec: Optional[Sequence[Any]], who: str,
             refuse_save(sf, e)
         raise
     return sf, concrete
+
+
+def _call_specs(concrete: Any) -> list:
+    """The InputSpecs of a traced call, in the call's structure (a list argument stays a list
+    of specs, Python values stay as they were)."""
+    specs = [InputSpec(s.shape, s.dtype) for s in concrete.inputs]
+    if concrete.input_structure is None:
+        return specs
+    from ..runtime.pytree import unflatten
+    _, tree, leaves = concrete.input_structure
+    return list(unflatten(tree, [specs[v] if kind == "var" else v for kind, v in leaves]))
 
 
 def explain(fn: Any, *args: Any, **kwargs: Any) -> Any:
