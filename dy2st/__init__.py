@@ -42,3 +42,8 @@ from .utils.inplace import install_methods as _install_methods  # noqa: E402
 globals().update({_k: _v for _k, _v in _inplace_functions().items() if _k not in globals()})
 _install_methods()
 from .static.mode import disable_static, enable_static  # noqa: E402,F401
+from .utils.device import (is_compiled_with_cuda, is_compiled_with_rocm,  # noqa: E402,F401
+                           is_compiled_with_xpu, is_compiled_with_custom_device)
+from .utils.device import install_methods as _install_device_methods  # noqa: E402
+_install_device_methods()
+from . import base  # noqa: E402,F401

@@ -167,3 +167,7 @@ def load(path: str, **configs: Any) -> Any:
     """A saved model as a callable TranslatedLayer (no user source needed)."""
     from .load import load as _load
     return _load(path, **configs)
+
+
+# Paddle code imports the decorator from here too (`from paddle.jit.api import to_static`).
+from .static_function import to_static  # noqa: E402,F401
