@@ -83,6 +83,7 @@ def trace_for_export(layer: Any, input_spec: Optional[Sequence[Any]], who: str,
     eval mode unless `keep_training=True`."""
     from ..nn import Layer
     sf = _static_function_of(layer)
+    relaxed = None
     from .graph_break import refuse_save
     refuse_save(sf)             # known graph breaks: nothing is traced or written
     if input_spec is not None:
@@ -92,6 +93,7 @@ def trace_for_export(layer: Any, input_spec: Optional[Sequence[Any]], who: str,
         specs = list(sf._input_spec)
     elif sf.last_input_spec:
         specs = _call_specs(sf._last.concrete)
+        relaxed = _any_batch(specs)
     else:
         raise ValueError(f"{who}: cannot tell the inputs of {sf.__name__}: give input_spec "
                          "(a list of dy2st.static.InputSpec or example tensors) or call the "
@@ -106,12 +108,34 @@ def trace_for_export(layer: Any, input_spec: Optional[Sequence[Any]], who: str,
         sf_twin = sf
     try:
         with no_grad():     # an exported graph holds no gradient ops
-            concrete = sf_twin.get_concrete_program(*specs)
+            concrete = _trace_any_batch(sf_twin, relaxed) if relaxed is not None else None
+            if concrete is None:
+                concrete = sf_twin.get_concrete_program(*specs)
     except Exception as e:  # noqa: BLE001 - a break found by this trace is named as one
         if not sf._full_graph:
             refuse_save(sf, e)
         raise
     return sf, concrete
+
+
+def _any_batch(specs: list) -> list:
+    """The specs with their first dim unknown (a model saved from a call, as Paddle's, takes
+    other batch sizes)."""
+    from ..runtime.pytree import flatten, unflatten
+    leaves, tree = flatten(specs, is_leaf=lambda v: isinstance(v, InputSpec))
+    return list(unflatten(tree, [InputSpec([None] + list(s.shape[1:]), s.dtype, s.name)
+                                 if isinstance(s, InputSpec) and len(s.shape) else s
+                                 for s in leaves]))
+
+
+def _trace_any_batch(sf: StaticFunction, specs: list) -> Any:
+    """The program traced with an unknown batch dim, or None where the code needs the batch
+    size while it is traced (then the call's own shapes are saved)."""
+    trial = StaticFunction(sf._function, None, True, instance=sf._instance)
+    try:
+        return trial.get_concrete_program(*specs)
+    except Exception:  # noqa: BLE001 - any failure falls back to the known shapes
+        return None
 
 
 def _call_specs(concrete: Any) -> list:
