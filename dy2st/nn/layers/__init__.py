@@ -71,3 +71,9 @@ from .compat import (AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d, Co
                      Conv2d, Conv3d, LPPool1d, LPPool2d, Module, ModuleDict, ModuleList, Parameter)
 __all__ += ["ParameterDict", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "Conv1d",
             "Conv2d", "Conv3d", "LPPool1d", "LPPool2d", "Module", "ModuleDict", "ModuleList", "Parameter"]
+from .margin_losses import (MultiLabelMarginLoss, MultiLabelSoftMarginLoss, MultiMarginLoss,  # noqa: E402
+                            TripletMarginWithDistanceLoss)
+from .dropout_variants import AlphaDropout, FeatureAlphaDropout  # noqa: E402
+from .bilinear import Bilinear  # noqa: E402
+__all__ += ["MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
+            "TripletMarginWithDistanceLoss", "AlphaDropout", "FeatureAlphaDropout", "Bilinear"]
