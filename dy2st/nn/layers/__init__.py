@@ -77,3 +77,5 @@ from .dropout_variants import AlphaDropout, FeatureAlphaDropout  # noqa: E402
 from .bilinear import Bilinear  # noqa: E402
 __all__ += ["MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
             "TripletMarginWithDistanceLoss", "AlphaDropout", "FeatureAlphaDropout", "Bilinear"]
+from .decode import BeamSearchDecoder, dynamic_decode  # noqa: E402
+__all__ += ["BeamSearchDecoder", "dynamic_decode"]
