@@ -13,8 +13,8 @@ from ...runtime.tensor import Tensor
 from .. import naming
 from ..layer import Layer
 from .container import LayerDict, LayerList
-from .conv import Conv1D, Conv2D, Conv3D
-from .pooling import AdaptiveMaxPool1D, AdaptiveMaxPool2D, AdaptiveMaxPool3D, LPPool1D, LPPool2D
+from .conv import Conv1D, Conv2D, Conv3D, _ConvNd
+from .pooling import AdaptiveMaxPool1D, AdaptiveMaxPool2D, AdaptiveMaxPool3D, LPPool1D, LPPool2D, _Adaptive
 
 Module = Layer
 ModuleList = LayerList
@@ -46,62 +46,65 @@ def _bias_attr(bias: Any, bias_attr: Any) -> Any:
     return None if bias else False
 
 
-class Conv1d(Conv1D):
+class _TorchConv:
+    """Conv*d: torch's argument list (bias=True/False) over Paddle's Conv*D (whose class sets
+    _default_format)."""
+
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
                  padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
                  padding_mode: str = "zeros", device: Any = None, dtype: Any = None, *,
-                 weight_attr: Any = None, bias_attr: Any = None, data_format: str = "NCL") -> None:
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
-                         padding_mode, weight_attr, _bias_attr(bias, bias_attr), data_format)
+                 weight_attr: Any = None, bias_attr: Any = None, data_format: Optional[str] = None) -> None:
+        _ConvNd.__init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
+                         padding_mode, weight_attr, _bias_attr(bias, bias_attr),
+                         data_format or self._default_format)
 
 
-class Conv2d(Conv2D):
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
-                 padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
-                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None, *,
-                 weight_attr: Any = None, bias_attr: Any = None, data_format: str = "NCHW") -> None:
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
-                         padding_mode, weight_attr, _bias_attr(bias, bias_attr), data_format)
+class Conv1d(_TorchConv, Conv1D):
+    pass
 
 
-class Conv3d(Conv3D):
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
-                 padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
-                 padding_mode: str = "zeros", device: Any = None, dtype: Any = None, *,
-                 weight_attr: Any = None, bias_attr: Any = None, data_format: str = "NCDHW") -> None:
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
-                         padding_mode, weight_attr, _bias_attr(bias, bias_attr), data_format)
+class Conv2d(_TorchConv, Conv2D):
+    pass
 
 
-class AdaptiveMaxPool1d(AdaptiveMaxPool1D):
+class Conv3d(_TorchConv, Conv3D):
+    pass
+
+
+class _ReturnIndices:
+    """AdaptiveMaxPool*d: torch's return_indices (Paddle's return_mask is accepted too)."""
+
     def __init__(self, output_size: Any, return_indices: bool = False, name: Optional[str] = None, *,
                  return_mask: Optional[bool] = None) -> None:
-        super().__init__(output_size, return_indices if return_mask is None else return_mask)
+        _Adaptive.__init__(self, output_size, return_mask=return_indices if return_mask is None else return_mask)
 
 
-class AdaptiveMaxPool2d(AdaptiveMaxPool2D):
-    def __init__(self, output_size: Any, return_indices: bool = False, name: Optional[str] = None, *,
-                 return_mask: Optional[bool] = None) -> None:
-        super().__init__(output_size, return_indices if return_mask is None else return_mask)
+class AdaptiveMaxPool1d(_ReturnIndices, AdaptiveMaxPool1D):
+    pass
 
 
-class AdaptiveMaxPool3d(AdaptiveMaxPool3D):
-    def __init__(self, output_size: Any, return_indices: bool = False, name: Optional[str] = None, *,
-                 return_mask: Optional[bool] = None) -> None:
-        super().__init__(output_size, return_indices if return_mask is None else return_mask)
+class AdaptiveMaxPool2d(_ReturnIndices, AdaptiveMaxPool2D):
+    pass
 
 
-class LPPool1d(LPPool1D):
-    """torch's argument order: (norm_type, kernel_size, stride, ceil_mode)."""
+class AdaptiveMaxPool3d(_ReturnIndices, AdaptiveMaxPool3D):
+    pass
+
+
+class _TorchLPPool:
+    """LPPool*d: torch's argument order (norm_type, kernel_size, stride, ceil_mode)."""
+
+    _default_format = "NCL"
 
     def __init__(self, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False, *,
-                 padding: Any = 0, data_format: str = "NCL", name: Optional[str] = None) -> None:
-        super().__init__(norm_type, kernel_size, stride, padding, ceil_mode, data_format)
+                 padding: Any = 0, data_format: Optional[str] = None, name: Optional[str] = None) -> None:
+        LPPool1D.__init__(self, norm_type, kernel_size, stride, padding, ceil_mode,
+                          data_format or self._default_format)
 
 
-class LPPool2d(LPPool2D):
-    """torch's argument order: (norm_type, kernel_size, stride, ceil_mode)."""
+class LPPool1d(_TorchLPPool, LPPool1D):
+    pass
 
-    def __init__(self, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False, *,
-                 padding: Any = 0, data_format: str = "NCHW", name: Optional[str] = None) -> None:
-        super().__init__(norm_type, kernel_size, stride, padding, ceil_mode, data_format)
+
+class LPPool2d(_TorchLPPool, LPPool2D):
+    _default_format = "NCHW"
