@@ -36,6 +36,23 @@ def run_static(fn, *arrays, shapes=None):
     return res if isinstance(out, (list, tuple)) else res[0]
 
 
+def check_layer_converts(model, arrays, tmp_path, rtol=1e-5, atol=1e-6):
+    """model(*arrays) eagerly == under to_static == after jit.save/jit.load with a None batch dim
+    (the model in eval mode). Returns the eager result as numpy."""
+    from dy2st.static import InputSpec
+    model.eval()
+    eager = model(*[paddle.to_tensor(a) for a in arrays]).numpy()
+    static = paddle.jit.to_static(model, full_graph=True)
+    np.testing.assert_allclose(static(*[paddle.to_tensor(a) for a in arrays]).numpy(), eager,
+                               rtol=rtol, atol=atol)
+    specs = [InputSpec([None] + list(a.shape[1:]), str(a.dtype)) for a in arrays]
+    paddle.jit.save(static, str(tmp_path / "model"), input_spec=specs)
+    loaded = paddle.jit.load(str(tmp_path / "model"))
+    np.testing.assert_allclose(loaded(*[paddle.to_tensor(a) for a in arrays]).numpy(), eager,
+                               rtol=rtol, atol=atol)
+    return eager
+
+
 def same_code(a: str, b: str) -> bool:
     """Two sources print alike once parsed (ast.unparse spells a few things differently across
     Python versions, e.g. `lambda:` / `lambda :` on 3.9)."""
