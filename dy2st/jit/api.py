@@ -68,11 +68,23 @@ def save(layer: Any, path: str, input_spec: Optional[Sequence[Any]] = None, **co
 
     A Layer is traced in eval mode, on a copy of its layer tree: the Layer itself (its own
     and its sublayers' `training` flags, its attributes) is left as it was. Pass
-    `keep_training=True` to export it in the mode it is in."""
+    `keep_training=True` to export it in the mode it is in. `output_spec` (tensors returned by
+    the last call) keeps only those outputs; `input_names_after_prune` keeps only the inputs of
+    those names (InputSpec, Tensor or argument names)."""
     from .model_format import save_concrete
     if not isinstance(path, str) or not path:
         raise ValueError("jit.save needs a non-empty path prefix")
     sf, concrete = trace_for_export(layer, input_spec, "jit.save", **configs)
+    output_spec = configs.get("output_spec")
+    if output_spec is not None:
+        from .export_prune import prune_outputs
+        prune_outputs(concrete, sf._last, list(output_spec))
+    pruned_names = configs.get("input_names_after_prune")
+    if pruned_names is not None:
+        from .export_prune import prune_inputs
+        tensor_names = [getattr(s, "name", None) for s in (input_spec or [])]
+        prune_inputs(concrete, list(pruned_names),
+                     tensor_names if len(tensor_names) == len(concrete.inputs) else None)
     save_concrete(concrete, path, {"function": sf.__name__})
 
 

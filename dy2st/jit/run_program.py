@@ -196,7 +196,7 @@ def call_with_grad(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict,
     n_out, n_writes = gp.n_out, len(gp.writes)
     for i, tensor in enumerate(gp.writes):
         store(tensor, np.asarray(fetched[n_out + i]))
-    outs = fetched[:n_out]
+    outs = entry.last_outs = fetched[:n_out]
     node = Node("to_static", {}, tensors, [edge_of(t) if f else None for t, f in zip(tensors, flags)],
                 list(outs), user_origin(2))
     node.backward_fn = _Backward(gp, list(feeds) + fetched[n_out + n_writes:], flags,

@@ -56,6 +56,7 @@ class CacheEntry:
         self.key = key
         self.writes: List[Tuple[Tensor, int]] = []    # (persistable tensor, index of its new value)
         self.grad_state: Any = None                   # run_program's per-entry gradient data
+        self.last_outs: Optional[List[Any]] = None    # the arrays the last call returned
         leaves = concrete.output_leaves
         dense = [concrete.program.global_block().vars[n].kind == "dense"
                  for n in concrete.program.fetch_names]
@@ -187,6 +188,7 @@ class StaticFunction:
         if state._state.grad_enabled and run_program.wants_grad(entry, args, kwargs):
             return run_program.call_with_grad(self, entry, args, kwargs, feeds)
         outs = run_entry(entry, feeds)
+        entry.last_outs = outs          # jit.save's output_spec finds returned tensors here
         return entry.build(outs)
 
     def _key(self, args: Tuple, kwargs: Dict) -> Tuple:
