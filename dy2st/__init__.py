@@ -45,3 +45,8 @@ from .static.mode import disable_static, enable_static  # noqa: E402,F401
 from .utils.tensor_types import TENSOR_TYPES as _TENSOR_TYPES  # noqa: E402
 from .utils.tensor_types import as_tensor, e, inf, nan, newaxis, pi  # noqa: E402,F401
 globals().update(_TENSOR_TYPES)
+from .utils.device import (is_compiled_with_cuda, is_compiled_with_rocm,  # noqa: E402,F401
+                           is_compiled_with_xpu, is_compiled_with_custom_device)
+from .utils.device import install_methods as _install_device_methods  # noqa: E402
+_install_device_methods()
+from . import base  # noqa: E402,F401

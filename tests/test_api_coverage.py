@@ -108,8 +108,6 @@ def test_optimizers_present_and_not_placeholders():
     assert _figures()["paddle.optimizer"] >= 66.0
 
 
-@pytest.mark.xfail(strict=True, reason="nn Layers are added on the `models` branch; drop this "
-                   "mark when it merges (strict: an unexpected pass fails)")
 def test_nn_target_is_met():
     assert _figures()["paddle.nn"] >= 85.0
 

@@ -27,14 +27,16 @@ def _getitem(self, index):
 
 
 def _add(self, other):
-    if isinstance(self, Variable) and self.kind == "array" and isinstance(other, (list, tuple)):
-        return ops.array.array_extend(self, other)
+    if isinstance(self, Variable) and self.kind == "array":
+        from .array_methods import join
+        return join(self, other)
     return ops.add(self, other)
 
 
 def _radd(self, other):
-    if isinstance(self, Variable) and self.kind == "array" and isinstance(other, (list, tuple)):
-        return ops.array.array_extend(self, other, front=True)
+    if isinstance(self, Variable) and self.kind == "array":
+        from .array_methods import rjoin
+        return rjoin(self, other)
     return ops.add(other, self)
 
 
@@ -225,6 +227,8 @@ def install(extra: Any = None) -> None:
         setattr(TensorLike, name, fn)
     for name, fn in {"pop": _pop, "item": _item, "tolist": _tolist, "numpy": _numpy_static}.items():
         setattr(Variable, name, fn)
+    from . import array_methods
+    array_methods.install()
     # Tensor / Variable define their own __hash__/__bool__ etc. in class bodies; keep them.
     Tensor.__hash__ = Tensor.__dict__["__hash__"]
     Variable.__hash__ = Variable.__dict__["__hash__"]

@@ -8,7 +8,7 @@ from ..runtime import state
 from ..runtime.dtype import convert_dtype
 from ..runtime.executor import Executor
 from ..runtime.program import Program, Variable, default_main_program, program_guard
-from . import nn
+from . import io, nn
 from .compiled_program import BuildStrategy, CompiledProgram, ExecutionStrategy
 from .inference_model import load_inference_model, save_inference_model
 from .input_spec import InputSpec

@@ -53,9 +53,19 @@ def save_inference_model(path_prefix: str, feed_vars: Any, fetch_vars: Any, exec
 
 
 def load_inference_model(path_prefix: str, executor: Any, **kwargs: Any) -> List[Any]:
-    """[program, feed target names, fetch target Variables] of a saved inference model: run it
-    with `executor.run(program, feed={name: array}, fetch_list=fetch_targets)`."""
+    """[program, feed target names, fetch target Variables] of a saved inference model (or of a
+    `jit.save`d one): run it with `executor.run(program, feed={name: array},
+    fetch_list=fetch_targets)`. `model_filename=` names the file inside the `path_prefix`
+    directory, as Paddle's does."""
     from ..jit.model_format import read_model
-    program = read_model(os.fspath(path_prefix)).concrete.program
+    path = os.fspath(path_prefix)
+    model_filename = kwargs.get("model_filename")
+    if model_filename:      # Paddle's (directory, "name.pdmodel") spelling of the same prefix
+        stem = os.path.basename(os.fspath(model_filename))
+        for suffix in (".pdmodel", ".json"):
+            if stem.endswith(suffix):
+                stem = stem[:-len(suffix)]
+        path = os.path.join(path, stem)
+    program = read_model(path).concrete.program
     g = program.global_block()
     return [program, list(program.feed_names), [g.vars[n] for n in program.fetch_names]]

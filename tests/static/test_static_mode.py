@@ -201,3 +201,16 @@ def test_compiled_program_runs_its_program(static_mode):
     np.testing.assert_allclose(got, [[3.0, 3.0]])
     with pytest.raises(TypeError, match="expects a Program"):
         static.Executor().run(object())
+
+
+def test_a_jit_saved_model_loads_as_an_inference_program_by_directory_and_file(tmp_path):
+    model = paddle.nn.Sequential(paddle.nn.Linear(4, 3), paddle.nn.Softmax())
+    spec = [static.InputSpec([None, 4], "float32", "img")]
+    paddle.jit.save(model, str(tmp_path / "mnist"), input_spec=spec)
+    xs, _ = _data()
+    want = model(paddle.to_tensor(xs)).numpy()
+    exe = static.Executor()
+    program, feeds, fetches = static.io.load_inference_model(
+        str(tmp_path), exe, model_filename="mnist.pdmodel", params_filename="mnist.pdiparams")
+    got, = exe.run(program, feed=dict(zip(feeds, [xs])), fetch_list=fetches)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
