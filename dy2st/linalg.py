@@ -212,3 +212,24 @@ __all__ += ["matrix_transpose", "vecdot", "cholesky_inverse"]
 from .runtime.ops import diagonal  # noqa: E402
 
 __all__ += ["diagonal"]
+
+# LU, the matrix exponential, Householder products and randomised low-rank SVD / PCA
+from .runtime.ops.householder import householder_product, ormqr  # noqa: E402
+from .runtime.ops.lowrank import pca_lowrank, svd_lowrank  # noqa: E402
+from .runtime.ops.lu import lu, lu_unpack  # noqa: E402
+from .runtime.ops.matrix_exp import matrix_exp  # noqa: E402
+
+__all__ += ["lu", "lu_unpack", "matrix_exp", "householder_product", "ormqr", "svd_lowrank",
+            "pca_lowrank"]
+
+
+def _install_methods() -> None:
+    """Paddle binds these as Tensor methods too."""
+    from .runtime.tensor import TensorLike
+    for _name in ("lu", "lu_unpack", "householder_product", "ormqr", "svd_lowrank",
+                  "pca_lowrank", "cholesky_inverse"):
+        if not hasattr(TensorLike, _name):
+            setattr(TensorLike, _name, globals()[_name])
+
+
+_install_methods()

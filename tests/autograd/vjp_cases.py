@@ -706,3 +706,25 @@ SECOND_ORDER.extend([
     Case("grad2_digamma", second_order(paddle.digamma, 1), [f(2, 3, low=0.5, high=3.0)]),
     Case("grad2_i1", second_order(paddle.i1, 1), [f(2, 3, low=0.2, high=3.0)]),
 ])
+# LU, matrix exponential and Householder products (dy2st/runtime/ops/lu.py, matrix_exp.py,
+# householder.py): the LU input's pivot order is stable under the finite-difference steps; the
+# leading 1 is the batch dim the static check leaves unknown (matrix dims must be known).
+_PIVOTING = np.array([[0.5, 2.0, -1.0], [3.0, 0.3, 0.8], [-1.2, 0.7, 2.2]])
+_REFLECTORS = np.array([[0.4, 0.2], [0.3, -0.5], [-0.7, 0.6], [0.1, 0.9]])
+CASES.extend([
+    Case("lu", lambda x: paddle.linalg.lu(x)[0], [f(1, 3, 3, data=_PIVOTING[None])]),
+    Case("lu_batch", lambda x: paddle.linalg.lu(x, get_infos=True)[0],
+         [f(2, 3, 3, data=np.stack([_PIVOTING, _WELL]))]),
+    Case("lu_unpack", lambda x: (lambda p, l, u: paddle.matmul(l, u) + l.sum())(
+        *paddle.linalg.lu_unpack(*paddle.linalg.lu(x))), [f(1, 3, 3, data=_PIVOTING[None])]),
+    Case("matrix_exp", paddle.linalg.matrix_exp, [f(3, 3)]),
+    Case("matrix_exp_scaled", paddle.linalg.matrix_exp, [f(2, 3, 3, data=np.stack(
+        [2.5 * _PIVOTING, -_WELL]))]),
+    Case("householder_product", paddle.linalg.householder_product,
+         [f(1, 4, 2, data=_REFLECTORS[None]), f(1, 2, low=0.5, high=1.5)]),
+    Case("ormqr", lambda x, t, y: paddle.linalg.ormqr(x, t, y, left=False, transpose=True),
+         [f(1, 4, 2, data=_REFLECTORS[None]), f(1, 2, low=0.5, high=1.5), f(1, 3, 4)]),
+])
+SECOND_ORDER.extend([
+    Case("grad2_matrix_exp", second_order(paddle.linalg.matrix_exp, 1), [f(2, 2)]),
+])

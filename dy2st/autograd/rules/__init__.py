@@ -65,3 +65,4 @@ def load_rules() -> None:
     from . import cnn_rules  # noqa: F401
     from . import decomposition_rules  # noqa: F401
     from . import special_rules  # noqa: F401
+    from . import factor_rules  # noqa: F401
