@@ -63,3 +63,8 @@ def det(cx: OpContext) -> List[str]:
 not_exportable("ONNX has no matrix decompositions (sign and log-determinant, Cholesky, "
                "eigen, singular value or QR factorisations)",
                "slogdet", "cholesky", "eigh", "svd", "qr")
+not_exportable("ONNX has no LU factorisation (a pivoted elimination with data-dependent row "
+               "swaps) and no op turning LU pivots into a permutation matrix", "lu",
+               "lu_permutation")
+not_exportable("ONNX has no matrix exponential (the Padé approximant needs a linear solve and "
+               "a data-dependent number of squarings)", "matrix_exp")
