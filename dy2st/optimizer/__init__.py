@@ -20,3 +20,6 @@ from .nadam import NAdam  # noqa: E402
 from .radam import RAdam  # noqa: E402
 
 __all__ += ["ASGD", "NAdam", "RAdam"]
+from .lbfgs import LBFGS  # noqa: E402
+
+__all__ += ["LBFGS"]
