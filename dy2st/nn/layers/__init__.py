@@ -79,3 +79,5 @@ __all__ += ["MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss
             "TripletMarginWithDistanceLoss", "AlphaDropout", "FeatureAlphaDropout", "Bilinear"]
 from .decode import BeamSearchDecoder, dynamic_decode  # noqa: E402
 __all__ += ["BeamSearchDecoder", "dynamic_decode"]
+from .spectral_norm import SpectralNorm  # noqa: E402
+__all__ += ["SpectralNorm"]
