@@ -6,6 +6,7 @@ from typing import Any, List, Optional
 from ..errors import ConversionError
 from .dispatch import BreakState, state_of
 from .reasons import GraphBreakInfo, classify
+from .side_effects import ATTRIBUTE_WRITE
 
 
 class GraphBreakError(ConversionError):
@@ -18,6 +19,10 @@ def refuse_save(sf: Any, trace_error: Optional[BaseException] = None,
     failing while saving) is one; otherwise return."""
     state = state_of(sf)
     breaks: List[GraphBreakInfo] = list(state.breaks) if state is not None else []
+    if sf._instance is not None:
+        # `self.n = x.shape[0]` breaks a call (the write must happen on every call) but not an
+        # export: that traces a copy of the layer tree, whose attribute takes the traced value
+        breaks = [b for b in breaks if not (b.kind == "side-effect" and ATTRIBUTE_WRITE in b.reason)]
     if trace_error is not None and classify(trace_error)[0] != "error":
         probe = BreakState(sf)
         probe.record(trace_error)

@@ -120,6 +120,8 @@ def side_effect_islands(sf: Any, args: Tuple, kwargs: Dict) -> List[Tuple[int, i
 
 
 _NOTHING = object()
+# an export traces a copy of the layer tree, so such a write only touches the copy
+ATTRIBUTE_WRITE = "changes Python state of the object"
 
 
 def _lookup(name: str, values: Dict[str, Any], cells: Dict[str, Any], globals_: Dict) -> Any:
@@ -142,7 +144,7 @@ def _reason(how: str, root: str, attr: str, method: str, obj: Any, is_self: bool
         current = getattr(obj, attr, None)
         if isinstance(current, (Tensor, Layer)) or callable(current):
             return ""
-        return (f"`{root}.{attr} = ...` changes Python state of the object, which a compiled "
+        return (f"`{root}.{attr} = ...` {ATTRIBUTE_WRITE}, which a compiled "
                 "program would not repeat: keep it out of forward, or make it a tensor buffer")
     target = getattr(obj, attr, _NOTHING) if attr else obj
     if not isinstance(target, CONTAINERS):
