@@ -231,6 +231,8 @@ def _trace_branch(branch: Callable) -> Optional[BaseException]:
             return e
         if getattr(e, "dy2st_undefined", False) and _innermost_user_origin(e) is not None:
             return e      # a name without a value on this path: an error only if it runs
+        if type(e) is NameError and _raised_in_user_code(e):
+            return e      # a global that does not exist: also an error only if it runs
         raise
     return None
 
@@ -246,6 +248,17 @@ def _innermost_user_origin(e: BaseException):
             found = origin
         tb = tb.tb_next
     return found
+
+
+def _raised_in_user_code(e: BaseException) -> bool:
+    """Whether e was raised by a line of the user's converted code itself (not by a call)."""
+    from ..runtime.origin import source_maps
+    tb = e.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return source_maps.lookup(tb.tb_frame.f_code.co_filename, tb.tb_lineno) is not None
 
 
 def _raise_statement_origin(e: BaseException):

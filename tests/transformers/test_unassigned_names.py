@@ -140,3 +140,29 @@ def test_name_assigned_only_in_a_later_loop_is_unassigned_not_a_global(check):
     sf = paddle.jit.to_static(read_before_the_loop_assigns_it, input_spec=SPEC)
     with pytest.raises(UnboundLocalError, match="'z'"):
         sf(paddle.to_tensor(np.full((2, 3), 100.0, "float32")))
+
+
+def reads_a_missing_global(x):
+    h = x.mean(axis=0)
+    if x.sum() > 100:
+        h = h + not_defined_anywhere      # noqa: F821 - a NameError when this line runs
+    return h
+
+
+def test_missing_global_in_an_untaken_branch_fails_only_when_it_runs(tmp_path):
+    """Fuzzer seeds 28 and 299: tracing the branch must not fail with NameError; the program
+    (and the saved one) raise it at the user's line when the branch runs, as eager does."""
+    small, big = paddle.to_tensor(SMALL), paddle.to_tensor(np.full((2, 3), 100.0, "float32"))
+    sf = paddle.jit.to_static(reads_a_missing_global, input_spec=SPEC)
+    expected = reads_a_missing_global(small).numpy()
+    np.testing.assert_allclose(sf(small).numpy(), expected, rtol=1e-6)
+    paddle.jit.save(sf, str(tmp_path / "m"))
+    loaded = paddle.jit.load(str(tmp_path / "m"))
+    np.testing.assert_allclose(loaded(small).numpy(), expected, rtol=1e-6)
+    for fn in (reads_a_missing_global, sf, loaded):
+        with pytest.raises(NameError, match="not_defined_anywhere") as info:
+            fn(big)
+        assert not isinstance(info.value, UnboundLocalError)
+    with pytest.raises(NameError) as info:
+        sf(big)
+    assert "h = h + not_defined_anywhere" in str(info.value)
