@@ -413,7 +413,15 @@ def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, se
 
     def loop_body(*vals):
         assign(vals)
-        body_fn()
+        raised = _trace_branch(body_fn)
+        if raised is not None:
+            # the body fails on every turn (a name without a value, the user's raise): that
+            # happens when the program runs a turn; a loop that runs no turn returns
+            from ..runtime.side_effects import raise_when_run
+            raise_when_run(raised)
+            state.current_block().ops[-1].origin = \
+                _raise_statement_origin(raised) or _innermost_user_origin(raised)
+            assign(vals)
         out = list(get_args())
         if get_extra is not None:
             out += list(get_extra())

@@ -5,6 +5,7 @@ import pytest
 
 import dy2st as paddle
 from dy2st.static import InputSpec
+from tests.support import three_modes
 
 SPEC = [InputSpec([None, 3], "float32")]
 SMALL = np.full((4, 3), 0.01, "float32")
@@ -166,3 +167,31 @@ def test_missing_global_in_an_untaken_branch_fails_only_when_it_runs(tmp_path):
     with pytest.raises(NameError) as info:
         sf(big)
     assert "h = h + not_defined_anywhere" in str(info.value)
+
+
+def read_before_assigned_in_a_loop_body(x):
+    h = x.mean(axis=0)
+    w = x.sum() * 0.0
+    while w < x.sum():
+        h = h + z                  # noqa: F821 - fails on the first turn, as in Python
+        z = h
+        w = w + 1.0
+    return h
+
+
+def test_loop_body_that_always_fails_fails_only_when_a_turn_runs(tmp_path):
+    """The body cannot be traced to the end (z has no value on the first turn): the loop still
+    converts; a run without turns returns, one with turns raises at the user's line."""
+    no_turn = np.full((2, 3), -1.0, "float32")
+    eager, static, loaded = three_modes(read_before_assigned_in_a_loop_body, [no_turn],
+                                        [[None, 3]], tmp_path)
+    np.testing.assert_allclose(static[0], eager[0], rtol=1e-6)
+    np.testing.assert_allclose(loaded[0], eager[0], rtol=1e-6)
+    sf = paddle.jit.to_static(read_before_assigned_in_a_loop_body, input_spec=SPEC)
+    loaded_fn = paddle.jit.load(str(tmp_path / "model"))
+    for fn in (read_before_assigned_in_a_loop_body, sf, loaded_fn):
+        with pytest.raises(UnboundLocalError, match="'z'") as info:
+            fn(paddle.to_tensor(BIG))
+    with pytest.raises(UnboundLocalError) as info:
+        sf(paddle.to_tensor(BIG))
+    assert "h = h + z" in str(info.value)
