@@ -9,6 +9,7 @@ A failure prints the program's seed and source, so that it can become a regressi
 from __future__ import annotations
 
 import argparse
+import dis
 import importlib.util
 import os
 import random
@@ -273,10 +274,34 @@ def _kind(e: BaseException) -> str:
 
 def _eager_line(e: BaseException, path: str) -> Optional[int]:
     line = None
-    for frame, lineno in traceback.walk_tb(e.__traceback__):
-        if frame.f_code.co_filename == path:
-            line = lineno
+    tb = e.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == path:
+            line = _unbound_read_line(e, tb) or tb.tb_lineno
+        tb = tb.tb_next
     return line
+
+
+def _unbound_read_line(e: BaseException, tb) -> Optional[int]:
+    """The line of the read that failed, for an unassigned local. CPython 3.11 fuses
+    `STORE_FAST a; LOAD_FAST b` (and other pairs) into one instruction once a function is warm,
+    and blames a failing `LOAD_FAST b` on the first half's line: look at the instruction after."""
+    if not isinstance(e, UnboundLocalError) or tb.tb_next is not None:
+        return None
+    m = re.search(r"variable '(\w+)'", str(e))
+    if m is None:
+        return None
+    instructions = list(dis.get_instructions(tb.tb_frame.f_code))
+    for k, ins in enumerate(instructions):
+        if ins.offset != tb.tb_lasti:
+            continue
+        if ins.opname.startswith("LOAD") and ins.argval == m.group(1):
+            return None
+        nxt = instructions[k + 1] if k + 1 < len(instructions) else None
+        if nxt is not None and nxt.opname == "LOAD_FAST" and nxt.argval == m.group(1) and \
+                getattr(nxt, "positions", None) is not None:
+            return nxt.positions.lineno
+    return None
 
 
 _FILE_LINE = re.compile(r'File "([^"]+)", line (\d+)')

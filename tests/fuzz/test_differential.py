@@ -100,3 +100,20 @@ def test_saved_program_with_a_dead_tensor_if_loads(tmp_path):
     paddle.jit.save(sf, str(tmp_path / "m"))
     loaded = paddle.jit.load(str(tmp_path / "m"))
     np.testing.assert_allclose(loaded(x).numpy(), np.ones(3))
+
+
+def test_eager_error_line_is_the_line_that_reads_the_unassigned_name():
+    """CPython 3.11 blames an unassigned read fused with the store before it (`h = ...` then
+    `z = z`) on the store's line once the function is warm; the fuzzer must not."""
+    path = "<fuzz-eager-line>"
+    namespace = {}
+    exec(compile("def f(h, c):\n    if c:\n        h = h + 1.0\n        z = z\n    return h\n",
+                 path, "exec"), namespace)
+    for _ in range(200):
+        namespace["f"](1.0, False)          # warm: the interpreter specializes f's code
+    try:
+        namespace["f"](1.0, True)
+    except UnboundLocalError as e:
+        assert fuzz._eager_line(e, path) == 4
+    else:
+        raise AssertionError("z = z must fail")
