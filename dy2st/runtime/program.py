@@ -123,6 +123,10 @@ def rebind(handle: Variable, new: Variable) -> Variable:
     old = Variable(handle.block, handle.name, handle._shape, handle.dtype, handle.persistable,
                    handle.kind, handle.elem)
     handle.block.vars[old.name] = old
+    # a value that may be unassigned stays so when changed in place or carried by a loop
+    table = handle.block.program.maybe_undefined
+    if old.name in table and new.name not in table:
+        table[new.name] = table[old.name]
     handle.name, handle._shape, handle.dtype = new.name, new._shape, new.dtype
     handle.block, handle.kind, handle.elem = new.block, new.kind, new.elem
     handle._shape_cache = None

@@ -195,3 +195,33 @@ def test_loop_body_that_always_fails_fails_only_when_a_turn_runs(tmp_path):
     with pytest.raises(UnboundLocalError) as info:
         sf(paddle.to_tensor(BIG))
     assert "h = h + z" in str(info.value)
+
+
+def passed_into_a_list_in_a_loop_that_changes_it_in_place(x):
+    h = x.mean(axis=0)
+    acc = [h * 0.0]
+    if x.sum() > 100.0:
+        z = acc[-1]
+    for row in x:
+        acc[0] = z                 # the loop carries z (changed in place below): still checked
+        acc[0].multiply_(h)
+    return paddle.stack(acc).sum(axis=0)
+
+
+def test_value_changed_in_place_keeps_its_unassigned_check(tmp_path):
+    """Fuzzer seed 3105: carrying z through the loop (or changing it in place) must not lose
+    the "was it assigned?" flag: to_static returned a value where eager raises."""
+    big = np.full((2, 3), 100.0, "float32")
+    eager, static, loaded = three_modes(passed_into_a_list_in_a_loop_that_changes_it_in_place,
+                                        [big], [[None, 3]], tmp_path)
+    np.testing.assert_allclose(static[0], eager[0], rtol=1e-6)
+    np.testing.assert_allclose(loaded[0], eager[0], rtol=1e-6)
+    sf = paddle.jit.to_static(passed_into_a_list_in_a_loop_that_changes_it_in_place,
+                              input_spec=SPEC)
+    loaded_fn = paddle.jit.load(str(tmp_path / "model"))
+    for fn in (passed_into_a_list_in_a_loop_that_changes_it_in_place, sf, loaded_fn):
+        with pytest.raises(UnboundLocalError, match="'z'"):
+            fn(paddle.to_tensor(SMALL))
+    with pytest.raises(UnboundLocalError) as info:
+        sf(paddle.to_tensor(SMALL))
+    assert "acc[0] = z" in str(info.value)
