@@ -421,6 +421,7 @@ def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, se
             raise_when_run(raised)
             state.current_block().ops[-1].origin = \
                 _raise_statement_origin(raised) or _innermost_user_origin(raised)
+            parent.program.deferred_errors.append(raised)
             assign(vals)
         out = list(get_args())
         if get_extra is not None:

@@ -288,6 +288,9 @@ class Program:
         # id(obj) -> [(other, pred, on_true)]: obj is the same Python object as `other` on the
         # path where the bool `pred` is on_true (names merged by a tensor `if`; runtime/inplace.py)
         self.cond_aliases: Dict[int, List[Tuple[Any, Variable, bool]]] = {}
+        # errors of tensor loop bodies that fail on every turn, raised when a turn runs: the
+        # first is what a later failure of the same trace reports (eager stops there first)
+        self.deferred_errors: List[BaseException] = []
         self.feed_names: List[str] = []
         self.fetch_names: List[str] = []
         # Python loops tracing unrolled (runtime/unrolled.py): hints for passes/roll.py

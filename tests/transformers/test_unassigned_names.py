@@ -225,3 +225,23 @@ def test_value_changed_in_place_keeps_its_unassigned_check(tmp_path):
     with pytest.raises(UnboundLocalError) as info:
         sf(paddle.to_tensor(SMALL))
     assert "acc[0] = z" in str(info.value)
+
+
+def fails_in_the_loop_then_after_it(x):
+    h = x.mean(axis=0)
+    for row in x:
+        h = h + row * missing_name         # noqa: F821 - eager fails here first
+    return h * missing_name                # noqa: F821
+
+
+def test_trace_that_fails_later_reports_the_loop_body_error_eager_reaches_first():
+    """Fuzzer seed 989: the loop body's error is raised when a turn runs; when the trace then
+    fails at a later line, the error reported is still the one of the loop body's line."""
+    sf = paddle.jit.to_static(fails_in_the_loop_then_after_it, input_spec=SPEC)
+    with pytest.raises(NameError) as eager:
+        fails_in_the_loop_then_after_it(paddle.to_tensor(SMALL))
+    assert eager.traceback[-1].statement.lines[0].strip().startswith("h = h + row")
+    with pytest.raises(NameError) as info:
+        sf(paddle.to_tensor(SMALL))
+    assert "h = h + row * missing_name" in str(info.value)
+    assert "return h * missing_name" not in str(info.value)
