@@ -30,8 +30,11 @@ MAYBE = ("z",)                    # a [3] tensor assigned only on some paths
 class Generator:
     """Writes one random function `f(x)` (x: float32[B, 3]) and its helpers."""
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, closure_rng: Optional[random.Random] = None) -> None:
         self.rng = rng
+        # closures are drawn from their own stream, so that adding them left every other
+        # program (and the seeds listed as open bugs) as it was
+        self.closure_rng = closure_rng or random.Random(0)
         self.lines: List[str] = []
         self.loop_depth = 0
         self.loop_vars: List[str] = []
@@ -243,11 +246,26 @@ class Generator:
             self.emit(2, "z = h * 2.0")
         self.block(1, 0, r.randint(2, 6))
         self.emit(1, f"return h + g + {self.ret_tail()}")
+        if self.closure_rng.random() < 0.3:
+            self.add_closure()
         return "\n".join(head + self.lines) + "\n"
+
+    def add_closure(self) -> None:
+        """A nested function of f reading f's names (cells: it sees their latest values),
+        called first at the top of f and then in place of some `scale2(...)` calls."""
+        r = self.closure_rng
+        kind = r.choice(["plain", "tif", "free"] if any("z = " in t for t in self.lines)
+                        else ["plain", "tif"])
+        body = {"plain": ["    return t * 0.5 + h"],
+                "tif": ["    if t.sum() > s:", "        return t - g * 0.5", "    return t + h"],
+                "free": ["    return t + z * 0.25"]}[kind]   # z may be unbound: NameError
+        first = ["def inner(t):"] + body + [f"{r.choice(TENSORS)} = inner({r.choice(TENSORS)})"]
+        self.lines = ["    " + t for t in first] + [
+            t.replace("scale2(", "inner(") if r.random() < 0.5 else t for t in self.lines]
 
 
 def generate(seed: int) -> str:
-    return Generator(random.Random(seed)).program()
+    return Generator(random.Random(seed), random.Random(f"closure {seed}")).program()
 
 
 # ----------------------------------------------------------------------------- running

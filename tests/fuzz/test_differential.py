@@ -25,14 +25,11 @@ BUDGET = 300      # programs, each on 5 inputs in 3 modes (about 15 s on the 2-c
 # Programs of the budget that still disagree, each an open bug (docs/fuzzing.md lists them).
 # The test fails on any other disagreement, and on a listed one that is fixed (drop it then).
 OPEN = {
-    28: "a name assigned only inside a loop body helper read by a later tensor `if` branch: "
-        "NameError while tracing",
-    299: "same as 28",
-    111: "an object changed in place on some turns of a tensor loop only, read after it: "
-         "refused (escaped tensor) although eager has a value",
-    213: "same family as 111 (in-place change inside a loop body under a tensor `if`)",
-    283: "same family as 111",
-    290: "same family as 111; eager raises NameError there, static refuses the alias first",
+    213: "an object changed in place on some turns of a tensor loop only (the loop variable is "
+         "rebound under a tensor `if` in the body), read after it: refused although eager has "
+         "a value",
+    283: "same family as 213 (a dict entry rebound under a tensor `if` in a loop body, then "
+         "changed in place)",
     255: "wrong values: in-place change through an alias inside nested tensor loops",
     263: "wrong values: same family as 255",
 }
@@ -58,7 +55,7 @@ def test_generator_covers_the_constructs_it_promises():
     for construct in ("for i", "in range(x.shape[0])", "in enumerate(x)", "in zip(x,", "while ",
                       "break", "continue", "return ", " and ", " or ", "not (", "elif ", "else:",
                       "+=", "] = ", "acc.append(", "d['a']", "helper(", "scale2(", ".add_(",
-                      "if FLAG", "z = "):
+                      "if FLAG", "z = ", "def inner(t):", "= inner(", "return t + z"):
         assert construct in sources, construct
 
 

@@ -245,3 +245,36 @@ def test_trace_that_fails_later_reports_the_loop_body_error_eager_reaches_first(
         sf(paddle.to_tensor(SMALL))
     assert "h = h + row * missing_name" in str(info.value)
     assert "return h * missing_name" not in str(info.value)
+
+
+def free_variable_read_by_a_closure(x, flag=False):
+    h = x.mean(axis=0)
+    if flag:
+        z = h * 3.0
+    if x.sum() > 100.0:
+        z = h * 2.0
+
+    def inner(t):
+        return t + z * 0.25
+    return inner(h)
+
+
+def test_unassigned_free_variable_is_a_name_error_as_in_python(tmp_path):
+    """Python raises NameError (not UnboundLocalError) for a free variable without a value; so
+    must to_static, whether the path is known while tracing (flag) or only when it runs."""
+    big = np.full((2, 3), 100.0, "float32")
+    eager, static, loaded = three_modes(free_variable_read_by_a_closure, [big], [[None, 3]],
+                                        tmp_path)
+    np.testing.assert_allclose(static[0], eager[0], rtol=1e-6)
+    np.testing.assert_allclose(loaded[0], eager[0], rtol=1e-6)
+    sf = paddle.jit.to_static(free_variable_read_by_a_closure, input_spec=SPEC)
+    loaded_fn = paddle.jit.load(str(tmp_path / "model"))
+    for fn in (free_variable_read_by_a_closure, sf, loaded_fn):
+        with pytest.raises(NameError, match="free variable 'z'") as info:
+            fn(paddle.to_tensor(SMALL))
+        assert not isinstance(info.value, UnboundLocalError)
+    in_closure_sf = paddle.jit.to_static(in_closure, input_spec=SPEC)   # z never assigned
+    with pytest.raises(NameError, match="free variable 'z'") as info:
+        in_closure_sf(paddle.to_tensor(SMALL))
+    assert not isinstance(info.value, UnboundLocalError)
+    assert "return z + 1.0" in str(info.value)
