@@ -281,6 +281,7 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
             # changed in place on some turns only: its value after the loop is not followed;
             # it stands for the body's value, so that reading it later fails (escaped tensor)
             # at the line of the in-place change rather than giving another number
+            program.unfollowed.add(b_params[i].name)
             rebind(leaf, b_params[i])
     return _as_list(unflatten(tree, final), len(loop_vars))
 

@@ -167,3 +167,4 @@ def test_alias_the_trace_cannot_follow_is_an_error_at_the_users_line():
     with pytest.raises(ValueError) as info:
         sf(paddle.to_tensor(MIXED))
     assert "h[0] = row.sum()" in str(info.value)
+    assert "changed in place on some turns of a tensor loop only" in str(info.value)
