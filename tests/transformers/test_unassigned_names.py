@@ -22,6 +22,25 @@ def _fails_like_eager(fn, x, line_text, error=UnboundLocalError):
     return sf
 
 
+def _three_modes_agree_then_fail(fn, ok, failing, error, line_text, tmp_path, match="'z'"):
+    """fn eagerly, through to_static and after jit.save / jit.load: the same value on `ok`; the
+    same `error` (exactly that type: a NameError must not be an UnboundLocalError) on
+    `failing`, naming the user's line in to_static."""
+    eager, static, loaded = three_modes(fn, [ok], [[None, 3]], tmp_path)
+    np.testing.assert_allclose(static[0], eager[0], rtol=1e-6)
+    np.testing.assert_allclose(loaded[0], eager[0], rtol=1e-6)
+    sf = paddle.jit.to_static(fn, input_spec=SPEC)
+    loaded_fn = paddle.jit.load(str(tmp_path / "model"))
+    for mode in (fn, sf, loaded_fn):
+        with pytest.raises(error, match=match) as info:
+            mode(paddle.to_tensor(failing))
+        if error is NameError:
+            assert not isinstance(info.value, UnboundLocalError)
+    with pytest.raises(error) as info:
+        sf(paddle.to_tensor(failing))
+    assert line_text in str(info.value)
+
+
 def in_loop_body(x):
     h = x.mean(axis=0)
     s = x.sum() * 0.1
@@ -153,20 +172,9 @@ def reads_a_missing_global(x):
 def test_missing_global_in_an_untaken_branch_fails_only_when_it_runs(tmp_path):
     """Fuzzer seeds 28 and 299: tracing the branch must not fail with NameError; the program
     (and the saved one) raise it at the user's line when the branch runs, as eager does."""
-    small, big = paddle.to_tensor(SMALL), paddle.to_tensor(np.full((2, 3), 100.0, "float32"))
-    sf = paddle.jit.to_static(reads_a_missing_global, input_spec=SPEC)
-    expected = reads_a_missing_global(small).numpy()
-    np.testing.assert_allclose(sf(small).numpy(), expected, rtol=1e-6)
-    paddle.jit.save(sf, str(tmp_path / "m"))
-    loaded = paddle.jit.load(str(tmp_path / "m"))
-    np.testing.assert_allclose(loaded(small).numpy(), expected, rtol=1e-6)
-    for fn in (reads_a_missing_global, sf, loaded):
-        with pytest.raises(NameError, match="not_defined_anywhere") as info:
-            fn(big)
-        assert not isinstance(info.value, UnboundLocalError)
-    with pytest.raises(NameError) as info:
-        sf(big)
-    assert "h = h + not_defined_anywhere" in str(info.value)
+    _three_modes_agree_then_fail(reads_a_missing_global, SMALL, np.full((2, 3), 100.0, "float32"),
+                                 NameError, "h = h + not_defined_anywhere", tmp_path,
+                                 match="not_defined_anywhere")
 
 
 def read_before_assigned_in_a_loop_body(x):
@@ -182,19 +190,9 @@ def read_before_assigned_in_a_loop_body(x):
 def test_loop_body_that_always_fails_fails_only_when_a_turn_runs(tmp_path):
     """The body cannot be traced to the end (z has no value on the first turn): the loop still
     converts; a run without turns returns, one with turns raises at the user's line."""
-    no_turn = np.full((2, 3), -1.0, "float32")
-    eager, static, loaded = three_modes(read_before_assigned_in_a_loop_body, [no_turn],
-                                        [[None, 3]], tmp_path)
-    np.testing.assert_allclose(static[0], eager[0], rtol=1e-6)
-    np.testing.assert_allclose(loaded[0], eager[0], rtol=1e-6)
-    sf = paddle.jit.to_static(read_before_assigned_in_a_loop_body, input_spec=SPEC)
-    loaded_fn = paddle.jit.load(str(tmp_path / "model"))
-    for fn in (read_before_assigned_in_a_loop_body, sf, loaded_fn):
-        with pytest.raises(UnboundLocalError, match="'z'") as info:
-            fn(paddle.to_tensor(BIG))
-    with pytest.raises(UnboundLocalError) as info:
-        sf(paddle.to_tensor(BIG))
-    assert "h = h + z" in str(info.value)
+    _three_modes_agree_then_fail(read_before_assigned_in_a_loop_body,
+                                 np.full((2, 3), -1.0, "float32"), BIG, UnboundLocalError,
+                                 "h = h + z", tmp_path)
 
 
 def passed_into_a_list_in_a_loop_that_changes_it_in_place(x):
@@ -211,20 +209,9 @@ def passed_into_a_list_in_a_loop_that_changes_it_in_place(x):
 def test_value_changed_in_place_keeps_its_unassigned_check(tmp_path):
     """Fuzzer seed 3105: carrying z through the loop (or changing it in place) must not lose
     the "was it assigned?" flag: to_static returned a value where eager raises."""
-    big = np.full((2, 3), 100.0, "float32")
-    eager, static, loaded = three_modes(passed_into_a_list_in_a_loop_that_changes_it_in_place,
-                                        [big], [[None, 3]], tmp_path)
-    np.testing.assert_allclose(static[0], eager[0], rtol=1e-6)
-    np.testing.assert_allclose(loaded[0], eager[0], rtol=1e-6)
-    sf = paddle.jit.to_static(passed_into_a_list_in_a_loop_that_changes_it_in_place,
-                              input_spec=SPEC)
-    loaded_fn = paddle.jit.load(str(tmp_path / "model"))
-    for fn in (passed_into_a_list_in_a_loop_that_changes_it_in_place, sf, loaded_fn):
-        with pytest.raises(UnboundLocalError, match="'z'"):
-            fn(paddle.to_tensor(SMALL))
-    with pytest.raises(UnboundLocalError) as info:
-        sf(paddle.to_tensor(SMALL))
-    assert "acc[0] = z" in str(info.value)
+    _three_modes_agree_then_fail(passed_into_a_list_in_a_loop_that_changes_it_in_place,
+                                 np.full((2, 3), 100.0, "float32"), SMALL, UnboundLocalError,
+                                 "acc[0] = z", tmp_path)
 
 
 def fails_in_the_loop_then_after_it(x):
@@ -262,17 +249,9 @@ def free_variable_read_by_a_closure(x, flag=False):
 def test_unassigned_free_variable_is_a_name_error_as_in_python(tmp_path):
     """Python raises NameError (not UnboundLocalError) for a free variable without a value; so
     must to_static, whether the path is known while tracing (flag) or only when it runs."""
-    big = np.full((2, 3), 100.0, "float32")
-    eager, static, loaded = three_modes(free_variable_read_by_a_closure, [big], [[None, 3]],
-                                        tmp_path)
-    np.testing.assert_allclose(static[0], eager[0], rtol=1e-6)
-    np.testing.assert_allclose(loaded[0], eager[0], rtol=1e-6)
-    sf = paddle.jit.to_static(free_variable_read_by_a_closure, input_spec=SPEC)
-    loaded_fn = paddle.jit.load(str(tmp_path / "model"))
-    for fn in (free_variable_read_by_a_closure, sf, loaded_fn):
-        with pytest.raises(NameError, match="free variable 'z'") as info:
-            fn(paddle.to_tensor(SMALL))
-        assert not isinstance(info.value, UnboundLocalError)
+    _three_modes_agree_then_fail(free_variable_read_by_a_closure,
+                                 np.full((2, 3), 100.0, "float32"), SMALL, NameError,
+                                 "return t + z * 0.25", tmp_path, match="free variable 'z'")
     in_closure_sf = paddle.jit.to_static(in_closure, input_spec=SPEC)   # z never assigned
     with pytest.raises(NameError, match="free variable 'z'") as info:
         in_closure_sf(paddle.to_tensor(SMALL))
