@@ -233,6 +233,8 @@ def _trace_branch(branch: Callable) -> Optional[BaseException]:
             return e
         if getattr(e, "dy2st_undefined", False) and _innermost_user_origin(e) is not None:
             return e      # a name without a value on this path: an error only if it runs
+        if type(e) is NameError and _raised_in_user_code(e):
+            return e      # a global that does not exist: also an error only if it runs
         raise
     return None
 
@@ -248,6 +250,17 @@ def _innermost_user_origin(e: BaseException):
             found = origin
         tb = tb.tb_next
     return found
+
+
+def _raised_in_user_code(e: BaseException) -> bool:
+    """Whether e was raised by a line of the user's converted code itself (not by a call)."""
+    from ..runtime.origin import source_maps
+    tb = e.__traceback__
+    if tb is None:
+        return False
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return source_maps.lookup(tb.tb_frame.f_code.co_filename, tb.tb_lineno) is not None
 
 
 def _raise_statement_origin(e: BaseException):
@@ -425,7 +438,16 @@ def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, se
 
     def loop_body(*vals):
         assign(vals)
-        body_fn()
+        raised = _trace_branch(body_fn)
+        if raised is not None:
+            # the body fails on every turn (a name without a value, the user's raise): that
+            # happens when the program runs a turn; a loop that runs no turn returns
+            from ..runtime.side_effects import raise_when_run
+            raise_when_run(raised)
+            state.current_block().ops[-1].origin = \
+                _raise_statement_origin(raised) or _innermost_user_origin(raised)
+            parent.program.deferred_errors.append(raised)
+            assign(vals)
         out = list(get_args())
         if get_extra is not None:
             out += list(get_extra())

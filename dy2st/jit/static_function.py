@@ -274,7 +274,8 @@ class StaticFunction:
                 out_leaves, out_tree = flatten(out)
                 leaves_desc, fetch = _outputs(out_leaves)
             except Exception as e:  # noqa: BLE001
-                raise_in_user_code(e)
+                deferred = program.deferred_errors
+                raise_in_user_code(deferred[0] if deferred and isinstance(e, NameError) else e)
             finally:
                 leaked = self._restore_symbolic_globals(saved_globals)
             if leaked:

@@ -2,6 +2,7 @@
 in static mode and run plain Python in eager mode."""
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -20,6 +21,32 @@ class UndefinedVarError(UnboundLocalError):
     dy2st_undefined = True
 
 
+class UndefinedFreeVarError(NameError):
+    """A nested function read a name of its enclosing function that has no value (Python
+    raises NameError there, not UnboundLocalError)."""
+
+    dy2st_undefined = True
+
+
+# the functions the converter writes for branches and loop bodies (transformers/ifelse.py, loop.py)
+_CONTROL_FLOW_FUNCTION = re.compile(r"(true_fn|false_fn|while_cond|while_body|for_body)_\d+$")
+
+
+def _read_as_free_variable(name: str) -> bool:
+    """Whether the converted code reading `name` now is a user's nested function that reads it
+    from an enclosing function (not a branch or loop body the converter wrote)."""
+    import sys
+    from .origin import source_maps
+    frame = sys._getframe(2)
+    while frame is not None:
+        code = frame.f_code
+        if source_maps.is_generated(code.co_filename) and \
+                not _CONTROL_FLOW_FUNCTION.match(code.co_name):
+            return name in code.co_freevars
+        frame = frame.f_back
+    return False
+
+
 class UndefinedVar:
     """A name that has no value on some path; using it raises UnboundLocalError, as Python does."""
 
@@ -30,6 +57,9 @@ class UndefinedVar:
         self._where = where
 
     def _fail(self, *args: Any, **kwargs: Any):
+        if _read_as_free_variable(self._name):
+            raise UndefinedFreeVarError(f"cannot access free variable '{self._name}' where it is "
+                                        "not associated with a value in enclosing scope")
         raise UndefinedVarError(f"local variable '{self._name}' is used, but it is not assigned "
                                 f"on the path taken{self._where}; give it a value before the "
                                 "branch or loop")

@@ -6,7 +6,7 @@ sub-block is being built is captured as a new param (like a closure conversion).
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from . import state
 from .dtype import DType
@@ -123,6 +123,10 @@ def rebind(handle: Variable, new: Variable) -> Variable:
     old = Variable(handle.block, handle.name, handle._shape, handle.dtype, handle.persistable,
                    handle.kind, handle.elem)
     handle.block.vars[old.name] = old
+    # a value that may be unassigned stays so when changed in place or carried by a loop
+    table = handle.block.program.maybe_undefined
+    if old.name in table and new.name not in table:
+        table[new.name] = table[old.name]
     handle.name, handle._shape, handle.dtype = new.name, new._shape, new.dtype
     handle.block, handle.kind, handle.elem = new.block, new.kind, new.elem
     handle._shape_cache = None
@@ -142,6 +146,11 @@ def escaped_message(var: "Variable") -> str:
     origin = defining_origin(var)
     where = (f' (File "{origin.file}", line {origin.line}: {origin.source})'
              if origin is not None else "")
+    if var.name in var.block.program.unfollowed:
+        return (f"a tensor changed in place on some turns of a tensor loop only{where} is read "
+                "after the loop (through another name, a list, a dict or the enclosing `if`); "
+                "which value it has then is not followed. Copy it before changing it in place "
+                "(`h = h.clone()`), or change it on every turn")
     return (f"the tensor {var.name} computed inside a tensor `if` branch or loop body{where} is "
             "used outside it without being one of its outputs (for example through `nonlocal`, "
             "`global`, a closure or an object the converter cannot see); assign it to a local "
@@ -284,6 +293,12 @@ class Program:
         # id(obj) -> [(other, pred, on_true)]: obj is the same Python object as `other` on the
         # path where the bool `pred` is on_true (names merged by a tensor `if`; runtime/inplace.py)
         self.cond_aliases: Dict[int, List[Tuple[Any, Variable, bool]]] = {}
+        # errors of tensor loop bodies that fail on every turn, raised when a turn runs: the
+        # first is what a later failure of the same trace reports (eager stops there first)
+        self.deferred_errors: List[BaseException] = []
+        # body variables an object changed on some loop turns only stands for after the loop
+        # (runtime/while_loop.py): reading them names that in the escaped-tensor error
+        self.unfollowed: Set[str] = set()
         self.feed_names: List[str] = []
         self.fetch_names: List[str] = []
         # Python loops tracing unrolled (runtime/unrolled.py): hints for passes/roll.py

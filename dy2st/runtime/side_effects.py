@@ -50,6 +50,7 @@ RAISABLE = {t.__name__: t for t in (ValueError, TypeError, RuntimeError, Asserti
                                     ArithmeticError, LookupError, AttributeError, NameError,
                                     UnboundLocalError)}
 RAISABLE["UndefinedVarError"] = UnboundLocalError
+RAISABLE["UndefinedFreeVarError"] = NameError
 
 
 @register_op("raise", infer=lambda *xs, type, message: [], n_outputs=0)
@@ -65,8 +66,11 @@ def raise_when_run(exc: BaseException) -> None:
     apply("raise", [], {"type": type(exc).__name__, "message": str(exc)})
 
 
-@register_op("check_defined", infer=lambda flag, *, name, where: [], n_outputs=0)
-def _check_defined_kernel(flag, *, name, where):
+@register_op("check_defined", infer=lambda flag, *, name, where, free=False: [], n_outputs=0)
+def _check_defined_kernel(flag, *, name, where, free=False):
+    if not flag and free:       # read by a nested function: Python raises NameError
+        raise NameError(f"cannot access free variable '{name}' where it is not associated with "
+                        f"a value in enclosing scope{where}")
     if not flag:
         raise UnboundLocalError(f"local variable '{name}' is used, but the program took a path "
                                 f"on which it is never assigned{where}")
@@ -76,7 +80,11 @@ def _check_defined_kernel(flag, *, name, where):
 def check_defined(flag: Any, name: str, where: str, origin: Any = None) -> None:
     """An op that fails like Python's UnboundLocalError when `flag` is false (`origin`: the
     user's line to blame when the caller's frame is not the user's)."""
-    apply("check_defined", [flag], {"name": name, "where": where})
+    from .control_flow import _read_as_free_variable
+    attrs = {"name": name, "where": where}
+    if _read_as_free_variable(name):
+        attrs["free"] = True
+    apply("check_defined", [flag], attrs)
     if origin is not None:
         from . import state
         state.current_block().ops[-1].origin = origin

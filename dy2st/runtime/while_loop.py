@@ -8,7 +8,7 @@ from . import ops, state
 from .control_flow import (_align_captures, _as_pred, _constant, _is_number, _local, _meta,
                            _same_constant, _unify_elem, _where, is_undefined)
 from .dtype import bool_
-from .inplace import journal
+from .inplace import add_path_alias, journal
 from .program import Block, Variable, block_guard, rebind
 from .pytree import LEAF, describe, flatten, unflatten
 from .registry import Meta, append_op
@@ -101,6 +101,7 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
     table = program.maybe_undefined
     carried: List[Variable] = []     # outer objects the body changes in place (h[0] = v)
     track_ran = False                # carry "did the body run?" (for path aliases, below)
+    followed: List[int] = []         # loop variables changed in place on some turns only
     for _attempt in range(5 + len(init)):
         n_blocks = len(program.blocks)
         cb = program.create_block(parent.idx)
@@ -116,6 +117,9 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
         c_carry = [_param_like(cb, h) for h in carried]
         b_carry = [_param_like(bb, h) for h in carried]
         ran_params = [_param_like(blk, _RAN_SPEC, "ran") for blk in (cb, bb)] if track_ran else []
+        # "is the loop variable still the object from before the loop?", one per followed one
+        for blk in (cb, bb):
+            same_params = [_param_like(blk, _RAN_SPEC, "same") for _ in followed]
         with journal(cb.idx) as j:
             try:
                 with block_guard(cb):
@@ -129,13 +133,26 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
                 with block_guard(bb):
                     for h, p in zip(carried, b_carry):
                         rebind(h, p)
+                    for i, same in zip(followed, same_params):
+                        add_path_alias(b_params[i], leaves[i], same, True)
                     out = _as_list(body(*unflatten(tree, b_params)), len(loop_vars))
+                    aliased = {i for i, p in enumerate(b_params) if len(
+                        program.cond_aliases.get(id(p), ())) > (i in followed)}
             finally:
                 changed = j.finish()
         new_carried = [h for h, _ in changed.values() if not any(h is c for c in carried)]
         if new_carried:
             del program.blocks[n_blocks:]
             carried += new_carried
+            continue
+        new_followed = _changed_on_some_turns(leaves, init, b_params, param_names, out,
+                                              followed, aliased, cb.idx)
+        if new_followed:
+            # its object from before the loop is carried; in-place changes of the loop
+            # variable reach it on the turns where the variable is still that object
+            del program.blocks[n_blocks:]
+            followed += new_followed
+            carried += [leaves[i] for i in new_followed if not any(leaves[i] is h for h in carried)]
             continue
         with block_guard(bb):
             out_leaves, out_tree = flatten(out)
@@ -175,6 +192,9 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
                           o.block.idx < cb.idx and o.kind == "dense"]
             if track_ran:
                 carry_results.append(_local(bb, ops.full([], True, "bool")))
+            carry_results += [_local(bb, same if out_leaves[i] is b_params[i] else
+                                     ops.full([], False, "bool"))
+                              for i, same in zip(followed, same_params)]
         if outer_outs and not track_ran and not learned:
             del program.blocks[n_blocks:]
             track_ran = True
@@ -217,17 +237,18 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
     else:
         raise RuntimeError("while_loop: loop variable shapes did not settle")
     bb.results = [v.name for v in results + flag_results + carry_results]
-    n_lv = sum(is_var) + len(maybe) + len(carried) + (1 if track_ran else 0)
+    n_lv = sum(is_var) + len(maybe) + len(carried) + (1 if track_ran else 0) + len(followed)
     sources = _align_captures([cb, bb], n_lv)
     inits = [v for v, var in zip(init, is_var) if var]
     metas = [s for s, var in zip(specs, is_var) if var]
     with block_guard(parent):
         flag_inits = [_entry(init[i])[0] for i in maybe]
         ran_init = [ops.full([], False, "bool")] if track_ran else []
-    outs = append_op("while", [*inits, *flag_inits, *carried, *ran_init, *sources],
+        same_init = [ops.full([], True, "bool") for _ in followed]
+    outs = append_op("while", [*inits, *flag_inits, *carried, *ran_init, *same_init, *sources],
                      {"cond_block": cb.idx, "body_block": bb.idx, "n_loop_vars": n_lv},
                      metas=metas + [Meta((), bool_)] * len(maybe) + [_meta(h) for h in carried]
-                     + [_RAN_SPEC] * len(ran_init))
+                     + [_RAN_SPEC] * (len(ran_init) + len(same_init)))
     it = iter(outs)
     final = [next(it) if var else v for v, var in zip(init, is_var)]
     for i in maybe:
@@ -237,7 +258,6 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
     for h in carried:
         rebind(h, next(it))
     if ran_init:
-        from .inplace import add_path_alias
         ran = next(it)
         for i, o in outer_outs:
             if isinstance(final[i], Variable) and final[i] is not o:
@@ -245,6 +265,10 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
                 if isinstance(leaves[i], Variable) and leaves[i] is init[i] and \
                         leaves[i] is not final[i] and leaves[i].kind == "dense":
                     add_path_alias(final[i], leaves[i], ran, False)
+    for i in followed:
+        same = next(it)
+        if isinstance(final[i], Variable) and final[i] is not leaves[i]:
+            add_path_alias(final[i], leaves[i], same, True)
     # a loop variable whose object every turn changes in place (h[0] = v, never h = ...) is
     # still that object after the loop: whatever else holds it sees the final value
     for i, leaf in enumerate(leaves):
@@ -253,12 +277,36 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
             continue
         if out_leaves[i] is b_params[i]:
             final[i] = rebind(leaf, final[i])
-        else:
+        elif i not in followed:
             # changed in place on some turns only: its value after the loop is not followed;
             # it stands for the body's value, so that reading it later fails (escaped tensor)
             # at the line of the in-place change rather than giving another number
+            program.unfollowed.add(b_params[i].name)
             rebind(leaf, b_params[i])
     return _as_list(unflatten(tree, final), len(loop_vars))
+
+
+def _changed_on_some_turns(leaves: List[Any], init: List[Any], b_params: List[Any],
+                           param_names: List[Optional[str]], out: List[Any], followed: List[int],
+                           aliased: set, first_block: int) -> List[int]:
+    """Loop variables whose object from before the loop the body changes in place and then
+    rebinds to a new tensor (`h[0] = v; h = h * 2`): that object changes on the first turns
+    only. Only the plain case is followed: the variable is no path alias inside the body, its
+    new value is computed there, and no other loop variable starts as the same object."""
+    out_leaves = flatten(out)[0]
+    if len(out_leaves) != len(leaves):
+        return []
+    found = []
+    for i, leaf in enumerate(leaves):
+        p, o = b_params[i], out_leaves[i]
+        if i in followed or i in aliased or init[i] is not leaf or \
+                not isinstance(leaf, Variable) or leaf.kind != "dense" or \
+                not isinstance(p, Variable) or p.name == param_names[i] or o is p or \
+                not isinstance(o, Variable) or o.block.idx < first_block or \
+                sum(v is leaf for v in leaves) != 1:
+            continue
+        found.append(i)
+    return found
 
 
 def _entry(v: Any):

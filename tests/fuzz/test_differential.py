@@ -4,6 +4,7 @@ import importlib.util
 import os
 import sys
 
+import numpy as np
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -25,14 +26,9 @@ BUDGET = 300      # programs, each on 5 inputs in 3 modes (about 15 s on the 2-c
 # Programs of the budget that still disagree, each an open bug (docs/fuzzing.md lists them).
 # The test fails on any other disagreement, and on a listed one that is fixed (drop it then).
 OPEN = {
-    28: "a name assigned only inside a loop body helper read by a later tensor `if` branch: "
-        "NameError while tracing",
-    299: "same as 28",
-    111: "an object changed in place on some turns of a tensor loop only, read after it: "
-         "refused (escaped tensor) although eager has a value",
-    213: "same family as 111 (in-place change inside a loop body under a tensor `if`)",
-    283: "same family as 111",
-    290: "same family as 111; eager raises NameError there, static refuses the alias first",
+    213: "an object changed in place on some turns of a tensor loop only (the loop variable is "
+         "rebound under a tensor `if` in the body), read after it: refused as documented but "
+         "at the line of the body's `if`, not of the in-place change",
     255: "wrong values: in-place change through an alias inside nested tensor loops",
     263: "wrong values: same family as 255",
 }
@@ -48,9 +44,9 @@ def test_generated_programs_agree_in_every_mode():
                      f"tools/fuzz.py --program-seed SEED --minimize`):\n{shown}")
     fixed = set(OPEN) - {f.seed for f in report.failures}
     assert not fixed, f"programs {sorted(fixed)} agree now: remove them from OPEN"
-    # jit.save of a program whose dead `if` left orphaned blocks (fuzz.KNOWN_BUGS) is refused
-    # by jit.load; every such program is counted, so the number can only be watched, not hidden
-    assert len(report.known) < BUDGET // 5
+    # documented refusals (an object changed in place on some loop turns only, read after the
+    # loop) are counted apart from bugs; they must stay rare
+    assert len(report.refused) < BUDGET // 20
 
 
 def test_generator_covers_the_constructs_it_promises():
@@ -58,7 +54,7 @@ def test_generator_covers_the_constructs_it_promises():
     for construct in ("for i", "in range(x.shape[0])", "in enumerate(x)", "in zip(x,", "while ",
                       "break", "continue", "return ", " and ", " or ", "not (", "elif ", "else:",
                       "+=", "] = ", "acc.append(", "d['a']", "helper(", "scale2(", ".add_(",
-                      "if FLAG", "z = "):
+                      "if FLAG", "z = ", "def inner(t):", "= inner(", "return t + z"):
         assert construct in sources, construct
 
 
@@ -100,3 +96,32 @@ def test_saved_program_with_a_dead_tensor_if_loads(tmp_path):
     paddle.jit.save(sf, str(tmp_path / "m"))
     loaded = paddle.jit.load(str(tmp_path / "m"))
     np.testing.assert_allclose(loaded(x).numpy(), np.ones(3))
+
+
+def test_eager_error_line_is_the_line_that_reads_the_unassigned_name():
+    """CPython 3.11 blames an unassigned read fused with the store before it (`h = ...` then
+    `z = z`) on the store's line once the function is warm; the fuzzer must not."""
+    path = "<fuzz-eager-line>"
+    namespace = {}
+    exec(compile("def f(h, c):\n    if c:\n        h = h + 1.0\n        z = z\n    return h\n",
+                 path, "exec"), namespace)
+    for _ in range(200):
+        namespace["f"](1.0, False)          # warm: the interpreter specializes f's code
+    try:
+        namespace["f"](1.0, True)
+    except UnboundLocalError as e:
+        assert fuzz._eager_line(e, path) == 4
+    else:
+        raise AssertionError("z = z must fail")
+
+
+def test_documented_refusal_is_told_apart_from_a_disagreement():
+    source = "def f(x):\n    h[0] = s\n    h = h * 2.0\n"
+    text = f"ValueError: a tensor {fuzz.REFUSAL} (line 2) is read after the loop"
+    refused = fuzz.Outcome(error=("ValueError", 2), text=text)
+    assert fuzz.documented_refusal(refused, source)
+    # the same refusal blamed on a line that changes nothing in place is a disagreement
+    assert not fuzz.documented_refusal(fuzz.Outcome(error=("ValueError", 3), text=text), source)
+    assert not fuzz.documented_refusal(fuzz.Outcome(error=("ValueError", 2), text="other"),
+                                       source)
+    assert not fuzz.documented_refusal(fuzz.Outcome(value=np.zeros(3)), source)

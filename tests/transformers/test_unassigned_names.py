@@ -5,6 +5,7 @@ import pytest
 
 import dy2st as paddle
 from dy2st.static import InputSpec
+from tests.support import three_modes
 
 SPEC = [InputSpec([None, 3], "float32")]
 SMALL = np.full((4, 3), 0.01, "float32")
@@ -19,6 +20,25 @@ def _fails_like_eager(fn, x, line_text, error=UnboundLocalError):
         sf(paddle.to_tensor(x))
     assert "'z'" in str(info.value) and line_text in str(info.value)
     return sf
+
+
+def _three_modes_agree_then_fail(fn, ok, failing, error, line_text, tmp_path, match="'z'"):
+    """fn eagerly, through to_static and after jit.save / jit.load: the same value on `ok`; the
+    same `error` (exactly that type: a NameError must not be an UnboundLocalError) on
+    `failing`, naming the user's line in to_static."""
+    eager, static, loaded = three_modes(fn, [ok], [[None, 3]], tmp_path)
+    np.testing.assert_allclose(static[0], eager[0], rtol=1e-6)
+    np.testing.assert_allclose(loaded[0], eager[0], rtol=1e-6)
+    sf = paddle.jit.to_static(fn, input_spec=SPEC)
+    loaded_fn = paddle.jit.load(str(tmp_path / "model"))
+    for mode in (fn, sf, loaded_fn):
+        with pytest.raises(error, match=match) as info:
+            mode(paddle.to_tensor(failing))
+        if error is NameError:
+            assert not isinstance(info.value, UnboundLocalError)
+    with pytest.raises(error) as info:
+        sf(paddle.to_tensor(failing))
+    assert line_text in str(info.value)
 
 
 def in_loop_body(x):
@@ -140,3 +160,100 @@ def test_name_assigned_only_in_a_later_loop_is_unassigned_not_a_global(check):
     sf = paddle.jit.to_static(read_before_the_loop_assigns_it, input_spec=SPEC)
     with pytest.raises(UnboundLocalError, match="'z'"):
         sf(paddle.to_tensor(np.full((2, 3), 100.0, "float32")))
+
+
+def reads_a_missing_global(x):
+    h = x.mean(axis=0)
+    if x.sum() > 100:
+        h = h + not_defined_anywhere      # noqa: F821 - a NameError when this line runs
+    return h
+
+
+def test_missing_global_in_an_untaken_branch_fails_only_when_it_runs(tmp_path):
+    """Fuzzer seeds 28 and 299: tracing the branch must not fail with NameError; the program
+    (and the saved one) raise it at the user's line when the branch runs, as eager does."""
+    _three_modes_agree_then_fail(reads_a_missing_global, SMALL, np.full((2, 3), 100.0, "float32"),
+                                 NameError, "h = h + not_defined_anywhere", tmp_path,
+                                 match="not_defined_anywhere")
+
+
+def read_before_assigned_in_a_loop_body(x):
+    h = x.mean(axis=0)
+    w = x.sum() * 0.0
+    while w < x.sum():
+        h = h + z                  # noqa: F821 - fails on the first turn, as in Python
+        z = h
+        w = w + 1.0
+    return h
+
+
+def test_loop_body_that_always_fails_fails_only_when_a_turn_runs(tmp_path):
+    """The body cannot be traced to the end (z has no value on the first turn): the loop still
+    converts; a run without turns returns, one with turns raises at the user's line."""
+    _three_modes_agree_then_fail(read_before_assigned_in_a_loop_body,
+                                 np.full((2, 3), -1.0, "float32"), BIG, UnboundLocalError,
+                                 "h = h + z", tmp_path)
+
+
+def passed_into_a_list_in_a_loop_that_changes_it_in_place(x):
+    h = x.mean(axis=0)
+    acc = [h * 0.0]
+    if x.sum() > 100.0:
+        z = acc[-1]
+    for row in x:
+        acc[0] = z                 # the loop carries z (changed in place below): still checked
+        acc[0].multiply_(h)
+    return paddle.stack(acc).sum(axis=0)
+
+
+def test_value_changed_in_place_keeps_its_unassigned_check(tmp_path):
+    """Fuzzer seed 3105: carrying z through the loop (or changing it in place) must not lose
+    the "was it assigned?" flag: to_static returned a value where eager raises."""
+    _three_modes_agree_then_fail(passed_into_a_list_in_a_loop_that_changes_it_in_place,
+                                 np.full((2, 3), 100.0, "float32"), SMALL, UnboundLocalError,
+                                 "acc[0] = z", tmp_path)
+
+
+def fails_in_the_loop_then_after_it(x):
+    h = x.mean(axis=0)
+    for row in x:
+        h = h + row * missing_name         # noqa: F821 - eager fails here first
+    return h * missing_name                # noqa: F821
+
+
+def test_trace_that_fails_later_reports_the_loop_body_error_eager_reaches_first():
+    """Fuzzer seed 989: the loop body's error is raised when a turn runs; when the trace then
+    fails at a later line, the error reported is still the one of the loop body's line."""
+    sf = paddle.jit.to_static(fails_in_the_loop_then_after_it, input_spec=SPEC)
+    with pytest.raises(NameError) as eager:
+        fails_in_the_loop_then_after_it(paddle.to_tensor(SMALL))
+    assert eager.traceback[-1].statement.lines[0].strip().startswith("h = h + row")
+    with pytest.raises(NameError) as info:
+        sf(paddle.to_tensor(SMALL))
+    assert "h = h + row * missing_name" in str(info.value)
+    assert "return h * missing_name" not in str(info.value)
+
+
+def free_variable_read_by_a_closure(x, flag=False):
+    h = x.mean(axis=0)
+    if flag:
+        z = h * 3.0
+    if x.sum() > 100.0:
+        z = h * 2.0
+
+    def inner(t):
+        return t + z * 0.25
+    return inner(h)
+
+
+def test_unassigned_free_variable_is_a_name_error_as_in_python(tmp_path):
+    """Python raises NameError (not UnboundLocalError) for a free variable without a value; so
+    must to_static, whether the path is known while tracing (flag) or only when it runs."""
+    _three_modes_agree_then_fail(free_variable_read_by_a_closure,
+                                 np.full((2, 3), 100.0, "float32"), SMALL, NameError,
+                                 "return t + z * 0.25", tmp_path, match="free variable 'z'")
+    in_closure_sf = paddle.jit.to_static(in_closure, input_spec=SPEC)   # z never assigned
+    with pytest.raises(NameError, match="free variable 'z'") as info:
+        in_closure_sf(paddle.to_tensor(SMALL))
+    assert not isinstance(info.value, UnboundLocalError)
+    assert "return z + 1.0" in str(info.value)
