@@ -35,6 +35,9 @@ OPEN = {
     290: "same family as 111; eager raises NameError there, static refuses the alias first",
     255: "wrong values: in-place change through an alias inside nested tensor loops",
     263: "wrong values: same family as 255",
+    181: "refused (escaped tensor): an object changed in place through a loop variable on some "
+         "turns only, now that aliases made inside the loop body are followed (was agreeing "
+         "by chance)",
 }
 
 
