@@ -4,7 +4,7 @@ objects from outside it are journaled, undone afterwards and carried out as the 
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Dict, Iterator, List, Tuple
+from typing import Any, Dict, Iterator, List, Sequence, Tuple
 
 from . import state
 
@@ -69,21 +69,117 @@ def add_path_alias(merged: Any, obj: Any, pred: Any, on_true: bool) -> None:
 
 def assign_in_place(handle: Any, new: Any) -> Any:
     """`handle` (a traced tensor object) takes the value `new` of an in-place op; objects that
-    are `handle` on some paths only take it on those paths."""
+    are `handle` on some paths only (directly or through other such objects) take it there."""
     from .program import rebind
-    program = handle.block.program
-    for other, pred, on_true in program.cond_aliases.get(id(handle), ()):
-        if other is handle:
-            continue
+    for other, paths in reachable(handle).values():
         if other._shape != new._shape or other.dtype != new.dtype:
             raise ValueError(
                 f"an in-place change makes {handle.name} {new.dtype}{list(new._shape)}, but on "
                 f"some paths it is the same object as a {other.dtype}{list(other._shape)} "
                 "tensor; assign the result to a new name instead of changing it in place")
         from . import ops
+        pred, on_true = condition(paths)
         value = ops.where(pred, new, other) if on_true else ops.where(pred, other, new)
         rebind(other, value)
     return rebind(handle, new)
+
+
+# A path of the alias graph: the (pred, on_true) tests of its edges, all of which must hold.
+Path = Tuple[Tuple[Any, bool], ...]
+
+_MAX_DEPTH = 3        # edges followed from an object (a branch in a loop in a loop)
+_MAX_PATHS = 4        # paths kept per object reached (their conditions are or-ed)
+
+
+def reachable(obj: Any) -> Dict[int, Tuple[Any, List[Path]]]:
+    """{id(other): (other, paths)}: the objects that are `obj` on some paths, through chains of
+    path aliases (a name merged by a tensor `if` or loop that may be another object)."""
+    table = obj.block.program.cond_aliases
+    found: Dict[int, Tuple[Any, List[Path]]] = {}
+
+    def walk(o: Any, path: Path, seen: Tuple[int, ...]) -> None:
+        if len(path) >= _MAX_DEPTH:
+            return
+        for other, pred, on_true in table.get(id(o), ()):
+            if id(other) in seen:
+                continue
+            step = path + ((pred, on_true),)
+            entry = found.setdefault(id(other), (other, []))
+            if len(entry[1]) < _MAX_PATHS:
+                entry[1].append(step)
+            walk(other, step, seen + (id(other),))
+
+    walk(obj, (), (id(obj),))
+    return found
+
+
+def condition(paths: List[Path]) -> Tuple[Any, bool]:
+    """(bool Variable, on_true): the test under which one of `paths` holds, built in the current
+    block (a single edge is its own predicate, without a new op)."""
+    from . import ops
+    if len(paths) == 1 and len(paths[0]) == 1:
+        return paths[0][0]
+    out = None
+    for path in paths:
+        term = None
+        for pred, on_true in path:
+            test = pred if on_true else ops.logical_not(pred)
+            term = test if term is None else ops.logical_and(term, test)
+        out = term if out is None else ops.logical_or(out, term)
+    return out, True
+
+
+def alias_condition(a: Any, b: Any) -> Any:
+    """When the objects a and b are one object: True, a (bool Variable, on_true) test built in
+    the current block, or None (never, as far as the trace can see)."""
+    if a is b:
+        return True
+    entry = reachable(a).get(id(b))
+    return None if entry is None else condition(entry[1])
+
+
+def as_flag(test: Any) -> Any:
+    """alias_condition's answer as a bool Variable of the current block."""
+    from . import ops
+    if test is None or test is True:
+        return ops.full([], test is True, "bool")
+    pred, on_true = test
+    return pred if on_true else ops.logical_not(pred)
+
+
+def is_dense_var(v: Any) -> bool:
+    from .program import Variable
+    return isinstance(v, Variable) and v.kind == "dense"
+
+
+def leaf_aliases(leaves: List[Any], first_block: int,
+                 carried: Sequence[Any] = ()) -> Dict[Tuple, Any]:
+    """Which of `leaves` (a branch's or loop body's outputs, traced in blocks from first_block
+    on) may be objects from before those blocks, or one another: {key: (object, test)} with key
+    ('x', k, id(object)), or ('o', k, k2) (k < k2; object None), and test an alias_condition
+    answer. Call before the block's journal finishes (its path aliases are forgotten then).
+    `carried`: objects from before that stand for a loop's values while its body is traced."""
+    out: Dict[Tuple, Any] = {}
+
+    def outer(o: Any) -> bool:
+        return o.block.idx < first_block or any(o is c for c in carried)
+
+    for k, v in enumerate(leaves):
+        if not is_dense_var(v):
+            continue
+        near = reachable(v)
+        if outer(v):
+            out[("x", k, id(v))] = (v, True)
+        for other, paths in near.values():
+            if is_dense_var(other) and outer(other):
+                out[("x", k, id(other))] = (other, condition(paths))
+        for k2 in range(k + 1, len(leaves)):
+            w = leaves[k2]
+            if w is v and is_dense_var(w):
+                out[("o", k, k2)] = (None, True)
+            elif is_dense_var(w) and id(w) in near:
+                out[("o", k, k2)] = (None, condition(near[id(w)][1]))
+    return out
 
 
 def record(handle: Any) -> None:

@@ -8,7 +8,7 @@ from . import ops, state
 from .control_flow import (_align_captures, _as_pred, _constant, _is_number, _local, _meta,
                            _same_constant, _unify_elem, _where, is_undefined)
 from .dtype import bool_
-from .inplace import add_path_alias, journal
+from .inplace import add_path_alias, as_flag, journal
 from .program import Block, Variable, block_guard, rebind
 from .pytree import LEAF, describe, flatten, unflatten
 from .registry import Meta, append_op
@@ -102,7 +102,10 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
     carried: List[Variable] = []     # outer objects the body changes in place (h[0] = v)
     track_ran = False                # carry "did the body run?" (for path aliases, below)
     followed: List[int] = []         # loop variables changed in place on some turns only
-    for _attempt in range(5 + len(init)):
+    # loop variables that may be objects from before the loop, or one another, on some paths
+    # (`if c: g = h` in the body): a bool "is it that object?" flag carried for each such pair
+    pairs: dict = {}                 # key (runtime/inplace.leaf_aliases) -> the object or None
+    for _attempt in range(8 + 2 * len(init)):
         n_blocks = len(program.blocks)
         cb = program.create_block(parent.idx)
         bb = program.create_block(parent.idx)
@@ -120,6 +123,8 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
         # "is the loop variable still the object from before the loop?", one per followed one
         for blk in (cb, bb):
             same_params = [_param_like(blk, _RAN_SPEC, "same") for _ in followed]
+        pair_params = [[_param_like(blk, _RAN_SPEC, "alias") for _ in pairs] for blk in (cb, bb)]
+        _note_pairs(pairs, b_params, pair_params[1])
         with journal(cb.idx) as j:
             try:
                 with block_guard(cb):
@@ -138,10 +143,13 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
                     out = _as_list(body(*unflatten(tree, b_params)), len(loop_vars))
                     aliased = {i for i, p in enumerate(b_params) if len(
                         program.cond_aliases.get(id(p), ())) > (i in followed)}
+                    pair_now = _pair_flags(out, pairs, is_var, cb.idx, leaves, carried)
             finally:
                 changed = j.finish()
         new_carried = [h for h, _ in changed.values() if not any(h is c for c in carried)]
-        if new_carried:
+        new_pairs = {k: o for k, (o, _) in pair_now.items() if k not in pairs}
+        if new_carried or new_pairs:
+            pairs.update(new_pairs)
             del program.blocks[n_blocks:]
             carried += new_carried
             continue
@@ -195,6 +203,7 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
             carry_results += [_local(bb, same if out_leaves[i] is b_params[i] else
                                      ops.full([], False, "bool"))
                               for i, same in zip(followed, same_params)]
+            carry_results += [_local(bb, pair_now[k][1]) for k in pairs]
         if outer_outs and not track_ran and not learned:
             del program.blocks[n_blocks:]
             track_ran = True
@@ -237,7 +246,8 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
     else:
         raise RuntimeError("while_loop: loop variable shapes did not settle")
     bb.results = [v.name for v in results + flag_results + carry_results]
-    n_lv = sum(is_var) + len(maybe) + len(carried) + (1 if track_ran else 0) + len(followed)
+    n_lv = sum(is_var) + len(maybe) + len(carried) + (1 if track_ran else 0) + len(followed) \
+        + len(pairs)
     sources = _align_captures([cb, bb], n_lv)
     inits = [v for v, var in zip(init, is_var) if var]
     metas = [s for s, var in zip(specs, is_var) if var]
@@ -245,10 +255,12 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
         flag_inits = [_entry(init[i])[0] for i in maybe]
         ran_init = [ops.full([], False, "bool")] if track_ran else []
         same_init = [ops.full([], True, "bool") for _ in followed]
-    outs = append_op("while", [*inits, *flag_inits, *carried, *ran_init, *same_init, *sources],
+        pair_init = [as_flag(_pair_test(k, o, leaves, leaves)) for k, o in pairs.items()]
+    outs = append_op("while", [*inits, *flag_inits, *carried, *ran_init, *same_init, *pair_init,
+                               *sources],
                      {"cond_block": cb.idx, "body_block": bb.idx, "n_loop_vars": n_lv},
                      metas=metas + [Meta((), bool_)] * len(maybe) + [_meta(h) for h in carried]
-                     + [_RAN_SPEC] * (len(ran_init) + len(same_init)))
+                     + [_RAN_SPEC] * (len(ran_init) + len(same_init) + len(pairs)))
     it = iter(outs)
     final = [next(it) if var else v for v, var in zip(init, is_var)]
     for i in maybe:
@@ -257,16 +269,17 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
             table[final[i].name] = (flag,) + tuple(_entry(init[i])[1:])
     for h in carried:
         rebind(h, next(it))
+    ran = next(it) if ran_init else None
+    same_out = [next(it) for _ in followed]
+    pair_out = [next(it) for _ in pairs]
     if ran_init:
-        ran = next(it)
         for i, o in outer_outs:
             if isinstance(final[i], Variable) and final[i] is not o:
                 add_path_alias(final[i], o, ran, True)
                 if isinstance(leaves[i], Variable) and leaves[i] is init[i] and \
                         leaves[i] is not final[i] and leaves[i].kind == "dense":
                     add_path_alias(final[i], leaves[i], ran, False)
-    for i in followed:
-        same = next(it)
+    for i, same in zip(followed, same_out):
         if isinstance(final[i], Variable) and final[i] is not leaves[i]:
             add_path_alias(final[i], leaves[i], same, True)
     # a loop variable whose object every turn changes in place (h[0] = v, never h = ...) is
@@ -283,6 +296,7 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
             # at the line of the in-place change rather than giving another number
             program.unfollowed.add(b_params[i].name)
             rebind(leaf, b_params[i])
+    _note_pairs(pairs, final, pair_out)
     return _as_list(unflatten(tree, final), len(loop_vars))
 
 
@@ -307,6 +321,61 @@ def _changed_on_some_turns(leaves: List[Any], init: List[Any], b_params: List[An
             continue
         found.append(i)
     return found
+
+
+def _pair_test(key: tuple, obj: Any, values: List[Any], own: List[Any]) -> Any:
+    """alias_condition of a carried pair over the loop variables' `values`."""
+    from .inplace import alias_condition, is_dense_var
+    a = values[key[1]]
+    b = obj if key[0] == "x" else values[key[2]]
+    if not is_dense_var(a) or not is_dense_var(b):
+        return None
+    return alias_condition(a, b)
+
+
+def _pair_flags(out: List[Any], pairs: dict, is_var: List[bool], first: int,
+                leaves: List[Any], carried: List[Any]) -> dict:
+    """In the body block, at its end: {key: (object, bool flag)} for the carried pairs and for
+    pairs found now (loop variables that are objects from before the loop, or one another, on
+    some paths)."""
+    from .inplace import as_flag, is_dense_var, leaf_aliases, reachable
+    out_leaves = flatten(out)[0]
+    found = {}
+    if len(out_leaves) == len(is_var):
+        cand = [v if is_var[i] else None for i, v in enumerate(out_leaves)]
+        for key, (obj, test) in leaf_aliases(cand, first, carried).items():
+            if key[0] == "x" and obj is leaves[key[1]]:
+                continue
+            if key[0] == "o" and test is True and (cand[key[1]].block.idx < first or
+                                                   any(cand[key[1]] is c for c in carried)):
+                continue
+            found[key] = obj
+        # and pairs the loop variables are before the loop (g = h, or `if c: g = h`)
+        for i, v in enumerate(leaves):
+            if not (is_var[i] and is_dense_var(v)):
+                continue
+            near = reachable(v)
+            for other, _ in near.values():
+                if is_dense_var(other) and other.block.idx < first:
+                    found.setdefault(("x", i, id(other)), other)
+            for j in range(i + 1, len(leaves)):
+                if is_var[j] and is_dense_var(leaves[j]) and (leaves[j] is v or
+                                                               id(leaves[j]) in near):
+                    found.setdefault(("o", i, j), None)
+    for k, o in pairs.items():
+        found[k] = o
+    return {k: (o, as_flag(_pair_test(k, o, out_leaves, out_leaves)) if k in pairs else None)
+            for k, o in found.items()}
+
+
+def _note_pairs(pairs: dict, values: List[Any], flags: List[Any]) -> None:
+    """The carried pairs' objects are one another where their flag is true."""
+    from .inplace import add_path_alias, is_dense_var
+    for (key, obj), flag in zip(pairs.items(), flags):
+        a = values[key[1]]
+        b = obj if key[0] == "x" else values[key[2]]
+        if is_dense_var(a) and is_dense_var(b) and a is not b:
+            add_path_alias(a, b, flag, True)
 
 
 def _entry(v: Any):
