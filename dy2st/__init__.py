@@ -13,24 +13,11 @@ from . import autograd  # noqa: E402
 from .autograd import (enable_grad, grad, is_grad_enabled, no_grad,  # noqa: E402
                        set_grad_enabled)
 from . import linalg  # noqa: E402
-from . import nn  # noqa: E402
-from . import static  # noqa: E402
-from . import tensor  # noqa: E402
-from . import jit  # noqa: E402
 
 __version__ = "0.1.0"
 
-ParamAttr = nn.ParamAttr
-
 dtype = DType
 
-from . import regularizer  # noqa: E402
-from . import optimizer  # noqa: E402
-from . import io  # noqa: E402
-from .io import load, save  # noqa: E402
-from . import onnx  # noqa: E402
-from . import metric  # noqa: E402
-from . import utils  # noqa: E402
 from .runtime.ops.linalg import inv as inverse  # noqa: E402
 from .runtime.ops import assign as clone  # noqa: E402
 from .utils.framework import (CPUPlace, batch, create_parameter, finfo, get_device,  # noqa: E402
@@ -41,3 +28,41 @@ from .utils.inplace import inplace_functions as _inplace_functions  # noqa: E402
 from .utils.inplace import install_methods as _install_methods  # noqa: E402
 globals().update({_k: _v for _k, _v in _inplace_functions().items() if _k not in globals()})
 _install_methods()
+
+# Public names imported on first use, so that `import dy2st` stays cheap (benchmarks/cold_start.py).
+# One entry per line, "name": "module" (a dy2st submodule) or "module:attribute"; add new
+# subpackages and names re-exported from them here rather than as eager imports.
+_LAZY = {
+    "nn": "nn",
+    "ParamAttr": "nn:ParamAttr",
+    "static": "static",
+    "tensor": "tensor",
+    "jit": "jit",
+    "regularizer": "regularizer",
+    "optimizer": "optimizer",
+    "io": "io",
+    "load": "io:load",
+    "save": "io:save",
+    "onnx": "onnx",
+    "metric": "metric",
+    "utils": "utils",
+}
+
+
+def __getattr__(name: str):
+    target = _LAZY.get(name)
+    if target is None:
+        if name == "__all__":       # `from dy2st import *` gets the lazy names too
+            return sorted({n for n in globals() if not n.startswith("_")} | set(_LAZY))
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+    module_name, _, attribute = target.partition(":")
+    value = importlib.import_module(f"{__name__}.{module_name}")
+    if attribute:
+        value = getattr(value, attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
