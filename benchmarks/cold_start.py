@@ -29,13 +29,13 @@ TARGET_FIRST_CONVERSION_MS = 15.0
 # Each child prints one JSON line of milliseconds.
 DY2ST_CHILD = r"""
 import json, sys, time
-t0 = time.perf_counter()
+c0, t0 = time.process_time(), time.perf_counter()
 import dy2st
-t1 = time.perf_counter()
+c1, t1 = time.process_time(), time.perf_counter()
 f = dy2st.jit.to_static(lambda x: x + 1)
 x = dy2st.to_tensor([1.0])
 y = f(x)
-t2 = time.perf_counter()
+c2, t2 = time.process_time(), time.perf_counter()
 assert float(y.numpy()[0]) == 2.0
 
 def g(x):
@@ -50,14 +50,15 @@ z = dy2st.jit.to_static(g)(x)
 t4 = time.perf_counter()
 assert float(z.numpy()[0]) == 5.0
 print(json.dumps({"import": 1e3 * (t1 - t0), "first": 1e3 * (t2 - t1),
-                  "second": 1e3 * (t4 - t3), "modules": len(sys.modules)}))
+                  "second": 1e3 * (t4 - t3), "modules": len(sys.modules),
+                  "import_cpu": 1e3 * (c1 - c0), "first_cpu": 1e3 * (c2 - c1)}))
 """
 
 NUMPY_CHILD = r"""
 import json, time
-t0 = time.perf_counter()
+c0, t0 = time.process_time(), time.perf_counter()
 import numpy
-t1 = time.perf_counter()
+c1, t1 = time.process_time(), time.perf_counter()
 
 def plain(x):
     return x + 1
@@ -65,7 +66,8 @@ def plain(x):
 t2 = time.perf_counter()
 plain(numpy.ones(1))
 t3 = time.perf_counter()
-print(json.dumps({"import": 1e3 * (t1 - t0), "first": 1e3 * (t3 - t2)}))
+print(json.dumps({"import": 1e3 * (t1 - t0), "first": 1e3 * (t3 - t2),
+                  "import_cpu": 1e3 * (c1 - c0)}))
 """
 
 
@@ -125,6 +127,10 @@ def main() -> None:
                   f"{dy['import'] - base['import']:8.1f}{TARGET_IMPORT_MS:7.0f}"
                   f"{dy['first']:9.1f}{TARGET_FIRST_CONVERSION_MS:7.0f}{dy['second']:7.1f}"
                   f"{dy['modules']:8.0f}  {'yes' if ok else 'NO'}")
+            print(f"{'  cpu':<9}{base['import_cpu']:8.1f}{'':10}{dy['import_cpu']:13.1f}"
+                  f"{dy['import_cpu'] - base['import_cpu']:8.1f}{'':7}{dy['first_cpu']:9.1f}")
+    print("Rows give wall-clock medians; the cpu rows give process CPU time (steadier while "
+          "other work shares the machine).")
     print("1st conv: to_static(lambda x: x + 1) built, to_tensor and the first call, including "
           "everything dy2st imports for it; 2nd fn: first call of a later function with a "
           "tensor `if` and a `for`.")

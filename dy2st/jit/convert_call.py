@@ -8,7 +8,6 @@ import inspect
 import logging
 import os
 import sys
-import sysconfig
 import types
 from typing import Any, Callable, Dict, Iterable, Set, Tuple
 
@@ -20,7 +19,8 @@ log = logging.getLogger("dy2st.jit")
 
 _SKIP_ROOTS = {"dy2st", "numpy", "gast", "builtins", "functools", "typing", "abc", "collections",
                "math", "itertools", "operator", "copy", "logging", "inspect", "paddle", "pytest"}
-_STDLIB = os.path.normcase(sysconfig.get_paths()["stdlib"])
+# where `os` lives is the standard library (sysconfig.get_paths() says the same, slower)
+_STDLIB = os.path.normcase(os.path.dirname(os.__file__))
 
 
 class ConvertOptions:
