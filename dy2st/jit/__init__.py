@@ -2,8 +2,6 @@
 mapping, save and load."""
 from __future__ import annotations
 
-import logging
-
 from .convert_call import ignore_module, not_to_static, options
 from .errors import ConversionError
 from .model_format.errors import ModelFormatError

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import logging
 import os
 import sys
 import types
@@ -14,8 +13,8 @@ from typing import Any, Callable, Dict, Iterable, Set, Tuple
 from ..runtime.origin import source_maps
 from . import attribute_writes
 from .errors import ConversionError
+from .logger import log
 
-log = logging.getLogger("dy2st.jit")
 
 _SKIP_ROOTS = {"dy2st", "numpy", "gast", "builtins", "functools", "typing", "abc", "collections",
                "math", "itertools", "operator", "copy", "logging", "inspect", "paddle", "pytest"}

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import logging
 import sys
 import types
 import weakref
@@ -25,8 +24,8 @@ from . import run_program
 from .convert_call import options
 from .errors import ConversionError, raise_in_user_code
 from .signature import CallBinder, describe_change, spec_key, value_key
+from .logger import log
 
-log = logging.getLogger("dy2st.jit")
 
 
 class TracedProgram(NamedTuple):
@@ -191,7 +190,7 @@ class StaticFunction:
             entry = self._revalidate(entry)
         if entry is None:
             if not self._full_graph:    # graph breaks: dy2st/jit/graph_break
-                from .graph_break import Result, on_miss
+                from .graph_break.miss import Result, on_miss
                 entry = on_miss(self, args, kwargs, key)
                 if type(entry) is Result:
                     return entry.value
