@@ -70,13 +70,13 @@ def _read_locals(fn: gast.FunctionDef) -> List[str]:
 
 def _own_nodes(fn: gast.AST):
     """The nodes of fn's own scope (not inside nested functions, lambdas or comprehensions)."""
-    stack = list(gast.iter_child_nodes(fn))
+    stack = child_nodes(fn)
     while stack:
         node = stack.pop()
         yield node
         if not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda,
                                  gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
-            stack.extend(gast.iter_child_nodes(node))
+            stack.extend(child_nodes(node))
 
 
 def _read_as_globals(fn: gast.FunctionDef, names: Set[str]) -> List[str]:
