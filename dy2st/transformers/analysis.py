@@ -96,6 +96,10 @@ def written_names(stmts: Iterable[gast.AST], mutations: bool = True) -> Set[str]
                     out.add(target.id)        # array_write(x, i, array=a) writes into a
         elif t is gast.alias:
             out.add((node.asname or node.name).split(".")[0])
+        elif t is gast.Name:
+            # binds nothing by itself; its children are a ctx and (a parameter's, in a nested
+            # def, which is not looked into) annotation
+            continue
         else:
             for target in _assigned_targets(node):
                 _target_names(target, out)

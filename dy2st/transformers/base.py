@@ -25,7 +25,11 @@ def copy_origin(src: gast.AST, dst: Any) -> None:
         if anno.hasanno(n, anno.ORIGIN) or isinstance(n, gast.expr_context):
             continue
         anno.setanno(n, anno.ORIGIN, origin)
-        stack.extend(child_nodes(n))
+        if type(n) is gast.Name:      # its children: ctx (skipped) and a parameter's annotation
+            if n.annotation is not None:
+                stack.append(n.annotation)
+        else:
+            stack.extend(child_nodes(n))
 
 
 class Transformer(gast.NodeTransformer):
