@@ -173,6 +173,14 @@ def loop_range(h, w, b, n):
     return h
 
 
+def loop_increment(h, w, b, n):
+    i = paddle.zeros([1], dtype="int64")
+    while i < n:
+        h = paddle.tanh(paddle.matmul(h, w) + b)
+        paddle.increment(i)
+    return h
+
+
 def loop_np(h, w, b, n):
     for _ in range(int(n[0])):
         h = np.tanh(h @ w + b)
@@ -197,6 +205,7 @@ BENCHMARKS: Dict[str, Tuple[Callable, Callable, Callable]] = {
     "rnn_tensor": (rnn_tensor, rnn_tensor_np, rnn_tensor_data),
     "loop_paddle": (loop_paddle, loop_np, loop_data),
     "loop_range": (loop_range, loop_np, loop_data),
+    "loop_incr": (loop_increment, loop_np, loop_data),
 }
 
 

@@ -66,7 +66,7 @@ def numpy_encoder_layer(x: np.ndarray, p: dict, heads: int) -> np.ndarray:
         return v.reshape(b, n, heads, hd).transpose(0, 2, 1, 3)
 
     q, k, v = (split(lin(f"self_attn.{w}_proj", rows)) for w in "qkv")
-    s = q @ k.transpose(0, 1, 3, 2) / np.sqrt(hd)
+    s = q @ k.transpose(0, 1, 3, 2) * (hd ** -0.5)    # a Python float: the scores stay float32
     s = np.exp(s - s.max(-1, keepdims=True))
     att = ((s / s.sum(-1, keepdims=True)) @ v).transpose(0, 2, 1, 3).reshape(b, n, d)
     rows = norm("norm1", rows + lin("self_attn.out_proj", att))

@@ -28,6 +28,13 @@ from .utils.inplace import inplace_functions as _inplace_functions  # noqa: E402
 from .utils.inplace import install_methods as _install_methods  # noqa: E402
 globals().update({_k: _v for _k, _v in _inplace_functions().items() if _k not in globals()})
 _install_methods()
+from .utils.tensor_types import TENSOR_TYPES as _TENSOR_TYPES  # noqa: E402
+from .utils.tensor_types import as_tensor, e, inf, nan, newaxis, pi  # noqa: E402,F401
+globals().update(_TENSOR_TYPES)
+from .utils.device import (is_compiled_with_cuda, is_compiled_with_rocm,  # noqa: E402,F401
+                           is_compiled_with_xpu, is_compiled_with_custom_device)
+from .utils.device import install_methods as _install_device_methods  # noqa: E402
+_install_device_methods()
 
 # Public names imported on first use, so that `import dy2st` stays cheap (benchmarks/cold_start.py).
 # One entry per line, "name": "module" (a dy2st submodule) or "module:attribute"; add new
@@ -46,6 +53,9 @@ _LAZY = {
     "onnx": "onnx",
     "metric": "metric",
     "utils": "utils",
+    "disable_static": "static.mode:disable_static",
+    "enable_static": "static.mode:enable_static",
+    "base": "base",
 }
 
 

@@ -207,3 +207,8 @@ def cholesky_inverse(x: Any, upper: bool = False, name: Optional[str] = None) ->
 
 
 __all__ += ["matrix_transpose", "vecdot", "cholesky_inverse"]
+
+# paddle.linalg.diagonal is paddle.diagonal (same op, signature and gradient)
+from .runtime.ops import diagonal  # noqa: E402
+
+__all__ += ["diagonal"]

@@ -36,6 +36,23 @@ def run_static(fn, *arrays, shapes=None):
     return res if isinstance(out, (list, tuple)) else res[0]
 
 
+def check_layer_converts(model, arrays, tmp_path, rtol=1e-5, atol=1e-6):
+    """model(*arrays) eagerly == under to_static == after jit.save/jit.load with a None batch dim
+    (the model in eval mode). Returns the eager result as numpy."""
+    from dy2st.static import InputSpec
+    model.eval()
+    eager = model(*[paddle.to_tensor(a) for a in arrays]).numpy()
+    static = paddle.jit.to_static(model, full_graph=True)
+    np.testing.assert_allclose(static(*[paddle.to_tensor(a) for a in arrays]).numpy(), eager,
+                               rtol=rtol, atol=atol)
+    specs = [InputSpec([None] + list(a.shape[1:]), str(a.dtype)) for a in arrays]
+    paddle.jit.save(static, str(tmp_path / "model"), input_spec=specs)
+    loaded = paddle.jit.load(str(tmp_path / "model"))
+    np.testing.assert_allclose(loaded(*[paddle.to_tensor(a) for a in arrays]).numpy(), eager,
+                               rtol=rtol, atol=atol)
+    return eager
+
+
 def same_code(a: str, b: str) -> bool:
     """Two sources print alike once parsed (ast.unparse spells a few things differently across
     Python versions, e.g. `lambda:` / `lambda :` on 3.9)."""
@@ -100,6 +117,24 @@ def run_steps(opt, params, grads, between=None):
         opt.step()
         if between is not None:
             between(k)
+def check_update_rule(opt_factory, update, state_init, shapes, steps, seed=0, grads_fn=None):
+    """Runs an optimizer for `steps` steps on seeded parameters and gradients and compares the
+    parameters with a numpy transcription: update(value, grad, state, t) -> new value, with
+    state_init(value) -> the per-parameter state. Returns the optimizer."""
+    params, grads = parameters_with_grads(seed, shapes, steps)
+    if grads_fn is not None:
+        grads = grads_fn(grads)
+    values = [p.numpy().copy() for p in params]
+    states = [state_init(v) for v in values]
+    for t, step in enumerate(grads, start=1):
+        values = [update(v, g, s, t) for v, g, s in zip(values, step, states)]
+    opt = opt_factory(params)
+    run_steps(opt, params, grads)
+    for p, w in zip(params, values):
+        np.testing.assert_allclose(p.numpy(), w, rtol=1e-12, atol=1e-14)
+    return opt
+
+
 def check_grad(fn, *arrays, wrt=None, eps=1e-6, rtol=1e-5, atol=1e-8, seed=0):
     """The eager gradients of sum(fn(*xs) * c) (c a seeded random cotangent, so that gradients a
     plain sum would cancel are checked too) in float64 against central finite differences, for the
@@ -224,3 +259,58 @@ def three_modes(fn, arrays, specs, tmp_path):
     paddle.jit.save(static_fn, path, input_spec=input_spec)
     loaded = as_list(paddle.jit.load(path)(*tensors))
     return eager, static, loaded
+
+
+def _model_outputs(out):
+    outs = list(out) if isinstance(out, (list, tuple)) else [out]
+    return [np.asarray(o.numpy()) for o in outs]
+
+
+def check_model(make, data, specs, tmp_path, loss_of=None, optimizer=None, rtol=1e-5, atol=1e-6):
+    """A small Paddle-style model checked the way issue 13 asks: `make()` builds it (seeded),
+    `data(batch)` gives its numpy inputs. In eval mode to_static matches eager and a
+    jit.save / jit.load round trip with `specs` (None batch dims) matches eager at two batch
+    sizes; with `loss_of(outputs)`, one training step (backward, optimizer step, clear_grad)
+    under to_static leaves the same loss, parameters and buffers as the eager step."""
+    def fresh():
+        paddle.seed(11)
+        return make()
+
+    def call(m, batch):
+        return m(*[paddle.to_tensor(a) for a in data(batch)])
+
+    model = fresh()
+    model.eval()
+    eager = {b: _model_outputs(call(model, b)) for b in (2, 3)}
+    static_model = paddle.jit.to_static(fresh())
+    static_model.eval()
+    for got, want in zip(_model_outputs(call(static_model, 2)), eager[2]):
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=atol)
+    path = str(tmp_path / "model")
+    paddle.jit.save(model, path, input_spec=[paddle.static.InputSpec(s, d) for s, d in specs])
+    loaded = paddle.jit.load(path)
+    for b in (2, 3):
+        got = _model_outputs(loaded(*[paddle.to_tensor(a) for a in data(b)]))
+        for g, w in zip(got, eager[b]):
+            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
+    if loss_of is None:
+        return
+    states = []
+    for convert in (False, True):
+        m = fresh()
+        m.train()
+        opt = (optimizer or (lambda ps: paddle.optimizer.SGD(0.1, parameters=ps)))(m.parameters())
+
+        def step(*xs):
+            loss = loss_of(m(*xs))
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+            return loss
+        fn = paddle.jit.to_static(step) if convert else step
+        losses = [float(fn(*[paddle.to_tensor(a) for a in data(2)])) for _ in range(2)]
+        states.append((losses, [t.numpy() for t in m.parameters()], [t.numpy() for t in m.buffers()]))
+    (l0, p0, b0), (l1, p1, b1) = states
+    np.testing.assert_allclose(l1, l0, rtol=rtol * 10)
+    for a, b in zip(p0 + b0, p1 + b1):
+        np.testing.assert_allclose(b, a, rtol=rtol * 10, atol=atol)

@@ -3,10 +3,13 @@ missing ones. Usage: python tools/api_coverage.py [--missing] [--json]"""
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
+import inspect
 import json
 import os
 import sys
+import textwrap
 from typing import Any, Dict, List, NamedTuple
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -46,9 +49,53 @@ def _target(namespace: str) -> Any:
     return importlib.import_module(MODULES[namespace])
 
 
+def _raises_not_implemented(func: Any) -> bool:
+    """Whether `func`'s body (after any docstring) is only `raise NotImplementedError...`."""
+    func = inspect.unwrap(func)
+    if not (inspect.isfunction(func) or inspect.ismethod(func)):
+        return False
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+    except (OSError, TypeError, SyntaxError):
+        return False
+    body = tree.body[0].body if tree.body and hasattr(tree.body[0], "body") else []
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+            and isinstance(body[0].value.value, str):
+        body = body[1:]
+    if len(body) != 1 or not isinstance(body[0], ast.Raise) or body[0].exc is None:
+        return False
+    exc = body[0].exc.func if isinstance(body[0].exc, ast.Call) else body[0].exc
+    return isinstance(exc, ast.Name) and exc.id == "NotImplementedError"
+
+
+# classes Paddle itself defines as bases whose forward / step subclasses supply
+ABSTRACT_BASES = {"Layer", "LayerList", "Optimizer", "Metric", "RNNCellBase"}
+
+
+def is_stub(obj: Any) -> bool:
+    """A placeholder: a function that only raises NotImplementedError, or a class whose own
+    __init__ / __call__ does (or forward / step, unless it is one of Paddle's abstract bases)."""
+    if isinstance(obj, type):
+        methods = ["__init__", "__call__"]
+        if obj.__name__ not in ABSTRACT_BASES:
+            methods += ["forward", "step"]
+        return any(_raises_not_implemented(obj.__dict__[m]) for m in methods
+                   if m in obj.__dict__)
+    return _raises_not_implemented(obj)
+
+
 def has_name(namespace: str, name: str) -> bool:
-    """Whether dy2st has `name` in `namespace` (a Tensor method for 'Tensor methods')."""
-    return hasattr(_target(namespace), name)
+    """Whether dy2st has `name` in `namespace` (a Tensor method for 'Tensor methods') as a
+    working object, not a placeholder raising NotImplementedError."""
+    target = _target(namespace)
+    if not hasattr(target, name):
+        return False
+    raw = inspect.getattr_static(target, name)
+    if isinstance(raw, (staticmethod, classmethod)):
+        raw = raw.__func__
+    if isinstance(raw, property):
+        raw = raw.fget
+    return not is_stub(raw)
 
 
 def measure() -> List[Coverage]:

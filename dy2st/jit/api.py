@@ -67,11 +67,23 @@ def save(layer: Any, path: str, input_spec: Optional[Sequence[Any]] = None, **co
 
     A Layer is traced in eval mode, on a copy of its layer tree: the Layer itself (its own
     and its sublayers' `training` flags, its attributes) is left as it was. Pass
-    `keep_training=True` to export it in the mode it is in."""
+    `keep_training=True` to export it in the mode it is in. `output_spec` (tensors returned by
+    the last call) keeps only those outputs; `input_names_after_prune` keeps only the inputs of
+    those names (InputSpec, Tensor or argument names)."""
     from .model_format import save_concrete
     if not isinstance(path, str) or not path:
         raise ValueError("jit.save needs a non-empty path prefix")
     sf, concrete = trace_for_export(layer, input_spec, "jit.save", **configs)
+    output_spec = configs.get("output_spec")
+    if output_spec is not None:
+        from .export_prune import prune_outputs
+        prune_outputs(concrete, sf._last, list(output_spec))
+    pruned_names = configs.get("input_names_after_prune")
+    if pruned_names is not None:
+        from .export_prune import prune_inputs
+        tensor_names = [getattr(s, "name", None) for s in (input_spec or [])]
+        prune_inputs(concrete, list(pruned_names),
+                     tensor_names if len(tensor_names) == len(concrete.inputs) else None)
     save_concrete(concrete, path, {"function": sf.__name__})
 
 
@@ -82,14 +94,17 @@ def trace_for_export(layer: Any, input_spec: Optional[Sequence[Any]], who: str,
     eval mode unless `keep_training=True`."""
     from ..nn import Layer
     sf = _static_function_of(layer)
+    relaxed = None
     from .graph_break import refuse_save
     refuse_save(sf)             # known graph breaks: nothing is traced or written
     if input_spec is not None:
-        specs = [s if isinstance(s, InputSpec) else InputSpec.from_tensor(s) for s in input_spec]
+        from .static_function import normalize_specs
+        specs = normalize_specs(input_spec)
     elif sf._input_spec:
         specs = list(sf._input_spec)
     elif sf.last_input_spec:
-        specs = [InputSpec(s.shape, s.dtype) for s in sf.last_input_spec]
+        specs = _call_specs(sf._last.concrete)
+        relaxed = _any_batch(specs)
     else:
         raise ValueError(f"{who}: cannot tell the inputs of {sf.__name__}: give input_spec "
                          "(a list of dy2st.static.InputSpec or example tensors) or call the "
@@ -104,12 +119,45 @@ def trace_for_export(layer: Any, input_spec: Optional[Sequence[Any]], who: str,
         sf_twin = sf
     try:
         with no_grad():     # an exported graph holds no gradient ops
-            concrete = sf_twin.get_concrete_program(*specs)
+            concrete = _trace_any_batch(sf_twin, relaxed) if relaxed is not None else None
+            if concrete is None:
+                concrete = sf_twin.get_concrete_program(*specs)
     except Exception as e:  # noqa: BLE001 - a break found by this trace is named as one
         if not sf._full_graph:
             refuse_save(sf, e)
         raise
     return sf, concrete
+
+
+def _any_batch(specs: list) -> list:
+    """The specs with their first dim unknown (a model saved from a call, as Paddle's, takes
+    other batch sizes)."""
+    from ..runtime.pytree import flatten, unflatten
+    leaves, tree = flatten(specs, is_leaf=lambda v: isinstance(v, InputSpec))
+    return list(unflatten(tree, [InputSpec([None] + list(s.shape[1:]), s.dtype, s.name)
+                                 if isinstance(s, InputSpec) and len(s.shape) else s
+                                 for s in leaves]))
+
+
+def _trace_any_batch(sf: StaticFunction, specs: list) -> Any:
+    """The program traced with an unknown batch dim, or None where the code needs the batch
+    size while it is traced (then the call's own shapes are saved)."""
+    trial = StaticFunction(sf._function, None, True, instance=sf._instance)
+    try:
+        return trial.get_concrete_program(*specs)
+    except Exception:  # noqa: BLE001 - any failure falls back to the known shapes
+        return None
+
+
+def _call_specs(concrete: Any) -> list:
+    """The InputSpecs of a traced call, in the call's structure (a list argument stays a list
+    of specs, Python values stay as they were)."""
+    specs = [InputSpec(s.shape, s.dtype) for s in concrete.inputs]
+    if concrete.input_structure is None:
+        return specs
+    from ..runtime.pytree import unflatten
+    _, tree, leaves = concrete.input_structure
+    return list(unflatten(tree, [specs[v] if kind == "var" else v for kind, v in leaves]))
 
 
 def explain(fn: Any, *args: Any, **kwargs: Any) -> Any:
@@ -154,3 +202,7 @@ def load(path: str, **configs: Any) -> Any:
     """A saved model as a callable TranslatedLayer (no user source needed)."""
     from .load import load as _load
     return _load(path, **configs)
+
+
+# Paddle code imports the decorator from here too (`from paddle.jit.api import to_static`).
+from .static_function import to_static  # noqa: E402,F401

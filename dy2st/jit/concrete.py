@@ -17,11 +17,15 @@ class ConcreteProgram:
     inputs        one InputSpec (with name) per tensor input
     output_tree   the pytree structure of the return value (see runtime.pytree)
     output_leaves per leaf of output_tree: ("var", index into fetch_names) or ("const", value)
+    input_structure None when each tensor input is an argument of its own; else (argument
+                  names, the structure of the positional arguments, per leaf ("var", index into
+                  inputs) or ("const", value)): a list of tensors stays one argument
     """
     program: Program
     inputs: List[InputSpec]
     output_tree: Any
     output_leaves: List[Tuple[str, Any]] = field(default_factory=list)
+    input_structure: Any = None
 
     @property
     def main_program(self) -> Program:

@@ -88,7 +88,7 @@ def IfElse(pred: Any, true_fn: Callable, false_fn: Callable, get_args: Callable,
             false_fn()
         return
     refuse_inside_try("`if`")
-    pred = _as_pred(pred)
+    pred = _as_pred(pred, defer=True)
     parent = state.current_block()
     program = parent.program
     init = get_args()
@@ -119,6 +119,8 @@ def IfElse(pred: Any, true_fn: Callable, false_fn: Callable, get_args: Callable,
     t_flags = [_defined_flag(tb, t_live[k]) for k in tracked]
     f_flags = [_defined_flag(fb, f_live[k]) for k in tracked]
     t_live, f_live = _fill_undefined(t_live, f_live, tb, fb)
+    for k in range(len(live)):
+        t_live[k], f_live[k] = _grown_lists(t_live[k], f_live[k], tb, fb)
     for k, i in enumerate(live):
         check_same_structure(names[i], t_live[k], f_live[k], true_fn)
     nx = len(changed)
@@ -345,12 +347,34 @@ def _fill_undefined(t_vals, f_vals, tb: Block, fb: Block):
     return t_out, f_out
 
 
+def _grown_lists(a: Any, b: Any, tb: Block, fb: Block) -> Tuple[Any, Any]:
+    """Lists of tensors of different lengths on the two paths (a list appended to in one
+    branch) become tensor arrays, as lists grown in a tensor loop do."""
+    def tensors(v: Any) -> bool:
+        return type(v) is list and all(isinstance(x, TensorLike) for x in v)
+
+    def array(v: Any) -> bool:
+        return isinstance(v, Variable) and v.kind == "array"
+    if not ((tensors(a) and tensors(b) and len(a) != len(b)) or (tensors(a) and array(b)) or
+            (array(a) and tensors(b))):
+        return a, b
+    items = [x for x in (a if type(a) is list else []) + (b if type(b) is list else [])]
+    dtype = items[0].dtype if items else (a if array(a) else b).dtype
+    if type(a) is list:
+        with block_guard(tb):
+            a = ops.create_array(dtype, a)
+    if type(b) is list:
+        with block_guard(fb):
+            b = ops.create_array(dtype, b)
+    return a, b
+
+
 def IfElseExpr(pred: Any, true_fn: Callable, false_fn: Callable) -> Any:
     """`a if pred else b`."""
     if not _symbolic(pred):
         return true_fn() if pred else false_fn()
     refuse_inside_try("conditional expression")
-    return cond(pred, true_fn, false_fn)
+    return cond(_as_pred(pred, defer=True), true_fn, false_fn)
 
 
 # ----------------------------------------------------------------------------- while
@@ -396,7 +420,8 @@ def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, se
 
     def loop_cond(*vals):
         assign(vals)
-        return cond_fn()
+        c = cond_fn()
+        return _as_pred(c, defer=True) if _symbolic(c) else c
 
     def loop_body(*vals):
         assign(vals)
@@ -444,6 +469,9 @@ def lists_to_arrays(value: Any) -> Any:
 def SetItem(container: Any, index: Any, value: Any) -> Any:
     """container[index] = value; a static Variable gets a new (rebound) value instead."""
     if isinstance(container, Variable):
+        if container.kind == "array":
+            from ..runtime.array_methods import set_item
+            return set_item(container, index, value)
         out = ops.setitem(container, index, value)
         if container.kind != "dense":
             return out

@@ -6,6 +6,7 @@ import operator
 from typing import Any, Callable, Sequence
 
 from ..runtime import ops
+from ..runtime.control_flow import _as_pred
 from ..runtime.program import Variable
 from ..runtime.registry import apply
 from ..runtime.tensor import Tensor, TensorLike
@@ -20,6 +21,9 @@ def And(left: Callable, right: Callable) -> Any:
     x = left()
     if _symbolic(x):
         y = right()
+        if _ambiguous(x) or _ambiguous(y):
+            # Python tests x's truth here, and y's only where x is true (in the `if` using it)
+            return _short_circuit(x, y, on_true=True)
         return ops.logical_and(_as_bool(x), _as_bool(y))
     if not x:
         return x
@@ -30,6 +34,8 @@ def Or(left: Callable, right: Callable) -> Any:
     x = left()
     if _symbolic(x):
         y = right()
+        if _ambiguous(x) or _ambiguous(y):
+            return _short_circuit(x, y, on_true=False)
         return ops.logical_or(_as_bool(x), _as_bool(y))
     if x:
         return x
@@ -67,8 +73,33 @@ def ops_and(a: Any, b: Any) -> Any:
 
 def Not(x: Any) -> Any:
     if _symbolic(x):
+        if _ambiguous(x):
+            return ops.logical_not(_as_pred(x, defer=True))   # raises when run, as `not x` does
         return ops.logical_not(_as_bool(x))
     return not x
+
+
+def _ambiguous(x: Any) -> bool:
+    """A symbolic tensor whose truth value Python would refuse (several elements, all known)."""
+    if not isinstance(x, Variable) or x.kind != "dense" or any(d < 0 for d in x._shape):
+        return False
+    n = 1
+    for d in x._shape:
+        n *= d
+    return n != 1
+
+
+def _short_circuit(x: Any, y: Any, on_true: bool) -> Any:
+    """`x and y` (on_true) or `x or y` as one bool, where x or y has several elements: each
+    truth test that Python would make raises when the program makes it, and only then."""
+    from ..runtime.control_flow import cond
+    px = _as_pred(x, defer=True)
+    if not _symbolic(y):
+        py = ops.full([], bool(y), "bool")
+        return ops.logical_and(px, py) if on_true else ops.logical_or(px, py)
+    decided = lambda: ops.full([], not on_true, "bool")  # noqa: E731
+    test_y = lambda: _as_pred(y, defer=True)  # noqa: E731
+    return cond(px, test_y, decided) if on_true else cond(px, decided, test_y)
 
 
 def _as_bool(x: Any) -> Any:

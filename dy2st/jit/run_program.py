@@ -1,11 +1,12 @@
 """A to_static call as one node of the eager tape.
 
-When an input or a captured parameter needs a gradient, the call records one Node whose
-backward runs a compiled gradient Program: the function traced again, its loops rolled, the
-gradient ops appended (autograd.static_backward), optimised and compiled once per signature and
-per set of tensors that need gradients. The gradient program recomputes the forward values it
-needs from the saved inputs (random ops replay the draws of the forward call), so a call that
-only runs inference pays nothing for it."""
+When an input or a captured parameter needs a gradient, the call runs a training forward and
+records one Node whose backward runs a compiled gradient Program. Both come from the function
+traced again with its loops rolled and the gradient ops appended (autograd.static_backward),
+split after the last forward op: the forward also fetches the values the gradient ops read (the
+residuals, kept by the node, as eager autograd keeps what its ops saved), so nothing is computed
+twice. They are compiled once per signature and per set of tensors that need gradients; a call
+that only runs inference uses the plain program and pays nothing for training."""
 from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Tuple
@@ -16,25 +17,24 @@ from ..autograd.engine import GradientError
 from ..autograd.static_backward import (append_backward_ops, is_differentiable_value,
                                        requires_grad)
 from ..autograd.tape import Node, attach, edge_of
-from ..runtime.config import config
 from ..runtime.executor import compile_program
 from ..runtime.origin import user_origin
 from ..runtime.passes import optimize
-from ..runtime.passes.effects import NONDETERMINISTIC
 from ..runtime.passes.roll import roll_loops
 from ..runtime.pytree import flatten, unflatten
+from ..runtime.persistable import store
+from ..runtime.program_clone import clone_program
 from ..runtime.tensor import Tensor
 
 
 class EntryGrad:
-    """Per cache entry: the captured tensors, whether the program draws random numbers, and the
-    compiled gradient programs by which tensors need gradients."""
+    """Per cache entry: the captured tensors and the compiled training programs by which
+    tensors need gradients."""
 
     def __init__(self, entry: Any) -> None:
         program = entry.concrete.program
         self.captured: List[Tensor] = [t for t in program.persistables.values()
                                        if isinstance(t, Tensor)]
-        self.random = any(op.type in NONDETERMINISTIC for b in program.blocks for op in b.ops)
         self.own_backward = bool(program.__dict__.get("grad_slots"))
         self.programs: Dict[Tuple[bool, ...], "GradProgram"] = {}
         self.differentiable: Dict[Tuple[bool, ...], List[bool]] = {}
@@ -100,11 +100,19 @@ def wants_grad(entry: Any, args: Tuple, kwargs: Dict) -> bool:
 
 
 class GradProgram:
-    """The compiled gradient of one entry: feeds are the call's inputs then one seed per
-    differentiable output; fetches are one gradient per tensor that needs one (None: unused)."""
+    """The compiled programs of one entry's training calls, by which tensors need gradients.
 
-    def __init__(self, compiled: Any, seeded: List[int], fetch_of: List[Optional[int]]) -> None:
-        self.compiled = compiled
+    forward   feeds: the call's inputs; fetches: the outputs, the new values of persistables,
+              then the residuals (forward values the gradient reads)
+    backward  feeds: the inputs, the residuals, one seed per differentiable output; fetches: one
+              gradient per tensor that needs one (None: unused)"""
+
+    def __init__(self, forward: Any, n_out: int, writes: List[Tensor], backward: Any,
+                 seeded: List[int], fetch_of: List[Optional[int]]) -> None:
+        self.forward = forward
+        self.n_out = n_out
+        self.writes = writes          # tensors taking fetches n_out, n_out + 1, ...
+        self.backward = backward
         self.seeded = seeded          # output (fetch) indices that take a seed
         self.fetch_of = fetch_of      # per input-then-captured tensor: its gradient's fetch index
 
@@ -116,16 +124,20 @@ def _build(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict, flags: Tuple[b
     roll_loops(program)
     wrt_names = _wrt_names(program, _grad_state(entry).captured, flags)
     g = program.global_block()
+    outputs = list(program.fetch_names)
+    inputs = list(program.feed_names)
+    writes = list(program.persistable_writes.items())
+    forward_ops = {id(op) for op in g.ops}
     targets, seeds, seeded = [], [], []
-    for k, name in enumerate(program.fetch_names):
+    for k, name in enumerate(outputs):
         var = g.vars[name]
         if is_differentiable_value(var):
             seed = g.create_var(var._shape, var.dtype, name=f"{name}@GRAD_SEED")
-            program.feed_names.append(seed.name)
             targets.append(var)
-            seeds.append(seed)
+            seeds.append(seed.name)
             seeded.append(k)
-    grads = append_backward_ops(program, targets, seeds, [n for n in wrt_names if n])
+    grads = append_backward_ops(program, targets, [g.vars[n] for n in seeds],
+                                [n for n in wrt_names if n])
     fetch, fetch_of = [], []
     for n in wrt_names:
         v = grads.get(n) if n else None
@@ -134,26 +146,61 @@ def _build(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict, flags: Tuple[b
             continue
         fetch_of.append(len(fetch))
         fetch.append(v.name)
-    program.fetch_names = fetch
-    program.persistable_writes = {}     # the gradient run must not update state a second time
+    # The gradient ops come after the last forward op (ops the backward adds to the forward,
+    # such as tape creation, come before it): what they read of the forward's values is fetched
+    # from the forward run instead of being computed again.
+    split = 1 + max((i for i, op in enumerate(g.ops) if id(op) in forward_ops), default=-1)
+    defined = {n for op in g.ops[:split] for n in op.outputs}
+    read = [n for op in g.ops[split:] for n in op.inputs] + fetch
+    residuals = list(dict.fromkeys(n for n in read if n in defined))
+    backward = clone_program(program)
+    backward.global_block().ops = backward.global_block().ops[split:]
+    backward.feed_names = inputs + residuals + seeds
+    backward.fetch_names = fetch
+    backward.persistable_writes = {}
+    optimize(backward)
+    g.ops = g.ops[:split]
+    program.feed_names = inputs
+    program.fetch_names = outputs + [new for _, new in writes] + residuals
     optimize(program)
-    return GradProgram(compile_program(program, program.feed_names, fetch), seeded, fetch_of)
+    return GradProgram(compile_program(program, inputs, program.fetch_names), len(outputs),
+                       [program.write_targets[old] for old, _ in writes],
+                       compile_program(backward, backward.feed_names, fetch), seeded, fetch_of)
+
+
+def _run(compiled: Any, feeds: List[Any]) -> List[Any]:
+    from ..runtime.executor import raise_with_op_origin
+    from .errors import raise_in_user_code
+    try:
+        return compiled(feeds)
+    except Exception as e:  # noqa: BLE001 - map the failing op to the user's line
+        try:
+            raise_with_op_origin(e, compiled, e.__traceback__)
+        except Exception as mapped:  # noqa: BLE001
+            raise_in_user_code(mapped)
 
 
 def call_with_grad(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict,
                    feeds: List[Any]) -> Any:
-    """Run the entry and record one tape node for its outputs."""
-    from .static_function import _wrap_output, run_entry
+    """Run the entry's training forward and record one tape node for its outputs."""
+    from .static_function import _wrap_output
     grad_state = _grad_state(entry)
-    rng_state = config.rng.bit_generator.state if grad_state.random else None
-    outs = run_entry(entry, feeds)
     inputs = _input_tensors(entry, args, kwargs)
     tensors = [t if isinstance(t, Tensor) else Tensor(np.asarray(t)) for t in inputs]
     tensors += grad_state.captured
     flags = tuple(_needs(t) for t in tensors)
+    gp = grad_state.programs.get(flags)
+    if gp is None:
+        gp = grad_state.programs[flags] = _build(static_fn, entry, args, kwargs, flags)
+    fetched = _run(gp.forward, feeds)
+    n_out, n_writes = gp.n_out, len(gp.writes)
+    for i, tensor in enumerate(gp.writes):
+        store(tensor, np.asarray(fetched[n_out + i]))
+    outs = entry.last_outs = fetched[:n_out]
     node = Node("to_static", {}, tensors, [edge_of(t) if f else None for t, f in zip(tensors, flags)],
                 list(outs), user_origin(2))
-    node.backward_fn = _Backward(static_fn, entry, args, kwargs, list(feeds), rng_state, flags)
+    node.backward_fn = _Backward(gp, list(feeds) + fetched[n_out + n_writes:], flags,
+                                 len(inputs))
     concrete = entry.concrete
     values, results = [], []
     for kind, v in concrete.output_leaves:
@@ -172,40 +219,28 @@ def call_with_grad(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict,
 
 
 class _Backward:
-    """The backward of one recorded call: runs the gradient program on the saved inputs."""
+    """The backward of one recorded call: the gradient program on the saved inputs and
+    residuals."""
 
-    def __init__(self, static_fn: Any, entry: Any, args: Tuple, kwargs: Dict,
-                 feeds: List[Any], rng_state: Any, flags: Tuple[bool, ...]) -> None:
-        # the arguments are kept only to trace the gradient program the first time it is needed
-        self.static_fn, self.entry, self.args, self.kwargs = static_fn, entry, args, kwargs
-        self.feeds, self.rng_state, self.flags = feeds, rng_state, flags
+    def __init__(self, gp: GradProgram, feeds: List[Any], flags: Tuple[bool, ...],
+                 n_inputs: int) -> None:
+        self.gp, self.feeds, self.flags, self.n_inputs = gp, feeds, flags, n_inputs
 
     def __call__(self, node: Node, grads: List[Any], create_graph: bool) -> List[Any]:
         if create_graph:
             raise GradientError("create_graph=True through a to_static function is not "
                                 "supported; differentiate the eager function instead")
-        n_in = len(self.feeds)
+        # parameters are read when the gradient runs (inputs and residuals were saved)
+        n_in = self.n_inputs
         for i, t in enumerate(node.inputs[n_in:], n_in):
             if self.flags[i] and getattr(t, "_version", 0) != node.versions[i]:
                 raise GradientError(
                     f"the parameter {t.name or i} was changed after the to_static call "
                     f"{node.where()} used it, and backward needs its old value")
-        programs = _grad_state(self.entry).programs
-        gp = programs.get(self.flags)
-        if gp is None:
-            gp = programs[self.flags] = _build(self.static_fn, self.entry, self.args,
-                                               self.kwargs, self.flags)
+        gp = self.gp
         arrays = list(self.feeds)
         for k in gp.seeded:
             g = grads[k]
             arrays.append(g._value if g is not None else np.zeros_like(node.out_values[k]))
-        saved = None
-        if self.rng_state is not None:
-            saved = config.rng.bit_generator.state
-            config.rng.bit_generator.state = self.rng_state
-        try:
-            out = gp.compiled(arrays)
-        finally:
-            if saved is not None:
-                config.rng.bit_generator.state = saved
+        out = _run(gp.backward, arrays)
         return [Tensor(np.asarray(out[k])) if k is not None else None for k in gp.fetch_of]

@@ -17,7 +17,7 @@ from ..runtime.executor import CompiledProgram, compile_program, raise_with_op_o
 from ..runtime.passes import optimize
 from ..runtime.program import Program, Variable, program_guard
 from ..runtime.pytree import flatten, unflatten
-from ..runtime.tensor import Tensor
+from ..runtime.tensor import Tensor, TensorLike
 from ..static.input_spec import InputSpec
 from .concrete import ConcreteProgram
 from . import run_program
@@ -36,6 +36,7 @@ class TracedProgram(NamedTuple):
     leaves_desc: List[Tuple[str, Any]]
     in_tree: Any
     positions: Optional[List[int]]
+    input_structure: Any = None
 
 
 def _is_input(x: Any) -> bool:
@@ -55,6 +56,7 @@ class CacheEntry:
         self.key = key
         self.writes: List[Tuple[Tensor, int]] = []    # (persistable tensor, index of its new value)
         self.grad_state: Any = None                   # run_program's per-entry gradient data
+        self.last_outs: Optional[List[Any]] = None    # the arrays the last call returned
         leaves = concrete.output_leaves
         dense = [concrete.program.global_block().vars[n].kind == "dense"
                  for n in concrete.program.fetch_names]
@@ -131,8 +133,7 @@ class StaticFunction:
                  full_graph: bool = False, instance: Any = None, **kwargs: Any) -> None:
         self._function = function
         self._instance = instance
-        self._input_spec = [s if isinstance(s, InputSpec) else InputSpec.from_tensor(s)
-                            for s in input_spec] if input_spec else None
+        self._input_spec = normalize_specs(input_spec) if input_spec else None
         self._full_graph = full_graph
         self._entries: Dict[Tuple, CacheEntry] = {}
         self._last: Optional[CacheEntry] = None
@@ -201,6 +202,7 @@ class StaticFunction:
         if state._state.grad_enabled and run_program.wants_grad(entry, args, kwargs):
             return run_program.call_with_grad(self, entry, args, kwargs, feeds)
         outs = run_entry(entry, feeds)
+        entry.last_outs = outs          # jit.save's output_spec finds returned tensors here
         return entry.build(outs)
 
     def _key(self, args: Tuple, kwargs: Dict) -> Tuple:
@@ -209,6 +211,9 @@ class StaticFunction:
         specs = self._input_spec
         if specs and _flat_positions(args, kwargs) is not None:
             key = tuple(spec_key(a, specs[i] if i < len(specs) else None) for i, a in enumerate(args))
+        elif specs and not kwargs:
+            key = tuple(_nested_spec_key(a, specs[i] if i < len(specs) else None)
+                        for i, a in enumerate(args))
         else:
             key = tuple([value_key(a) for a in args])
         kw = tuple((k, value_key(v)) for k, v in sorted(kwargs.items())) if kwargs else ()
@@ -235,7 +240,8 @@ class StaticFunction:
         writes = list(program.persistable_writes.items())
         program.fetch_names = program.fetch_names + [new for _, new in writes]
         optimize(program)
-        concrete = ConcreteProgram(program, traced.inputs, traced.out_tree, traced.leaves_desc)
+        concrete = ConcreteProgram(program, traced.inputs, traced.out_tree, traced.leaves_desc,
+                                   traced.input_structure)
         compiled = compile_program(program, program.feed_names, program.fetch_names)
         entry = CacheEntry(concrete, compiled, traced.in_tree, traced.positions, key)
         entry.writes = [(program.write_targets[old], n_out + i)
@@ -257,6 +263,8 @@ class StaticFunction:
         sym_leaves: List[Any] = []
         positions = _flat_positions(args, kwargs)
         pos_iter = iter(positions or [])
+        # inside containers (a list of tensors): names and specs from the path to each tensor
+        nested = iter(_nested_inputs(args, arg_names, specs) if positions is None else ())
         from ..static import data
         with program_guard(program):
             for leaf in leaves:
@@ -264,9 +272,13 @@ class StaticFunction:
                     sym_leaves.append(leaf)
                     continue
                 arg_index = next(pos_iter, None)
-                base = arg_names[arg_index] if arg_index is not None else f"input{len(inputs)}"
+                base, given = next(nested, (None, None))
+                if arg_index is not None:
+                    base = arg_names[arg_index]
+                    given = specs[arg_index] if arg_index < len(specs) else None
+                base = base or f"input{len(inputs)}"
                 name = base if base not in program.global_block().vars else f"{base}_{len(inputs)}"
-                spec = _spec_for(leaf, specs[arg_index] if arg_index is not None and arg_index < len(specs) else None, name)
+                spec = _spec_for(leaf, given if isinstance(given, InputSpec) else None, name)
                 sym_leaves.append(data(name, list(spec.shape), spec.dtype))
                 inputs.append(spec)
             sym_args, sym_kwargs = unflatten(in_tree, sym_leaves)
@@ -286,7 +298,8 @@ class StaticFunction:
                     f'to_static (File "{origin.file}", line {origin.line}: {origin.source}): a '
                     "global outlives the traced program; return the value instead")
         program.fetch_names = fetch
-        return TracedProgram(program, inputs, out_tree, leaves_desc, in_tree, positions)
+        return TracedProgram(program, inputs, out_tree, leaves_desc, in_tree, positions,
+                             _input_structure(args, kwargs, arg_names, leaves, in_tree))
 
     def _global_writes(self) -> Dict[str, Any]:
         from .transform import cache
@@ -332,9 +345,7 @@ class StaticFunction:
     def get_concrete_program(self, *input_spec: Any, **kwargs: Any) -> ConcreteProgram:
         """Trace (or reuse) the program for these InputSpecs / example tensors; other arguments
         (Python numbers, strings, ...) are constants of the program, as in a call."""
-        specs = [s if isinstance(s, InputSpec) else
-                 InputSpec.from_tensor(s) if isinstance(s, (Tensor, np.ndarray)) else s
-                 for s in input_spec]
+        specs = normalize_specs(input_spec)
         inst = self._instance
         training = bool(inst.training) if inst is not None and hasattr(inst, "training") else None
         key = (tuple(("S", s.shape, str(s.dtype)) if isinstance(s, InputSpec) else value_key(s)
@@ -413,6 +424,74 @@ def _flat_positions(args: Tuple, kwargs: Dict) -> Optional[List[int]]:
             if any(_is_input(x) for x in inner):
                 return None
     return positions
+
+
+def normalize_specs(specs: Sequence[Any]) -> List[Any]:
+    """Input specs as Paddle accepts them: InputSpecs, example tensors (made InputSpecs), nested
+    lists / tuples / dicts of those, and Python values (constants of the program)."""
+    def one(s: Any) -> Any:
+        if isinstance(s, (Tensor, np.ndarray)):
+            return InputSpec.from_tensor(s)
+        if type(s) in (list, tuple):
+            return type(s)(one(x) for x in s)
+        if type(s) is dict:
+            return {k: one(v) for k, v in s.items()}
+        return s
+    return [one(s) for s in specs]
+
+
+def _nested_spec_key(arg: Any, spec: Any) -> Any:
+    """value_key of arg, where a tensor inside containers that fits the spec at the same place
+    in a nested spec is keyed by that spec."""
+    if isinstance(spec, InputSpec):
+        return spec_key(arg, spec)
+    if type(arg) in (list, tuple) and type(spec) in (list, tuple) and len(arg) == len(spec):
+        return (type(arg), tuple(_nested_spec_key(a, s) for a, s in zip(arg, spec)))
+    if type(arg) is dict and type(spec) is dict:
+        return (dict, tuple((k, _nested_spec_key(v, spec.get(k))) for k, v in arg.items()))
+    return value_key(arg)
+
+
+def _nested_inputs(args: Tuple, arg_names: List[str], specs: Sequence[Any]) -> List[Tuple]:
+    """(name, spec at the same place of the nested input_spec, or None) of every tensor input
+    among args, in flatten order: `xs_0`, `xs_1` for the items of argument `xs`."""
+    out: List[Tuple] = []
+
+    def walk(value: Any, spec: Any, name: str) -> None:
+        if _is_input(value):
+            out.append((name, spec))
+        elif type(value) in (list, tuple):
+            seq = spec if type(spec) in (list, tuple) and len(spec) == len(value) else ()
+            for i, v in enumerate(value):
+                walk(v, seq[i] if seq else None, f"{name}_{i}")
+        elif type(value) is dict:
+            sub = spec if type(spec) is dict else {}
+            for k, v in value.items():
+                walk(v, sub.get(k), f"{name}_{k}" if str(k).isidentifier() else f"{name}_{len(out)}")
+        elif isinstance(value, TensorLike):
+            out.append((name, None))
+    for i, a in enumerate(args):
+        walk(a, specs[i] if i < len(specs) else None, arg_names[i])
+    return out
+
+
+def _input_structure(args: Tuple, kwargs: Dict, arg_names: List[str], leaves: List[Any],
+                     in_tree: Any) -> Any:
+    """How a saved program is called when some argument is a container of tensors:
+    (argument names, the structure of the positional arguments, per leaf ("var", input index)
+    or ("const", Python value)); None when every tensor is an argument of its own."""
+    if kwargs or not any(type(a) in (list, tuple, dict) and any(
+            _is_input(x) for x in flatten(a, is_leaf=_is_input)[0]) for a in args):
+        return None
+    n_input = 0
+    described = []
+    for leaf in leaves:
+        if _is_input(leaf):
+            described.append(("var", n_input))
+            n_input += 1
+        else:
+            described.append(("const", leaf))
+    return (list(arg_names), in_tree[1][0], described)
 
 
 def _spec_for(leaf: Any, spec: Optional[InputSpec], name: str) -> InputSpec:

@@ -11,7 +11,7 @@ from ..autograd.engine import GradientError
 from ..autograd.mode import is_grad_enabled
 from ..runtime.executor import compile_program
 from ..runtime.program import Program, Variable
-from ..runtime.pytree import describe, unflatten
+from ..runtime.pytree import LEAF, describe, flatten, unflatten
 from ..runtime.tensor import Tensor
 from ..static.input_spec import InputSpec
 from .concrete import ConcreteProgram
@@ -26,6 +26,19 @@ _MISSING = object()
 
 class InputMismatchError(TypeError, ValueError):
     """A call does not fit the saved InputSpecs (a TypeError and a ValueError, catch either)."""
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:  # noqa: BLE001 - values with odd __eq__ are not the same
+        return False
+
+
+def _value_text(v: Any) -> str:
+    if isinstance(v, (list, tuple)):
+        return f"a {type(v).__name__} of {len(v)} items"
+    return type(v).__name__
 
 
 def spec_text(spec: InputSpec) -> str:
@@ -58,7 +71,7 @@ class TranslatedLayer(_Base):
     # ----------------------------------------------------------------------------- calling
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         if is_grad_enabled() and any(isinstance(a, Tensor) and not a.stop_gradient
-                                     for a in list(args) + list(kwargs.values())):
+                                     for a in flatten((args, kwargs))[0]):
             raise GradientError(
                 "a jit.load'ed model runs inference only: no gradient flows through it to an "
                 "input with stop_gradient=False; to train, build the original Layer and load "
@@ -78,6 +91,8 @@ class TranslatedLayer(_Base):
             return self.forward(*args, **kwargs)
 
     def _bind(self, args: Sequence[Any], kwargs: Dict[str, Any]) -> List[np.ndarray]:
+        if self._concrete.input_structure is not None:
+            return self._bind_structured(args, kwargs)
         specs = self._concrete.inputs
         names = self._input_names
         if len(args) > len(specs):
@@ -98,6 +113,76 @@ class TranslatedLayer(_Base):
             raise InputMismatchError(f"the model takes {len(specs)} input(s) ({self._signature()}), "
                                      f"missing {', '.join(missing)}")
         return [self._convert(names[i], specs[i], v) for i, v in enumerate(values)]
+
+    def _bind_structured(self, args: Sequence[Any], kwargs: Dict[str, Any]) -> List[np.ndarray]:
+        """The arrays of a call whose arguments have the structure the saved function took (a
+        list of tensors is passed as a list); Python values fixed when saving may be left out."""
+        names, tree, leaves = self._concrete.input_structure
+        specs = self._concrete.inputs
+        if len(args) > len(names):
+            raise InputMismatchError(f"the model takes {len(names)} argument(s) "
+                                     f"({self._structure_text()}), got {len(args)}")
+        values = list(args) + [_MISSING] * (len(names) - len(args))
+        for key, v in kwargs.items():
+            if key not in names:
+                raise InputMismatchError(f"the model has no argument named {key!r}; its "
+                                         f"arguments are {self._structure_text()}")
+            i = names.index(key)
+            if values[i] is not _MISSING:
+                raise InputMismatchError(f"argument {key!r} is given twice")
+            values[i] = v
+        arrays: List[Any] = [None] * len(specs)
+        it = iter(leaves)
+
+        def walk(value: Any, sub: Any, where: str) -> None:
+            if sub is LEAF:
+                kind, v = next(it)
+                if kind == "var":
+                    if value is _MISSING:
+                        raise InputMismatchError(f"missing `{where}` ({spec_text(specs[v])}); the "
+                                                 f"model takes {self._structure_text()}")
+                    arrays[v] = self._convert(where, specs[v], value)
+                elif value is not _MISSING and not _same_value(value, v):
+                    raise InputMismatchError(f"`{where}` was {v!r} when the model was saved and is "
+                                             f"fixed in its program; got {value!r}")
+                return
+            kind, items = sub
+            if value is _MISSING:
+                for k, s in (items if kind == "dict" else enumerate(items)):
+                    walk(_MISSING, s, f"{where}[{k!r}]")
+                return
+            if kind == "dict":
+                if not isinstance(value, dict) or set(value) != {k for k, _ in items}:
+                    raise InputMismatchError(f"`{where}` must be a dict with the keys "
+                                             f"{[k for k, _ in items]}, got {_value_text(value)}")
+                for k, s in items:
+                    walk(value[k], s, f"{where}[{k!r}]")
+                return
+            if not isinstance(value, (list, tuple)) or len(value) != len(items):
+                raise InputMismatchError(f"`{where}` must be a {kind} of {len(items)} items, got "
+                                         f"{_value_text(value)}")
+            for i, s in enumerate(items):
+                walk(value[i], s, f"{where}[{i}]")
+
+        for name, value, sub in zip(names, values, tree[1]):
+            walk(value, sub, name)
+        return arrays
+
+    def _structure_text(self) -> str:
+        names, tree, leaves = self._concrete.input_structure
+        specs = self._concrete.inputs
+        it = iter(leaves)
+
+        def text(sub: Any) -> str:
+            if sub is LEAF:
+                kind, v = next(it)
+                return spec_text(specs[v]) if kind == "var" else repr(v)
+            kind, items = sub
+            if kind == "dict":
+                return "{" + ", ".join(f"{k!r}: {text(s)}" for k, s in items) + "}"
+            inner = ", ".join(text(s) for s in items)
+            return f"[{inner}]" if kind == "list" else f"({inner}{',' if len(items) == 1 else ''})"
+        return "(" + ", ".join(f"{n}: {text(s)}" for n, s in zip(names, tree[1])) + ")"
 
     def _convert(self, name: str, spec: InputSpec, v: Any) -> np.ndarray:
         expects = f"input '{name}' expects {spec_text(spec)}"
@@ -151,8 +236,13 @@ class TranslatedLayer(_Base):
 
     # ----------------------------------------------------------------------------- description
     @property
-    def input_spec(self) -> List[InputSpec]:
-        return [InputSpec(s.shape, s.dtype, s.name) for s in self._concrete.inputs]
+    def input_spec(self) -> List[Any]:
+        """The InputSpecs, in the structure of the arguments (a list argument is a list)."""
+        specs = [InputSpec(s.shape, s.dtype, s.name) for s in self._concrete.inputs]
+        if self._concrete.input_structure is None:
+            return specs
+        _, tree, leaves = self._concrete.input_structure
+        return list(unflatten(tree, [specs[v] if kind == "var" else v for kind, v in leaves]))
 
     @property
     def concrete_program(self) -> ConcreteProgram:

@@ -2,3 +2,6 @@
 from .metrics import Accuracy, Metric, Precision, Recall, accuracy
 
 __all__ = ["Metric", "Accuracy", "Precision", "Recall", "accuracy"]
+from .auc import Auc  # noqa: E402
+
+__all__ += ["Auc"]

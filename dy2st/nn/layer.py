@@ -257,6 +257,12 @@ class Layer:
     set_dict = set_state_dict
     load_dict = set_state_dict
 
+    def clear_gradients(self, set_to_zero: bool = True) -> None:
+        """Zero (or, with set_to_zero=False, drop) the gradient of every trainable parameter."""
+        for p in self.parameters():
+            if not p.stop_gradient:
+                p.clear_gradient(set_to_zero)
+
     def to(self, device: Any = None, dtype: Any = None, blocking: Any = None) -> "Layer":
         """Only CPU exists, so `device` is ignored; `dtype` casts floating parameters and buffers in place."""
         if dtype is not None:

@@ -48,4 +48,5 @@ def load_table() -> None:
     from . import ops_activation  # noqa: F401
     from . import ops_training  # noqa: F401
     from . import ops_pool  # noqa: F401
+    from . import ops_special  # noqa: F401
     from . import ops_resample  # noqa: F401

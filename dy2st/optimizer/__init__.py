@@ -9,3 +9,14 @@ from .rmsprop import RMSProp
 from .sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "RMSProp", "Adagrad", "lr"]
+from .adadelta import Adadelta  # noqa: E402
+from .adamax import Adamax  # noqa: E402
+from .lamb import Lamb  # noqa: E402
+from .rprop import Rprop  # noqa: E402
+
+__all__ += ["Adamax", "Adadelta", "Lamb", "Rprop"]
+from .asgd import ASGD  # noqa: E402
+from .nadam import NAdam  # noqa: E402
+from .radam import RAdam  # noqa: E402
+
+__all__ += ["ASGD", "NAdam", "RAdam"]

@@ -14,7 +14,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 import numpy as np
 
 from ..runtime import state
-from ..runtime.persistable import write_persistable
+from ..runtime.persistable import store, write_persistable
 from ..runtime.tensor import Tensor
 
 __all__ = ["LRScheduler", "NoamDecay", "PiecewiseDecay", "NaturalExpDecay", "InverseTimeDecay",
@@ -25,7 +25,7 @@ __all__ = ["LRScheduler", "NoamDecay", "PiecewiseDecay", "NaturalExpDecay", "Inv
 
 def _check_outside_trace(what: str) -> None:
     """Refuse to change an optimizer's learning rate while a Program is built."""
-    if state.in_static_mode():
+    if state.in_static_mode() and not state.at_static_mode_top():
         raise RuntimeError(
             f"{what} was called while a Program is being built (inside to_static or "
             "program_guard): a scheduler is Python state that would change only once, when the "
@@ -78,7 +78,11 @@ class LRScheduler:
     def _write_targets(self) -> None:
         for t in self._live_targets():
             _check_outside_trace(f"{type(self).__name__}.step()")
-            write_persistable(t, np.asarray(self._last_lr, dtype=t._value.dtype))
+            value = np.asarray(self._last_lr, dtype=t._value.dtype)
+            if state.at_static_mode_top():
+                store(t, value)         # read by the next Executor run
+            else:
+                write_persistable(t, value)
 
     def __call__(self) -> float:
         return self.last_lr

@@ -198,6 +198,8 @@ class Optimizer:
         spec = next(s for s in self._accumulator_specs if s[0] == name)
         fill = self._fill(name, group or self._default_dict) if spec[1] is None else spec[1]
         shape = param.shape if spec[2] is None else spec[2]
+        if callable(shape):             # a shape that depends on the optimizer (ASGD's table)
+            shape = shape(self, param)
         var_name = self._acc_name(name, param)
         value = np.full(shape, fill, dtype=param._value.dtype if isinstance(param, Tensor)
                         else self._dtype.np)

@@ -86,7 +86,13 @@ def _label(names: Optional[Sequence[str]], i: int, fallback: str) -> str:
     return f"'{names[i]}'" if names and i < len(names) else fallback
 
 
-def _as_pred(pred: Variable) -> Variable:
+def ambiguous_truth_message(n: int) -> str:
+    return f"the truth value of a tensor with {n} elements is ambiguous; use .any() or .all()"
+
+
+def _as_pred(pred: Variable, defer: bool = False) -> Variable:
+    """pred as a bool scalar. With `defer` (converted code), a predicate of several elements
+    raises when the program tests it, as Python does only on the paths that test it."""
     if pred.kind != "dense":
         raise TypeError("a tensor array cannot be used as a condition")
     shape = pred._shape
@@ -95,8 +101,12 @@ def _as_pred(pred: Variable) -> Variable:
         for d in shape:
             n *= d
         if n != 1:
-            raise ValueError(f"the truth value of a tensor with {n} elements is ambiguous; use "
-                             ".any() or .all()")
+            if not defer:
+                raise ValueError(ambiguous_truth_message(n))
+            # the path's remaining ops are traced on a dummy value; they never run
+            from .side_effects import raise_when_run
+            raise_when_run(ValueError(ambiguous_truth_message(n)))
+            return ops.full([], False, "bool")
     if pred._shape:
         pred = ops.reshape(pred, [])
     if pred.dtype != bool_:
@@ -230,13 +240,13 @@ def _merge(pred: Variable, t_out: Any, f_out: Any, tb: Block, fb: Block,
                 raise TypeError(f"{label} is a tensor in one branch and {type(a).__name__} in "
                                 "the other branch of a tensor `if`")
             with block_guard(tb):
-                a = _constant(a, b)
+                a = _number_like(label, a, b)
         elif not bt:
             if not _is_number(b):
                 raise TypeError(f"{label} is a tensor in one branch and {type(b).__name__} in "
                                 "the other branch of a tensor `if`")
             with block_guard(fb):
-                b = _constant(b, a)
+                b = _number_like(label, b, a)
         with block_guard(tb):
             la = _local(tb, a)
         with block_guard(fb):
@@ -259,6 +269,25 @@ def _merge(pred: Variable, t_out: Any, f_out: Any, tb: Block, fb: Block,
     for i, j in same_as:
         result[i] = result[j]
     return unflatten(t_tree, result)
+
+
+def _number_like(label: str, number: Any, other: Any) -> Any:
+    """A Python number on one path of a tensor `if`, the tensor `other` on the other: the number
+    broadcast to other's shape (1 where a dim is unknown) in other's dtype, as the arithmetic eager
+    code later does with it would broadcast it."""
+    if getattr(other, "kind", "dense") != "dense":
+        raise TypeError(f"{label} is a tensor array in one branch and the number {number!r} in "
+                        "the other branch of a tensor `if`")
+    if other.dtype != bool_ and not other.dtype.is_floating and \
+            isinstance(number, (float, np.floating)) and float(number) != int(number):
+        raise TypeError(f"{label} is the Python float {number!r} in one branch and a "
+                        f"{other.dtype} tensor in the other branch of a tensor `if`; the "
+                        "output of the `if` takes the tensor's dtype, which cannot hold it: "
+                        "cast the tensor (e.g. `.astype('float32')`) in its branch")
+    shape = other._shape if isinstance(other, Variable) else other._value.shape
+    if not shape:
+        return _constant(number, other)
+    return ops.full([d if d >= 0 else 1 for d in shape], number, other.dtype)
 
 
 def _local(block: Block, v: Any) -> Variable:

@@ -159,24 +159,36 @@ def _step(body: Block, vars: Dict[str, Variable], k: int, sign: int, dtype: np.d
     if body.results.count(result) != 1 or result in body.params or param in body.results:
         return None
     steps = {o.outputs[0]: c for o in body.ops if (c := _int_constant(o, dtype)) is not None}
-    increment = None
+    increment, value = None, None
     for o in body.ops:
         if param in o.outputs or (result in o.inputs):
             return None                    # written in the body, or its next value read
         if param not in o.inputs:
             continue
-        if o.type == "add" and o.outputs == [result] and len(o.inputs) == 2 and \
-                o.inputs[0] == param and o.inputs[1] in steps and increment is None and \
-                _shape(vars, result) == _shape(vars, param):
-            increment = o
+        by = _step_of(o, param, steps) if o.outputs == [result] and increment is None and \
+            _shape(vars, result) == _shape(vars, param) else None
+        if by is not None:
+            increment, value = o, by
         elif not index_ok(o, param):
             return None
     if increment is None:
         return None
-    value = steps[increment.inputs[1]]
     if value == 0 or (value > 0) != (sign > 0):
         return None
     return increment, value
+
+
+def _step_of(op: Operator, param: str, steps: Dict[str, int]) -> Optional[int]:
+    """The constant op adds to param: `param + c` (c one of steps) or `paddle.increment(param,
+    value)` with a whole-number value (its kernel adds it and casts back to the counter's int
+    dtype, as a range step does); None for another op."""
+    if op.type == "add" and len(op.inputs) == 2 and op.inputs[0] == param and op.inputs[1] in steps:
+        return steps[op.inputs[1]]
+    if op.type == "increment" and op.inputs == [param]:
+        value = op.attrs.get("value")
+        if type(value) in (int, float) and float(value).is_integer():
+            return int(value)
+    return None
 
 
 def counter_end(counted: range, dtype: np.dtype, shape: Tuple[int, ...] = ()) -> np.ndarray:

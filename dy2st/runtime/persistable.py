@@ -19,11 +19,15 @@ def write_persistable(target: Tensor, value: Any) -> None:
         raise TypeError(f"write_persistable: the target must be an eager Tensor, got "
                         f"{type(target).__name__}")
     if not state._state.blocks:
-        arr = value._value if isinstance(value, Tensor) else np.asarray(value)
-        if arr.shape != target._value.shape:
-            raise ValueError(f"cannot write a value of shape {list(arr.shape)} into "
-                             f"{target.name or 'a tensor'} of shape {target.shape}")
-        target._value = arr.astype(target._value.dtype, copy=False)
-        target._version = getattr(target, "_version", 0) + 1
+        store(target, value._value if isinstance(value, Tensor) else np.asarray(value))
         return
     state.current_block().program.record_persistable_write(target, value)
+
+
+def store(target: Tensor, arr: np.ndarray) -> None:
+    """Replace target's array by `arr` now (a static run's result being written back)."""
+    if arr.shape != target._value.shape:
+        raise ValueError(f"cannot write a value of shape {list(arr.shape)} into "
+                         f"{target.name or 'a tensor'} of shape {target.shape}")
+    target._value = arr.astype(target._value.dtype, copy=False)
+    target._version = getattr(target, "_version", 0) + 1

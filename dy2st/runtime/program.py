@@ -293,6 +293,9 @@ class Program:
         # (optimizer updates, running statistics); runtime/persistable.py records them
         self.persistable_writes: Dict[str, str] = {}
         self.write_targets: Dict[str, Tensor] = {}     # the tensors those names stand for
+        # var name -> the persistable tensor a test clone reads instead (the running statistics
+        # standing for a training-mode batch_norm's batch statistics; program_clone.py)
+        self.test_substitutes: Dict[str, Tensor] = {}
 
     def find_var(self, name: str) -> Optional[Variable]:
         """The variable named `name` in any block (names are unique in a Program)."""
@@ -369,6 +372,12 @@ class Program:
         self.persistable_writes[original] = value.name
         self.write_targets[original] = tensor
         self._captured[id(tensor)] = value.name
+
+    def clone(self, for_test: bool = False) -> "Program":
+        """A copy sharing the parameters; `for_test=True` gives the inference program (dropout
+        off, batch_norm on its running statistics, no parameter updates)."""
+        from .program_clone import clone_program
+        return clone_program(self, for_test)
 
     def num_ops(self) -> int:
         return sum(len(b.ops) for b in self.blocks)

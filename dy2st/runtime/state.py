@@ -12,6 +12,7 @@ class _BuildState(threading.local):
         self.programs: List[Any] = []   # program_guard stack (main programs)
         self.grad_enabled = True        # paddle.no_grad() / set_grad_enabled(False) clear it
         self.journals: List[Any] = []   # in-place rebinds under way (runtime/inplace.py)
+        self.static_program: Any = None  # the default main program while enable_static() holds
 
 
 _state = _BuildState()
@@ -46,9 +47,16 @@ def in_static_mode() -> bool:
     return bool(_state.blocks)
 
 
+def at_static_mode_top() -> bool:
+    """enable_static() holds and no program_guard or trace is open: Python code between
+    Executor runs (a scheduler's step) acts at once, as in eager mode."""
+    return _state.static_program is not None and len(_state.blocks) == 1
+
+
 def reset() -> None:
     """Forget every open program and block (for tests and after a failed trace)."""
     _state.blocks.clear()
     _state.programs.clear()
     _state.grad_enabled = True
     _state.journals.clear()
+    _state.static_program = None

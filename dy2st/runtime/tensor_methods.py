@@ -27,14 +27,16 @@ def _getitem(self, index):
 
 
 def _add(self, other):
-    if isinstance(self, Variable) and self.kind == "array" and isinstance(other, (list, tuple)):
-        return ops.array.array_extend(self, other)
+    if isinstance(self, Variable) and self.kind == "array":
+        from .array_methods import join
+        return join(self, other)
     return ops.add(self, other)
 
 
 def _radd(self, other):
-    if isinstance(self, Variable) and self.kind == "array" and isinstance(other, (list, tuple)):
-        return ops.array.array_extend(self, other, front=True)
+    if isinstance(self, Variable) and self.kind == "array":
+        from .array_methods import rjoin
+        return rjoin(self, other)
     return ops.add(other, self)
 
 
@@ -109,6 +111,7 @@ def _inplace(fn):
         out = fn(self, *args, **kwargs)
         if isinstance(self, Tensor) and isinstance(out, Tensor):
             self._value = out._value
+            self._version = getattr(self, "_version", 0) + 1
             return self
         from .inplace import assign_in_place
         return assign_in_place(self, out)
@@ -185,6 +188,14 @@ INPLACE["zero_"] = _zero
 INPLACE["uniform_"] = _replaced_by(ops.random_extra._uniform_fill)
 INPLACE["normal_"] = _replaced_by(ops.random_extra._normal_fill)
 INPLACE["exponential_"] = _replaced_by(ops.random_extra._exponential_fill)
+INPLACE.update({f"{n}_": getattr(ops, n) for n in ("less", "bitwise_invert", "scatter_add")})
+INPLACE["bernoulli_"] = _replaced_by(ops.random_fills._bernoulli_fill)
+INPLACE["cauchy_"] = _replaced_by(ops.random_fills._cauchy_fill)
+INPLACE["geometric_"] = _replaced_by(ops.random_fills._geometric_fill)
+INPLACE["log_normal_"] = _replaced_by(ops.random_fills._log_normal_fill)
+INPLACE["random_"] = _replaced_by(ops.random_fills._random_fill)
+INPLACE["copy_"] = _replaced_by(lambda x, src, blocking=True: ops.cast(
+    ops.expand(ops.operands.as_tensor(src), x.shape), x.dtype))
 for _name, _fn in INPLACE.items():
     METHOD_ALIASES.setdefault(_name, _inplace(_fn))
 
@@ -197,6 +208,7 @@ NOT_METHODS = {"to_tensor", "full", "zeros", "ones", "empty", "arange", "eye", "
                "rand", "randn", "randint", "uniform", "normal", "shape"}
 NOT_METHODS |= {"column_stack", "dstack", "hstack", "row_stack", "vstack", "standard_normal",
                 "randperm", "tril_indices", "triu_indices", "log_normal"}
+NOT_METHODS |= {"cat", "concatenate", "range", "logspace", "cartesian_prod", "binomial"}
 
 
 def install(extra: Any = None) -> None:
@@ -215,6 +227,10 @@ def install(extra: Any = None) -> None:
         setattr(TensorLike, name, fn)
     for name, fn in {"pop": _pop, "item": _item, "tolist": _tolist, "numpy": _numpy_static}.items():
         setattr(Variable, name, fn)
+    from . import array_methods
+    array_methods.install()
     # Tensor / Variable define their own __hash__/__bool__ etc. in class bodies; keep them.
     Tensor.__hash__ = Tensor.__dict__["__hash__"]
     Variable.__hash__ = Variable.__dict__["__hash__"]
+    from . import tensor_methods_extra
+    tensor_methods_extra.install()

@@ -198,15 +198,15 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
             out = results[k]
             k += 1
             if i in numbers and out.kind == "dense" and \
-                    (out.dtype != specs[i].dtype or out._shape != specs[i].shape) and \
-                    all(d >= 0 for d in out._shape):
+                    (out.dtype != specs[i].dtype or out._shape != specs[i].shape):
                 # a Python number has no dtype or shape of its own: it takes those the loop
                 # computes (acc = 0.0 summing float64 values, i = 0 stepping by 0.5, v = 0
-                # adding [1]-shaped tensors), as adding it to them would broadcast it
+                # adding [1]-shaped tensors), as adding it to them would broadcast it; an
+                # unknown dim is 1 before the first turn (the loop relaxes it to unknown)
                 with block_guard(parent):
                     value = numbers.pop(i)
-                    init[i] = ops.full(list(out._shape), value, out.dtype) if out._shape \
-                        else _constant(value, out)
+                    init[i] = ops.full([d if d >= 0 else 1 for d in out._shape], value,
+                                       out.dtype) if out._shape else _constant(value, out)
                 new_specs[i] = _spec(init[i])
                 continue
             new_specs[i] = _relax(labels[i], specs[i], out, init[i])

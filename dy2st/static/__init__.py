@@ -8,12 +8,16 @@ from ..runtime import state
 from ..runtime.dtype import convert_dtype
 from ..runtime.executor import Executor
 from ..runtime.program import Program, Variable, default_main_program, program_guard
-from . import nn
+from . import io, nn
+from .compiled_program import BuildStrategy, CompiledProgram, ExecutionStrategy
+from .inference_model import load_inference_model, save_inference_model
 from .input_spec import InputSpec
 from .print_op import Print
 
 __all__ = ["Program", "program_guard", "default_main_program", "data", "InputSpec", "Executor",
-           "nn", "Print", "Variable", "default_startup_program", "append_backward", "gradients"]
+           "nn", "Print", "Variable", "default_startup_program", "append_backward", "gradients",
+           "CompiledProgram", "BuildStrategy", "ExecutionStrategy", "save_inference_model",
+           "load_inference_model"]
 
 
 def data(name: str, shape: Sequence[Optional[int]], dtype: Any = None, lod_level: int = 0) -> Variable:

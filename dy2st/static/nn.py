@@ -1,4 +1,53 @@
-"""Control-flow primitives of the static API."""
+"""The static API's `nn` namespace: control-flow primitives and the fluid-style `fc` layer."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
 from ..runtime.control_flow import cond, while_loop
 
-__all__ = ["cond", "while_loop"]
+__all__ = ["cond", "while_loop", "fc"]
+
+
+def fc(x: Any, size: int, num_flatten_dims: int = 1, weight_attr: Any = None,
+       bias_attr: Any = None, activation: Optional[str] = None, name: Optional[str] = None) -> Any:
+    """A fully connected layer that creates its own parameters: the dims of x from
+    `num_flatten_dims` on are flattened into one, multiplied by a new [that size, size] weight
+    (Xavier-uniform), plus a new [size] bias (zeros; none when bias_attr is False), then
+    `activation` (a name in nn.functional, e.g. 'relu'). A list of inputs gets one weight each;
+    their products are summed."""
+    from .. import nn
+    from ..nn import functional as F
+    from ..runtime import ops
+    from ..utils.framework import create_parameter
+    if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
+        raise ValueError(f"fc: size must be a positive int, got {size!r}")
+    inputs = list(x) if isinstance(x, (list, tuple)) else [x]
+    if not inputs:
+        raise ValueError("fc: no input")
+    total = None
+    for xi in inputs:
+        rank = len(xi.shape)
+        if not 1 <= num_flatten_dims < max(rank, 2):
+            raise ValueError(f"fc: num_flatten_dims={num_flatten_dims} does not fit an input "
+                             f"of rank {rank}")
+        tail = list(xi.shape[num_flatten_dims:])
+        if any(not isinstance(d, int) or d < 0 for d in tail):
+            raise ValueError(f"fc: the dims of x from num_flatten_dims={num_flatten_dims} on "
+                             f"must be known, got {list(xi.shape)}")
+        in_features = 1
+        for d in tail:
+            in_features *= d
+        weight = create_parameter([in_features, size], xi.dtype, attr=weight_attr,
+                                  default_initializer=nn.initializer.XavierUniform())
+        flat = xi if rank == num_flatten_dims + 1 else ops.flatten(xi, num_flatten_dims, -1)
+        product = ops.matmul(flat, weight)
+        total = product if total is None else total + product
+    if bias_attr is not False:
+        bias = create_parameter([size], total.dtype, attr=bias_attr, is_bias=True)
+        total = total + bias
+    if activation is not None:
+        act = getattr(F, activation, None)
+        if act is None:
+            raise ValueError(f"fc: unknown activation {activation!r}")
+        total = act(total)
+    return total

@@ -686,3 +686,23 @@ CASES.extend([
     Case("qr", lambda x: (lambda q, r: paddle.matmul(q, r) + q.sum() * r.sum())(
         *paddle.linalg.qr(x)), [f(4, 3, data=_TALL)]),
 ])
+# Special functions (dy2st/runtime/ops/special.py): second orders check the rules of the
+# derivative ops (digamma -> polygamma(1) -> polygamma(2), i0 -> i1 -> i0).
+_AWAY_FROM_POLES = np.array([[0.3, 1.7, 4.2], [-0.6, -2.4, 12.5]])
+CASES.extend([
+    Case("lgamma", paddle.lgamma, [f(2, 3, data=_AWAY_FROM_POLES)]),
+    Case("digamma", paddle.digamma, [f(2, 3, data=_AWAY_FROM_POLES)]),
+    Case("polygamma_2", lambda x: paddle.polygamma(x, 2), [f(2, 3, data=np.abs(_AWAY_FROM_POLES))]),
+    Case("multigammaln", lambda x: paddle.multigammaln(x, 3), [f(2, 3, low=2.0, high=6.0)]),
+    Case("erfinv", paddle.erfinv, [f(2, 3, low=-0.9, high=0.9)]),
+    Case("i0", paddle.i0, [f(2, 3, data=[[0.0, 1.5, -3.0], [6.0, -7.0, 0.4]])]),
+    Case("i1", paddle.i1, [f(2, 3, data=[[0.0, 1.5, -3.0], [6.0, -7.0, 0.4]])]),
+    Case("i0e", paddle.i0e, [f(2, 3, data=[[0.1, 1.5, -3.0], [22.0, -25.0, 0.4]])]),
+    Case("i1e", paddle.i1e, [f(2, 3, data=[[0.1, 1.5, -3.0], [22.0, -25.0, 0.4]])]),
+    Case("gammainc", paddle.gammainc, [Float((2, 3), 0.5, 4.0, diff=False), pos(2, 3)]),
+    Case("gammaincc", paddle.gammaincc, [Float((2, 3), 0.5, 4.0, diff=False), pos(3)]),
+])
+SECOND_ORDER.extend([
+    Case("grad2_digamma", second_order(paddle.digamma, 1), [f(2, 3, low=0.5, high=3.0)]),
+    Case("grad2_i1", second_order(paddle.i1, 1), [f(2, 3, low=0.2, high=3.0)]),
+])

@@ -23,6 +23,13 @@ OPTIMIZERS = {
     "groups": lambda ps: paddle.optimizer.Momentum(
         0.05, parameters=[{"params": ps[:2]}, {"params": ps[2:], "learning_rate": 0.5}],
         grad_clip=paddle.nn.ClipGradByValue(0.2)),
+    "adamax": lambda ps: paddle.optimizer.Adamax(0.01, parameters=ps, weight_decay=1e-3),
+    "adadelta": lambda ps: paddle.optimizer.Adadelta(1.0, parameters=ps),
+    "rprop": lambda ps: paddle.optimizer.Rprop(0.01, parameters=ps),
+    "lamb": lambda ps: paddle.optimizer.Lamb(0.01, parameters=ps),
+    "nadam": lambda ps: paddle.optimizer.NAdam(0.01, parameters=ps, weight_decay=1e-3),
+    "radam": lambda ps: paddle.optimizer.RAdam(0.01, parameters=ps, beta2=0.5),
+    "asgd": lambda ps: paddle.optimizer.ASGD(0.05, batch_num=3, parameters=ps),
 }
 STEPS = 5
 

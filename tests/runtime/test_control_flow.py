@@ -391,10 +391,18 @@ def test_a_python_number_loop_var_takes_the_shape_the_loop_computes(n):
     np.testing.assert_array_equal(acc, x * np.float32(2.0) * n)
 
 
-def test_a_number_becoming_a_tensor_of_unknown_shape_is_refused():
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_a_number_becoming_a_tensor_of_unknown_shape_starts_as_ones_of_its_rank(n):
+    # the number is broadcast as the loop's arithmetic would broadcast it: before the first
+    # turn it has size 1 where the dim is unknown, so a zero-trip loop leaves a value that
+    # broadcasts like the number itself
     def fn():
         x = static.data("x", [None], "float32")
         k = static.data("k", [], "int64")
         return list(while_loop(lambda i, acc: i < k, lambda i, acc: (i + 1, acc + x), [0, 0]))
-    with pytest.raises(TypeError, match="must keep its dtype"):
-        build(fn)
+    main, fetch = build(fn)
+    x = np.array([1.0, -2.0, 0.5, 4.0], "float32")
+    i, acc = run(main, fetch, x=x, k=np.array(n))
+    assert int(i) == n and acc.dtype == np.float32
+    np.testing.assert_array_equal(acc + x, x * (n + 1))
+    assert acc.shape == ((4,) if n else (1,))

@@ -184,6 +184,24 @@ def tensor_counter(shape):
     return loop
 
 
+def counter_stepped_by(step):
+    """`while i < n` over a shape-[1] counter stepped by `i += 1`, `paddle.increment(i)` (in
+    place, its result unused) or `i = paddle.increment(i)`."""
+    def loop(x, n):
+        i = paddle.zeros([1], dtype="int64")
+        s = x
+        while i < n:
+            s = s * 0.5 + x
+            if step == "+=":
+                i += 1
+            elif step == "increment":
+                paddle.increment(i)
+            else:
+                i = paddle.increment(i)
+        return s, i
+    return loop
+
+
 def range_of_a_tensor(x, n):
     s = x
     for i in range(n):
@@ -206,6 +224,9 @@ def static_source(sf) -> str:
 
 
 @pytest.mark.parametrize("fn,counted", [(tensor_counter([1]), True), (tensor_counter([]), True),
+                                        (counter_stepped_by("+="), True),
+                                        (counter_stepped_by("increment"), True),
+                                        (counter_stepped_by("= increment"), True),
                                         (range_of_a_tensor, True),
                                         (counter_read_as_an_index, False)])
 @pytest.mark.parametrize("bound_shape,bound_dtype", [([1], "int64"), ([], "int64"),

@@ -179,3 +179,10 @@ def test_is_tensor():
     assert paddle.is_tensor(paddle.to_tensor([1]))
     assert not paddle.is_tensor(np.array([1]))
     assert build_only(lambda: paddle.is_tensor(paddle.static.data("x", [1], "float32")))
+
+
+def test_to_tensor_with_a_float64_dtype_keeps_python_floats_exact():
+    import dy2st as _paddle
+    assert _paddle.to_tensor([0.3], "float64").numpy()[0] == 0.3
+    assert _paddle.to_tensor(0.1, dtype="float64").numpy() == 0.1
+    assert _paddle.to_tensor([0.3]).dtype == _paddle.float32

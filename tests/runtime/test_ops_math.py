@@ -160,6 +160,22 @@ def test_increment():
     assert i.dtype == "int64" and int(i) == 1
 
 
+def _increment_in_a_branch(x):
+    i = paddle.zeros([1], dtype="int64")
+    if x.sum() > 0:
+        paddle.increment(i, 2.0)           # in place, its result unused
+    return i
+
+
+def test_increment_in_place_inside_a_tensor_branch():
+    """The static op changes the counter in place as the eager one does, so a branch (or a
+    loop body) that increments a tensor from outside carries the new value out."""
+    sf = paddle.jit.to_static(_increment_in_a_branch, full_graph=True)
+    for v, want in ((1.0, 2), (-1.0, 0)):
+        x = paddle.to_tensor(np.full([3], v, "float32"))
+        assert sf(x).numpy().tolist() == _increment_in_a_branch(x).numpy().tolist() == [want]
+
+
 # ----------------------------------------------------------------------------- closeness
 def test_isclose_allclose_equal_all():
     a = np.array([1.0, 2.0, np.nan], "float32")

@@ -64,3 +64,4 @@ def load_rules() -> None:
                    loss_rules, norm_rules, rearrange_rules, stats_rules)
     from . import cnn_rules  # noqa: F401
     from . import decomposition_rules  # noqa: F401
+    from . import special_rules  # noqa: F401

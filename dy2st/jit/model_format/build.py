@@ -154,7 +154,44 @@ def build_concrete(doc: Dict[str, Any], values: Dict[str, np.ndarray], where: st
     if len(leaves) != _count_leaves(tree):
         raise _fail(where, f"the output structure has {_count_leaves(tree)} leaves but "
                            f"{len(leaves)} are described")
-    return ConcreteProgram(program, inputs, tree, leaves)
+    structure = _build_input_structure(doc, len(inputs), where)
+    return ConcreteProgram(program, inputs, tree, leaves, structure)
+
+
+def _build_input_structure(doc: Dict[str, Any], n_inputs: int, where: str) -> Any:
+    """The optional `input_structure` (format version 2): argument names, the structure of the
+    positional arguments and per leaf an input index (each input exactly once) or a constant."""
+    if "input_structure" not in doc:
+        return None
+    sw = f"{where}: input_structure"
+    if doc.get("format_version") == 1:
+        raise _fail(sw, "is not part of format version 1 (the file claims version 1)")
+    d = _get(doc, "input_structure", dict, where)
+    if set(d) != {"arguments", "tree", "leaves"}:
+        raise _fail(sw, f"expected the fields arguments, tree and leaves, got {sorted(d)[:8]!r}")
+    names = [_name(n, sw + ".arguments") for n in _get(d, "arguments", list, sw)]
+    if len(set(names)) != len(names) or not all(n.isidentifier() for n in names):
+        raise _fail(sw, f"argument names must be distinct identifiers, got {str(names)[:80]}")
+    tree = _build_tree(_get(d, "tree", dict, sw), sw + ".tree")
+    if tree is LEAF or tree[0] != "tuple" or len(tree[1]) != len(names):
+        raise _fail(sw, f"the tree must be a tuple of {len(names)} arguments")
+    leaves = []
+    seen = set()
+    for i, ld in enumerate(_get(d, "leaves", list, sw)):
+        lw = f"{sw}.leaves[{i}]"
+        if isinstance(ld, dict) and set(ld) == {"input"} and type(ld["input"]) is int \
+                and 0 <= ld["input"] < n_inputs and ld["input"] not in seen:
+            seen.add(ld["input"])
+            leaves.append(("var", ld["input"]))
+        elif isinstance(ld, dict) and set(ld) == {"const"}:
+            leaves.append(("const", decode_value(ld["const"], lw)))
+        else:
+            raise _fail(lw, f"expected {{'input': an unused input index below {n_inputs}}} or "
+                            f"{{'const': value}}, got {str(ld)[:80]}")
+    if len(leaves) != _count_leaves(tree) or len(seen) != n_inputs:
+        raise _fail(sw, f"describes {len(leaves)} leaves ({len(seen)} inputs) for a structure of "
+                        f"{_count_leaves(tree)} leaves and {n_inputs} inputs")
+    return (names, tree, leaves)
 
 
 def _build_inputs(doc: Dict[str, Any], program: Program, where: str) -> List[InputSpec]:

@@ -6,7 +6,9 @@ from typing import Any
 from .errors import _fail
 
 FORMAT_NAME = "dy2st.model"
-FORMAT_VERSION = 1
+# 2: adds `input_structure` (an argument that is a list / tuple / dict of tensors); files
+# without it are still written as version 1
+FORMAT_VERSION = 2
 
 
 def _dy2st_version() -> str:

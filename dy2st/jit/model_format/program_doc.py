@@ -71,9 +71,18 @@ def concrete_doc(concrete: ConcreteProgram, params: List[Dict[str, Any]],
                                f"{len(concrete.inputs)} input specs")
     inputs = [{"name": s.name, "var": feed, "shape": list(s.shape), "dtype": str(s.dtype)}
               for s, feed in zip(concrete.inputs, program.feed_names)]
-    return {"format": FORMAT_NAME, "format_version": FORMAT_VERSION,
-            "dy2st_version": _dy2st_version(), "inputs": inputs,
-            "outputs": {"tree": _tree_doc(concrete.output_tree, "output structure"),
-                        "leaves": [_leaf_doc(x, "output constant") for x in concrete.output_leaves]},
-            "parameters": params, "program": _program_doc(program),
-            "extra": encode_value(dict(extra or {}), "extra")}
+    doc = {"format": FORMAT_NAME, "format_version": 1,
+           "dy2st_version": _dy2st_version(), "inputs": inputs,
+           "outputs": {"tree": _tree_doc(concrete.output_tree, "output structure"),
+                       "leaves": [_leaf_doc(x, "output constant") for x in concrete.output_leaves]},
+           "parameters": params, "program": _program_doc(program),
+           "extra": encode_value(dict(extra or {}), "extra")}
+    if concrete.input_structure is not None:
+        # a reader of version 1 would call the model with its tensors flattened: refuse there
+        doc["format_version"] = FORMAT_VERSION
+        names, tree, leaves = concrete.input_structure
+        doc["input_structure"] = {
+            "arguments": list(names), "tree": _tree_doc(tree, "input structure"),
+            "leaves": [{"input": int(v)} if kind == "var" else
+                       {"const": encode_value(v, "input constant")} for kind, v in leaves]}
+    return doc

@@ -53,3 +53,14 @@ from .loss import ctc_loss  # noqa: E402
 __all__ += ["ctc_loss"]
 from .distance import dropout2d, dropout3d, pairwise_distance, soft_margin_loss  # noqa: E402
 __all__ += ["dropout2d", "dropout3d", "pairwise_distance", "soft_margin_loss"]
+from .activation_extra import log_sigmoid as logsigmoid  # noqa: E402 - Paddle's older spelling
+from .classic_losses import dice_loss, log_loss, sigmoid_focal_loss, square_error_cost  # noqa: E402
+from .margin_losses import (multi_label_margin_loss, multi_label_soft_margin_loss,  # noqa: E402
+                            multi_margin_loss, npair_loss, triplet_margin_with_distance_loss)
+from .dropout_variants import alpha_dropout, dropout1d, feature_alpha_dropout  # noqa: E402
+from .bilinear import bilinear  # noqa: E402
+from .temporal_shift import temporal_shift  # noqa: E402
+__all__ += ["logsigmoid", "dice_loss", "log_loss", "sigmoid_focal_loss", "square_error_cost",
+            "multi_label_margin_loss", "multi_label_soft_margin_loss", "multi_margin_loss", "npair_loss",
+            "triplet_margin_with_distance_loss", "alpha_dropout", "dropout1d", "feature_alpha_dropout",
+            "bilinear", "temporal_shift"]

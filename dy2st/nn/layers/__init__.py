@@ -54,3 +54,28 @@ from .distance import (CosineSimilarity, Dropout2D, Dropout3D, PairwiseDistance,
                        SoftMarginLoss, Unflatten)
 __all__ += ["CosineSimilarity", "Dropout2D", "Dropout3D", "PairwiseDistance", "SoftMarginLoss",
             "Unflatten"]
+from .padding import (CircularPad1D, CircularPad1d, CircularPad2D, CircularPad2d,  # noqa: E402
+                      CircularPad3D, CircularPad3d, ConstantPad1D, ConstantPad1d, ConstantPad2D,
+                      ConstantPad2d, ConstantPad3D, ConstantPad3d, ReflectionPad1D, ReflectionPad1d,
+                      ReflectionPad2D, ReflectionPad2d, ReflectionPad3D, ReflectionPad3d,
+                      ReplicationPad1D, ReplicationPad1d, ReplicationPad2D, ReplicationPad2d,
+                      ReplicationPad3D, ReplicationPad3d)
+__all__ += ["CircularPad1D", "CircularPad1d", "CircularPad2D", "CircularPad2d", "CircularPad3D",
+            "CircularPad3d", "ConstantPad1D", "ConstantPad1d", "ConstantPad2D", "ConstantPad2d",
+            "ConstantPad3D", "ConstantPad3d", "ReflectionPad1D", "ReflectionPad1d", "ReflectionPad2D",
+            "ReflectionPad2d", "ReflectionPad3D", "ReflectionPad3d", "ReplicationPad1D",
+            "ReplicationPad1d", "ReplicationPad2D", "ReplicationPad2d", "ReplicationPad3D",
+            "ReplicationPad3d"]
+from .container import ParameterDict  # noqa: E402
+from .compat import (AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d, Conv1d,  # noqa: E402
+                     Conv2d, Conv3d, LPPool1d, LPPool2d, Module, ModuleDict, ModuleList, Parameter)
+__all__ += ["ParameterDict", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "Conv1d",
+            "Conv2d", "Conv3d", "LPPool1d", "LPPool2d", "Module", "ModuleDict", "ModuleList", "Parameter"]
+from .margin_losses import (MultiLabelMarginLoss, MultiLabelSoftMarginLoss, MultiMarginLoss,  # noqa: E402
+                            TripletMarginWithDistanceLoss)
+from .dropout_variants import AlphaDropout, FeatureAlphaDropout  # noqa: E402
+from .bilinear import Bilinear  # noqa: E402
+__all__ += ["MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss",
+            "TripletMarginWithDistanceLoss", "AlphaDropout", "FeatureAlphaDropout", "Bilinear"]
+from .decode import BeamSearchDecoder, dynamic_decode  # noqa: E402
+__all__ += ["BeamSearchDecoder", "dynamic_decode"]

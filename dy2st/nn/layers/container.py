@@ -203,3 +203,46 @@ class ParameterList(Layer):
         for p in parameters:
             self.append(p)
         return self
+
+
+class ParameterDict(Layer):
+    """A dict of Parameters in insertion order; parameters() and state_dict() see them by key."""
+
+    def __init__(self, parameters: Optional[Any] = None) -> None:
+        super().__init__()
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key: str) -> Parameter:
+        return self._parameters[key]
+
+    def __setitem__(self, key: str, param: Parameter) -> None:
+        self._parameters[str(key)] = ParameterList._checked(param)
+        Layer.structure_epoch += 1
+
+    def __delitem__(self, key: str) -> None:
+        del self._parameters[key]
+        Layer.structure_epoch += 1
+
+    def __len__(self) -> int:
+        return len(self._parameters)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._parameters)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._parameters
+
+    def keys(self):
+        return self._parameters.keys()
+
+    def values(self):
+        return self._parameters.values()
+
+    def items(self):
+        return self._parameters.items()
+
+    def update(self, parameters: Any) -> None:
+        items = parameters.items() if isinstance(parameters, Mapping) else parameters
+        for key, param in items:
+            self[key] = param

@@ -67,3 +67,78 @@ class ZeroPad2D(Pad2D):
 class ZeroPad3D(Pad3D):
     def __init__(self, padding: Any, data_format: str = "NCDHW", name: Optional[str] = None) -> None:
         super().__init__(padding, "constant", 0.0, data_format)
+
+
+# ------------------------------------------------------------------ one-mode padding layers (Paddle 3.x)
+class _ModePad(_PadNd):
+    """A padding layer whose mode is fixed by its class (ConstantPad2D, ReflectionPad1D, ...)."""
+    _mode_name = "constant"
+    _format = "NCHW"
+
+    def __init__(self, padding: Any, data_format: Optional[str] = None, name: Optional[str] = None,
+                 value: float = 0.0) -> None:
+        super().__init__(padding, self._mode_name, value, data_format or self._format)
+
+
+class _ConstantPad(_ModePad):
+    def __init__(self, padding: Any, value: float, data_format: Optional[str] = None,
+                 name: Optional[str] = None) -> None:
+        super().__init__(padding, data_format, name, float(value))
+
+
+class ConstantPad1D(_ConstantPad):
+    """padding [left, right] filled with `value`."""
+    _nd, _format = 1, "NCL"
+
+
+class ConstantPad2D(_ConstantPad):
+    """padding [left, right, top, bottom] filled with `value`."""
+    _nd, _format = 2, "NCHW"
+
+
+class ConstantPad3D(_ConstantPad):
+    """padding [left, right, top, bottom, front, back] filled with `value`."""
+    _nd, _format = 3, "NCDHW"
+
+
+class ReflectionPad1D(_ModePad):
+    _nd, _format, _mode_name = 1, "NCL", "reflect"
+
+
+class ReflectionPad2D(_ModePad):
+    _nd, _format, _mode_name = 2, "NCHW", "reflect"
+
+
+class ReflectionPad3D(_ModePad):
+    _nd, _format, _mode_name = 3, "NCDHW", "reflect"
+
+
+class ReplicationPad1D(_ModePad):
+    _nd, _format, _mode_name = 1, "NCL", "replicate"
+
+
+class ReplicationPad2D(_ModePad):
+    _nd, _format, _mode_name = 2, "NCHW", "replicate"
+
+
+class ReplicationPad3D(_ModePad):
+    _nd, _format, _mode_name = 3, "NCDHW", "replicate"
+
+
+class CircularPad1D(_ModePad):
+    _nd, _format, _mode_name = 1, "NCL", "circular"
+
+
+class CircularPad2D(_ModePad):
+    _nd, _format, _mode_name = 2, "NCHW", "circular"
+
+
+class CircularPad3D(_ModePad):
+    _nd, _format, _mode_name = 3, "NCDHW", "circular"
+
+
+# Paddle 3.x also spells these with a lower-case d (the same classes).
+ConstantPad1d, ConstantPad2d, ConstantPad3d = ConstantPad1D, ConstantPad2D, ConstantPad3D
+ReflectionPad1d, ReflectionPad2d, ReflectionPad3d = ReflectionPad1D, ReflectionPad2D, ReflectionPad3D
+ReplicationPad1d, ReplicationPad2d, ReplicationPad3d = ReplicationPad1D, ReplicationPad2D, ReplicationPad3D
+CircularPad1d, CircularPad2d, CircularPad3d = CircularPad1D, CircularPad2D, CircularPad3D

@@ -58,3 +58,31 @@ __all__ = [_n for _n, _v in list(globals().items())
            if not _n.startswith("_") and callable(_v) and not isinstance(_v, type)
            and getattr(_v, "__module__", "").startswith(__name__)]
 from . import grad_kernels  # noqa: E402,F401 - ops only gradient rules use
+from .compat_names import (argwhere, broadcast_shapes, cat, concatenate, eq, ge, ger, gt, le,  # noqa: E402
+                           logspace, lt, matrix_transpose, msort, ne, rand_like, randn_like, range,
+                           softmax, swapaxes, swapdims, take_along_dim)
+from .products_distances import (addmm, baddbmm, block_diag, cartesian_prod, cdist,  # noqa: E402
+                                 combinations, dist, pdist, renorm, vecdot)
+from .scatter_views import (crop, diagonal_scatter, index_fill, mode, scatter_add,  # noqa: E402
+                            scatter_reduce, select_scatter, slice_scatter, unfold,
+                            unique_consecutive)
+from .nan_stats import histogram_bin_edges, nanmedian, nanquantile  # noqa: E402
+from .integer_bits import (bitwise_invert, bitwise_left_shift, bitwise_right_shift,  # noqa: E402
+                           frexp, gcd, lcm, nextafter)
+from .special import (digamma, erfinv, gammainc, gammaincc, gammaln, i0, i0e, i1, i1e,  # noqa: E402
+                      lgamma, multigammaln, polygamma)
+from .random_fills import binomial, poisson, standard_gamma  # noqa: E402
+from . import random_fills  # noqa: E402,F401 - the in-place fills tensor_methods installs
+__all__ += [_n for _n in ("argwhere", "broadcast_shapes", "cat", "concatenate", "eq", "ge", "ger",
+                          "gt", "le", "logspace", "lt", "matrix_transpose", "msort", "ne",
+                          "rand_like", "randn_like", "range", "softmax", "swapaxes", "swapdims",
+                          "take_along_dim", "addmm", "baddbmm", "block_diag", "cartesian_prod",
+                          "cdist", "combinations", "dist", "pdist", "renorm", "vecdot", "crop",
+                          "diagonal_scatter", "index_fill", "mode", "scatter_add",
+                          "scatter_reduce", "select_scatter", "slice_scatter", "unfold",
+                          "unique_consecutive", "histogram_bin_edges", "nanmedian",
+                          "nanquantile", "bitwise_invert", "bitwise_left_shift",
+                          "bitwise_right_shift", "frexp", "gcd", "lcm", "nextafter", "digamma",
+                          "erfinv", "gammainc", "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e",
+                          "lgamma", "multigammaln", "polygamma", "binomial", "poisson",
+                          "standard_gamma") if _n not in __all__]

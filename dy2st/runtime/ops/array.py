@@ -181,10 +181,19 @@ def array_write(x: Any, i: Any, array: Any = None) -> Any:
     return out
 
 
+def _from_end(array: Any, i: Any) -> Any:
+    """A negative Python int index of a symbolic array counted from its end in the graph, so
+    that the op (and its gradient, which puts values back by position) sees a position."""
+    if isinstance(array, Variable) and isinstance(i, int) and not isinstance(i, bool) and i < 0:
+        from .math import add
+        return add(array_length(array), i)
+    return i
+
+
 def array_read(array: Any, i: Any) -> Any:
     if isinstance(array, list):
         return array[_py_index(i)]
-    return apply("array_read", [array, _index(i)])
+    return apply("array_read", [array, _index(_from_end(array, i))])
 
 
 def array_length(array: Any) -> Any:
@@ -211,6 +220,6 @@ def array_pop(array: Variable, index: Any = -1) -> Any:
     """array.pop(index) on a symbolic array: returns the item; the handle is rebound to the
     shorter array."""
     from ..program import rebind
-    out, item = apply("array_pop", [array, _index(index)])
+    out, item = apply("array_pop", [array, _index(_from_end(array, index))])
     rebind(array, out)
     return item

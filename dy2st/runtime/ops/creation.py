@@ -37,11 +37,13 @@ def _to_array(data: Any, dtype: Optional[DType]) -> np.ndarray:
     elif isinstance(data, (list, tuple)) and any(isinstance(d, Tensor) for d in data):
         arr = np.stack([np.asarray(d._value if isinstance(d, Tensor) else d) for d in data])
     else:
-        guessed = _infer_data_dtype(data)
+        # with an explicit dtype the data converts straight to it (a float list must not round
+        # through the default float32 on its way to float64)
+        guessed = _infer_data_dtype(data) if dtype is None else None
         arr = np.array(data)
         if guessed is not None:
             arr = arr.astype(guessed.np)
-        elif arr.dtype.kind == "f" and not isinstance(data, np.generic):
+        elif arr.dtype.kind == "f" and dtype is None and not isinstance(data, np.generic):
             arr = arr.astype(default_float().np)   # Python float lists become float32
         elif arr.dtype.kind in "iu" and arr.dtype != np.int64 and not isinstance(data, np.generic):
             arr = arr.astype(np.int64)

@@ -3,7 +3,7 @@ atan2, clamp, masked_fill, nansum, nanmean, count_nonzero, isin, cross, diff, di
 from __future__ import annotations
 
 import math as _math
-from typing import Any, List, Optional, Sequence
+from typing import Any, List, NamedTuple, Optional, Sequence
 
 from ..dtype import bool_, int64
 from . import infer as I
@@ -125,20 +125,34 @@ def diff(x: Any, n: int = 1, axis: int = -1, prepend: Any = None, append: Any = 
     return x
 
 
+class DiagonalPlanes(NamedTuple):
+    """x with its (axis1, axis2) planes moved last and flattened, and where a diagonal lies."""
+    planes: Any          # x transposed so the two plane dims come last
+    flat: Any            # planes with the two plane dims flattened into one
+    perm: List[int]      # the transpose that made `planes`
+    positions: List[int]  # the diagonal's entries in the flattened plane dim
+
+
+def diagonal_planes(x: Any, offset: int, axis1: int, axis2: int, op: str) -> DiagonalPlanes:
+    """The planes of x that a diagonal at `offset` runs through (their dims must be known)."""
+    shape = dims(x)
+    a1, a2 = I.norm_axes([axis1, axis2], len(shape))
+    if a1 == a2:
+        raise ValueError(f"{op}: axis1 and axis2 must differ")
+    n, m = shape[a1], shape[a2]
+    if n < 0 or m < 0:
+        raise ValueError(f"{op}: the two dims of the planes must be known")
+    rest = [a for a in range(len(shape)) if a not in (a1, a2)]
+    perm = rest + [a1, a2]
+    planes = transpose(x, perm)
+    flat = flatten(planes, start_axis=len(rest), stop_axis=len(rest) + 1)
+    rows = range(max(0, -offset), min(n, m - offset))
+    return DiagonalPlanes(planes, flat, perm, [r * m + r + offset for r in rows])
+
+
 def diagonal(x: Any, offset: int = 0, axis1: int = 0, axis2: int = 1,
              name: Optional[str] = None) -> Any:
     """The diagonal of the (axis1, axis2) planes, as the last dim (batch dims may be unknown)."""
     x = as_tensor(x)
-    shape = dims(x)
-    a1, a2 = I.norm_axes([axis1, axis2], len(shape))
-    if a1 == a2:
-        raise ValueError("diagonal: axis1 and axis2 must differ")
-    n, m = shape[a1], shape[a2]
-    if n < 0 or m < 0:
-        raise ValueError("diagonal: the two dims of the planes must be known")
-    rest = [a for a in range(len(shape)) if a not in (a1, a2)]
-    planes = transpose(x, rest + [a1, a2])
-    flat = flatten(planes, start_axis=len(rest), stop_axis=len(rest) + 1)
-    rows = range(max(0, -offset), min(n, m - offset))
-    index = [r * m + r + offset for r in rows]
-    return gather(flat, as_tensor(index, "int64"), axis=len(rest))
+    d = diagonal_planes(x, offset, axis1, axis2, "diagonal")
+    return gather(d.flat, as_tensor(d.positions, "int64"), axis=len(d.perm) - 2)

@@ -240,13 +240,15 @@ def _increment(x, value):
 
 
 def increment(x: Any, value: float = 1.0, name: Optional[str] = None) -> Any:
-    """x + value, written back into x (a static Variable is rebound to the result)."""
+    """x + value, written back into x (a static Variable takes the result in place)."""
     out = apply("increment", [x], {"value": value})
     if isinstance(x, Tensor):
         x._value = out._value
         return x
-    x.name, x._shape, x.dtype, x.block = out.name, out._shape, out.dtype, out.block
-    return x
+    # through the in-place journal, so a loop or branch body that increments a counter from
+    # outside carries its new value out (as `x.add_(1)` does)
+    from ..inplace import assign_in_place
+    return assign_in_place(x, out)
 
 
 # Only the op functions are public: a bare star-import would also re-export helpers such as

@@ -1,0 +1,65 @@
+"""`jit.save(..., output_spec=[...], input_names_after_prune=[...])`: keep only the chosen outputs
+of the exported program (tensors returned by the last call) and only the named inputs."""
+from __future__ import annotations
+
+from typing import Any, List, Optional, Sequence
+
+from ..runtime.passes.dce import eliminate_dead_code
+from ..runtime.pytree import flatten
+from ..runtime.tensor import Tensor
+from .concrete import ConcreteProgram
+
+
+def prune_outputs(concrete: ConcreteProgram, last: Any, output_spec: Sequence[Any]) -> None:
+    """Keep the outputs that are the tensors of `output_spec`, found among the outputs of the
+    last call (`last`, a cache entry holding that call's arrays)."""
+    outs = getattr(last, "last_outs", None) if last is not None else None
+    if outs is None:
+        raise ValueError("jit.save: output_spec names tensors returned by a call of the "
+                         "converted function; call it once before saving")
+    var_leaves = [v for kind, v in last.concrete.output_leaves if kind == "var"]
+    picked: List[int] = []
+    for t in output_spec:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"jit.save: output_spec holds Tensors returned by the function, got "
+                            f"{type(t).__name__}")
+        where = next((j for j, k in enumerate(var_leaves) if outs[k] is t._value), None)
+        if where is None:
+            raise ValueError("jit.save: an output_spec tensor is not one of the outputs of the "
+                             "last call (or was changed in place since)")
+        picked.append(where)
+    export_leaves = [v for kind, v in concrete.output_leaves if kind == "var"]
+    if len(export_leaves) != len(var_leaves):
+        raise ValueError("jit.save: the saved signature returns other outputs than the last "
+                         "call; give output_spec for a call with the same inputs")
+    program = concrete.program
+    names = [program.fetch_names[export_leaves[j]] for j in picked]
+    program.fetch_names = names
+    concrete.output_leaves = [("var", i) for i in range(len(names))]
+    _, concrete.output_tree = flatten(0 if len(names) == 1 else [0] * len(names))
+    eliminate_dead_code(program)
+
+
+def prune_inputs(concrete: ConcreteProgram, keep: Sequence[str],
+                 spec_names: Optional[List[Optional[str]]] = None) -> None:
+    """Keep the inputs named in `keep` (by InputSpec, Tensor or argument name) and those the
+    remaining program reads; an unnamed tensor (name '') names nothing, so pruning by the
+    names of plain eager tensors keeps exactly the inputs the kept outputs need."""
+    if concrete.input_structure is not None:
+        raise ValueError("jit.save: input_names_after_prune needs each input to be an argument "
+                         "of its own")
+    program = concrete.program
+    aliases = spec_names or [None] * len(concrete.inputs)
+    names_of = [{n for n in (spec.name, feed, alias) if n}
+                for spec, feed, alias in zip(concrete.inputs, program.feed_names, aliases)]
+    wanted = {n for n in keep if n}
+    unknown = wanted - set().union(*names_of) if names_of else wanted
+    if unknown:
+        raise ValueError(f"jit.save: input_names_after_prune names {sorted(unknown)}, which are "
+                         f"not inputs (the inputs are {program.feed_names})")
+    read = {n for b in program.blocks for op in b.ops for n in op.inputs}
+    read |= set(program.fetch_names)
+    kept = [i for i, feed in enumerate(program.feed_names)
+            if feed in read or names_of[i] & wanted]
+    concrete.inputs = [concrete.inputs[i] for i in kept]
+    program.feed_names = [program.feed_names[i] for i in kept]

@@ -1,0 +1,57 @@
+"""paddle.FloatTensor & co. (dtype-named tensor constructors that also work with isinstance),
+paddle.as_tensor, and the constants paddle.e, pi, inf, nan and newaxis."""
+from __future__ import annotations
+
+import math
+from typing import Any, Dict
+
+from ..runtime.dtype import convert_dtype
+from ..runtime.tensor import TensorLike
+
+e = math.e
+pi = math.pi
+inf = math.inf
+nan = math.nan
+newaxis = None
+
+
+class _TypedTensorMeta(type):
+    """Calling the class builds a tensor of its dtype; isinstance checks tensor and dtype."""
+
+    dtype_name: str
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        from ..runtime import ops
+        if not args and not kwargs:
+            return ops.zeros([0], cls.dtype_name)
+        if args and all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+            return ops.zeros(list(args), cls.dtype_name)        # FloatTensor(2, 3): a shape
+        data = args[0] if args else kwargs.pop("data")
+        if isinstance(data, TensorLike):
+            return ops.cast(data, cls.dtype_name)
+        return ops.to_tensor(data, cls.dtype_name)
+
+    def __instancecheck__(cls, obj: Any) -> bool:
+        return isinstance(obj, TensorLike) and str(obj.dtype) == cls.dtype_name
+
+
+def _typed(name: str, dtype: str) -> type:
+    return _TypedTensorMeta(name, (), {"dtype_name": str(convert_dtype(dtype)),
+                                       "__doc__": f"A {dtype} tensor: {name}(data) or "
+                                                  f"{name}(*shape) (zeros)."})
+
+
+TENSOR_TYPES: Dict[str, type] = {
+    name: _typed(name, dtype) for name, dtype in (
+        ("FloatTensor", "float32"), ("DoubleTensor", "float64"), ("HalfTensor", "float16"),
+        ("ByteTensor", "uint8"), ("CharTensor", "int8"), ("ShortTensor", "int16"),
+        ("IntTensor", "int32"), ("LongTensor", "int64"), ("BoolTensor", "bool"))}
+
+
+def as_tensor(data: Any, dtype: Any = None, place: Any = None) -> Any:
+    """data as a tensor, sharing it when it already is one of that dtype."""
+    from ..runtime import ops
+    if isinstance(data, TensorLike):
+        return data if dtype is None or str(convert_dtype(dtype)) == str(data.dtype) else \
+            ops.cast(data, dtype)
+    return ops.to_tensor(data, dtype, place)
