@@ -28,6 +28,7 @@ from .utils.inplace import inplace_functions as _inplace_functions  # noqa: E402
 from .utils.inplace import install_methods as _install_methods  # noqa: E402
 globals().update({_k: _v for _k, _v in _inplace_functions().items() if _k not in globals()})
 _install_methods()
+from .utils.lazy import lazy_getattr as _lazy_getattr_for  # noqa: E402
 from .utils.tensor_types import TENSOR_TYPES as _TENSOR_TYPES  # noqa: E402
 from .utils.tensor_types import as_tensor, e, inf, nan, newaxis, pi  # noqa: E402,F401
 globals().update(_TENSOR_TYPES)
@@ -52,26 +53,19 @@ _LAZY = {
     "save": "io:save",
     "onnx": "onnx",
     "metric": "metric",
-    "utils": "utils",
     "disable_static": "static.mode:disable_static",
     "enable_static": "static.mode:enable_static",
     "base": "base",
 }
 
 
+_lazy_getattr = _lazy_getattr_for(__name__, _LAZY, globals())
+
+
 def __getattr__(name: str):
-    target = _LAZY.get(name)
-    if target is None:
-        if name == "__all__":       # `from dy2st import *` gets the lazy names too
-            return sorted({n for n in globals() if not n.startswith("_")} | set(_LAZY))
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-    module_name, _, attribute = target.partition(":")
-    value = importlib.import_module(f"{__name__}.{module_name}")
-    if attribute:
-        value = getattr(value, attribute)
-    globals()[name] = value
-    return value
+    if name == "__all__":       # `from dy2st import *` gets the lazy names too
+        return sorted({n for n in globals() if not n.startswith("_")} | set(_LAZY))
+    return _lazy_getattr(name)
 
 
 def __dir__():

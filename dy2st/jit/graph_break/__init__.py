@@ -17,13 +17,6 @@ __all__ = list(_LAZY) + ["ExplainReport", "explain"]
 # eager: the function `explain` must win over the submodule of that name, which importing the
 # submodule later would otherwise bind here (explain.py imports nothing heavy)
 from .explain import ExplainReport, explain  # noqa: E402
+from ...utils.lazy import lazy_getattr  # noqa: E402
 
-
-def __getattr__(name: str):
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _LAZY, globals(), same_name=True)

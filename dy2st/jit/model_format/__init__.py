@@ -5,6 +5,7 @@ Loading never runs code and never unpickles: every field is checked before objec
 # codec (attr values <-> JSON), jsontext (JSON text in/out), program_doc (Program -> JSON),
 # attr_schema + validate + build (JSON -> checked ConcreteProgram), npz (parameters file, read
 # member by member), atomic (durable writes, the save lock), files (save_concrete / read_model).
+from ...utils.lazy import lazy_getattr
 from .errors import ModelFormatError
 
 # The rest loads on first use: `import dy2st.jit` needs only ModelFormatError, and saving and
@@ -17,17 +18,7 @@ _LAZY = {
     "npz_bytes": "npz", "read_npz": "npz", "concrete_doc": "program_doc",
     "CONTROL_FLOW_ATTRS": "validate",
 }
-
-
-def __getattr__(name: str):
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
+__getattr__ = lazy_getattr(__name__, _LAZY, globals(), same_name=True)
 
 __all__ = [
     "CONTROL_FLOW_ATTRS", "FORMAT_NAME", "FORMAT_VERSION", "LoadedModel", "ModelFormatError",
