@@ -27,6 +27,7 @@ NOT_AT_FIRST_CALL = [
     "dy2st.jit.translated_layer", "dy2st.jit.model_format.files",
     "dy2st.jit.model_format.build", "dy2st.jit.graph_break.dispatch",
     "dy2st.jit.graph_break.outline", "dy2st.transformers.loop", "dy2st.transformers.ifelse",
+    "dy2st.static.inference_model", "dy2st.static.io", "dy2st.metric",
 ]
 
 
