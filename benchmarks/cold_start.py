@@ -129,8 +129,8 @@ def main() -> None:
                   f"{dy['modules']:8.0f}  {'yes' if ok else 'NO'}")
             print(f"{'  cpu':<9}{base['import_cpu']:8.1f}{'':10}{dy['import_cpu']:13.1f}"
                   f"{dy['import_cpu'] - base['import_cpu']:8.1f}{'':7}{dy['first_cpu']:9.1f}")
-    print("Rows give wall-clock medians; the cpu rows give process CPU time (steadier while "
-          "other work shares the machine).")
+    print("Rows give wall-clock medians; the cpu rows give process CPU time, all threads "
+          "(numpy's BLAS threads may spin: it can exceed the wall time).")
     print("1st conv: to_static(lambda x: x + 1) built, to_tensor and the first call, including "
           "everything dy2st imports for it; 2nd fn: first call of a later function with a "
           "tensor `if` and a `for`.")
