@@ -25,7 +25,7 @@ import models  # noqa: E402
 REPEAT = 9
 TARGET_NUMPY = {"add1": 4.0, "loop_paddle": 1.2, "loop_range": 1.2, "loop_incr": 1.2}   # static / numpy; else 1.5
 TARGET_FIRST_CALL = 3e-3
-FIRST_CALL_TRIES = 10
+FIRST_CALL_TRIES = 30
 
 
 def timed(fn: Callable[[], Any], budget: float = 0.15) -> Tuple[float, float]:

@@ -13,24 +13,11 @@ from . import autograd  # noqa: E402
 from .autograd import (enable_grad, grad, is_grad_enabled, no_grad,  # noqa: E402
                        set_grad_enabled)
 from . import linalg  # noqa: E402
-from . import nn  # noqa: E402
-from . import static  # noqa: E402
-from . import tensor  # noqa: E402
-from . import jit  # noqa: E402
 
 __version__ = "0.1.0"
 
-ParamAttr = nn.ParamAttr
-
 dtype = DType
 
-from . import regularizer  # noqa: E402
-from . import optimizer  # noqa: E402
-from . import io  # noqa: E402
-from .io import load, save  # noqa: E402
-from . import onnx  # noqa: E402
-from . import metric  # noqa: E402
-from . import utils  # noqa: E402
 from .runtime.ops.linalg import inv as inverse  # noqa: E402
 from .runtime.ops import assign as clone  # noqa: E402
 from .utils.framework import (CPUPlace, batch, create_parameter, finfo, get_device,  # noqa: E402
@@ -41,7 +28,7 @@ from .utils.inplace import inplace_functions as _inplace_functions  # noqa: E402
 from .utils.inplace import install_methods as _install_methods  # noqa: E402
 globals().update({_k: _v for _k, _v in _inplace_functions().items() if _k not in globals()})
 _install_methods()
-from .static.mode import disable_static, enable_static  # noqa: E402,F401
+from .utils.lazy import lazy_getattr as _lazy_getattr_for  # noqa: E402
 from .utils.tensor_types import TENSOR_TYPES as _TENSOR_TYPES  # noqa: E402
 from .utils.tensor_types import as_tensor, e, inf, nan, newaxis, pi  # noqa: E402,F401
 globals().update(_TENSOR_TYPES)
@@ -49,4 +36,37 @@ from .utils.device import (is_compiled_with_cuda, is_compiled_with_rocm,  # noqa
                            is_compiled_with_xpu, is_compiled_with_custom_device)
 from .utils.device import install_methods as _install_device_methods  # noqa: E402
 _install_device_methods()
-from . import base  # noqa: E402,F401
+
+# Public names imported on first use, so that `import dy2st` stays cheap (benchmarks/cold_start.py).
+# One entry per line, "name": "module" (a dy2st submodule) or "module:attribute"; add new
+# subpackages and names re-exported from them here rather than as eager imports.
+_LAZY = {
+    "nn": "nn",
+    "ParamAttr": "nn:ParamAttr",
+    "static": "static",
+    "tensor": "tensor",
+    "jit": "jit",
+    "regularizer": "regularizer",
+    "optimizer": "optimizer",
+    "io": "io",
+    "load": "io:load",
+    "save": "io:save",
+    "onnx": "onnx",
+    "metric": "metric",
+    "disable_static": "static.mode:disable_static",
+    "enable_static": "static.mode:enable_static",
+    "base": "base",
+}
+
+
+_lazy_getattr = _lazy_getattr_for(__name__, _LAZY, globals())
+
+
+def __getattr__(name: str):
+    if name == "__all__":       # `from dy2st import *` gets the lazy names too
+        return sorted({n for n in globals() if not n.startswith("_")} | set(_LAZY))
+    return _lazy_getattr(name)
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

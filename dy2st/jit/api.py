@@ -2,7 +2,6 @@
 save and load."""
 from __future__ import annotations
 
-import logging
 import types
 from typing import Any, Callable, Optional, Sequence
 
@@ -10,8 +9,6 @@ from ..autograd.mode import no_grad
 from ..static.input_spec import InputSpec
 from .convert_call import options
 from .static_function import StaticFunction, layer_forward
-
-log = logging.getLogger("dy2st.jit")
 
 
 def enable_to_static(enable: bool) -> None:
@@ -23,6 +20,8 @@ def enable_to_static(enable: bool) -> None:
 
 def set_verbosity(level: int = 0, also_to_stdout: bool = False) -> None:
     """0: quiet; 1 and more: log re-traces and conversions (logger 'dy2st.jit', INFO)."""
+    import logging
+    log = logging.getLogger("dy2st.jit")
     log.setLevel(logging.INFO if level > 0 else logging.WARNING)
     if also_to_stdout and not any(isinstance(h, logging.StreamHandler) for h in log.handlers):
         log.addHandler(logging.StreamHandler())

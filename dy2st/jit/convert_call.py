@@ -5,22 +5,21 @@ from __future__ import annotations
 
 import functools
 import inspect
-import logging
 import os
 import sys
-import sysconfig
 import types
 from typing import Any, Callable, Dict, Iterable, Set, Tuple
 
 from ..runtime.origin import source_maps
 from . import attribute_writes
 from .errors import ConversionError
+from .logger import log
 
-log = logging.getLogger("dy2st.jit")
 
 _SKIP_ROOTS = {"dy2st", "numpy", "gast", "builtins", "functools", "typing", "abc", "collections",
                "math", "itertools", "operator", "copy", "logging", "inspect", "paddle", "pytest"}
-_STDLIB = os.path.normcase(sysconfig.get_paths()["stdlib"])
+# where `os` lives is the standard library (sysconfig.get_paths() says the same, slower)
+_STDLIB = os.path.normcase(os.path.dirname(os.__file__))
 
 
 class ConvertOptions:

@@ -2,13 +2,16 @@
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .model_format import read_model
-from .translated_layer import TranslatedLayer
+if TYPE_CHECKING:
+    from .translated_layer import TranslatedLayer
 
 
 def load(path: "str | os.PathLike[str]", **configs: Any) -> TranslatedLayer:
     """Load the model saved by `jit.save(..., path)` (raises ModelFormatError for bad files)."""
+    # imported here: a TranslatedLayer is an nn.Layer, and nn is off the path of `import dy2st.jit`
+    from .model_format import read_model
+    from .translated_layer import TranslatedLayer
     model = read_model(os.fspath(path))
     return TranslatedLayer(model.concrete, model.extra, source=model.json_path)

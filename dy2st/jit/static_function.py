@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import functools
 import inspect
-import logging
+import sys
 import types
 import weakref
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
@@ -24,8 +24,8 @@ from . import run_program
 from .convert_call import options
 from .errors import ConversionError, raise_in_user_code
 from .signature import CallBinder, describe_change, spec_key, value_key
+from .logger import log
 
-log = logging.getLogger("dy2st.jit")
 
 
 class TracedProgram(NamedTuple):
@@ -100,6 +100,21 @@ def run_entry(entry: CacheEntry, feeds: List[Any]) -> List[Any]:
     return outs
 
 
+class _NotALayer:
+    """Stands in for nn.Layer when the bound object is no Layer: such a function's programs own
+    no Layer's parameters, so a change of Layer structure never revalidates them."""
+    structure_epoch = 0
+
+
+def _layer_class_for(obj: Any) -> type:
+    """nn.Layer if `obj` is a Layer, else _NotALayer; never imports nn (a Layer instance exists
+    only once dy2st.nn.layer is imported), which keeps nn off the path of a first to_static."""
+    layer_module = sys.modules.get("dy2st.nn.layer")
+    if layer_module is not None and isinstance(obj, layer_module.Layer):
+        return layer_module.Layer
+    return _NotALayer
+
+
 def _wrap_output(value: Any) -> Any:
     """A returned tensor array (a Python list when run) comes back as a list of Tensors."""
     if isinstance(value, list):
@@ -124,8 +139,7 @@ class StaticFunction:
         self._last: Optional[CacheEntry] = None
         self._converted: Optional[Callable] = None
         self._bound: "weakref.WeakKeyDictionary[Any, StaticFunction]" = weakref.WeakKeyDictionary()
-        from ..nn import Layer
-        self._layer_cls = Layer
+        self._layer_cls = _layer_class_for(instance)
         self._binder = CallBinder(function, instance is not None)
         self._n_args = self._binder._fast_len
         functools.update_wrapper(self, function)
@@ -177,7 +191,7 @@ class StaticFunction:
             entry = self._revalidate(entry)
         if entry is None:
             if not self._full_graph:    # graph breaks: dy2st/jit/graph_break
-                from .graph_break import Result, on_miss
+                from .graph_break.miss import Result, on_miss
                 entry = on_miss(self, args, kwargs, key)
                 if type(entry) is Result:
                     return entry.value
@@ -562,8 +576,7 @@ def to_static(function: Any = None, input_spec: Optional[Sequence[Any]] = None,
               full_graph: bool = False, **kwargs: Any) -> Any:
     """Convert a function, a method or a Layer (its forward) to a static graph."""
     def decorate(obj: Any) -> Any:
-        from ..nn import Layer
-        if isinstance(obj, Layer):
+        if _layer_class_for(obj) is not _NotALayer:
             obj.__dict__["forward"] = layer_forward(obj, input_spec, full_graph)
             return obj
         if isinstance(obj, StaticFunction):

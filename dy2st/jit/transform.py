@@ -7,7 +7,6 @@ import dis
 import functools
 import linecache
 import textwrap
-import logging
 import os
 import threading
 import types
@@ -24,6 +23,7 @@ from ..transformers.naming import Namer, names_in
 from ..transformers.origin_info import attach_origins
 from ..transformers.pipeline import features, run_passes
 from .errors import ConversionError
+from .logger import log
 
 FACTORY = "dy2st_factory"
 # Parsing, transforming and compiling run one thread at a time: CPython (3.11) keeps the ast
@@ -31,7 +31,6 @@ FACTORY = "dy2st_factory"
 # fail with `SystemError: AST constructor recursion depth mismatch` (issue 17). Reentrant: a
 # conversion may start another one. A lock is not state to reset.
 conversion_lock = threading.RLock()
-log = logging.getLogger("dy2st.jit")
 code_level = 0   # set by jit.set_code_level: > 0 logs the code after each pass
 
 

@@ -11,7 +11,19 @@ from .dtype import convert_dtype
 class _Config:
     def __init__(self) -> None:
         self.default_dtype = "float32"
-        self.rng = np.random.default_rng(0)
+        self._rng = None
+
+    # Created on first use: numpy.random is a costly import that most programs of dy2st's
+    # users touch only when they draw random numbers.
+    @property
+    def rng(self) -> np.random.Generator:
+        if self._rng is None:
+            self._rng = np.random.default_rng(0)
+        return self._rng
+
+    @rng.setter
+    def rng(self, generator: np.random.Generator) -> None:
+        self._rng = generator
 
 
 config = _Config()

@@ -4,10 +4,10 @@ deleted; freed locals are reused), cond/while sub-blocks inlined (as functions o
 very deep), in-place elementwise ops where passes/inplace.py planned them."""
 from __future__ import annotations
 
-import hashlib
 import linecache
 import math
 import sys
+import zlib
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -695,7 +695,10 @@ class CompiledProgram:
         gen.emit(f"    return [{', '.join(gen.ident(n) for n in fetch_names)}]")
         gen.emit_pending_functions()
         source = "\n".join(gen.lines) + "\n"
-        digest = hashlib.sha1(source.encode()).hexdigest()[:12]
+        # two zlib checksums name the source (64 bits; hashlib's OpenSSL import would cost
+        # more than a first small program's whole compile)
+        data = source.encode()
+        digest = f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}"
         self.filename = f"<dy2st program {digest}>"
         linecache.cache[self.filename] = (len(source), None, source.splitlines(True), self.filename)
         exec(compile(source, self.filename, "exec"), gen.ns)

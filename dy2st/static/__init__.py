@@ -8,9 +8,8 @@ from ..runtime import state
 from ..runtime.dtype import convert_dtype
 from ..runtime.executor import Executor
 from ..runtime.program import Program, Variable, default_main_program, program_guard
-from . import io, nn
-from .compiled_program import BuildStrategy, CompiledProgram, ExecutionStrategy
-from .inference_model import load_inference_model, save_inference_model
+from ..utils.lazy import lazy_getattr as _lazy_getattr
+from . import nn
 from .input_spec import InputSpec
 from .print_op import Print
 
@@ -37,4 +36,20 @@ def data(name: str, shape: Sequence[Optional[int]], dtype: Any = None, lod_level
 def default_startup_program() -> Program:
     return Program()
 
-from ..metric.metrics import accuracy  # noqa: E402,F401
+
+# Loaded on first use (jit.to_static imports static.input_spec, so this package, on its first
+# call): one entry per line, "name": "module:attribute" or "module" (relative to dy2st).
+_LAZY = {
+    "io": "static.io",
+    "BuildStrategy": "static.compiled_program:BuildStrategy",
+    "CompiledProgram": "static.compiled_program:CompiledProgram",
+    "ExecutionStrategy": "static.compiled_program:ExecutionStrategy",
+    "load_inference_model": "static.inference_model:load_inference_model",
+    "save_inference_model": "static.inference_model:save_inference_model",
+    "accuracy": "metric.metrics:accuracy",
+}
+__getattr__ = _lazy_getattr(__name__, _LAZY, globals(), root="dy2st")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

@@ -5,7 +5,7 @@ condition, or after the loop; names local to a body are not carried. Liveness is
 conservative: a name read anywhere later (or anywhere in an enclosing loop) is live."""
 from __future__ import annotations
 
-from typing import Iterable, List, Set
+from typing import Dict, Iterable, List, Optional, Set
 
 import gast
 
@@ -96,6 +96,10 @@ def written_names(stmts: Iterable[gast.AST], mutations: bool = True) -> Set[str]
                     out.add(target.id)        # array_write(x, i, array=a) writes into a
         elif t is gast.alias:
             out.add((node.asname or node.name).split(".")[0])
+        elif t is gast.Name:
+            # binds nothing by itself; its children are a ctx and (a parameter's, in a nested
+            # def, which is not looked into) annotation
+            continue
         else:
             for target in _assigned_targets(node):
                 _target_names(target, out)
@@ -187,30 +191,44 @@ def read_names(node: gast.AST) -> Set[str]:
     return out
 
 
-def _reads_of(nodes: Iterable[gast.AST]) -> Set[str]:
+def _reads_of(nodes: Iterable[gast.AST], reads: Dict[int, Set[str]]) -> Set[str]:
     out: Set[str] = set()
     for n in nodes:
-        out |= read_names(n)
+        out |= _read(n, reads)
     return out
 
 
-def live_in_block(stmts: List[gast.stmt], live_out: Set[str]) -> Set[str]:
+def _read(node: gast.AST, reads: Dict[int, Set[str]]) -> Set[str]:
+    """read_names(node), once per node during one liveness analysis (the tree does not change
+    meanwhile; a loop body is analysed twice, and nested loops more often)."""
+    found = reads.get(id(node))
+    if found is None:
+        found = reads[id(node)] = read_names(node)
+    return found
+
+
+def live_in_block(stmts: List[gast.stmt], live_out: Set[str],
+                  reads: Optional[Dict[int, Set[str]]] = None) -> Set[str]:
+    reads = {} if reads is None else reads
     live = set(live_out)
     for s in reversed(stmts):
-        live = live_in_stmt(s, live)
+        live = live_in_stmt(s, live, reads)
     return live
 
 
-def live_in_stmt(s: gast.stmt, live_out: Set[str]) -> Set[str]:
+def live_in_stmt(s: gast.stmt, live_out: Set[str],
+                 reads: Optional[Dict[int, Set[str]]] = None) -> Set[str]:
+    reads = {} if reads is None else reads
     anno.setanno(s, anno.LIVE_OUT, frozenset(live_out))
     if isinstance(s, gast.If):
-        return read_names(s.test) | live_in_block(s.body, live_out) | live_in_block(s.orelse, live_out)
+        return _read(s.test, reads) | live_in_block(s.body, live_out, reads) | \
+            live_in_block(s.orelse, live_out, reads)
     if isinstance(s, (gast.While, gast.For)):
-        head = read_names(s.test) if isinstance(s, gast.While) else read_names(s.iter)
-        after_else = live_in_block(s.orelse, live_out)
+        head = _read(s.test, reads) if isinstance(s, gast.While) else _read(s.iter, reads)
+        after_else = live_in_block(s.orelse, live_out, reads)
         inner = set(live_out) | after_else | head
-        body_in = live_in_block(s.body, inner)
-        body_in = live_in_block(s.body, inner | body_in)   # a second round for the back edge
+        body_in = live_in_block(s.body, inner, reads)
+        body_in = live_in_block(s.body, inner | body_in, reads)   # a second round: back edge
         if isinstance(s, gast.For):
             targets: Set[str] = set()
             _target_names(s.target, targets)
@@ -220,20 +238,20 @@ def live_in_stmt(s: gast.stmt, live_out: Set[str]) -> Set[str]:
     if isinstance(s, (gast.Try, gast.With)):
         inner = set(live_out)
         for field in ("finalbody", "orelse", "body"):
-            inner |= live_in_block(getattr(s, field, []) or [], live_out)
+            inner |= live_in_block(getattr(s, field, []) or [], live_out, reads)
         for h in getattr(s, "handlers", []) or []:
-            inner |= live_in_block(h.body, live_out)
-        return inner | _reads_of(getattr(s, "items", []) or [])
+            inner |= live_in_block(h.body, live_out, reads)
+        return inner | _reads_of(getattr(s, "items", []) or [], reads)
     if isinstance(s, (gast.FunctionDef, gast.AsyncFunctionDef)):
         declared = {n for st in s.body if isinstance(st, gast.Nonlocal) for n in st.names}
-        live_in_block(s.body, declared)   # nonlocal names are read back by the caller
-        return (set(live_out) - {s.name}) | read_names(s)
+        live_in_block(s.body, declared, reads)   # nonlocal names are read back by the caller
+        return (set(live_out) - {s.name}) | _read(s, reads)
     kills: Set[str] = set()
     if isinstance(s, gast.Assign):
         for t in s.targets:
             if isinstance(t, gast.Name):
                 kills.add(t.id)
-    return (set(live_out) - kills) | read_names(s)
+    return (set(live_out) - kills) | _read(s, reads)
 
 
 def analyze_function(fn: gast.FunctionDef) -> None:

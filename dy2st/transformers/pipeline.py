@@ -1,14 +1,34 @@
 """The ordered list of passes: the one place that says what runs."""
 from __future__ import annotations
 
-from typing import Callable, Iterable, List, Optional, Tuple
+import importlib
+from typing import Any, Callable, Iterable, List, Optional, Tuple
 
 import gast
 
-from . import (assert_, break_continue, call, cast, comprehension, delete, ifelse, logical, loop,
-               print_, return_, setitem, try_, unbound_reads)
 from .context import PassContext
 from .walk import all_nodes
+
+
+class _PassModule:
+    """A pass module imported when its pass first runs: most functions trigger few passes, and
+    importing all of them was most of a first conversion's cost. `.transform` is the pass."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._transform: Optional[Callable[[gast.AST, PassContext], Any]] = None
+
+    def transform(self, tree: gast.AST, ctx: PassContext) -> Any:
+        fn = self._transform
+        if fn is None:
+            fn = self._transform = importlib.import_module(f"{__package__}.{self.name}").transform
+        return fn(tree, ctx)
+
+
+(assert_, break_continue, call, cast, comprehension, delete, ifelse, logical, loop, print_,
+ return_, setitem, try_, unbound_reads) = map(_PassModule, (
+    "assert_", "break_continue", "call", "cast", "comprehension", "delete", "ifelse", "logical",
+    "loop", "print_", "return_", "setitem", "try_", "unbound_reads"))
 
 # A pass only runs when the tree has something it rewrites (most functions have no loops, say);
 # `features` finds all of that in one walk.

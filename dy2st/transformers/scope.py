@@ -3,7 +3,7 @@ statement's names (`get_args` / `set_args`), and `UndefinedVar` bindings that ma
 locals of the enclosing function so that helpers can declare them nonlocal."""
 from __future__ import annotations
 
-from typing import Dict, Any, List, Sequence, Set, Tuple
+from typing import Dict, Any, List, Optional, Sequence, Set, Tuple
 
 import gast
 
@@ -21,8 +21,9 @@ def params_of(fn: gast.FunctionDef) -> Set[str]:
     return set(names)
 
 
-def declared(fn: gast.FunctionDef, kind: type) -> Set[str]:
-    """Names fn itself declares `nonlocal` / `global` (nested scopes are not looked into)."""
+def declared(fn: gast.FunctionDef, kind: Any) -> Set[str]:
+    """Names fn itself declares `nonlocal` / `global` (kind: gast.Nonlocal, gast.Global or
+    both as a tuple; nested scopes are not looked into)."""
     out: Set[str] = set()
     stack = list(fn.body)
     while stack:
@@ -62,21 +63,16 @@ def _assigned_before_use(fn: gast.FunctionDef, names: Set[str]) -> Set[str]:
 def _read_locals(fn: gast.FunctionDef) -> List[str]:
     """The names fn binds itself (Python's locals, not its params) that it also reads."""
     own = analysis.written_names(fn.body, mutations=False) - params_of(fn) - \
-        declared(fn, gast.Nonlocal) - declared(fn, gast.Global)
+        declared(fn, _PASSED)
     reads = {n.id for n in all_nodes(fn) if isinstance(n, gast.Name) and
              isinstance(n.ctx, gast.Load)}
     return sorted(own & reads)
 
 
-def _own_nodes(fn: gast.AST):
-    """The nodes of fn's own scope (not inside nested functions, lambdas or comprehensions)."""
-    stack = list(gast.iter_child_nodes(fn))
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda,
-                                 gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
-            stack.extend(gast.iter_child_nodes(node))
+_PASSED = (gast.Nonlocal, gast.Global)
+# nodes whose insides are another scope: _read_as_globals does not look into them
+_OTHER_SCOPES = frozenset((gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ListComp,
+                           gast.SetComp, gast.DictComp, gast.GeneratorExp))
 
 
 def _read_as_globals(fn: gast.FunctionDef, names: Set[str]) -> List[str]:
@@ -84,20 +80,42 @@ def _read_as_globals(fn: gast.FunctionDef, names: Set[str]) -> List[str]:
     function (fn included) binding them: Python would look them up as globals."""
     found: Set[str] = set()
 
-    def walk(f: gast.AST, bound_outside: Set[str]) -> None:
-        passed = declared(f, gast.Nonlocal) | declared(f, gast.Global)
-        own = set(params_of(f)) if isinstance(f, gast.FunctionDef) else set()
-        nested, loads = [], []
-        for node in _own_nodes(f):      # one walk: the names bound here and those read
-            if isinstance(node, gast.Name):
-                if isinstance(node.ctx, gast.Load):
+    def scan(stack: List[gast.AST], own: Set[str], loads: List[str], nested: List[gast.AST],
+             passed: Optional[Set[str]]) -> None:
+        """Walk one scope's nodes: the names bound there, those read, the nested functions, and
+        (when `passed` is given) the names declared nonlocal / global, as `declared` finds
+        them: a class body's are not, though its other nodes are walked (passed=None)."""
+        while stack:
+            node = stack.pop()
+            t = type(node)
+            if t is gast.Name:
+                if type(node.ctx) is gast.Load:
                     if node.id in names:
                         loads.append(node.id)
                 else:
                     own.add(node.id)
-            elif isinstance(node, (gast.FunctionDef, gast.AsyncFunctionDef)):
+                annotation = getattr(node, "annotation", None)   # (a parameter's)
+                if annotation is not None:
+                    stack.append(annotation)
+                continue           # its other child, ctx, holds nothing to see
+            if t is gast.FunctionDef or t is gast.AsyncFunctionDef:
                 own.add(node.name)
                 nested.append(node)
+                continue
+            if t is gast.ClassDef:
+                scan(child_nodes(node), own, loads, nested, None)
+                continue
+            if passed is not None and (t is gast.Nonlocal or t is gast.Global):
+                passed.update(node.names)
+            if t not in _OTHER_SCOPES:
+                stack.extend(child_nodes(node))
+
+    def walk(f: gast.AST, bound_outside: Set[str]) -> None:
+        passed: Set[str] = set()
+        own = set(params_of(f)) if isinstance(f, gast.FunctionDef) else set()
+        nested: List[gast.AST] = []
+        loads: List[str] = []
+        scan(child_nodes(f), own, loads, nested, passed)
         bound = bound_outside | (own - passed)
         found.update(n for n in loads if n not in bound)
         for g in nested:
@@ -171,8 +189,7 @@ class ControlFlowTransformer(Transformer):
         pending = self.ctx.pending_inits.pop(id(node))
         if not pending:
             return node
-        skip = (params_of(node) | declared(node, gast.Nonlocal) | declared(node, gast.Global) |
-                _initialized(node))
+        skip = params_of(node) | declared(node, _PASSED) | _initialized(node)
         skip |= _assigned_before_use(node, set(pending))
         inits: List[gast.stmt] = []
         for n in dict.fromkeys(pending):

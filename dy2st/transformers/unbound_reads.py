@@ -13,6 +13,7 @@ import gast
 from . import analysis, templates
 from .base import Transformer
 from .context import PassContext
+from .walk import all_nodes, child_nodes
 
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ListComp, gast.SetComp,
            gast.DictComp, gast.GeneratorExp, gast.ClassDef)
@@ -33,7 +34,7 @@ def _own(stmts) -> Iterator[gast.AST]:
         node = stack.pop()
         yield node
         if not isinstance(node, _SCOPES):
-            stack.extend(gast.iter_child_nodes(node))
+            stack.extend(child_nodes(node))
 
 
 def _params(fn: gast.FunctionDef) -> Set[str]:
@@ -81,7 +82,7 @@ class UnboundReadsTransformer(Transformer):
             return a & b
         if isinstance(stmt, (gast.For, gast.While)):
             self._wrap_expr(stmt.iter if isinstance(stmt, gast.For) else stmt.test, maybe)
-            targets = {n.id for n in gast.walk(stmt.target) if isinstance(n, gast.Name)} \
+            targets = {n.id for n in all_nodes(stmt.target) if isinstance(n, gast.Name)} \
                 if isinstance(stmt, gast.For) else set()
             self._block(stmt.body, assigned | targets)
             self._block(stmt.orelse, assigned)
@@ -97,7 +98,7 @@ class UnboundReadsTransformer(Transformer):
         if isinstance(stmt, _ENDS):
             return None
         if isinstance(stmt, gast.Assign):
-            names = {n.id for t in stmt.targets for n in gast.walk(t)
+            names = {n.id for t in stmt.targets for n in all_nodes(t)
                      if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
             return assigned - names if _is_unbinding(stmt) else assigned | names
         return assigned
@@ -127,7 +128,7 @@ class UnboundReadsTransformer(Transformer):
     @staticmethod
     def _in_index(node: gast.AST, stmt: gast.stmt) -> bool:
         """node is the index of a subscript (`x[:, t]`: a tuple of indices, not a display)."""
-        return any(isinstance(n, gast.Subscript) and n.slice is node for n in gast.walk(stmt))
+        return any(isinstance(n, gast.Subscript) and n.slice is node for n in all_nodes(stmt))
 
     @staticmethod
     def _defined(expr: gast.expr, names: Set[str]) -> gast.expr:

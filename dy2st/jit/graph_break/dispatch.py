@@ -14,19 +14,11 @@ from ..errors import raise_in_user_code
 from .outline import REGIONS, Outline, Region, build, locate, set_cell, unfeed
 from .reasons import GraphBreakInfo, break_origin, classify, value_hint
 from .output_kinds import RegionCall, output_kinds, remember_kinds
-from .side_effects import side_effect_islands
+from .miss import Result, on_miss, state_of  # noqa: F401 - entry points kept here too
 
 log = logging.getLogger("dy2st.jit")
 
 RECOMPILE_LIMIT = 8   # traces of one region before it runs eagerly (Dynamo's recompile_limit)
-
-
-class Result:
-    """The value of a call that did not go through a cache entry."""
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
 
 
 class BreakState:
@@ -260,30 +252,21 @@ def _eager(fn: Any, args: Tuple, kwargs: Dict, trace_error: Optional[BaseExcepti
         raise_in_user_code(e)
 
 
-def state_of(sf: Any) -> Optional[BreakState]:
-    return sf.__dict__.get("_gb")
+def break_on_effects(sf: Any, effects: List[Tuple[int, int, str]], args: Tuple,
+                     kwargs: Dict) -> "Result":
+    """The first call of a function with statements a Program cannot hold: they become
+    islands, and the function runs outlined from now on."""
+    state = BreakState(sf)
+    for _index, line, reason in effects:
+        state.record_static(line, reason)
+    sf._gb = state
+    _mark_broken(sf)
+    return Result(state.run(args, kwargs))
 
 
-def on_miss(sf: Any, args: Tuple, kwargs: Dict, key: Any) -> Any:
-    """A cache miss of a full_graph=False StaticFunction: a cache entry, or a Result."""
-    owner = sf.__dict__.get("_gb_region")
-    if owner is not None:
-        return owner[0].region_miss(sf, owner[1], args, kwargs, key)
-    state = sf.__dict__.get("_gb")
-    if state is not None:
-        return Result(state.run(args, kwargs))
-    effects = side_effect_islands(sf, args, kwargs)
-    if effects:
-        state = BreakState(sf)
-        for _index, line, reason in effects:
-            state.record_static(line, reason)
-        sf._gb = state
-        _mark_broken(sf)
-        return Result(state.run(args, kwargs))
-    try:
-        return sf._trace(args, kwargs, key)
-    except Exception as e:  # noqa: BLE001 - the function breaks (or fails eagerly too)
-        error = e
+def break_on_error(sf: Any, args: Tuple, kwargs: Dict, error: BaseException) -> "Result":
+    """The whole-function trace failed: this call runs eagerly, and the statement that broke
+    becomes an island."""
     value = _eager(sf.dygraph_function, args, kwargs, error)
     state = BreakState(sf)
     state.record(error)

@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 import types
 from dataclasses import dataclass, field
-from typing import Any, List
+from typing import TYPE_CHECKING, Any, List
 
-from .dispatch import state_of
-from .reasons import GraphBreakInfo
+from .miss import state_of
+
+if TYPE_CHECKING:
+    from .reasons import GraphBreakInfo
 
 MAX_RUNS = 32   # k breaks take at most k+1 calls to find
 

@@ -5,15 +5,20 @@ Loading never runs code and never unpickles: every field is checked before objec
 # codec (attr values <-> JSON), jsontext (JSON text in/out), program_doc (Program -> JSON),
 # attr_schema + validate + build (JSON -> checked ConcreteProgram), npz (parameters file, read
 # member by member), atomic (durable writes, the save lock), files (save_concrete / read_model).
-from .build import build_concrete
-from .codec import decode_value, encode_value
+from ...utils.lazy import lazy_getattr
 from .errors import ModelFormatError
-from .files import LoadedModel, load_concrete, model_prefix, read_model, save_concrete
-from .header import FORMAT_NAME, FORMAT_VERSION, check_header
-from .jsontext import dumps
-from .npz import npz_bytes, read_npz
-from .program_doc import concrete_doc
-from .validate import CONTROL_FLOW_ATTRS
+
+# The rest loads on first use: `import dy2st.jit` needs only ModelFormatError, and saving and
+# loading models (json, hashing, the builders) are off the path of a first to_static call.
+_LAZY = {
+    "build_concrete": "build", "decode_value": "codec", "encode_value": "codec",
+    "LoadedModel": "files", "load_concrete": "files", "model_prefix": "files",
+    "read_model": "files", "save_concrete": "files", "FORMAT_NAME": "header",
+    "FORMAT_VERSION": "header", "check_header": "header", "dumps": "jsontext",
+    "npz_bytes": "npz", "read_npz": "npz", "concrete_doc": "program_doc",
+    "CONTROL_FLOW_ATTRS": "validate",
+}
+__getattr__ = lazy_getattr(__name__, _LAZY, globals(), same_name=True)
 
 __all__ = [
     "CONTROL_FLOW_ATTRS", "FORMAT_NAME", "FORMAT_VERSION", "LoadedModel", "ModelFormatError",
