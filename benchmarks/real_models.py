@@ -3,8 +3,9 @@ a ResNet-style CNN at batch 8 on 64x64 images, a 2-layer Transformer encoder at 
 tokens (d_model 256), and an LSTM language model over 35 steps (nn.LSTM, and LSTMCells stepped by
 a `for t in range(steps)` over a tensor `steps`).
 
-Forward: to_static against dy2st eager and, for the Transformer and the LSTMs, numpy written by
-hand; median time per call and the peak memory (tracemalloc) of one call. Train steps (forward,
+Forward (inference, under `paddle.no_grad()` on every side): to_static against dy2st eager and,
+for the Transformer and the LSTMs, numpy written by hand; median time per call and the peak
+memory (tracemalloc) of one call. Train steps (forward,
 backward, optimizer step): eager, to_static(model) with an eager step, and the whole step in
 to_static, against eager.
 
@@ -239,7 +240,15 @@ def forward_row(name: str, case: Dict[str, Any]) -> Dict[str, Any]:
     static_model.eval()
     static = paddle.jit.to_static(static_model, full_graph=True)   # converts static_model in place
     targs = tuple(paddle.to_tensor(a) for a in case["inputs"])
-    fns = {"static": lambda: static(*targs), "eager": lambda: eager_model(*targs)}
+
+    def inference(model):
+        # both sides without gradient recording: with it, each keeps what its backward reads
+        # (the train rows below measure that)
+        def run():
+            with paddle.no_grad():
+                return model(*targs)
+        return run
+    fns = {"static": inference(static), "eager": inference(eager_model)}
     want = eager_model(*targs).numpy()
     np.testing.assert_allclose(static(*targs).numpy(), want, rtol=1e-4, atol=1e-4, err_msg=name)
     if case["numpy"] is not None:

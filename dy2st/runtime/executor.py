@@ -422,7 +422,7 @@ class _Codegen:
             call = self.call_block(b, False, args)
             self.emit(f"{ind}    {lhs + ' = ' if outs else ''}{call}", tag)
             return
-        hoisted = self.hoist_transposes(self.program.blocks[b], n, args, ind, tag)
+        hoisted = self.hoist_transposes(self.program.blocks[b], n, args, op.inputs, ind, tag)
         counted = counted_loop(self.program, self.vars, op, self._read_as_index)
         if counted is not None:
             self.counted_while(counted, ind, ins, outs, args, depth, tag,
@@ -438,14 +438,18 @@ class _Codegen:
             self.emit(f"{ind}del {', '.join(hoisted.values())}")
             self.free.extend(hoisted.values())
 
-    def hoist_transposes(self, body: Block, n: int, args: List[str], ind: str,
-                         tag: Tuple[int, Operator]) -> Dict[str, str]:
+    def hoist_transposes(self, body: Block, n: int, args: List[str], sources: List[str],
+                         ind: str, tag: Tuple[int, Operator]) -> Dict[str, str]:
         """For each loop-invariant 2-D matrix the body multiplies by transposed (`x W^T`, as
         RNN cells do with weights stored [out, in]), a contiguous copy of W^T made before the
         loop: {body param: its local}. This machine's BLAS multiplies by a transposed operand
-        up to 2-3x slower than by a contiguous one, and a copy costs about one product."""
+        up to 2-3x slower than by a contiguous one, and a copy costs about one product. The
+        copy of a parameter is kept from one run to the next while the parameter's array is
+        the same (an update replaces the array), so a run neither makes nor holds a new one."""
         hoisted: Dict[str, str] = {}
         invariant = dict(zip(body.params[n:], args[n:]))
+        outer = dict(zip(body.params[n:], sources[n:]))
+        persistables = self.program.persistables
         for o in body.ops:
             if o.type != "matmul" or len(o.inputs) != 2 or not _transposes_y_only(o):
                 continue
@@ -456,6 +460,10 @@ class _Codegen:
                     method_expr(self.vars, o, list(o.inputs)) is None:
                 continue
             local = hoisted[y] = self.new_local()
+            if outer.get(y) in persistables:
+                self.emit(f"{ind}{local} = {self.const('D', TransposedCopy())}({invariant[y]})",
+                          tag)
+                continue
             self.emit(f"{ind}{local} = {self.const('D', np.ascontiguousarray)}"
                       f"({invariant[y]}.swapaxes(-1, -2))", tag)
         self.transposed.update(hoisted)
@@ -739,6 +747,23 @@ def raise_with_op_origin(e: BaseException, compiled: CompiledProgram, tb) -> Non
     msg = f"{e}\n[operator {text}] failed when the program ran{where}"
     from .errors import reraise_as
     reraise_as(e, msg, op.origin)
+
+
+class TransposedCopy:
+    """A contiguous W^T, made again only when W is another array: arrays of tensors are never
+    written in place (an update replaces the array, as autograd relies on too)."""
+
+    __slots__ = ("_pair",)
+
+    def __init__(self) -> None:
+        self._pair = (None, None)
+
+    def __call__(self, w: np.ndarray) -> np.ndarray:
+        source, copy = self._pair       # one read: a concurrent run sees a matching pair
+        if source is not w:
+            copy = np.ascontiguousarray(w.swapaxes(-1, -2))
+            self._pair = (w, copy)
+        return copy
 
 
 def compile_program(program: Program, feed_names: Sequence[str], fetch_names: Sequence[str]) -> CompiledProgram:

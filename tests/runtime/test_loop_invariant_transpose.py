@@ -4,7 +4,7 @@ results equal eager, and matrices the loop changes or reads otherwise are left a
 import numpy as np
 
 import dy2st as paddle
-from dy2st.runtime.executor import compile_program
+from dy2st.runtime.executor import TransposedCopy, compile_program
 
 
 def static_source(sf) -> str:
@@ -84,3 +84,46 @@ def test_zero_and_one_turns_give_eager_results():
 def test_a_weight_the_loop_changes_stays_transposed_in_the_loop():
     source = check_equal(weight_changed_in_the_loop, data())
     assert any("swapaxes" in line for line in loop_lines(source)), source
+
+
+class Cell(paddle.nn.Layer):
+    """An RNN over a tensor-bounded loop whose weights are parameters."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = self.create_parameter([4, 3])
+        self.u = self.create_parameter([4, 4])
+
+    def forward(self, x, n):
+        h = paddle.zeros([x.shape[0], 4])
+        for t in range(n):
+            h = paddle.tanh(paddle.matmul(x[:, t], self.w, transpose_y=True) +
+                            paddle.matmul(h, self.u, transpose_y=True))
+        return h
+
+
+def test_a_parameters_transposed_copy_is_kept_between_runs_and_renewed_by_an_update():
+    eager = Cell()
+    static = paddle.jit.to_static(Cell())
+    static.set_state_dict(eager.state_dict())
+    x = paddle.rand([2, 5, 3])
+    n = paddle.to_tensor(4)
+    np.testing.assert_allclose(static(x, n).numpy(), eager(x, n).numpy(), rtol=1e-5)
+    program = static.forward.concrete_program.main_program
+    compiled = compile_program(program, program.feed_names, program.fetch_names)
+    copies = [v for v in compiled._run.__globals__.values() if isinstance(v, TransposedCopy)]
+    assert len(copies) == 2             # one per weight, kept by the compiled program
+    first = static.w._value
+    np.testing.assert_allclose(static(x, n).numpy(), eager(x, n).numpy(), rtol=1e-5)
+    for layer in (eager, static):       # an update replaces the parameters' arrays
+        opt = paddle.optimizer.SGD(0.5, parameters=layer.parameters())
+        layer(x, n).sum().backward()
+        opt.step()
+        opt.clear_grad()
+    assert static.w._value is not first
+    np.testing.assert_allclose(static.w.numpy(), eager.w.numpy(), rtol=1e-5)
+    with paddle.no_grad():
+        np.testing.assert_allclose(static(x, n).numpy(), eager(x, n).numpy(), rtol=1e-5)
+    static.w.set_value(np.ones([4, 3], "float32"))
+    eager.w.set_value(np.ones([4, 3], "float32"))
+    np.testing.assert_allclose(static(x, n).numpy(), eager(x, n).numpy(), rtol=1e-5)
