@@ -11,6 +11,7 @@ import types
 from typing import Any, Callable, Dict, Iterable, Set, Tuple
 
 from ..runtime.origin import source_maps
+from ..runtime.registry import hooks
 from . import attribute_writes
 from .errors import ConversionError
 from .logger import log
@@ -159,3 +160,7 @@ def converted_forward(layer: Any) -> Any:
         return None
     converted = convert_function_or_self(forward)
     return None if converted is forward else types.MethodType(converted, layer)
+
+
+# user Layers called while a Program is traced run their converted forward (nn/layer.py)
+hooks.layer_forward = converted_forward

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..runtime.config import get_default_dtype
 from ..runtime.dtype import convert_dtype
+from ..runtime.registry import hooks as _hooks
 from ..runtime.tensor import Parameter, Tensor, TensorLike
 from . import naming
 from .hooks import HookRemoveHelper
@@ -55,11 +56,10 @@ class Layer:
             if result is not None:
                 inputs = result if isinstance(result, tuple) else (result,)
         forward = self.forward
-        if _state._state.blocks:
+        if _state._state.blocks and _hooks.layer_forward is not None:
             # While a program is traced, a user Layer's forward runs converted, whoever calls
-            # it (the user's code, nn.Sequential, a hook).
-            from ..jit.convert_call import converted_forward
-            forward = converted_forward(self) or forward
+            # it (the user's code, nn.Sequential, a hook); jit registers the converter.
+            forward = _hooks.layer_forward(self) or forward
         outputs = forward(*inputs, **kwargs)
         for hook in list(self._forward_post_hooks.values()):
             result = hook(self, inputs, outputs)

@@ -33,9 +33,12 @@ OPS: Dict[str, OpDef] = {}
 
 
 class Hooks:
-    """Callbacks that packages above the runtime register (dy2st.autograd records eager ops
-    with `record(opdef, inputs, attrs, out)` when an input needs a gradient)."""
+    """Callbacks that packages above the runtime register, so the runtime and nn never import
+    them: dy2st.autograd records eager ops with `record(opdef, inputs, attrs, out)` when an input
+    needs a gradient; dy2st.jit gives `layer_forward(layer)`, the converted forward a user Layer
+    runs while a Program is traced (None: its own forward)."""
     record: Optional[Callable[..., None]] = None
+    layer_forward: Optional[Callable[[Any], Any]] = None
 
 
 hooks = Hooks()

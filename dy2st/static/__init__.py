@@ -24,6 +24,7 @@ def data(name: str, shape: Sequence[Optional[int]], dtype: Any = None, lod_level
     prog = state.current_program()
     if prog is None:
         raise RuntimeError("static.data must be called inside static.program_guard")
+    convert_user_layers()
     g = prog.global_block()
     if name in g.vars:
         raise ValueError(f"the program already has a variable named {name!r}")
@@ -53,3 +54,9 @@ __getattr__ = _lazy_getattr(__name__, _LAZY, globals(), root="dy2st")
 
 def __dir__():
     return sorted(set(globals()) | set(_LAZY))
+
+
+def convert_user_layers() -> None:
+    """User Layers called while a static Program is built run their converted forward (a tensor
+    `if` in forward becomes a cond op): jit registers that converter when it loads."""
+    from ..jit import convert_call  # noqa: F401

@@ -13,6 +13,8 @@ def enable_static() -> None:
     if state._state.blocks:
         raise RuntimeError("enable_static() inside a program_guard or a to_static trace; call it "
                            "at the top level")
+    from . import convert_user_layers
+    convert_user_layers()
     program = default_main_program()
     state.push_program(program)
     state.push_block(program.global_block())
