@@ -200,10 +200,52 @@ def _reads_of(nodes: Iterable[gast.AST], reads: Dict[int, Set[str]]) -> Set[str]
 
 def _read(node: gast.AST, reads: Dict[int, Set[str]]) -> Set[str]:
     """read_names(node), once per node during one liveness analysis (the tree does not change
-    meanwhile; a loop body is analysed twice, and nested loops more often)."""
+    meanwhile; a loop body is analysed twice, and nested loops more often), plus the outer
+    names a nested function called there reads (`_Reads.closures`)."""
     found = reads.get(id(node))
     if found is None:
-        found = reads[id(node)] = read_names(node)
+        found = read_names(node)
+        closures = getattr(reads, "closures", None)
+        if closures:
+            for n in all_nodes(node):
+                if type(n) is gast.Call and type(n.func) is gast.Name and n.func.id in closures:
+                    found = found | closures[n.func.id]
+        reads[id(node)] = found
+    return found
+
+
+class _Reads(dict):
+    """The per-analysis read cache, knowing the function's nested functions: a call of one
+    reads the outer names its body reads (a closure sees their values when it is called, not
+    where it is defined)."""
+
+    def __init__(self, closures: Dict[str, Set[str]]) -> None:
+        super().__init__()
+        self.closures = closures
+
+
+def _closure_reads(fn: gast.FunctionDef) -> Dict[str, Set[str]]:
+    """{name of a function nested in fn: the outer names it reads, through the nested functions
+    it calls too}."""
+    found: Dict[str, Set[str]] = {}
+    for n in all_nodes(fn):
+        if n is fn or type(n) not in (gast.FunctionDef, gast.AsyncFunctionDef):
+            continue
+        own = {a.id for a in n.args.args + n.args.kwonlyargs + n.args.posonlyargs
+               if type(a) is gast.Name}
+        own |= {a.id for a in (n.args.vararg, n.args.kwarg) if a is not None and
+                type(a) is gast.Name}
+        declared = {x for st in n.body if type(st) is gast.Nonlocal for x in st.names}
+        local = written_names(n.body, mutations=False) - declared
+        found[n.name] = found.get(n.name, set()) | (read_names(n) - own - local)
+    changed = True
+    while changed:          # a closure calling another reads what that one reads
+        changed = False
+        for name, names in found.items():
+            more = set().union(*(found[c] for c in names & found.keys())) - names
+            if more:
+                names |= more
+                changed = True
     return found
 
 
@@ -256,4 +298,5 @@ def live_in_stmt(s: gast.stmt, live_out: Set[str],
 
 def analyze_function(fn: gast.FunctionDef) -> None:
     """Annotate every statement of fn (nested functions included) with LIVE_OUT."""
-    live_in_block(fn.body, set())
+    closures = _closure_reads(fn)
+    live_in_block(fn.body, set(), _Reads(closures) if closures else None)
