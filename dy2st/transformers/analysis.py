@@ -175,8 +175,9 @@ def dotted_name(node: gast.AST) -> str:
     return ""
 
 
-def read_names(node: gast.AST) -> Set[str]:
-    """Every name loaded anywhere inside node (nested functions and lambdas included)."""
+def read_names(node: gast.AST, calls: Optional[Set[str]] = None) -> Set[str]:
+    """Every name loaded anywhere inside node (nested functions and lambdas included); with
+    `calls`, the names called as `name(...)` are added to it in the same walk."""
     out: Set[str] = set()
     for n in all_nodes(node):
         t = type(n)
@@ -188,6 +189,8 @@ def read_names(node: gast.AST) -> Set[str]:
                 out.add(n.target.id)
         elif t is gast.Nonlocal:
             out.update(n.names)   # a nested helper's nonlocal names are read back after it runs
+        elif calls is not None and t is gast.Call and type(n.func) is gast.Name:
+            calls.add(n.func.id)
     return out
 
 
@@ -201,15 +204,17 @@ def _reads_of(nodes: Iterable[gast.AST], reads: Dict[int, Set[str]]) -> Set[str]
 def _read(node: gast.AST, reads: Dict[int, Set[str]]) -> Set[str]:
     """read_names(node), once per node during one liveness analysis (the tree does not change
     meanwhile; a loop body is analysed twice, and nested loops more often), plus the outer
-    names a nested function called there reads (`_Reads.closures`)."""
+    names a nested function called there reads (`_Reads`)."""
     found = reads.get(id(node))
     if found is None:
-        found = read_names(node)
-        closures = getattr(reads, "closures", None)
-        if closures:
-            for n in all_nodes(node):
-                if type(n) is gast.Call and type(n.func) is gast.Name and n.func.id in closures:
-                    found = found | closures[n.func.id]
+        defs = getattr(reads, "defs", None)
+        if defs:
+            calls: Set[str] = set()
+            found = read_names(node, calls)
+            for name in calls & defs.keys():
+                found = found | reads.closure_reads(name)
+        else:
+            found = read_names(node)
         reads[id(node)] = found
     return found
 
@@ -217,36 +222,50 @@ def _read(node: gast.AST, reads: Dict[int, Set[str]]) -> Set[str]:
 class _Reads(dict):
     """The per-analysis read cache, knowing the function's nested functions: a call of one
     reads the outer names its body reads (a closure sees their values when it is called, not
-    where it is defined)."""
+    where it is defined). What a nested function reads is worked out at its first direct call:
+    generated loop and branch bodies are passed to helpers, never called, and cost nothing."""
 
-    def __init__(self, closures: Dict[str, Set[str]]) -> None:
+    def __init__(self, defs: Dict[str, List[gast.FunctionDef]]) -> None:
         super().__init__()
-        self.closures = closures
+        self.defs = defs
+        self._free: Dict[str, Set[str]] = {}
+
+    def closure_reads(self, name: str) -> Set[str]:
+        found = self._free.get(name)
+        if found is not None:
+            return found
+        self._free[name] = set()            # a recursive call reads nothing more
+        found = set()
+        for fdef in self.defs[name]:
+            args = fdef.args
+            own = {a.id for a in args.args + args.kwonlyargs + args.posonlyargs
+                   if type(a) is gast.Name}
+            own |= {a.id for a in (args.vararg, args.kwarg) if type(a) is gast.Name}
+            declared = {x for st in fdef.body if type(st) is gast.Nonlocal for x in st.names}
+            local = written_names(fdef.body, mutations=False) - declared
+            calls: Set[str] = set()
+            found |= read_names(fdef, calls) - own - local
+            for callee in (calls & self.defs.keys()) - {name}:
+                found |= self.closure_reads(callee)
+        self._free[name] = found
+        return found
 
 
-def _closure_reads(fn: gast.FunctionDef) -> Dict[str, Set[str]]:
-    """{name of a function nested in fn: the outer names it reads, through the nested functions
-    it calls too}."""
-    found: Dict[str, Set[str]] = {}
-    for n in all_nodes(fn):
-        if n is fn or type(n) not in (gast.FunctionDef, gast.AsyncFunctionDef):
+def _nested_defs(stmts: List[gast.stmt], out: Dict[str, List[gast.FunctionDef]]) -> None:
+    """The functions defined by statements of stmts, at any depth (generated accessors left
+    out): a statement walk, not one over every expression."""
+    for st in stmts:
+        if type(st) in (gast.FunctionDef, gast.AsyncFunctionDef):
+            if not anno.getanno(st, anno.ACCESSOR):
+                out.setdefault(st.name, []).append(st)
+            _nested_defs(st.body, out)
             continue
-        own = {a.id for a in n.args.args + n.args.kwonlyargs + n.args.posonlyargs
-               if type(a) is gast.Name}
-        own |= {a.id for a in (n.args.vararg, n.args.kwarg) if a is not None and
-                type(a) is gast.Name}
-        declared = {x for st in n.body if type(st) is gast.Nonlocal for x in st.names}
-        local = written_names(n.body, mutations=False) - declared
-        found[n.name] = found.get(n.name, set()) | (read_names(n) - own - local)
-    changed = True
-    while changed:          # a closure calling another reads what that one reads
-        changed = False
-        for name, names in found.items():
-            more = set().union(*(found[c] for c in names & found.keys())) - names
-            if more:
-                names |= more
-                changed = True
-    return found
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(st, field, None)
+            if type(inner) is list:
+                _nested_defs(inner, out)
+        for handler in getattr(st, "handlers", None) or ():
+            _nested_defs(handler.body, out)
 
 
 def live_in_block(stmts: List[gast.stmt], live_out: Set[str],
@@ -298,5 +317,6 @@ def live_in_stmt(s: gast.stmt, live_out: Set[str],
 
 def analyze_function(fn: gast.FunctionDef) -> None:
     """Annotate every statement of fn (nested functions included) with LIVE_OUT."""
-    closures = _closure_reads(fn)
-    live_in_block(fn.body, set(), _Reads(closures) if closures else None)
+    defs: Dict[str, List[gast.FunctionDef]] = {}
+    _nested_defs(fn.body, defs)
+    live_in_block(fn.body, set(), _Reads(defs) if defs else None)
