@@ -60,5 +60,14 @@ def raise_in_user_code(e: BaseException, tb: Optional[TracebackType] = None) -> 
         raise
 
 
+def raise_run_error(e: BaseException, compiled: object) -> NoReturn:
+    """Re-raise an error of a compiled program's run at the user's line of the failing op."""
+    from ..runtime.executor import raise_with_op_origin
+    try:
+        raise_with_op_origin(e, compiled, e.__traceback__)
+    except Exception as mapped:  # noqa: BLE001
+        raise_in_user_code(mapped)
+
+
 def short_location(o: Origin) -> str:
     return f"{os.path.basename(o.file)}:{o.line}"

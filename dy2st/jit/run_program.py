@@ -25,6 +25,7 @@ from ..runtime.pytree import flatten, unflatten
 from ..runtime.persistable import store
 from ..runtime.program_clone import clone_program
 from ..runtime.tensor import Tensor
+from .errors import raise_run_error
 
 
 class EntryGrad:
@@ -169,15 +170,10 @@ def _build(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict, flags: Tuple[b
 
 
 def _run(compiled: Any, feeds: List[Any]) -> List[Any]:
-    from ..runtime.executor import raise_with_op_origin
-    from .errors import raise_in_user_code
     try:
-        return compiled(feeds)
+        return compiled._run(feeds)
     except Exception as e:  # noqa: BLE001 - map the failing op to the user's line
-        try:
-            raise_with_op_origin(e, compiled, e.__traceback__)
-        except Exception as mapped:  # noqa: BLE001
-            raise_in_user_code(mapped)
+        raise_run_error(e, compiled)
 
 
 def call_with_grad(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict,

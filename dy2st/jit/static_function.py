@@ -13,7 +13,8 @@ import numpy as np
 from ..runtime import state
 from ..runtime.control_flow import is_undefined
 from ..runtime.dtype import dtype_of_array
-from ..runtime.executor import CompiledProgram, compile_program, raise_with_op_origin
+from ..runtime.persistable import store
+from ..runtime.executor import CompiledProgram, compile_program
 from ..runtime.passes import optimize
 from ..runtime.program import Program, Variable, program_guard
 from ..runtime.pytree import flatten, unflatten
@@ -22,7 +23,7 @@ from ..static.input_spec import InputSpec
 from .concrete import ConcreteProgram
 from . import run_program
 from .convert_call import options
-from .errors import ConversionError, raise_in_user_code
+from .errors import ConversionError, raise_in_user_code, raise_run_error
 from .signature import CallBinder, describe_change, spec_key, value_key
 from .logger import log
 
@@ -89,14 +90,9 @@ def run_entry(entry: CacheEntry, feeds: List[Any]) -> List[Any]:
     try:
         outs = entry.run(feeds)
     except Exception as e:  # noqa: BLE001 - map the failing op to the user's line
-        try:
-            raise_with_op_origin(e, entry.compiled, e.__traceback__)
-        except Exception as mapped:  # noqa: BLE001
-            raise_in_user_code(mapped)
+        raise_run_error(e, entry.compiled)
     for tensor, index in entry.writes:
-        value = outs[index]
-        tensor._value = value if type(value) is np.ndarray else np.asarray(value)
-        tensor._version = getattr(tensor, "_version", 0) + 1
+        store(tensor, np.asarray(outs[index]))
     return outs
 
 

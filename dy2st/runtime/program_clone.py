@@ -56,8 +56,6 @@ def _drop_unfed(block: Block) -> None:
     gradient ops), and theirs in turn."""
     defined: Set[str] = set(block.program.feed_names) | set(block.program.persistables)
     defined |= {n for n, v in block.vars.items() if v.persistable}
-    for n in block.program.feed_names:
-        defined.add(n)
     kept = []
     for op in block.ops:
         if all(n in defined for n in op.inputs):
