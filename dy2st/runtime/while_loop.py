@@ -327,7 +327,8 @@ def _newly_followed(leaves: List[Any], init: List[Any], b_params: List[Any],
     - rebound on some paths only (`kept`: `if c: break` before `h = row`): after the loop it is
       the object from before on some paths only;
     - changed in place every turn, never rebound, while the body also reads that object under
-      another name (`g = acc[0]` before the loop, `acc[0][1] = v; acc[0].multiply_(g)` in it),
+      another name (`g = acc[0]` before the loop, `acc[0][1] = v; acc[0].multiply_(g)` in it,
+      or `return d[0]`; the other name may be a loop variable that starts as that object too),
       so that the other name sees the change within the turn;
     - starting as an object the body changes in place under another name (`acc.append(h)`
       before the loop, `h.multiply_(v)` in it)."""
@@ -336,6 +337,9 @@ def _newly_followed(leaves: List[Any], init: List[Any], b_params: List[Any],
     read = set()
     for blk in blocks:
         read.update(blk.captures)
+    # an outer object the turn ends with under another loop variable's name (`k = d[0]`) is
+    # read there too, though no op of the body takes it
+    read.update(o.name for o in out_leaves if isinstance(o, Variable))
     found = []
     for i, leaf in enumerate(leaves):
         if i in followed or init[i] is not leaf or not is_dense_var(leaf):
@@ -343,8 +347,7 @@ def _newly_followed(leaves: List[Any], init: List[Any], b_params: List[Any],
         p, o = b_params[i], out_leaves[i]
         changed = isinstance(p, Variable) and p.name != param_names[i]
         rebound = isinstance(o, Variable) and o is not p
-        read_elsewhere = changed and o is p and leaf.name in read and \
-            sum(v is leaf for v in leaves) == 1
+        read_elsewhere = changed and o is p and leaf.name in read
         if rebound and (changed or i in kept) or read_elsewhere or \
                 any(leaf is h for h in carried):
             found.append(i)

@@ -1,7 +1,7 @@
 """An object a tensor loop carries (a list entry the body leaves alone or changes in place, an
 outer object a loop variable becomes and then changes) stays that object, inside the body and
 after the loop: every name holding it sees its value, as in eager mode (fuzzer seeds 263,
-408, 1225, 1329, 2443)."""
+408, 1225, 1329, 2443, 1000843)."""
 import numpy as np
 import pytest
 
@@ -67,10 +67,41 @@ def the_same_in_nested_loops(x):
     return paddle.stack([h, g])
 
 
+def loop_variable_changed_then_returned_under_another_name(x):
+    h = x.mean(axis=0) if x.shape[0] else x.sum(axis=0)
+    g = x.sum(axis=0) * 0.5
+    d = [h]
+    c = 0
+    for row in x:
+        if c == 1:
+            h = h * 0.5        # never runs, yet makes h a loop variable
+        h.subtract_(g)
+        return d[0]            # h's object, which no op of the body reads
+    return d[0] + h
+
+
+def loop_variable_that_starts_as_a_list_entry_read_under_a_third_name(x):
+    h = x.mean(axis=0) if x.shape[0] else x.sum(axis=0)
+    g = x.sum(axis=0) * 0.5
+    acc = [h * 0.0, h]         # h and acc[1] enter the loop as one object
+    d = {'a': h}
+    c = 0
+    for row in x:
+        if c == 1:
+            h = h * 0.5
+        h.subtract_(g)
+        acc[0] = g
+        if row[1] > 2.5:
+            return d['a']
+    return d['a'] + acc[1] * 2.0 + h * 3.0
+
+
 @pytest.mark.filterwarnings("ignore:Mean of empty slice", "ignore:invalid value encountered")
 @pytest.mark.parametrize("fn", [entry_left_alone_then_changed_through_its_other_name,
                                 entry_changed_in_the_body_and_read_by_another_name,
                                 entry_appended_twice, rebound_to_an_object_it_then_changes,
-                                the_same_in_nested_loops])
+                                the_same_in_nested_loops,
+                                loop_variable_changed_then_returned_under_another_name,
+                                loop_variable_that_starts_as_a_list_entry_read_under_a_third_name])
 def test_object_carried_by_a_loop_stays_itself(fn, tmp_path):
     assert_agrees_with_eager(fn, INPUTS, tmp_path, rtol=1e-6, atol=0)
