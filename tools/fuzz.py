@@ -9,11 +9,13 @@ A failure prints the program's seed and source, so that it can become a regressi
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dis
 import importlib.util
 import os
 import random
 import re
+import signal
 import sys
 import tempfile
 import traceback
@@ -473,17 +475,56 @@ def _statement_spans(lines: List[str], start: int) -> List[Tuple[int, int]]:
     return spans
 
 
-def minimize(source: str, seed: int, directory: str, save: bool = True) -> str:
-    """Drop statements of f one at a time while the program still fails (a shorter repro)."""
-    import dy2st as paddle
+def _smaller_forms(lines: List[str], first: int, end: int) -> List[List[str]]:
+    """The statement lines[first:end] dropped, made `pass` (its block may need one), or, if it
+    is an `if`/`while`/`for` or an `else:`, replaced by its own block."""
+    header = lines[first]
+    indent = header[:len(header) - len(header.lstrip())]
+    forms = [lines[:first] + lines[end:], lines[:first] + [indent + "pass"] + lines[end:]]
+    if header.lstrip().startswith(("if ", "while ", "for ", "else:")) and end > first + 1:
+        inner = lines[first + 1]
+        cut = len(inner) - len(inner.lstrip()) - len(indent)
+        forms.append(lines[:first] + [line[cut:] for line in lines[first + 1:end]] + lines[end:])
+    return forms
 
+
+class _TooLong(Exception):
+    """A candidate ran past its time (a loop whose step was dropped)."""
+
+
+@contextlib.contextmanager
+def _time_limited(seconds: float):
+    """Raise _TooLong in the block after `seconds` (where SIGALRM exists; elsewhere no limit)."""
+    if not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def expire(signum, frame):
+        raise _TooLong()
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def minimize(source: str, seed: int, directory: str, save: bool = True,
+             seconds: float = 20.0) -> str:
+    """Shrink f while the program still fails the same way: drop statements, make them `pass`,
+    replace an `if`/`while`/`for` by its block; a candidate that runs past `seconds` (a loop
+    that lost its step) does not count as failing."""
     tries = [0]
 
     def outcome(src: str) -> Optional[str]:
         tries[0] += 1
         name = seed * 1000 + tries[0]   # a new file: converted code is cached per file
         try:
-            _, failure = check_source(src, seed, directory, save, name)
+            with _time_limited(seconds):
+                _, failure = check_source(src, seed, directory, save, name)
+        except _TooLong:
+            return None
         except Exception as e:  # noqa: BLE001 - a crash is a failure too
             return f"crash {type(e).__name__}"
         return failure.kind if failure is not None else None
@@ -497,23 +538,19 @@ def minimize(source: str, seed: int, directory: str, save: bool = True) -> str:
 
     target = outcome(source)
     lines = source.splitlines()
-    start = lines.index("def f(x):") + 1 + PROLOGUE
+    start = lines.index("def f(x):") + 1
     changed = True
     while changed:
         changed = False
         for first, end in reversed(_statement_spans(lines, start)):
-            if lines[first].strip().startswith("return h + g") and end == len(lines):
-                continue
-            trial = lines[:first] + lines[end:]
-            if fails("\n".join(trial) + "\n"):
-                lines = trial
-                changed = True
+            for trial in _smaller_forms(lines, first, end):
+                if trial != lines and fails("\n".join(trial) + "\n"):
+                    lines = trial
+                    changed = True
+                    break
+            if changed:
                 break
-    del paddle
     return "\n".join(lines) + "\n"
-
-
-PROLOGUE = 6      # the statements every generated f starts with (kept by minimize)
 
 
 def fuzz(seed: int, count: int, save: bool = True, stop_after: Optional[int] = None,

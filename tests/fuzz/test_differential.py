@@ -119,3 +119,47 @@ def test_documented_refusal_is_told_apart_from_a_disagreement():
     assert not fuzz.documented_refusal(fuzz.Outcome(error=("ValueError", 2), text="other"),
                                        source)
     assert not fuzz.documented_refusal(fuzz.Outcome(value=np.zeros(3)), source)
+
+
+MINIMIZE_ME = """\
+def f(x):
+    h = x.mean(axis=0)
+    g = h * 2.0
+    w = 0.0
+    while w < 3.0:
+        w = w + 1.0
+        if FLAG:
+            g = g + 1.0
+        else:
+            h.subtract_(g)
+    return h
+"""
+
+
+def test_minimize_unwraps_blocks_and_skips_candidates_that_run_too_long(tmp_path, monkeypatch):
+    """The "failure" here needs two lines; a candidate whose loop lost its step runs past the
+    time limit and counts as not failing, so the loop is unwrapped rather than kept stepless."""
+    import time
+
+    def check_source(src, seed, directory, save=True, name=None):
+        if "while" in src and "w = w + 1.0" not in src:
+            time.sleep(30)                         # a loop that never ends
+        fails = "    h.subtract_(g)\n" in src and "g = h * 2.0" in src
+        return 1, fuzz.Failure(seed, src, "differs", "value -> value") if fails else None
+
+    monkeypatch.setattr(fuzz, "check_source", check_source)
+    started = time.perf_counter()
+    small = fuzz.minimize(MINIMIZE_ME, 0, str(tmp_path), seconds=0.2)
+    assert small == "def f(x):\n    g = h * 2.0\n    h.subtract_(g)\n"
+    assert time.perf_counter() - started < 10
+
+
+def test_smaller_forms_of_a_statement():
+    lines = MINIMIZE_ME.splitlines()
+    first = lines.index("    while w < 3.0:")
+    dropped, passed, unwrapped = fuzz._smaller_forms(lines, first, first + 6)
+    assert "while" not in "\n".join(dropped) and "h.subtract_" not in "\n".join(dropped)
+    assert passed[first] == "    pass" and len(passed) == len(lines) - 5
+    assert unwrapped[first:first + 5] == ["    w = w + 1.0", "    if FLAG:", "        g = g + 1.0",
+                                          "    else:", "        h.subtract_(g)"]
+    assert len(fuzz._smaller_forms(lines, 1, 2)) == 2     # a simple statement is not unwrapped
