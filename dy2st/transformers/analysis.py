@@ -133,11 +133,12 @@ def _callee_name(func: gast.AST) -> str:
 
 def written_attributes(stmts: Iterable[gast.AST]) -> List[str]:
     """Attribute targets like `self.x`, `st.total` or `d['k'].v` assigned by the statements (in
-    order), as source text."""
+    order), as source text; those of an `if` or loop nested in them count too, though its
+    conversion has moved them into generated branch and body functions."""
     found: List[str] = []
 
     def walk(node: gast.AST) -> None:
-        if isinstance(node, _SCOPES):
+        if isinstance(node, _SCOPES) and not anno.getanno(node, anno.SKIP):
             return
         targets: List[gast.AST] = []
         if isinstance(node, gast.Assign):
