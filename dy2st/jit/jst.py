@@ -411,11 +411,21 @@ def _grown_lists(a: Any, b: Any, tb: Block, fb: Block) -> Tuple[Any, Any]:
 
 
 def IfElseExpr(pred: Any, true_fn: Callable, false_fn: Callable) -> Any:
-    """`a if pred else b`."""
+    """`a if pred else b`: an `if` whose one output is the expression's value, so that the
+    value is `a` or `b` itself on its path (`h = g if c else h; h.add_(v)` changes g when c)."""
     if not _symbolic(pred):
         return true_fn() if pred else false_fn()
     refuse_inside_try("conditional expression")
-    return cond(_as_pred(pred, defer=True), true_fn, false_fn)
+    value = [None]
+
+    def set_value(args: Tuple) -> None:
+        value[0] = args[0]
+
+    def branch(fn: Callable) -> Callable:
+        return lambda: set_value((fn(),))
+    IfElse(pred, branch(true_fn), branch(false_fn), lambda: (value[0],), set_value,
+           ("a if c else b",), (0,))
+    return value[0]
 
 
 # ----------------------------------------------------------------------------- while

@@ -97,6 +97,46 @@ def alias_beside_a_changed_maybe_unassigned_object(x):
     return paddle.stack([h, g, acc[0]])
 
 
+def conditional_expression_picks_an_object(x):
+    h = x.mean(axis=0)
+    g = x.max(axis=0)
+    h = g if x[0, 0] > 0 else h       # h is g, or still h
+    h.subtract_(x[0] * 0.5)
+    return paddle.stack([h, g])
+
+
+def nested_conditional_expressions_then_a_helper_changes_the_pick(x):
+    h = x.mean(axis=0)
+    g = x.max(axis=0)
+    acc = [h * 0.0]
+    k = g if x[0, 0] > 0 else (acc[0] if x[0, 1] > 0 else h)
+    bump(k, x[0, 2])
+    return paddle.stack([h, g, acc[0], k])
+
+
+def bump(t, v):
+    if v > 0.2:
+        t[0] += v
+    else:
+        t.multiply_(t * 0.5)
+
+
+def conditional_expression_that_changes_an_object_in_place(x):
+    h = x.mean(axis=0)
+    acc = [h]
+    k = h.add_(x[0]) if x[0, 0] > 0 else h * 2.0
+    return paddle.stack([h, acc[0], k])
+
+
+@pytest.mark.parametrize("fn", [conditional_expression_picks_an_object,
+                                nested_conditional_expressions_then_a_helper_changes_the_pick,
+                                conditional_expression_that_changes_an_object_in_place])
+def test_a_conditional_expression_is_the_object_it_picks(tmp_path, fn):
+    """`a if c else b` with a tensor c is a or b itself on its path (fuzzer seeds 1, 6, 88,
+    253 of the generator's extra statements)."""
+    assert_agrees_with_eager(fn, INPUTS, tmp_path, rtol=1e-6, atol=0)
+
+
 @pytest.mark.parametrize("fn", [two_names_become_one_object, alias_made_in_an_elif,
                                 alias_after_an_early_return_test,
                                 inner_if_changes_an_object_the_outer_branch_aliased,
