@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import weakref
-from typing import Any, Callable, Iterator, List, Tuple
+from typing import Any, Callable, Iterator, List, Sequence, Tuple
 
 import numpy as np
 
@@ -57,6 +57,16 @@ class AttributeWrites:
                 continue                 # other Python values: as they are after the trace
             out.append((obj, attr, before))
         return out
+
+
+def not_among(changed: List[Tuple[Any, str, Any]], names: Sequence[str],
+              values: Sequence[Any]) -> List[Tuple[Any, str, Any]]:
+    """The changed attributes, (object, name, value before) each, that are not already among
+    an `if`'s or loop's own names (`d.a` written in its code too: `d.a[-1] = s` before
+    `d.put(row)`), which `names` and their `values` now tell."""
+    return [(obj, attr, before) for obj, attr, before in changed
+            if not any(n.endswith("." + attr) and v is getattr(obj, attr, None)
+                       for n, v in zip(names, values))]
 
 
 def _is_number(v: Any) -> bool:

@@ -3,18 +3,19 @@ Variable builds graph ops, an eager Tensor or a Python value runs plain Python."
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, Optional, Sequence, Tuple
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 
 from ..runtime import ops, state
 from ..runtime.control_flow import (GENERATED_NAMES, UndefinedVar, _as_pred, cond, is_undefined,
                                      merge_branches, placeholder_like, probe, static_while)
-from ..runtime.inplace import changed_values, journal, replace_objects, union
+from ..runtime.inplace import attempt, changed_values, journal, replace_objects, union
 from ..runtime.program import Block, Variable, block_guard, rebind
 from ..runtime.tensor import Tensor, TensorLike
 from ..runtime.unrolled import unrolled_loop
 from . import attribute_writes
 from .branch_aliases import AliasFlags, branch_alias_tests
+from .branch_attributes import take_attributes, with_attribute_outputs
 from .convert_call import convert_call as Call  # noqa: F401 - part of the _jst namespace
 from .iteration import Enumerate, For, ListComp, Range, Zip  # noqa: F401
 from .operators import (AllOf, And, AnyOf, Bool, Compare, Float, Int,  # noqa: F401
@@ -94,11 +95,15 @@ def IfElse(pred: Any, true_fn: Callable, false_fn: Callable, get_args: Callable,
     program = parent.program
     init = get_args()
     tb = program.create_block(parent.idx)
-    t_raised, t_out, t_changed, t_aliases = _trace_in(tb, true_fn, set_args, get_args, init,
-                                                      outputs)
+    t_raised, t_out, t_changed, t_aliases, t_attrs = _trace_in(tb, true_fn, set_args, get_args,
+                                                               init, outputs, names)
     fb = program.create_block(parent.idx)
-    f_raised, f_out, f_changed, f_aliases = _trace_in(fb, false_fn, set_args, get_args, init,
-                                                      outputs)
+    f_raised, f_out, f_changed, f_aliases, f_attrs = _trace_in(fb, false_fn, set_args, get_args,
+                                                               init, outputs, names)
+    if t_attrs or f_attrs:
+        names, outputs, init, set_args, (t_out, t_aliases), (f_out, f_aliases) = \
+            with_attribute_outputs(names, outputs, init, set_args, (t_out, t_aliases, t_attrs),
+                                   (f_out, f_aliases, f_attrs))
     if t_raised is not None and f_raised is not None:
         raise t_raised
     if t_raised is not None:
@@ -183,22 +188,28 @@ def _check_refused_at_the_end(changed: Sequence[Any], *branches: Tuple) -> None:
 
 
 def _trace_in(block: Block, branch: Callable, set_args: Callable, get_args: Callable,
-              init: Tuple, live: Sequence[int]) -> Tuple[Optional[BaseException], Tuple, dict, dict]:
+              init: Tuple, live: Sequence[int], names: Sequence[str]) -> Tuple[Optional[BaseException], Tuple, dict,
+                                                         dict, dict]:
     """Trace one branch in `block`: (the user's raise, if any; its outputs; the objects from
     before the `if` it changed in place, which get their values from before back; the aliases
-    its live outputs are, branch_aliases.branch_alias_tests)."""
+    its live outputs and set attributes are, branch_aliases.branch_alias_tests; the attributes
+    that methods called in it set, {(id(object), name): (object, name, value before, value)},
+    which also get their values from before back, so the other branch starts from those)."""
     aliases: dict = {}
-    with journal(block.idx) as j, block_guard(block):
+    with attribute_writes.recording() as writes, journal(block.idx) as j, block_guard(block):
         try:
             set_args(copy_containers(init))
             raised = _trace_branch(branch)
             out = get_args()
+            set_attrs = attribute_writes.not_among(writes.changed(block, []), names, out)
             if raised is None:
-                aliases = branch_alias_tests(out, live, block.idx,
-                                             [obj for obj, _ in j.before.values()])
+                values = tuple(out) + tuple(getattr(o, a) for o, a, _ in set_attrs)
+                aliases = branch_alias_tests(
+                    values, list(live) + [len(out) + k for k in range(len(set_attrs))],
+                    block.idx, [obj for obj, _ in j.before.values()])
         finally:
             changed = j.finish()
-    return raised, out, changed, aliases
+    return raised, out, changed, aliases, take_attributes(set_attrs)
 
 
 def _track_definedness(name: str, t_val: Any, f_val: Any) -> bool:
@@ -492,7 +503,7 @@ def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, se
         n_ops, n_blocks = len(parent.ops), len(parent.program.blocks)
         labels = list(names) + ["<loop index>"] * len(extra_vars) + \
             [f"{type(obj).__name__}.{attr}" for obj, attr in attrs]
-        with attribute_writes.recording() as writes:
+        with attribute_writes.recording() as writes, attempt(parent.program) as trace:
             try:
                 out = static_while(loop_cond, loop_body, init + attr_init, labels)
                 failed = None
@@ -500,12 +511,16 @@ def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, se
                 failed = e
             if failed is None:
                 assign(out)
-        found = writes.changed(parent, attrs)
+            found = attribute_writes.not_among(writes.changed(parent, attrs), names,
+                                               get_args() if failed is None else ())
+            if found:
+                # trace again, carrying them: forget this trace's ops, the objects it rebound
+                # (loop-carried ones, after the loop) and the path aliases it made
+                trace.undo()
         if not found:
             if failed is not None:
                 with_lines(failed, names, body_fn)
             return
-        # trace again, carrying them: forget this trace's ops and put back the values before
         del parent.ops[n_ops:]
         del parent.program.blocks[n_blocks:]
         assign(init + attr_init)

@@ -4,6 +4,7 @@ objects from outside it are journaled, undone afterwards and carried out as the 
 from __future__ import annotations
 
 import contextlib
+import sys
 from typing import Any, Dict, Iterator, List, Sequence, Tuple
 
 from . import state
@@ -214,6 +215,40 @@ def journal(first_block: int) -> Iterator[Journal]:
         yield j
     finally:
         state._state.journals.pop()
+
+
+class Attempt(Journal):
+    """A trace that may be thrown away and done again (a loop that learns, after tracing, that
+    it must carry more state): the objects rebound during it, whatever their block, and the
+    path aliases from before it, so that `undo` can give them back."""
+
+    def __init__(self, program: Any) -> None:
+        super().__init__(first_block=sys.maxsize)
+        self.program = program
+        self.aliases = {k: list(v) for k, v in program.cond_aliases.items()}
+
+    def undo(self) -> None:
+        self.finish()       # (leaves each variable the object stood for in its block's table)
+        self.program.cond_aliases.clear()
+        self.program.cond_aliases.update(self.aliases)
+
+
+@contextlib.contextmanager
+def attempt(program: Any) -> Iterator[Attempt]:
+    """Trace inside; `undo()` the attempt to throw it away. What it rebound and kept is passed
+    on to the enclosing journal, as if that had recorded it."""
+    a = Attempt(program)
+    journals = state._state.journals
+    journals.append(a)
+    try:
+        yield a
+    finally:
+        journals.pop()
+    if journals:
+        outer = journals[-1]
+        for key, (obj, old) in a.before.items():
+            if old[_FIELDS.index("block")].idx < outer.first_block:
+                outer.before.setdefault(key, (obj, old))
 
 
 def replace_objects(value: Any, mapping: Dict[int, Any]) -> Any:
