@@ -32,11 +32,16 @@ MAYBE = ("z",)                    # a [3] tensor assigned only on some paths
 class Generator:
     """Writes one random function `f(x)` (x: float32[B, 3]) and its helpers."""
 
-    def __init__(self, rng: random.Random, closure_rng: Optional[random.Random] = None) -> None:
+    def __init__(self, rng: random.Random, closure_rng: Optional[random.Random] = None,
+                 holder_rng: Optional[random.Random] = None,
+                 extra_rng: Optional[random.Random] = None) -> None:
         self.rng = rng
-        # closures are drawn from their own stream, so that adding them left every other
-        # program (and the seeds listed as open bugs) as it was
+        # closures, attribute holders and the extra statements are drawn from their own
+        # streams, so that adding them left every other program (and the seeds of earlier
+        # bugs) as it was
         self.closure_rng = closure_rng or random.Random(0)
+        self.holder_rng = holder_rng or random.Random(0)
+        self.extra_rng = extra_rng or random.Random(0)
         self.lines: List[str] = []
         self.loop_depth = 0
         self.loop_vars: List[str] = []
@@ -248,7 +253,53 @@ class Generator:
         self.emit(1, f"return h + g + {self.ret_tail()}")
         if self.closure_rng.random() < 0.3:
             self.add_closure()
-        return "\n".join(head + self.lines) + "\n"
+        if self.extra_rng.random() < 0.4:
+            head = self.add_extras(head)
+        lines = head + self.lines
+        if self.holder_rng.random() < 0.3:
+            lines = self.hold_in_attributes(lines)
+        return "\n".join(lines) + "\n"
+
+    def add_extras(self, head: List[str]) -> List[str]:
+        """Insert one to three statements of other kinds before statements of f: a swap (two
+        names trade objects), a tensor conditional expression, a helper that changes its
+        argument in place under its own tensor `if`, a copy that ends an alias."""
+        r = self.extra_rng
+        inner = [i for i, t in enumerate(self.lines) if t == "    def inner(t):"]
+        skip = set(range(inner[0], inner[0] + 5)) if inner else set()
+        spots = [i for i, t in enumerate(self.lines) if i not in skip and
+                 not t.lstrip().startswith(("else:", "elif ", "return h + g + "))]
+        extras = ["h, g = g, h", "g, h = h * 0.5, g",
+                  "h = g if {cond} else h", "g = (h * 2.0) if {cond} else g",
+                  "bump(h, s)", "bump({vec}, h[0])", "g = h.clone()"]
+        conds = ["s > 0.3", "h.sum() < 1.0", "x[-1, 0] >= 0.0", "g.mean() <= s"]
+        for i in sorted(r.sample(spots, min(len(spots), r.randint(1, 3))), reverse=True):
+            text = r.choice(extras).format(cond=r.choice(conds),
+                                           vec=r.choice(["g", "acc[0]", "d['a']"]))
+            indent = self.lines[i][:len(self.lines[i]) - len(self.lines[i].lstrip())]
+            self.lines.insert(i, indent + text)
+        if any("bump(" in t for t in self.lines):
+            at = head.index("def f(x):")
+            head = head[:at] + ["def bump(t, v):", "    if v > 0.2:", "        t[0] += v",
+                                "    else:", "        t.subtract_(t * 0.5)", "", ""] + head[at:]
+        return head
+
+    def hold_in_attributes(self, lines: List[str]) -> List[str]:
+        """`d` becomes an object whose attributes hold the tensors (`d.a`, `d.b`) instead of a
+        dict: aliases held in attributes, changed in place through them, and set by a method
+        (`d.put(v)` for some `d.a = v`)."""
+        box = ["class Box:", "    def __init__(self, a):", "        self.a = a", "",
+               "    def put(self, v):", "        self.a = v", "", ""]
+        at = lines.index("def f(x):")
+        out = []
+        for t in lines[at:]:
+            t = t.replace("d = {'a': g * 1.0}", "d = Box(g * 1.0)").replace("d['a']", "d.a") \
+                .replace("d['b']", "d.b")
+            if t.lstrip().startswith("d.a = ") and self.holder_rng.random() < 0.5:
+                indent = t[:len(t) - len(t.lstrip())]
+                t = f"{indent}d.put({t.lstrip()[len('d.a = '):]})"
+            out.append(t)
+        return lines[:at] + box + out
 
     def add_closure(self) -> None:
         """A nested function of f reading f's names (cells: it sees their latest values),
@@ -265,7 +316,8 @@ class Generator:
 
 
 def generate(seed: int) -> str:
-    return Generator(random.Random(seed), random.Random(f"closure {seed}")).program()
+    return Generator(random.Random(seed), random.Random(f"closure {seed}"),
+                     random.Random(f"holder {seed}"), random.Random(f"extra {seed}")).program()
 
 
 # ----------------------------------------------------------------------------- running

@@ -48,7 +48,9 @@ def test_generator_covers_the_constructs_it_promises():
     for construct in ("for i", "in range(x.shape[0])", "in enumerate(x)", "in zip(x,", "while ",
                       "break", "continue", "return ", " and ", " or ", "not (", "elif ", "else:",
                       "+=", "] = ", "acc.append(", "d['a']", "helper(", "scale2(", ".add_(",
-                      "if FLAG", "z = ", "def inner(t):", "= inner(", "return t + z"):
+                      "if FLAG", "z = ", "def inner(t):", "= inner(", "return t + z",
+                      "d = Box(", "d.a.", "d.a[", "d.a = ", "d.b = ", "d.put(", "h, g = g, h",
+                      " else h", "bump(h, s)", "h.clone()"):
         assert construct in sources, construct
 
 
