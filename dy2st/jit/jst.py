@@ -7,7 +7,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 
 from ..runtime import ops, state
-from ..runtime.control_flow import (GENERATED_NAMES, UndefinedVar, _as_pred, cond, is_undefined,
+from ..runtime.control_flow import (GENERATED_NAMES, UndefinedVar, _as_pred, is_undefined,
                                      merge_branches, placeholder_like, probe, static_while)
 from ..runtime.inplace import attempt, changed_values, journal, replace_objects, union
 from ..runtime.program import Block, Variable, block_guard, rebind
@@ -188,8 +188,8 @@ def _check_refused_at_the_end(changed: Sequence[Any], *branches: Tuple) -> None:
 
 
 def _trace_in(block: Block, branch: Callable, set_args: Callable, get_args: Callable,
-              init: Tuple, live: Sequence[int], names: Sequence[str]) -> Tuple[Optional[BaseException], Tuple, dict,
-                                                         dict, dict]:
+              init: Tuple, live: Sequence[int], names: Sequence[str]
+              ) -> Tuple[Optional[BaseException], Tuple, dict, dict, dict]:
     """Trace one branch in `block`: (the user's raise, if any; its outputs; the objects from
     before the `if` it changed in place, which get their values from before back; the aliases
     its live outputs and set attributes are, branch_aliases.branch_alias_tests; the attributes
