@@ -227,5 +227,5 @@ BRANCH_INPUTS = [np.array([[2.0, 1, 1]], "float32"), np.array([[-1.0, 1, 1], [3,
                                 set_in_a_loop_to_a_name_rebound_under_an_if,
                                 set_in_the_loops_code_and_by_a_method,
                                 set_in_the_ifs_code_and_by_a_method])
-def test_a_method_setting_its_object_state_in_a_tensor_if(fn, tmp_path):
+def test_a_method_setting_its_object_state_in_a_tensor_if_or_beside_the_loops_names(fn, tmp_path):
     assert_agrees_with_eager(fn, BRANCH_INPUTS, tmp_path, rtol=1e-6, atol=0)
