@@ -34,14 +34,16 @@ class Generator:
 
     def __init__(self, rng: random.Random, closure_rng: Optional[random.Random] = None,
                  holder_rng: Optional[random.Random] = None,
-                 extra_rng: Optional[random.Random] = None) -> None:
+                 extra_rng: Optional[random.Random] = None,
+                 list_rng: Optional[random.Random] = None) -> None:
         self.rng = rng
-        # closures, attribute holders and the extra statements are drawn from their own
-        # streams, so that adding them left every other program (and the seeds of earlier
-        # bugs) as it was
+        # closures, attribute holders, extra statements and list loops are drawn from streams
+        # of their own, so that adding them left every other program (and the seeds of
+        # earlier bugs) as it was
         self.closure_rng = closure_rng or random.Random(0)
         self.holder_rng = holder_rng or random.Random(0)
         self.extra_rng = extra_rng or random.Random(0)
+        self.list_rng = list_rng or random.Random(0)
         self.lines: List[str] = []
         self.loop_depth = 0
         self.loop_vars: List[str] = []
@@ -255,20 +257,30 @@ class Generator:
             self.add_closure()
         if self.extra_rng.random() < 0.4:
             head = self.add_extras(head)
+        if self.list_rng.random() < 0.3:
+            self.add_list_loop()
         lines = head + self.lines
         if self.holder_rng.random() < 0.3:
             lines = self.hold_in_attributes(lines)
         return "\n".join(lines) + "\n"
+
+    def spots(self, before_the_last_return: bool) -> List[int]:
+        """Lines of f a statement may be inserted before, at their indent: not an `else:` or
+        `elif`, not inside the closure `inner`, and the final return only if asked."""
+        inner = [i for i, t in enumerate(self.lines) if t == "    def inner(t):"]
+        skip = set(range(inner[0], inner[0] + 5)) if inner else set()
+        last = len(self.lines) - 1
+        return [i for i, t in enumerate(self.lines) if i not in skip and
+                not t.lstrip().startswith(("else:", "elif ")) and
+                (not t.lstrip().startswith("return h + g + ") or
+                 (before_the_last_return and i == last))]
 
     def add_extras(self, head: List[str]) -> List[str]:
         """Insert one to three statements of other kinds before statements of f: a swap (two
         names trade objects), a tensor conditional expression, a helper that changes its
         argument in place under its own tensor `if`, a copy that ends an alias."""
         r = self.extra_rng
-        inner = [i for i, t in enumerate(self.lines) if t == "    def inner(t):"]
-        skip = set(range(inner[0], inner[0] + 5)) if inner else set()
-        spots = [i for i, t in enumerate(self.lines) if i not in skip and
-                 not t.lstrip().startswith(("else:", "elif ", "return h + g + "))]
+        spots = self.spots(before_the_last_return=False)
         extras = ["h, g = g, h", "g, h = h * 0.5, g",
                   "h = g if {cond} else h", "g = (h * 2.0) if {cond} else g",
                   "bump(h, s)", "bump({vec}, h[0])", "g = h.clone()"]
@@ -283,6 +295,20 @@ class Generator:
             head = head[:at] + ["def bump(t, v):", "    if v > 0.2:", "        t[0] += v",
                                 "    else:", "        t.subtract_(t * 0.5)", "", ""] + head[at:]
         return head
+
+    def add_list_loop(self) -> None:
+        """Insert a Python loop over the list `acc` (unrolled while tracing) before a statement
+        of f: its entries changed in place or replaced through the loop variable or an index."""
+        r = self.list_rng
+        i = r.choice(self.spots(before_the_last_return=True))
+        indent = self.lines[i][:len(self.lines[i]) - len(self.lines[i].lstrip())]
+        body = r.choice([["for e in acc:", "    e.add_(s * 0.5)"],
+                         ["for e in acc:", "    e[1] = g.mean()"],
+                         ["for k in range(len(acc)):", "    acc[k] = acc[k] * 0.5 + h"],
+                         ["for k, e in enumerate(acc):", "    if e.sum() > s:",
+                          "        e.multiply_(g)"],
+                         ["for e in acc:", "    h = h + e"]])
+        self.lines[i:i] = [indent + t for t in body]
 
     def hold_in_attributes(self, lines: List[str]) -> List[str]:
         """`d` becomes an object whose attributes hold the tensors (`d.a`, `d.b`) instead of a
@@ -317,7 +343,8 @@ class Generator:
 
 def generate(seed: int) -> str:
     return Generator(random.Random(seed), random.Random(f"closure {seed}"),
-                     random.Random(f"holder {seed}"), random.Random(f"extra {seed}")).program()
+                     random.Random(f"holder {seed}"), random.Random(f"extra {seed}"),
+                     random.Random(f"list {seed}")).program()
 
 
 # ----------------------------------------------------------------------------- running

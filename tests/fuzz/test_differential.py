@@ -50,7 +50,8 @@ def test_generator_covers_the_constructs_it_promises():
                       "+=", "] = ", "acc.append(", "d['a']", "helper(", "scale2(", ".add_(",
                       "if FLAG", "z = ", "def inner(t):", "= inner(", "return t + z",
                       "d = Box(", "d.a.", "d.a[", "d.a = ", "d.b = ", "d.put(", "h, g = g, h",
-                      " else h", "bump(h, s)", "h.clone()"):
+                      " else h", "bump(h, s)", "h.clone()", "for e in acc:",
+                      "for k in range(len(acc)):", "in enumerate(acc):"):
         assert construct in sources, construct
 
 
