@@ -1,6 +1,6 @@
 """Differential fuzzer: random Paddle-style functions run eagerly, through to_static and through a
 jit.save / jit.load round trip must agree (same values, or the same exception type at the same
-user line).
+user line), and so must eager's and to_static's gradients.
 
     python tools/fuzz.py --count 5000 --seed 0      # a long run; prints every failure
     python tools/fuzz.py --seed 1234 --count 1 --show   # one program's source and outcomes
@@ -18,9 +18,8 @@ import re
 import signal
 import sys
 import tempfile
-import traceback
 from dataclasses import dataclass, field
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -411,11 +410,17 @@ def _static_line(e: BaseException, path: str) -> Optional[int]:
     return lines[-1] if lines else None
 
 
-def _run(fn, x, path: str, eager: bool) -> Outcome:
+def _run(fn, x, path: str, eager: bool, gradient: bool = False) -> Outcome:
+    """fn(x)'s value, or with `gradient` the gradient of sum(fn(x) ** 2) with respect to x."""
     import dy2st as paddle
     try:
+        t = paddle.to_tensor(x)
+        t.stop_gradient = not gradient
         with np.errstate(all="ignore"):
-            out = fn(paddle.to_tensor(x))
+            out = fn(t)
+            if gradient:
+                (out * out).sum().backward()
+                out = t.grad if t.grad is not None else paddle.zeros_like(t)
         return Outcome(value=np.asarray(out.numpy(), dtype=np.float64))
     except Exception as e:  # noqa: BLE001 - every outcome is compared
         line = _eager_line(e, path) if eager else _static_line(e, path)
@@ -426,12 +431,15 @@ def _kind_of(o: Outcome) -> str:
     return "value" if o.error is None else o.error[0]
 
 
-def _agree(a: Outcome, b: Outcome) -> bool:
+def _agree(a: Outcome, b: Outcome, tolerance: float = 1e-4) -> bool:
     if a.error is not None or b.error is not None:
         return a.error == b.error
     if a.value.shape != b.value.shape:
         return False
-    return bool(np.allclose(a.value, b.value, rtol=1e-4, atol=1e-4, equal_nan=True))
+    return bool(np.allclose(a.value, b.value, rtol=tolerance, atol=tolerance, equal_nan=True))
+
+
+GRADIENT_TOLERANCE = 1e-3     # float32 gradients summed in another order through loops
 
 
 def inputs(seed: int) -> List[np.ndarray]:
@@ -475,6 +483,7 @@ def documented_refusal(static: Outcome, source: str) -> bool:
 class Report:
     programs: int = 0
     runs: int = 0
+    gradients: int = 0       # inputs whose gradients were compared (eager's backward ran)
     failures: List[Failure] = field(default_factory=list)
     refused: List[Failure] = field(default_factory=list)    # documented refusals, not bugs
 
@@ -496,13 +505,17 @@ def _load_module(source: str, directory: str, seed: int):
     return module, path
 
 
-def check_program(seed: int, directory: str, save: bool = True) -> Tuple[int, Optional[Failure]]:
-    """Run program `seed` on its inputs in every mode; (runs, the first disagreement)."""
-    return check_source(generate(seed), seed, directory, save)
+def check_program(seed: int, directory: str, save: bool = True, gradient: bool = True,
+                  report: Optional["Report"] = None) -> Tuple[int, Optional[Failure]]:
+    """Run program `seed` on its inputs in every mode; (runs, the first disagreement). With
+    `gradient`, where eager returns a value and its backward runs, to_static's gradient of
+    sum(f(x) ** 2) with respect to x must be eager's too (counted in `report.gradients`)."""
+    return check_source(generate(seed), seed, directory, save, gradient=gradient, report=report)
 
 
 def check_source(source: str, seed: int, directory: str, save: bool = True,
-                 name: Optional[int] = None) -> Tuple[int, Optional[Failure]]:
+                 name: Optional[int] = None, gradient: bool = True,
+                 report: Optional["Report"] = None) -> Tuple[int, Optional[Failure]]:
     """check_program for a given source (the inputs come from `seed`; `name` names its file)."""
     import dy2st as paddle
     from dy2st.static import InputSpec
@@ -521,6 +534,19 @@ def check_source(source: str, seed: int, directory: str, save: bool = True,
                 f"{_kind_of(eager)} -> {_kind_of(static)}"
             return runs, Failure(seed, source, f"input {k} shape {list(x.shape)}\n  eager:     "
                                  f"{eager}\n  to_static: {static}\n  x = {x.tolist()}", kind)
+        if gradient and eager.error is None:
+            # (eager refuses a backward through a tensor changed in place after an op used
+            # it, which the static program, where the change is a new value, can do)
+            grad_eager = _run(module.f, x, path, eager=True, gradient=True)
+            grad_static = _run(sf, x, path, eager=False, gradient=True)
+            if grad_eager.error is None and report is not None:
+                report.gradients += 1
+            if grad_eager.error is None and \
+                    not _agree(grad_eager, grad_static, GRADIENT_TOLERANCE):
+                return runs, Failure(
+                    seed, source, f"input {k} shape {list(x.shape)}, d sum(f(x)**2) / dx\n  "
+                    f"eager:     {grad_eager}\n  to_static: {grad_static}\n  x = {x.tolist()}",
+                    f"gradient {_kind_of(grad_eager)} -> {_kind_of(grad_static)}")
         if not save or static.error is not None:
             continue
         if loaded is None:
@@ -590,7 +616,7 @@ def _time_limited(seconds: float):
 
 
 def minimize(source: str, seed: int, directory: str, save: bool = True,
-             seconds: float = 20.0) -> str:
+             seconds: float = 20.0, gradient: bool = True) -> str:
     """Shrink f while the program still fails the same way: drop statements, make them `pass`,
     replace an `if`/`while`/`for` by its block; a candidate that runs past `seconds` (a loop
     that lost its step) does not count as failing."""
@@ -601,7 +627,7 @@ def minimize(source: str, seed: int, directory: str, save: bool = True,
         name = seed * 1000 + tries[0]   # a new file: converted code is cached per file
         try:
             with _time_limited(seconds):
-                _, failure = check_source(src, seed, directory, save, name)
+                _, failure = check_source(src, seed, directory, save, name, gradient)
         except _TooLong:
             return None
         except Exception as e:  # noqa: BLE001 - a crash is a failure too
@@ -633,7 +659,7 @@ def minimize(source: str, seed: int, directory: str, save: bool = True,
 
 
 def fuzz(seed: int, count: int, save: bool = True, stop_after: Optional[int] = None,
-         verbose: bool = False) -> Report:
+         verbose: bool = False, gradient: bool = True) -> Report:
     report = Report()
     with tempfile.TemporaryDirectory(prefix="dy2st_fuzz_") as directory:
         sys.path.insert(0, directory)
@@ -641,7 +667,8 @@ def fuzz(seed: int, count: int, save: bool = True, stop_after: Optional[int] = N
             for k in range(count):
                 program_seed = seed * 1_000_003 + k
                 try:
-                    runs, failure = check_program(program_seed, directory, save)
+                    runs, failure = check_program(program_seed, directory, save, gradient,
+                                                  report)
                 except Exception as e:  # noqa: BLE001 - a crash of the harness is a failure too
                     runs, failure = 0, Failure(program_seed, generate(program_seed),
                                                f"crashed: {type(e).__name__}: {e}")
@@ -665,6 +692,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--count", type=int, default=300)
     p.add_argument("--no-save", action="store_true", help="skip the jit.save/jit.load round trip")
+    p.add_argument("--no-gradient", action="store_true",
+                   help="skip comparing to_static's gradients with eager's")
     p.add_argument("--show", action="store_true", help="print the first program's source")
     p.add_argument("--program-seed", type=int, help="check only this program seed")
     p.add_argument("--minimize", action="store_true",
@@ -674,19 +703,23 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(generate(args.program_seed))
         with tempfile.TemporaryDirectory() as d:
             sys.path.insert(0, d)
-            _, failure = check_program(args.program_seed, d, not args.no_save)
+            _, failure = check_program(args.program_seed, d, not args.no_save,
+                                       not args.no_gradient)
             print(failure or "agree")
             if failure is not None and args.minimize:
                 small = minimize(generate(args.program_seed), args.program_seed, d,
-                                 not args.no_save)
+                                 not args.no_save, gradient=not args.no_gradient)
                 print("--- minimized:")
                 print(small)
-                print(check_source(small, args.program_seed, d, not args.no_save, -1)[1])
+                print(check_source(small, args.program_seed, d, not args.no_save, -1,
+                                   not args.no_gradient)[1])
         return 1 if failure else 0
     if args.show:
         print(generate(args.seed * 1_000_003))
-    report = fuzz(args.seed, args.count, not args.no_save, verbose=True)
-    print(f"{report.programs} programs, {report.runs} runs, {len(report.failures)} failures"
+    report = fuzz(args.seed, args.count, not args.no_save, verbose=True,
+                  gradient=not args.no_gradient)
+    print(f"{report.programs} programs, {report.runs} runs, {report.gradients} gradients, "
+          f"{len(report.failures)} failures"
           f"{' (' + report.by_kind() + ')' if report.failures else ''}, {len(report.refused)} "
           f"documented refusals (seeds {', '.join(str(f.seed) for f in report.refused[:20])}"
           f"{', ...' if len(report.refused) > 20 else ''})")

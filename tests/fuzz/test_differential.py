@@ -32,6 +32,7 @@ def test_generated_programs_agree_in_every_mode():
     report = fuzz.fuzz(seed=0, count=BUDGET)
     assert report.programs == BUDGET
     assert report.runs >= 4 * BUDGET        # most programs reach every input
+    assert report.gradients >= 2 * BUDGET   # and eager's backward runs on most of those
     new = [f for f in report.failures if f.seed not in OPEN]
     shown = "\n".join(str(f) for f in new[:3])
     assert not new, (f"{len(new)} of {BUDGET} programs disagree (reproduce one with `python "
@@ -62,6 +63,25 @@ def test_a_disagreement_is_reported_with_its_seed_and_source(tmp_path, monkeypat
     assert failure is not None and failure.seed == 5
     text = str(failure)
     assert "seed 5" in text and "def f(x):" in text and fuzz.generate(5) in text
+
+
+def test_a_gradient_disagreement_is_reported(tmp_path, monkeypatch):
+    """Values agree; to_static's gradients (made off by 0.01 here) do not."""
+    run = fuzz._run
+
+    def off(fn, x, path, eager, gradient=False):
+        out = run(fn, x, path, eager, gradient)
+        if gradient and not eager and out.error is None:
+            out.value = out.value + 0.01
+        return out
+
+    monkeypatch.setattr(fuzz, "_run", off)
+    report = fuzz.Report()
+    runs, failure = fuzz.check_program(5, str(tmp_path), save=False, report=report)
+    assert failure is not None and failure.kind == "gradient value -> value"
+    assert "d sum(f(x)**2) / dx" in str(failure) and report.gradients == 1
+    runs, failure = fuzz.check_program(5, str(tmp_path), save=False, gradient=False)
+    assert failure is None
 
 
 def test_outcomes_compare_values_and_error_lines():
@@ -144,7 +164,7 @@ def test_minimize_unwraps_blocks_and_skips_candidates_that_run_too_long(tmp_path
     time limit and counts as not failing, so the loop is unwrapped rather than kept stepless."""
     import time
 
-    def check_source(src, seed, directory, save=True, name=None):
+    def check_source(src, seed, directory, save=True, name=None, gradient=True):
         if "while" in src and "w = w + 1.0" not in src:
             time.sleep(30)                         # a loop that never ends
         fails = "    h.subtract_(g)\n" in src and "g = h * 2.0" in src
