@@ -201,7 +201,9 @@ def _trace_in(block: Block, branch: Callable, set_args: Callable, get_args: Call
             set_args(copy_containers(init))
             raised = _trace_branch(branch)
             out = get_args()
-            set_attrs = attribute_writes.not_among(writes.changed(block, []), names, out)
+            set_attrs = [(o, a, before) for o, a, before in
+                         attribute_writes.not_among(writes.changed(block, []), names, out)
+                         if not _made_in(before, block)]
             if raised is None:
                 values = tuple(out) + tuple(getattr(o, a) for o, a, _ in set_attrs)
                 aliases = branch_alias_tests(
@@ -210,6 +212,14 @@ def _trace_in(block: Block, branch: Callable, set_args: Callable, get_args: Call
         finally:
             changed = j.finish()
     return raised, out, changed, aliases, take_attributes(set_attrs)
+
+
+def _made_in(value: Any, block: Block) -> bool:
+    """Whether value is a tensor of `block` or of a block inside it: an attribute that held one
+    before a method set it belongs to an object the branch made (`b = Box(h * 2); b.put(v)`),
+    which is no state from before the `if`."""
+    return isinstance(value, Variable) and (value.block is block or
+                                            value.block._is_ancestor(block))
 
 
 def _track_definedness(name: str, t_val: Any, f_val: Any) -> bool:

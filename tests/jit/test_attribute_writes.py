@@ -216,6 +216,17 @@ def set_in_the_ifs_code_and_by_a_method(x):
     return g + acc.v
 
 
+def object_made_and_changed_in_the_branch(x):
+    h = x.mean(axis=0)
+    k = h * 0.0
+    if x.sum() > 0:
+        b = Holder(h * 2.0)     # the branch's own object: its attribute is no output
+        if h[0] > 0:
+            b.reset(b.v + 1.0)
+        k = b.v
+    return k + h
+
+
 BRANCH_INPUTS = [np.array([[2.0, 1, 1]], "float32"), np.array([[-1.0, 1, 1], [3, 3, 3]], "float32"),
                  np.array([[-0.1, -0.2, 0.1]], "float32"),
                  np.array([[1.0, -1, 0], [2, 2, -5]], "float32")]
@@ -226,6 +237,7 @@ BRANCH_INPUTS = [np.array([[2.0, 1, 1]], "float32"), np.array([[-1.0, 1, 1], [3,
                                 set_to_an_object_changed_later,
                                 set_in_a_loop_to_a_name_rebound_under_an_if,
                                 set_in_the_loops_code_and_by_a_method,
-                                set_in_the_ifs_code_and_by_a_method])
+                                set_in_the_ifs_code_and_by_a_method,
+                                object_made_and_changed_in_the_branch])
 def test_a_method_setting_its_object_state_in_a_tensor_if_or_beside_the_loops_names(fn, tmp_path):
     assert_agrees_with_eager(fn, BRANCH_INPUTS, tmp_path, rtol=1e-6, atol=0)
