@@ -203,7 +203,7 @@ def _trace_in(block: Block, branch: Callable, set_args: Callable, get_args: Call
             out = get_args()
             set_attrs = [(o, a, before) for o, a, before in
                          attribute_writes.not_among(writes.changed(block, []), names, out)
-                         if not _made_in(before, block)]
+                         if not _made_in(before, block) or id(before) in j.before]
             if raised is None:
                 values = tuple(out) + tuple(getattr(o, a) for o, a, _ in set_attrs)
                 aliases = branch_alias_tests(
@@ -217,7 +217,8 @@ def _trace_in(block: Block, branch: Callable, set_args: Callable, get_args: Call
 def _made_in(value: Any, block: Block) -> bool:
     """Whether value is a tensor of `block` or of a block inside it: an attribute that held one
     before a method set it belongs to an object the branch made (`b = Box(h * 2); b.put(v)`),
-    which is no state from before the `if`."""
+    which is no state from before the `if` (unless it is an object from before that the
+    branch changed in place, which the journal knows)."""
     return isinstance(value, Variable) and (value.block is block or
                                             value.block._is_ancestor(block))
 
