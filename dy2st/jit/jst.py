@@ -105,6 +105,11 @@ def IfElse(pred: Any, true_fn: Callable, false_fn: Callable, get_args: Callable,
             with_attribute_outputs(names, outputs, init, set_args, (t_out, t_aliases, t_attrs),
                                    (f_out, f_aliases, f_attrs))
     if t_raised is not None and f_raised is not None:
+        # every path fails here: when the program runs, each with its own error, as in eager
+        # mode (a name unassigned on one path, a missing global on the other); the trace stops
+        _raising_branch(tb, t_raised, ())
+        _raising_branch(fb, f_raised, ())
+        merge_branches(pred, (), (), tb, fb)
         raise t_raised
     if t_raised is not None:
         t_out = _raising_branch(tb, t_raised, f_out)

@@ -552,3 +552,28 @@ def test_refused_value_changed_in_place_is_a_read():
     np.testing.assert_allclose(sf(paddle.to_tensor(POSITIVE)).numpy(), np.full(3, 1.0))
     with pytest.raises(ValueError, match=r"keep\[0\] cannot be computed"):
         sf(paddle.to_tensor(NEGATIVE))
+
+
+def fails_on_both_branches_each_its_own_way(x):
+    h = x.mean(axis=0)
+    if x.sum() > 1.0:
+        h = h + missing_on_this_path          # noqa: F821 - a global that does not exist
+    else:
+        h = h * z                             # noqa: F821 - a local never assigned
+    z = h
+    return z
+
+
+@pytest.mark.parametrize("x, error, line_text", [
+    (BIG, NameError, "h = h + missing_on_this_path"),
+    (SMALL, UnboundLocalError, "h = h * z"),
+])
+def test_both_branches_failing_fail_with_the_error_of_the_path_taken(x, error, line_text):
+    """Fuzzer seeds 5001065, 5001132, 6000454: the trace used to stop with the true branch's
+    error whatever the path; each path now fails with its own, at its own line, as in eager."""
+    with pytest.raises(error):
+        fails_on_both_branches_each_its_own_way(paddle.to_tensor(x))
+    sf = paddle.jit.to_static(fails_on_both_branches_each_its_own_way, input_spec=SPEC)
+    with pytest.raises(error) as info:
+        sf(paddle.to_tensor(x))
+    assert line_text in str(info.value)
