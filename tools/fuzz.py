@@ -287,8 +287,7 @@ class Generator:
         for i in sorted(r.sample(spots, min(len(spots), r.randint(1, 3))), reverse=True):
             text = r.choice(extras).format(cond=r.choice(conds),
                                            vec=r.choice(["g", "acc[0]", "d['a']"]))
-            indent = self.lines[i][:len(self.lines[i]) - len(self.lines[i].lstrip())]
-            self.lines.insert(i, indent + text)
+            self.lines.insert(i, _indent(self.lines[i]) + text)
         if any("bump(" in t for t in self.lines):
             at = head.index("def f(x):")
             head = head[:at] + ["def bump(t, v):", "    if v > 0.2:", "        t[0] += v",
@@ -300,7 +299,7 @@ class Generator:
         of f: its entries changed in place or replaced through the loop variable or an index."""
         r = self.list_rng
         i = r.choice(self.spots(before_the_last_return=True))
-        indent = self.lines[i][:len(self.lines[i]) - len(self.lines[i].lstrip())]
+        indent = _indent(self.lines[i])
         body = r.choice([["for e in acc:", "    e.add_(s * 0.5)"],
                          ["for e in acc:", "    e[1] = g.mean()"],
                          ["for k in range(len(acc)):", "    acc[k] = acc[k] * 0.5 + h"],
@@ -321,8 +320,7 @@ class Generator:
             t = t.replace("d = {'a': g * 1.0}", "d = Box(g * 1.0)").replace("d['a']", "d.a") \
                 .replace("d['b']", "d.b")
             if t.lstrip().startswith("d.a = ") and self.holder_rng.random() < 0.5:
-                indent = t[:len(t) - len(t.lstrip())]
-                t = f"{indent}d.put({t.lstrip()[len('d.a = '):]})"
+                t = f"{_indent(t)}d.put({t.lstrip()[len('d.a = '):]})"
             out.append(t)
         return lines[:at] + box + out
 
@@ -338,6 +336,11 @@ class Generator:
         first = ["def inner(t):"] + body + [f"{r.choice(TENSORS)} = inner({r.choice(TENSORS)})"]
         self.lines = ["    " + t for t in first] + [
             t.replace("scale2(", "inner(") if r.random() < 0.5 else t for t in self.lines]
+
+
+def _indent(line: str) -> str:
+    """The whitespace a line starts with."""
+    return line[:len(line) - len(line.lstrip())]
 
 
 def generate(seed: int) -> str:
@@ -539,14 +542,15 @@ def check_source(source: str, seed: int, directory: str, save: bool = True,
             # it, which the static program, where the change is a new value, can do)
             grad_eager = _run(module.f, x, path, eager=True, gradient=True)
             grad_static = _run(sf, x, path, eager=False, gradient=True)
-            if grad_eager.error is None and report is not None:
-                report.gradients += 1
-            if grad_eager.error is None and \
-                    not _agree(grad_eager, grad_static, GRADIENT_TOLERANCE):
-                return runs, Failure(
-                    seed, source, f"input {k} shape {list(x.shape)}, d sum(f(x)**2) / dx\n  "
-                    f"eager:     {grad_eager}\n  to_static: {grad_static}\n  x = {x.tolist()}",
-                    f"gradient {_kind_of(grad_eager)} -> {_kind_of(grad_static)}")
+            if grad_eager.error is None:
+                if report is not None:
+                    report.gradients += 1
+                if not _agree(grad_eager, grad_static, GRADIENT_TOLERANCE):
+                    return runs, Failure(
+                        seed, source, f"input {k} shape {list(x.shape)}, d sum(f(x)**2) / dx"
+                        f"\n  eager:     {grad_eager}\n  to_static: {grad_static}\n  x = "
+                        f"{x.tolist()}", f"gradient {_kind_of(grad_eager)} -> "
+                        f"{_kind_of(grad_static)}")
         if not save or static.error is not None:
             continue
         if loaded is None:
@@ -572,9 +576,9 @@ def _statement_spans(lines: List[str], start: int) -> List[Tuple[int, int]]:
         text = lines[i]
         if not text.strip():
             continue
-        indent = len(text) - len(text.lstrip())
+        indent = len(_indent(text))
         end = i + 1
-        while end < len(lines) and (len(lines[end]) - len(lines[end].lstrip()) > indent):
+        while end < len(lines) and len(_indent(lines[end])) > indent:
             end += 1
         spans.append((i, end))
     return spans
@@ -584,11 +588,10 @@ def _smaller_forms(lines: List[str], first: int, end: int) -> List[List[str]]:
     """The statement lines[first:end] dropped, made `pass` (its block may need one), or, if it
     is an `if`/`while`/`for` or an `else:`, replaced by its own block."""
     header = lines[first]
-    indent = header[:len(header) - len(header.lstrip())]
+    indent = _indent(header)
     forms = [lines[:first] + lines[end:], lines[:first] + [indent + "pass"] + lines[end:]]
     if header.lstrip().startswith(("if ", "while ", "for ", "else:")) and end > first + 1:
-        inner = lines[first + 1]
-        cut = len(inner) - len(inner.lstrip()) - len(indent)
+        cut = len(_indent(lines[first + 1])) - len(indent)
         forms.append(lines[:first] + [line[cut:] for line in lines[first + 1:end]] + lines[end:])
     return forms
 
