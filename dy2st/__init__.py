@@ -63,6 +63,8 @@ _LAZY = {
     "callbacks": "hapi.callbacks",
     "LazyGuard": "nn.lazy_init:LazyGuard",
     "check_shape": "utils.data_feeder:check_shape",
+    "device": "device",
+    "incubate": "incubate",
 }
 
 

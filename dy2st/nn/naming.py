@@ -1,24 +1,23 @@
 """Deterministic unique names for layers and parameters (`linear_0`, `linear_0.w_0`), as Paddle does.
 
-The counters are per prefix; `reset_name_counters()` restarts them so tests and dumps are stable."""
+Names come from the current UniqueNameGenerator (per-prefix counters); `reset_name_counters()`
+restarts them so tests and dumps are stable, and paddle.utils.unique_name.guard swaps in a fresh
+one for a block."""
 from __future__ import annotations
 
 import re
-from typing import Dict
 
-_counters: Dict[str, int] = {}
+from ..utils.unique_name import current_generator
 
 
 def generate(prefix: str) -> str:
     """The next unused name `prefix_N` for this prefix."""
-    n = _counters.get(prefix, 0)
-    _counters[prefix] = n + 1
-    return f"{prefix}_{n}"
+    return current_generator()(prefix)
 
 
 def reset_name_counters() -> None:
     """Restart every counter: the next Linear is `linear_0` again."""
-    _counters.clear()
+    current_generator().ids.clear()
 
 
 def camel_to_snake(name: str) -> str:

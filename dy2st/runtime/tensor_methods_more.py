@@ -6,7 +6,7 @@ from typing import Any, Callable, Dict, Optional
 
 import numpy as np
 
-from . import ops
+from . import ops, tensor_casts
 from .dtype import convert_dtype
 from .program import Variable
 from .tensor import Tensor, TensorLike
@@ -141,3 +141,4 @@ def install() -> None:
     for name, fn in METHODS.items():
         if name not in vars(TensorLike):
             setattr(TensorLike, name, fn)
+    tensor_casts.install()

@@ -42,6 +42,7 @@ def default_startup_program() -> Program:
 # call): one entry per line, "name": "module:attribute" or "module" (relative to dy2st).
 _LAZY = {
     "io": "static.io",
+    "amp": "static.amp",
     "BuildStrategy": "static.compiled_program:BuildStrategy",
     "CompiledProgram": "static.compiled_program:CompiledProgram",
     "ExecutionStrategy": "static.compiled_program:ExecutionStrategy",

@@ -1,4 +1,5 @@
-"""dy2st.tensor: tensor arrays (create_array, array_write, array_read, array_length)."""
+"""dy2st.tensor: tensor arrays (create_array, array_write, array_read, array_length) and Paddle's
+submodules paddle.tensor.math, .manipulation, .creation, ... (loaded on first use)."""
 from ..runtime.ops.array import (array_concat, array_length, array_read, array_stack, array_write,
                                  create_array)
 
@@ -18,3 +19,9 @@ def fill_constant(shape, dtype, value, force_cpu=False, out=None, name=None):
 
 
 __all__ += ["fill_constant"]
+
+from ..utils.lazy import lazy_getattr as _lazy_getattr  # noqa: E402
+
+SUBMODULES = ("attribute", "creation", "linalg", "logic", "manipulation", "math", "random",
+              "search", "stat")
+__getattr__ = _lazy_getattr(__name__, {m: m for m in SUBMODULES}, globals())

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..runtime import config, state
 from ..runtime.dtype import convert_dtype
+from ..runtime.device import Place, get_device, set_device  # noqa: F401 - paddle.* names
 
 
 class iinfo:
@@ -52,28 +53,11 @@ def set_rng_state(state_list: Sequence[Any], device: Any = None) -> None:
     config.rng().bit_generator.state = state_list[0]
 
 
-class CPUPlace:
-    """The CPU, the only place dy2st runs on."""
+class CPUPlace(Place):
+    """The CPU, where dy2st computes."""
 
-    def __repr__(self) -> str:
-        return "Place(cpu)"
-
-    def __eq__(self, other: Any) -> bool:
-        return isinstance(other, CPUPlace)
-
-    def __hash__(self) -> int:
-        return hash("cpu")
-
-
-def get_device() -> str:
-    return "cpu"
-
-
-def set_device(device: str) -> CPUPlace:
-    """Select the device; dy2st runs on the CPU only, so anything else is refused."""
-    if str(device).split(":")[0] != "cpu":
-        raise ValueError(f"set_device: dy2st runs on the CPU only, got {device!r}")
-    return CPUPlace()
+    def __init__(self) -> None:
+        super().__init__("cpu", 0)
 
 
 def in_dynamic_mode() -> bool:

@@ -5,22 +5,46 @@ from __future__ import annotations
 
 import collections
 import copy
+import functools
+import inspect
 import warnings
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..runtime.config import get_default_dtype
-from ..runtime.dtype import convert_dtype
-from ..runtime.registry import hooks as _hooks
-from ..runtime.tensor import Parameter, Tensor, TensorLike
-from . import naming
-from .hooks import HookRemoveHelper
-from .initializer import Constant, Initializer, XavierUniform
-from .param_attr import to_param_attr
-from ..runtime import state as _state
+from ...runtime.config import get_default_dtype
+from ...runtime.dtype import convert_dtype
+from ...runtime.registry import hooks as _hooks
+from ...runtime.tensor import Parameter, Tensor, TensorLike
+from .. import naming
+from ..hooks import HookRemoveHelper
+from ..initializer import Constant, Initializer, XavierUniform
+from ..param_attr import to_param_attr
+from ...runtime import state as _state
 
 _BOOKKEEPING = ("_parameters", "_sub_layers", "_buffers")
+
+
+def _remembering_name(init: Callable[..., None]) -> Callable[..., None]:
+    """Wrap a built-in layer's __init__ that takes `name` so the instance keeps it as `_name`,
+    as each of Paddle's layers does itself."""
+    try:
+        sig = inspect.signature(init)
+    except (TypeError, ValueError):
+        return init
+    if "name" not in sig.parameters:
+        return init
+
+    @functools.wraps(init)
+    def wrapped(self: Any, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        if "_name" not in self.__dict__:
+            try:
+                name = sig.bind(self, *args, **kwargs).arguments.get("name")
+            except TypeError:
+                name = None
+            object.__setattr__(self, "_name", name)
+    return wrapped
 
 
 class Layer:
@@ -31,6 +55,14 @@ class Layer:
     structure_epoch = 0
 
     training: bool
+
+    # The `name` argument of Paddle's built-in layers (None when not given); model zoos read it.
+    _name: Optional[str] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__module__.startswith("dy2st.") and "__init__" in cls.__dict__:
+            cls.__init__ = _remembering_name(cls.__dict__["__init__"])
 
     def __init__(self, name_scope: Optional[str] = None, dtype: Any = "float32") -> None:
         # Bookkeeping dicts go straight into __dict__: our __setattr__ relies on them existing.

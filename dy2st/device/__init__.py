@@ -1,0 +1,87 @@
+"""paddle.device: choosing the device (set_device / get_device / device_guard) and the device
+queries Paddle code branches on. dy2st computes on the CPU unless a backend registers more kinds
+(see dy2st.runtime.device)."""
+from __future__ import annotations
+
+import contextlib
+from typing import Any, Iterator, List, Optional
+
+from ..runtime import device as _device
+from ..runtime.device import Place, get_device, set_device
+from ..utils.device import (is_compiled_with_cuda, is_compiled_with_custom_device,
+                            is_compiled_with_rocm, is_compiled_with_xpu)
+from . import cuda
+
+__all__ = ["get_cudnn_version", "set_device", "get_device", "is_compiled_with_xpu",
+           "is_compiled_with_ipu", "is_compiled_with_cinn", "is_compiled_with_cuda",
+           "is_compiled_with_rocm", "is_compiled_with_distribute",
+           "is_compiled_with_custom_device", "get_all_device_type", "get_all_custom_device_type",
+           "get_available_device", "get_available_custom_device", "device_guard",
+           "synchronize", "device_count", "empty_cache", "Place", "cuda"]
+
+
+def get_cudnn_version() -> Optional[int]:
+    """The cuDNN version, None without CUDA (always, in dy2st)."""
+    return None
+
+
+def is_compiled_with_ipu() -> bool:
+    return False
+
+
+def is_compiled_with_cinn() -> bool:
+    return False
+
+
+def is_compiled_with_distribute() -> bool:
+    return False
+
+
+def get_all_device_type() -> List[str]:
+    """The device kinds available: ['cpu'] plus any a backend registered."""
+    return _device.available_kinds()
+
+
+def get_all_custom_device_type() -> List[str]:
+    return []
+
+
+def get_available_device() -> List[str]:
+    """Every device: 'cpu', then 'gpu:0', 'gpu:1', ... for registered kinds."""
+    out = []
+    for kind in _device.available_kinds():
+        out += ["cpu"] if kind == "cpu" else [f"{kind}:{i}" for i in
+                                              range(_device.device_count(kind))]
+    return out
+
+
+def get_available_custom_device() -> List[str]:
+    return []
+
+
+def device_count(device_type: Optional[str] = None) -> int:
+    """How many accelerators of `device_type` (default: the current device's kind) exist; 0 on
+    the CPU, as in Paddle's CPU build."""
+    kind = device_type or get_device().split(":")[0]
+    return 0 if kind == "cpu" else _device.device_count(kind)
+
+
+@contextlib.contextmanager
+def device_guard(device: Any) -> Iterator[None]:
+    """Run the block with `device` current, then restore the previous one."""
+    previous = get_device()
+    set_device(device)
+    try:
+        yield
+    finally:
+        set_device(previous)
+
+
+def synchronize(device: Any = None) -> None:
+    """Wait for the device's queued work: dy2st's kernels finish before they return."""
+    if device is not None:
+        _device.parse_device(device)
+
+
+def empty_cache() -> None:
+    """Release cached accelerator memory: the CPU keeps none."""
