@@ -301,6 +301,8 @@ CASES: List[Case] = [
     Case("elu", lambda x: F.elu(x, 0.7), [f(6)]),
     Case("gelu", F.gelu, [f(6, low=-3, high=3)]),
     Case("gelu_tanh", lambda x: F.gelu(x, approximate=True), [f(6, low=-3, high=3)]),
+    Case("gelu_float32_input", lambda x: F.gelu(x.astype("float32")).astype("float64"),
+         [f(6, low=-3, high=3)], eps=1e-3, rtol=1e-3, atol=1e-4),
     Case("silu", F.silu, [f(6, low=-3, high=3)]),
     Case("softplus", lambda x: F.softplus(x, beta=2.0, threshold=3.0), [f(6, low=-3, high=3)]),
     Case("mish", F.mish, [f(6, low=-3, high=3)]),
@@ -703,6 +705,9 @@ CASES.extend([
     Case("gammaincc", paddle.gammaincc, [Float((2, 3), 0.5, 4.0, diff=False), pos(3)]),
 ])
 SECOND_ORDER.extend([
+    Case("grad2_gelu", second_order(F.gelu, 1), [f(2, 3, low=-3.0, high=3.0)]),
+    Case("grad2_gelu_tanh", second_order(lambda x: F.gelu(x, approximate=True), 1),
+         [f(2, 3, low=-3.0, high=3.0)]),
     Case("grad2_digamma", second_order(paddle.digamma, 1), [f(2, 3, low=0.5, high=3.0)]),
     Case("grad2_i1", second_order(paddle.i1, 1), [f(2, 3, low=0.2, high=3.0)]),
 ])

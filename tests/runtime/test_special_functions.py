@@ -49,7 +49,10 @@ def _both(fn, *arrays):
 
 def test_lgamma_and_gammaln():
     got = _both(paddle.lgamma, X)
-    np.testing.assert_allclose(got, [math.lgamma(v) for v in X], rtol=1e-14)
+    # math.lgamma loses digits next to lgamma's root near -2.75 (1.9e-14 relative there; the
+    # kernel is within 1e-15 of the 40-digit value 0.0044878975359557733)
+    np.testing.assert_allclose(got, [math.lgamma(v) for v in X], rtol=5e-14)
+    assert abs(got[-1] - 0.0044878975359557733) < 1e-17
     np.testing.assert_array_equal(paddle.gammaln(paddle.to_tensor(X)).numpy(), got)
     assert np.isinf(paddle.lgamma(paddle.to_tensor([0.0, -3.0])).numpy()).all()
 

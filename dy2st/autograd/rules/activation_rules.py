@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 
 from ...runtime import ops
+from ...runtime.registry import apply
 from . import register_vjp
 
 
@@ -54,15 +55,30 @@ def _elu(ctx, g):
 
 @register_vjp("gelu")
 def _gelu(ctx, g):
-    x = ctx.inputs[0]
-    if ctx.attrs["approximate"]:
-        c = math.sqrt(2.0 / math.pi)
-        t = ops.tanh((x + x * x * x * 0.044715) * c)
-        d_inner = (x * x * (3 * 0.044715) + 1.0) * c
-        return (g * ((t + 1.0) * 0.5 + x * 0.5 * (1.0 - t * t) * d_inner),)
-    cdf = (ops.erf(x * (1.0 / math.sqrt(2.0))) + 1.0) * 0.5
+    return (apply("gelu_grad", [ctx.inputs[0], g], ctx.attrs),)
+
+
+def _gelu_second(x, approximate):
+    """gelu''(x), composed from ops (double gradients only)."""
+    if approximate:
+        # f = x (1 + tanh u) / 2, u = c (x + a x^3):
+        # f'' = (1 - tanh^2 u) (u' - x tanh(u) u'^2 + x u'' / 2)
+        c, a = math.sqrt(2.0 / math.pi), 0.044715
+        t = ops.tanh((x + x * x * x * a) * c)
+        du = (x * x * (3 * a) + 1.0) * c
+        return (1.0 - t * t) * (du - x * t * du * du + x * x * (3 * a * c))
+    # f = x Phi(x): f'' = phi(x) (2 - x^2)
     pdf = ops.exp(x * x * -0.5) * (1.0 / math.sqrt(2.0 * math.pi))
-    return (g * (cdf + x * pdf),)
+    return pdf * (2.0 - x * x)
+
+
+@register_vjp("gelu_grad")
+def _gelu_grad(ctx, gg):
+    x, g = ctx.inputs
+    approximate = ctx.attrs["approximate"]
+    gx = gg * g * _gelu_second(x, approximate) if ctx.needs[0] else None
+    gg_g = apply("gelu_grad", [x, gg], ctx.attrs) if ctx.needs[1] else None
+    return gx, gg_g
 
 
 @register_vjp("silu")

@@ -1,16 +1,15 @@
 """Activation functions, each one fused numpy kernel registered once for eager and static mode."""
 from __future__ import annotations
 
-import math
 from typing import Any, Optional
 
 import numpy as np
 
 from ...runtime.dtype import convert_dtype
 from ...runtime.ops import sigmoid, tanh  # noqa: F401 - re-exported as nn.functional.sigmoid / tanh
+from ...runtime.ops.erf_kernels import gelu_array, gelu_grad_array
 from ...runtime.ops.operands import as_tensor, cast
 from ...runtime.registry import Meta, apply, register_op
-from .erf_numpy import erf
 
 __all__ = ["relu", "relu6", "leaky_relu", "elu", "gelu", "silu", "swish", "sigmoid", "tanh",
            "softmax", "log_softmax", "softplus", "hardtanh", "hardsigmoid", "hardswish", "mish"]
@@ -103,11 +102,15 @@ def _elu_kernel(x, alpha):
 
 @register_op("gelu", infer=_float_meta)
 def _gelu_kernel(x, approximate):
-    xf = x.astype(np.float64)
-    if approximate:
-        inner = math.sqrt(2.0 / math.pi) * (xf + 0.044715 * xf ** 3)
-        return _out(0.5 * xf * (1.0 + np.tanh(inner)), x)
-    return _out(0.5 * xf * (1.0 + erf(xf / math.sqrt(2.0))), x)
+    return gelu_array(x, approximate)
+
+
+@register_op("gelu_grad", infer=lambda x, g, **attrs: Meta(g._shape, g.dtype))
+def _gelu_grad_kernel(x, g, approximate):
+    """g * gelu'(x), one fused pass (the gelu rule's backward)."""
+    slope = gelu_grad_array(x, approximate)
+    np.multiply(slope, g, out=slope, casting="unsafe")
+    return slope.astype(g.dtype, copy=False)
 
 
 @register_op("silu", infer=_float_meta)

@@ -1,7 +1,6 @@
 """Elementwise math, comparison and logic ops (with broadcasting)."""
 from __future__ import annotations
 
-import math as _math
 from typing import Any, Optional
 
 import numpy as np
@@ -10,6 +9,7 @@ from ..dtype import float32
 from ..registry import Meta, apply, register_op
 from ..tensor import Tensor
 from . import infer as I
+from .erf_kernels import erf_array
 from .operands import as_tensor, binary_operands, cast, is_tensor
 
 
@@ -220,13 +220,9 @@ def scale(x: Any, scale: float = 1.0, bias: float = 0.0, bias_after_scale: bool 
                                 "bias_after_scale": bool(bias_after_scale)})
 
 
-# np.frompyfunc(math.erf) is exact to double precision; numpy has no erf and scipy is not a dependency.
-_ERF = np.frompyfunc(_math.erf, 1, 1)
-
-
 @register_op("erf", infer=_float_infer)
 def _erf(x):
-    return _ERF(x).astype(x.dtype if x.dtype.kind == "f" else np.float32)
+    return erf_array(x)
 
 
 def erf(x: Any, name: Optional[str] = None) -> Any:
