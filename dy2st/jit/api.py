@@ -71,8 +71,14 @@ def save(layer: Any, path: str, input_spec: Optional[Sequence[Any]] = None, **co
     the last call) keeps only those outputs; `input_names_after_prune` keeps only the inputs of
     those names (InputSpec, Tensor or argument names)."""
     from .model_format import save_concrete
+    # imported here: a TranslatedLayer is an nn.Layer, and nn is off the path of `import dy2st.jit`
+    from .translated_layer import TranslatedLayer
     if not isinstance(path, str) or not path:
         raise ValueError("jit.save needs a non-empty path prefix")
+    if isinstance(layer, TranslatedLayer):
+        # a loaded (perhaps fine-tuned) model: its program, with the parameters' values now
+        save_concrete(layer.concrete_program, path, {**layer.extra, "function": "forward"})
+        return
     sf, concrete = trace_for_export(layer, input_spec, "jit.save", **configs)
     output_spec = configs.get("output_spec")
     if output_spec is not None:

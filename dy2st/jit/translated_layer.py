@@ -7,7 +7,6 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..autograd.engine import GradientError
 from ..autograd.mode import is_grad_enabled
 from ..runtime.executor import compile_program
 from ..runtime.program import Program, Variable
@@ -15,6 +14,7 @@ from ..runtime.pytree import LEAF, describe, flatten, unflatten
 from ..runtime.tensor import Tensor
 from ..static.input_spec import InputSpec
 from .concrete import ConcreteProgram
+from .translated_training import call_with_grad, wants_grad
 
 try:
     from ..nn import Layer as _Base
@@ -70,28 +70,26 @@ class TranslatedLayer(_Base):
 
     # ----------------------------------------------------------------------------- calling
     def forward(self, *args: Any, **kwargs: Any) -> Any:
-        if is_grad_enabled() and any(isinstance(a, Tensor) and not a.stop_gradient
-                                     for a in flatten((args, kwargs))[0]):
-            raise GradientError(
-                "a jit.load'ed model runs inference only: no gradient flows through it to an "
-                "input with stop_gradient=False; to train, build the original Layer and load "
-                "the weights with set_state_dict(loaded.state_dict()), or call it under "
-                "paddle.no_grad()")
-        arrays = self._bind(args, kwargs)
+        values = self._bind(args, kwargs)
+        feeds = [v._value if isinstance(v, Tensor) else v for v in values]
+        if is_grad_enabled() and wants_grad(self, values):
+            # fine-tuning: one tape node whose backward runs the saved program's gradient
+            return call_with_grad(self, values, feeds)
         compiled = self._compiled
         if compiled is None:
             p = self._concrete.program
             compiled = compile_program(p, p.feed_names, p.fetch_names)
             object.__setattr__(self, "_compiled", compiled)
-        outs = compiled(arrays)
-        return self._rebuild(outs, arrays)
+        outs = compiled(feeds)
+        return self._rebuild(outs, feeds)
 
     if _Base is object:
         def __call__(self, *args: Any, **kwargs: Any) -> Any:
             return self.forward(*args, **kwargs)
 
-    def _bind(self, args: Sequence[Any], kwargs: Dict[str, Any]) -> List[np.ndarray]:
-        if self._concrete.input_structure is not None:
+    def _bind(self, args: Sequence[Any], kwargs: Dict[str, Any]) -> List[Any]:
+        """Per feed, the Tensor given for it (kept for gradients) or the array it becomes."""
+        if self._concrete.input_structure is not None and not self._flat_call(args, kwargs):
             return self._bind_structured(args, kwargs)
         specs = self._concrete.inputs
         names = self._input_names
@@ -114,14 +112,25 @@ class TranslatedLayer(_Base):
                                      f"missing {', '.join(missing)}")
         return [self._convert(names[i], specs[i], v) for i, v in enumerate(values)]
 
-    def _bind_structured(self, args: Sequence[Any], kwargs: Dict[str, Any]) -> List[np.ndarray]:
+    def _flat_call(self, args: Sequence[Any], kwargs: Dict[str, Any]) -> bool:
+        """Whether a model saved with list / dict arguments is called as Paddle's loaded models
+        are, with its tensors flattened in input-spec order: `m(x1, x2, x3)`."""
+        names, tree, _ = self._concrete.input_structure
+        if kwargs or len(args) != len(self._concrete.inputs):
+            return False
+        if not all(isinstance(a, (Tensor, np.ndarray)) for a in args):
+            return False
+        return len(names) != len(args) or any(sub is not LEAF for sub in tree[1])
+
+    def _bind_structured(self, args: Sequence[Any], kwargs: Dict[str, Any]) -> List[Any]:
         """The arrays of a call whose arguments have the structure the saved function took (a
         list of tensors is passed as a list); Python values fixed when saving may be left out."""
         names, tree, leaves = self._concrete.input_structure
         specs = self._concrete.inputs
         if len(args) > len(names):
             raise InputMismatchError(f"the model takes {len(names)} argument(s) "
-                                     f"({self._structure_text()}), got {len(args)}")
+                                     f"({self._structure_text()}), or its {len(specs)} "
+                                     f"tensor(s) flattened in that order, got {len(args)}")
         values = list(args) + [_MISSING] * (len(names) - len(args))
         for key, v in kwargs.items():
             if key not in names:
@@ -184,7 +193,9 @@ class TranslatedLayer(_Base):
             return f"[{inner}]" if kind == "list" else f"({inner}{',' if len(items) == 1 else ''})"
         return "(" + ", ".join(f"{n}: {text(s)}" for n, s in zip(names, tree[1])) + ")"
 
-    def _convert(self, name: str, spec: InputSpec, v: Any) -> np.ndarray:
+    def _convert(self, name: str, spec: InputSpec, v: Any) -> Any:
+        """v checked against spec: a Tensor is returned as it is (its gradient may be asked
+        for), anything else as the array fed."""
         expects = f"input '{name}' expects {spec_text(spec)}"
         if isinstance(v, Tensor):
             arr = v._value
@@ -203,7 +214,7 @@ class TranslatedLayer(_Base):
                                      f"convert with .astype('{spec.dtype}'))")
         if not spec.matches(arr.shape, spec.dtype):
             raise InputMismatchError(f"{expects}, got {_array_text(arr)}")
-        return arr
+        return v if isinstance(v, Tensor) else arr
 
     @staticmethod
     def _scalar(expects: str, spec: InputSpec, v: Any) -> np.ndarray:

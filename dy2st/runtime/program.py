@@ -335,9 +335,13 @@ class Program:
         return self.blocks[idx]
 
     def fresh_name(self, prefix: str) -> str:
-        n = self._counter.get(prefix, 0)
-        self._counter[prefix] = n + 1
-        return f"{prefix}_{n}"
+        # a program read from a file has names but no counters: skip the names it already uses
+        while True:
+            n = self._counter.get(prefix, 0)
+            self._counter[prefix] = n + 1
+            name = f"{prefix}_{n}"
+            if self.find_var(name) is None:
+                return name
 
     def create_block(self, parent_idx: int) -> Block:
         block = Block(self, len(self.blocks), parent_idx)

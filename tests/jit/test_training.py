@@ -149,18 +149,3 @@ def test_freezing_a_parameter_partway_builds_another_gradient_program():
     F.cross_entropy(sm(x), y).backward()
     assert model.fc1.weight.grad is None
     assert model.head.weight.grad is not None
-
-
-def test_a_loaded_model_refuses_gradients_with_a_clear_error(tmp_path):
-    model = _model()
-    model.eval()
-    paddle.jit.save(model, str(tmp_path / "m"), input_spec=[InputSpec([None, 6], "float32")])
-    loaded = paddle.jit.load(str(tmp_path / "m"))
-    x = paddle.to_tensor(np.ones([2, 6], "float32"), stop_gradient=False)
-    with pytest.raises(paddle.autograd.GradientError, match="inference only"):
-        loaded(x)
-    with paddle.no_grad():
-        assert loaded(x).shape == [2, 3]
-    out = loaded(paddle.to_tensor(np.ones([2, 6], "float32")))
-    with pytest.raises(paddle.autograd.GradientError, match="does not depend"):
-        out.sum().backward()
