@@ -64,6 +64,7 @@ _LAZY = {
     "LazyGuard": "nn.lazy_init:LazyGuard",
     "check_shape": "utils.data_feeder:check_shape",
     "device": "device",
+    "amp": "amp",
     "incubate": "incubate",
 }
 

@@ -160,8 +160,9 @@ def spec_key(v: Any, spec: Optional[InputSpec]) -> Any:
 
 def describe_change(names: Sequence[str], old: Tuple, new: Tuple) -> str:
     """Why a new program was traced, e.g. "argument `x` dim 0: 16 -> 17". Keys are
-    (positional argument keys, keyword argument keys, training flag or None)."""
-    (old_args, old_kw, old_training), (new_args, new_kw, new_training) = old, new
+    (positional argument keys, keyword argument keys, training flag or None), and under
+    paddle.amp.auto_cast its settings."""
+    (old_args, old_kw, old_training), (new_args, new_kw, new_training) = old[:3], new[:3]
     reasons: List[str] = []
     if len(old_args) != len(new_args):
         reasons.append(f"{len(new_args)} positional arguments instead of {len(old_args)}")
@@ -184,6 +185,8 @@ def describe_change(names: Sequence[str], old: Tuple, new: Tuple) -> str:
         reasons.append(f"keyword arguments changed ({_kw(old_kw)} -> {_kw(new_kw)})")
     if old_training != new_training:
         reasons.append(f"the Layer's training flag changed ({old_training} -> {new_training})")
+    if old[3:] != new[3:]:
+        reasons.append("paddle.amp.auto_cast changed (on / off, level, dtype or op lists)")
     return "; ".join(reasons) or "a new signature"
 
 

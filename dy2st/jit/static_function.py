@@ -18,6 +18,7 @@ from ..runtime.executor import CompiledProgram, compile_program
 from ..runtime.passes import optimize
 from ..runtime.program import Program, Variable, program_guard
 from ..runtime.pytree import flatten, unflatten
+from ..runtime.registry import hooks as _hooks
 from ..runtime.tensor import Tensor, TensorLike
 from ..static.input_spec import InputSpec
 from .concrete import ConcreteProgram
@@ -216,6 +217,8 @@ class StaticFunction:
         kw = tuple((k, value_key(v)) for k, v in sorted(kwargs.items())) if kwargs else ()
         inst = self._instance
         training = bool(inst.training) if inst is not None and hasattr(inst, "training") else None
+        if _hooks.autocast_key is not None:     # under paddle.amp.auto_cast: its own programs
+            return (key, kw, training, _hooks.autocast_key)
         return (key, kw, training)
 
     def _arg_names(self, n: int) -> List[str]:

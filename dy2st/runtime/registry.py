@@ -36,9 +36,13 @@ class Hooks:
     """Callbacks that packages above the runtime register, so the runtime and nn never import
     them: dy2st.autograd records eager ops with `record(opdef, inputs, attrs, out)` when an input
     needs a gradient; dy2st.jit gives `layer_forward(layer)`, the converted forward a user Layer
-    runs while a Program is traced (None: its own forward)."""
+    runs while a Program is traced (None: its own forward); dy2st.amp, while auto_cast is on,
+    sets `autocast(name, inputs) -> inputs` (casting them to the op's precision) and
+    `autocast_key`, which to_static adds to its cache key."""
     record: Optional[Callable[..., None]] = None
     layer_forward: Optional[Callable[[Any], Any]] = None
+    autocast: Optional[Callable[[str, Sequence[Any]], Sequence[Any]]] = None
+    autocast_key: Any = None
 
 
 hooks = Hooks()
@@ -72,6 +76,8 @@ def _wrap(value: Any) -> Tensor:
 def apply(name: str, inputs: Sequence[Any], attrs: Optional[Dict[str, Any]] = None):
     """Run op `name` on eager tensors, or append it to the current Block."""
     opdef = OPS[name]
+    if hooks.autocast is not None:
+        inputs = hooks.autocast(name, inputs)
     attrs = attrs if attrs is not None else {}
     if not state._state.blocks:
         try:
