@@ -88,8 +88,8 @@ def set_device(device: Any) -> Place:
     if kind not in _KINDS:
         if kind in _NOT_COMPILED:
             raise ValueError(f"The device should not be {device!r}, since dy2st is not compiled "
-                             f"with {_NOT_COMPILED[kind]} (it computes on the CPU; only 'cpu' "
-                             f"is available)")
+                             f"with {_NOT_COMPILED[kind]} (it runs on the CPU only; 'cpu' "
+                             f"is the one device)")
         raise ValueError(f"set_device: unknown device type {kind!r}; available: "
                          f"{', '.join(available_kinds())}")
     count = device_count(kind)
