@@ -9,6 +9,7 @@ import numpy as np
 from ..runtime.state import _state
 from ..runtime.tensor import Tensor
 from ..runtime.ops.grad_kernels import is_cleared
+from . import saved_hooks
 from .rules import RULES, GradientError, VjpContext
 from .tape import Node
 
@@ -107,7 +108,9 @@ def _run_rule(node: Node, grads: List[Any], create_graph: bool) -> Sequence[Any]
     if rule is None:
         raise GradientError(f"op {node.op_type!r}{node.where()} has no gradient rule: it cannot "
                             "be differentiated (detach its input or compute it under no_grad)")
-    check = range(len(node.inputs)) if rule.saves is None else rule.saves
+    inputs = node.inputs if node.packed is None else saved_hooks.unpack(node.packed, node.inputs)
+    check = () if node.packed is not None else \
+        range(len(node.inputs)) if rule.saves is None else rule.saves
     for i in check:
         x = node.inputs[i]
         if getattr(x, "_version", 0) != node.versions[i]:
@@ -123,7 +126,7 @@ def _run_rule(node: Node, grads: List[Any], create_graph: bool) -> Sequence[Any]
     for i, g in enumerate(grads):
         if g is None and type(outputs[i]) is not list:
             grads[i] = Tensor(np.zeros_like(node.out_values[i]))
-    ctx = VjpContext(node.op_type, node.inputs, outputs, node.attrs,
+    ctx = VjpContext(node.op_type, inputs, outputs, node.attrs,
                      [e is not None for e in node.edges])
     try:
         return rule.fn(ctx, *grads)
@@ -203,7 +206,7 @@ def run_backward(roots: Sequence[Tensor], seeds: Sequence[Tensor], retain_graph:
                     _deliver(child, g, capture is not None, captured, create_graph)
             if not retain_graph:
                 node.freed = True
-                node.inputs = node.out_values = None
+                node.inputs = node.out_values = node.packed = None
     finally:
         _state.grad_enabled = saved_mode
     if capture is None:

@@ -7,6 +7,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from ..runtime.origin import user_origin
 from ..runtime.state import _state
 from ..runtime.tensor import Tensor
+from . import saved_hooks
 from .rules import NO_GRAD, GradientError
 
 
@@ -15,7 +16,7 @@ class Node:
     computed tensor, (leaf Tensor, 0) for a leaf that needs a gradient, None for neither."""
 
     __slots__ = ("op_type", "attrs", "inputs", "versions", "edges", "out_values", "origin",
-                 "out_hooks", "freed", "backward_fn", "__weakref__")
+                 "out_hooks", "freed", "backward_fn", "packed", "__weakref__")
 
     def __init__(self, op_type: str, attrs: Dict[str, Any], inputs: List[Any],
                  edges: List[Optional[tuple]], out_values: List[Any], origin: Any) -> None:
@@ -31,6 +32,8 @@ class Node:
         # set for nodes that are not one registry op (a compiled to_static call): called as
         # backward_fn(node, out_grads, create_graph) -> input grads
         self.backward_fn = None
+        # (packed inputs, unpack hook) under paddle.autograd.saved_tensors_hooks, else None
+        self.packed = None
 
     def where(self) -> str:
         o = self.origin
@@ -59,8 +62,11 @@ def record(opdef: Any, inputs: Sequence[Any], attrs: Dict[str, Any], out: Any) -
     if not _state.grad_enabled or opdef.name in NO_GRAD:
         return
     outs = out if type(out) is tuple else (out,)
-    attach(Node(opdef.name, attrs, list(inputs), [edge_of(x) for x in inputs],
-                [o._value if type(o) is not list else o for o in outs], user_origin(3)), outs)
+    node = Node(opdef.name, attrs, list(inputs), [edge_of(x) for x in inputs],
+                [o._value if type(o) is not list else o for o in outs], user_origin(3))
+    if saved_hooks.HOOKS:
+        node.packed = saved_hooks.pack(node.inputs)
+    attach(node, outs)
 
 
 def attach(node: Node, outs: Sequence[Any]) -> None:

@@ -93,3 +93,8 @@ not_exportable("random sampling: ONNX's random ops cannot reproduce dy2st's gene
 @lowers("detach", fold=False)
 def detach(cx: OpContext) -> List[Value]:
     return [cx.values[0]]            # only gradients differ from assign; ONNX graphs have none
+
+
+@lowers("py_layer", fold=False)
+def py_layer(cx: OpContext) -> List[Value]:
+    return [cx.values[0]]            # the PyLayer's forward, traced before the op, is its value
