@@ -10,13 +10,12 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
+from tests.shared_cases import require_corpus
 from tests.support import onnx_outputs
 
 import onnx  # noqa: E402 - a test dependency (the `test` extra)
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-SHARED = os.environ.get("DY2ST_SHARED", os.path.join(ROOT, "..", "shared"))
-CORPUS = os.path.join(SHARED, "conformance")
+CORPUS = str(require_corpus())
 
 # Cases that cannot be exported, each with the reason. Empty: every save case exports.
 EXPECTED_FAILURES = {}
@@ -24,9 +23,6 @@ EXPECTED_FAILURES = {}
 
 def _corpus():
     """(runner module, [save cases]) loaded the way the conformance runner loads them."""
-    if not os.path.isdir(os.path.join(CORPUS, "cases")):
-        raise RuntimeError(f"the conformance corpus is not at {CORPUS}: shared/ must sit beside "
-                           "the repository, or set DY2ST_SHARED")
     spec = importlib.util.spec_from_file_location("dy2st_conformance_run",
                                                   os.path.join(CORPUS, "run.py"))
     runner = importlib.util.module_from_spec(spec)
