@@ -7,7 +7,10 @@ from typing import Any, Callable, Optional, Sequence
 
 from ..autograd.mode import no_grad
 from ..static.input_spec import InputSpec
+from . import keywords
 from .convert_call import options
+from .export_prune import prune_inputs, prune_outputs
+from .keywords import check_keywords
 from .static_function import StaticFunction, layer_forward
 
 
@@ -73,6 +76,7 @@ def save(layer: Any, path: str, input_spec: Optional[Sequence[Any]] = None, **co
     from .model_format import save_concrete
     # imported here: a TranslatedLayer is an nn.Layer, and nn is off the path of `import dy2st.jit`
     from .translated_layer import TranslatedLayer
+    check_keywords("jit.save", configs, keywords.SAVE, ("layer", "path", "input_spec"))
     if not isinstance(path, str) or not path:
         raise ValueError("jit.save needs a non-empty path prefix")
     if isinstance(layer, TranslatedLayer):
@@ -80,17 +84,22 @@ def save(layer: Any, path: str, input_spec: Optional[Sequence[Any]] = None, **co
         save_concrete(layer.concrete_program, path, {**layer.extra, "function": "forward"})
         return
     sf, concrete = trace_for_export(layer, input_spec, "jit.save", **configs)
+    prune_for_export(sf, concrete, input_spec, configs)
+    save_concrete(concrete, path, {"function": sf.__name__})
+
+
+def prune_for_export(sf: StaticFunction, concrete: Any, input_spec: Optional[Sequence[Any]],
+                     configs: dict) -> None:
+    """Apply the save options that cut the traced program: `output_spec` (tensors returned by
+    the last call) and `input_names_after_prune`."""
     output_spec = configs.get("output_spec")
     if output_spec is not None:
-        from .export_prune import prune_outputs
         prune_outputs(concrete, sf._last, list(output_spec))
     pruned_names = configs.get("input_names_after_prune")
     if pruned_names is not None:
-        from .export_prune import prune_inputs
         tensor_names = [getattr(s, "name", None) for s in (input_spec or [])]
         prune_inputs(concrete, list(pruned_names),
                      tensor_names if len(tensor_names) == len(concrete.inputs) else None)
-    save_concrete(concrete, path, {"function": sf.__name__})
 
 
 def trace_for_export(layer: Any, input_spec: Optional[Sequence[Any]], who: str,
@@ -205,7 +214,9 @@ def _mode_copy(root: Any, training: Optional[bool]) -> Any:
 
 
 def load(path: str, **configs: Any) -> Any:
-    """A saved model as a callable TranslatedLayer (no user source needed)."""
+    """A saved model as a callable TranslatedLayer (no user source needed). Paddle's
+    `model_filename` / `params_filename` are accepted (a dy2st model is one prefix)."""
+    check_keywords("jit.load", configs, keywords.LOAD, ("path",))
     from .load import load as _load
     return _load(path, **configs)
 

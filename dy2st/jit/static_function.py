@@ -25,6 +25,8 @@ from .concrete import ConcreteProgram
 from . import run_program
 from .convert_call import options
 from .errors import ConversionError, raise_in_user_code, raise_run_error
+from . import keywords
+from .keywords import check_keywords
 from .jst import fails_on_its_path, raise_when_reached
 from .signature import CallBinder, describe_change, spec_key, value_key
 from .logger import log
@@ -589,9 +591,16 @@ def _check_defined_output(var: Variable) -> None:
         check_defined(*entry)
 
 
+_TO_STATIC_PARAMETERS = ("function", "input_spec", "full_graph")
+
+
 def to_static(function: Any = None, input_spec: Optional[Sequence[Any]] = None,
               full_graph: bool = False, **kwargs: Any) -> Any:
-    """Convert a function, a method or a Layer (its forward) to a static graph."""
+    """Convert a function, a method or a Layer (its forward) to a static graph. Paddle's
+    keywords `build_strategy`, `backend` and `property` are accepted; any other raises
+    TypeError naming the closest valid one."""
+    check_keywords("to_static", kwargs, keywords.TO_STATIC, _TO_STATIC_PARAMETERS)
+
     def decorate(obj: Any) -> Any:
         if _layer_class_for(obj) is not _NotALayer:
             obj.__dict__["forward"] = layer_forward(obj, input_spec, full_graph)

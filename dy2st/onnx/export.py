@@ -6,6 +6,8 @@ import os
 import tempfile
 from typing import Any, Optional, Sequence
 
+from ..jit import keywords
+from ..jit.keywords import check_keywords
 from . import table
 from .errors import import_onnx
 
@@ -19,6 +21,8 @@ def export(layer: Any, path: str, input_spec: Optional[Sequence[Any]] = None,
     function, or a model loaded with jit.load), traced with `input_spec` (None dims become
     named symbolic dims). Raises NotExportableError naming the op and the user's line when the
     Program uses an op ONNX cannot express; nothing is written then."""
+    check_keywords("onnx.export", configs, keywords.ONNX_EXPORT,
+                   ("layer", "path", "input_spec", "opset_version"))
     onnx = import_onnx()
     opset = _check_opset(onnx, opset_version)
     if not isinstance(path, str) or not path:
@@ -37,13 +41,14 @@ def concrete_of(layer: Any, input_spec: Optional[Sequence[Any]], **configs: Any)
             raise ValueError("onnx.export: a loaded model keeps its saved input specs; do not "
                              "pass input_spec")
         return layer.concrete_program, layer.extra.get("function", "model")
-    from ..jit.api import trace_for_export
+    from ..jit.api import prune_for_export, trace_for_export
     from ..jit.static_function import StaticFunction
     if isinstance(layer, StaticFunction) and not layer._full_graph:
         # an ONNX model is one graph: convert as full_graph=True does, so that a statement that
         # would break the graph fails naming its line instead of leaving a hole in the model
         layer = StaticFunction(layer._function, layer._input_spec, True, instance=layer._instance)
     sf, concrete = trace_for_export(layer, input_spec, "onnx.export", **configs)
+    prune_for_export(sf, concrete, input_spec, configs)
     return concrete, sf.__name__
 
 
