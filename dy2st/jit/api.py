@@ -167,7 +167,7 @@ def _trace_any_batch(sf: StaticFunction, specs: list) -> Any:
 def _call_specs(concrete: Any) -> list:
     """The InputSpecs of a traced call, in the call's structure (a list argument stays a list
     of specs, Python values stay as they were)."""
-    specs = [InputSpec(s.shape, s.dtype) for s in concrete.inputs]
+    specs = [InputSpec(s.shape, s.dtype, s.name) for s in concrete.inputs]
     if concrete.input_structure is None:
         return specs
     from ..runtime.pytree import unflatten

@@ -283,6 +283,7 @@ class StaticFunction:
                 spec = _spec_for(leaf, given if isinstance(given, InputSpec) else None, name)
                 sym_leaves.append(data(name, list(spec.shape), spec.dtype))
                 inputs.append(spec)
+            _check_unique_names(inputs, self.__name__)
             sym_args, sym_kwargs = unflatten(in_tree, sym_leaves)
             saved_globals = self._global_values()
             try:
@@ -358,7 +359,9 @@ class StaticFunction:
         specs = normalize_specs(input_spec)
         inst = self._instance
         training = bool(inst.training) if inst is not None and hasattr(inst, "training") else None
-        key = (tuple(("S", s.shape, str(s.dtype)) if isinstance(s, InputSpec) else value_key(s)
+        # the name is part of the key: it names the saved model's input
+        key = (tuple(("S", s.shape, str(s.dtype), s.name) if isinstance(s, InputSpec)
+                     else value_key(s)
                      for s in specs), tuple(sorted(kwargs.items())), training)
         entry = self._entries.get(key)
         if entry is None:
@@ -504,18 +507,30 @@ def _input_structure(args: Tuple, kwargs: Dict, arg_names: List[str], leaves: Li
     return (list(arg_names), in_tree[1][0], described)
 
 
+def _check_unique_names(inputs: List[InputSpec], who: str) -> None:
+    """Two inputs of one name could not be told apart when the saved model is fed by name."""
+    seen: Dict[str, int] = {}
+    for i, spec in enumerate(inputs):
+        if spec.name in seen:
+            raise ValueError(f"{who}: inputs {seen[spec.name]} and {i} are both named "
+                             f"{spec.name!r}; give each InputSpec its own name")
+        seen[spec.name] = i
+
+
 def _spec_for(leaf: Any, spec: Optional[InputSpec], name: str) -> InputSpec:
-    """The spec of input `name`: the given spec when the array fits it, else the array's own."""
+    """The spec of input `name`: the given spec when the array fits it, else the array's own.
+    A name the user gave an InputSpec is kept (it names the saved model's and the ONNX graph's
+    input); the parameter's name is the fallback."""
     if isinstance(leaf, InputSpec):
-        return InputSpec(leaf.shape, leaf.dtype, name)
+        return InputSpec(leaf.shape, leaf.dtype, leaf.name or name)
     arr = _array(leaf)
     try:
         dtype = dtype_of_array(arr)     # numpy's dtype.name, which InputSpec would ask, is slow
     except KeyError:
         dtype = arr.dtype               # not a supported dtype: InputSpec says so
     if spec is not None and spec.matches(arr.shape, dtype):
-        return InputSpec(spec.shape, spec.dtype, name)
-    return InputSpec(list(arr.shape), dtype, name)
+        return InputSpec(spec.shape, spec.dtype, spec.name or name)
+    return InputSpec(list(arr.shape), dtype, spec.name if spec is not None and spec.name else name)
 
 
 def _parameter_names(fn: Callable) -> List[str]:
