@@ -7,7 +7,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from ..autograd.mode import no_grad
 from ..static.input_spec import InputSpec
-from . import keywords
+from . import keywords, logger
 from .convert_call import options
 from .export_prune import prune_inputs, prune_outputs
 from .keywords import check_keywords
@@ -21,20 +21,19 @@ def enable_to_static(enable: bool) -> None:
     options.enabled = enable
 
 
-def set_verbosity(level: int = 0, also_to_stdout: bool = False) -> None:
-    """0: quiet; 1 and more: log re-traces and conversions (logger 'dy2st.jit', INFO)."""
-    import logging
-    log = logging.getLogger("dy2st.jit")
-    log.setLevel(logging.INFO if level > 0 else logging.WARNING)
-    if also_to_stdout and not any(isinstance(h, logging.StreamHandler) for h in log.handlers):
-        log.addHandler(logging.StreamHandler())
+def set_verbosity(level: Optional[int] = 0, also_to_stdout: bool = False) -> None:
+    """Log what to_static does (re-traces, graph breaks, conversions) through the `dy2st.jit`
+    logger, shown on stderr: 0 is quiet, 1 and more log at INFO, 3 and more at DEBUG.
+    `also_to_stdout` copies the records to stdout. None goes back to the environment variable
+    TRANSLATOR_VERBOSITY, which is read when no level was set (as Paddle does)."""
+    logger.set_level("verbosity", level, also_to_stdout)
 
 
-def set_code_level(level: int = 100, also_to_stdout: bool = False) -> None:
-    """Log the transformed code after each pass while converting (0 turns it off)."""
-    from . import transform
-    transform.code_level = level
-    set_verbosity(1 if level > 0 else 0, also_to_stdout)
+def set_code_level(level: Optional[int] = logger.LOG_ALL_PASSES, also_to_stdout: bool = False) -> None:
+    """Log the converted code of each function as it is converted, on stderr: level N (1 to the
+    number of passes) shows the code after the N-th pass, 100 (the default) the code after the
+    last; 0 turns it off. None goes back to TRANSLATOR_CODE_LEVEL (read when no level was set)."""
+    logger.set_level("code_level", level, also_to_stdout)
 
 
 def to_code(function: Callable) -> str:

@@ -15,6 +15,10 @@ class ConversionError(Exception):
     """The source of a function cannot be converted (unsupported syntax, no source, ...)."""
 
 
+class SourceUnavailableError(ConversionError):
+    """The source of a function cannot be read (typed into a REPL, made by exec, only a .pyc)."""
+
+
 def user_frames(tb: Optional[TracebackType]) -> List[Origin]:
     frames: List[Origin] = []
     while tb is not None:

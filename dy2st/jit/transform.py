@@ -21,9 +21,9 @@ from ..transformers.context import PassContext
 from ..transformers.gast_bridge import ast_to_gast, gast_to_ast, to_ast_in_place
 from ..transformers.naming import Namer, names_in
 from ..transformers.origin_info import attach_origins
-from ..transformers.pipeline import features, run_passes
-from .errors import ConversionError
-from .logger import log
+from ..transformers.pipeline import PASS_NAMES, features, run_passes
+from .errors import ConversionError, SourceUnavailableError
+from .logger import code_level, log
 
 FACTORY = "dy2st_factory"
 # Parsing, transforming and compiling run one thread at a time: CPython (3.11) keeps the ast
@@ -31,7 +31,6 @@ FACTORY = "dy2st_factory"
 # fail with `SystemError: AST constructor recursion depth mismatch` (issue 17). Reentrant: a
 # conversion may start another one. A lock is not state to reset.
 conversion_lock = threading.RLock()
-code_level = 0   # set by jit.set_code_level: > 0 logs the code after each pass
 
 
 @dataclass
@@ -82,10 +81,10 @@ class ConversionCache:
 cache = ConversionCache()
 
 
-def _no_source(fn: Callable, why: str) -> ConversionError:
+def _no_source(fn: Callable, why: str) -> SourceUnavailableError:
     code = getattr(fn, "__code__", None)
     where = f" (defined in {code.co_filename})" if code is not None else ""
-    return ConversionError(
+    return SourceUnavailableError(
         f"cannot convert {getattr(fn, '__qualname__', repr(fn))}{where}: its source code is not "
         f"available ({why}). Functions typed into an interactive interpreter or shipped only as "
         ".pyc files cannot be converted; put it in a .py file, or mark it with "
@@ -271,9 +270,14 @@ def _transform_tree(fn: Callable, until: Optional[str],
     self_writes = first_parameter_attribute_writes(node, nodes)
     _strip_signature_extras(node)
     wrapper = gast.Module(body=[node], type_ignores=[])
-    if on_pass is None and code_level > 0:
+    level = code_level()
+    if on_pass is None and 0 < level <= len(PASS_NAMES):
+        wanted = PASS_NAMES[level - 1]
+
         def on_pass(name: str, tree: gast.AST) -> None:
-            log.info("dy2st: %s after pass %r:\n%s", fn.__qualname__, name, to_source(tree))
+            if name == wanted:
+                log.info("dy2st: %s after pass %d %r:\n%s", fn.__qualname__, level, name,
+                         to_source(tree))
     run_passes(wrapper, ctx, until=until, on_pass=on_pass, present=present)
     anno.setanno(wrapper.body[0], "global_writes", writes)
     anno.setanno(wrapper.body[0], "self_writes", self_writes)
@@ -344,8 +348,8 @@ def _build_code(fn: types.FunctionType, parsed: Optional[Tuple] = None) -> Conve
     converted = ConvertedCode(function_node, gen_name, inner, freevars,
                               anno.getanno(node, "global_writes") or {},
                               anno.getanno(node, "self_writes") or ())
-    if code_level > 0:
-        log.info("dy2st: converted %s:\n%s", fn.__qualname__, converted.source)
+    if code_level() > len(PASS_NAMES):
+        log.info("dy2st: %s after the last pass:\n%s", fn.__qualname__, converted.source)
     return converted
 
 

@@ -214,7 +214,8 @@ def test_call_into_code_without_source():
 def test_function_without_source_runs_eagerly():
     ns = {"paddle": paddle, "np": np}
     exec("def f(x):\n    return paddle.to_tensor(np.sum(x.numpy())) + x\n", ns)
-    sf = check_calls(ns["f"], [(tensor([1.0, 2.0]),), (tensor([3.0, 4.0]),)])
+    with pytest.warns(UserWarning, match="runs f eagerly"):
+        sf = check_calls(ns["f"], [(tensor([1.0, 2.0]),), (tensor([3.0, 4.0]),)])
     assert "source" in sf.graph_breaks[0].reason
 
 

@@ -159,18 +159,24 @@ def test_shape_arithmetic_keeps_unknown_dims():
             assert all(d == -1 or d >= 0 for d in shape), (var.name, shape)
 
 
-def test_set_code_level_logs_code_after_each_pass(caplog):
+def test_set_code_level_logs_the_code_after_the_pass_of_that_level(caplog):
     from dy2st.jit import transform
+    from dy2st.transformers.pipeline import PASS_NAMES
     caplog.set_level(logging.INFO, logger="dy2st.jit")
+    level = PASS_NAMES.index("ifelse") + 1
     transform.cache.clear()
     try:
+        paddle.jit.set_code_level(level)
+        paddle.jit.to_code(plain)
+        transform.cache.clear()
         paddle.jit.set_code_level(100)
         paddle.jit.to_code(plain)
     finally:
         paddle.jit.set_code_level(0)
     msgs = [r.getMessage() for r in caplog.records if r.name == "dy2st.jit"]
-    assert any("after pass 'ifelse'" in m for m in msgs), msgs
-    assert any("after pass 'call'" in m for m in msgs)
+    assert any(f"after pass {level} 'ifelse'" in m for m in msgs), msgs
+    assert not any("'call'" in m for m in msgs), msgs
+    assert sum("after the last pass" in m for m in msgs) == 1, msgs
 
 
 def test_function_with_source_only_in_linecache(tmp_path):

@@ -3,20 +3,35 @@ that breaks runs that call eagerly, records the statement that broke, and later 
 function outlined into compiled regions and Python islands."""
 from __future__ import annotations
 
-import logging
 import re
+import warnings
 from typing import Any, Dict, List, Optional, Set, Tuple
 
 import gast
 import numpy as np
 
-from ..errors import raise_in_user_code
+from ..errors import SourceUnavailableError, raise_in_user_code
+from ..logger import log
 from .outline import REGIONS, Outline, Region, build, locate, set_cell, unfeed
 from .reasons import GraphBreakInfo, break_origin, classify, value_hint
 from .output_kinds import RegionCall, output_kinds, remember_kinds
 from .miss import Result, on_miss, state_of  # noqa: F401 - entry points kept here too
 
-log = logging.getLogger("dy2st.jit")
+
+_warned_codes: Set[Any] = set()     # code objects already warned about (once each)
+
+
+def warn_eager_once(fn: Any, error: BaseException) -> None:
+    """One warning per function that runs eagerly because its source cannot be read."""
+    code = getattr(fn, "__code__", fn)
+    if code in _warned_codes:
+        return
+    _warned_codes.add(code)
+    # shown at the function's own definition, the place the user can act on
+    warnings.warn_explicit(f"to_static runs {getattr(fn, '__qualname__', fn)!s} eagerly: {error}",
+                           UserWarning, getattr(code, "co_filename", "<unknown>"),
+                           getattr(code, "co_firstlineno", 0))
+
 
 RECOMPILE_LIMIT = 8   # traces of one region before it runs eagerly (Dynamo's recompile_limit)
 
@@ -38,9 +53,11 @@ class BreakState:
         try:
             from ..transform import parse_function
             self.parsed = parse_function(sf._function)
-        except Exception:  # noqa: BLE001 - no source: the function stays eager as a whole
+        except Exception as e:  # noqa: BLE001 - no source: the function stays eager as a whole
             self.parsed = None
             self.whole = True
+            if isinstance(e, SourceUnavailableError):
+                warn_eager_once(sf._function, e)
 
     # -- recording ---------------------------------------------------------------------------
     def record(self, error: BaseException, region: Optional[Region] = None) -> None:
