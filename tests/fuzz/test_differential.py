@@ -28,6 +28,7 @@ BUDGET = 300      # programs, each on 5 inputs in 3 modes (about 15 s on the 2-c
 OPEN: dict = {}
 
 
+@pytest.mark.slow
 def test_generated_programs_agree_in_every_mode():
     report = fuzz.fuzz(seed=0, count=BUDGET)
     assert report.programs == BUDGET
