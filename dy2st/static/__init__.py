@@ -16,7 +16,9 @@ from .print_op import Print
 __all__ = ["Program", "program_guard", "default_main_program", "data", "InputSpec", "Executor",
            "nn", "Print", "Variable", "default_startup_program", "append_backward", "gradients",
            "CompiledProgram", "BuildStrategy", "ExecutionStrategy", "save_inference_model",
-           "load_inference_model"]
+           "load_inference_model", "Scope", "global_scope", "scope_guard", "name_scope",
+           "create_global_var", "create_parameter", "cpu_places", "save", "load",
+           "load_program_state", "set_program_state"]
 
 
 def data(name: str, shape: Sequence[Optional[int]], dtype: Any = None, lod_level: int = 0) -> Variable:
@@ -49,6 +51,17 @@ _LAZY = {
     "load_inference_model": "static.inference_model:load_inference_model",
     "save_inference_model": "static.inference_model:save_inference_model",
     "accuracy": "metric.metrics:accuracy",
+    "Scope": "static.scope:Scope",
+    "global_scope": "static.scope:global_scope",
+    "scope_guard": "static.scope:scope_guard",
+    "name_scope": "static.scope:name_scope",
+    "create_global_var": "static.scope:create_global_var",
+    "create_parameter": "static.scope:create_parameter",
+    "cpu_places": "static.scope:cpu_places",
+    "save": "static.persistence:save",
+    "load": "static.persistence:load",
+    "load_program_state": "static.persistence:load_program_state",
+    "set_program_state": "static.persistence:set_program_state",
 }
 __getattr__ = _lazy_getattr(__name__, _LAZY, globals(), root="dy2st")
 

@@ -1,11 +1,20 @@
-"""The static API's `nn` namespace: control-flow primitives and the fluid-style `fc` layer."""
+"""The static API's `nn` namespace: control flow (cond, while_loop, case, switch_case) and the
+fluid-style layer functions (fc here; conv2d, batch_norm, embedding, ... in nn_layers)."""
 from __future__ import annotations
 
 from typing import Any, Optional
 
 from ..runtime.control_flow import cond, while_loop
+from ..utils.lazy import lazy_getattr as _lazy_getattr
+from .control import case, switch_case
 
-__all__ = ["cond", "while_loop", "fc"]
+_LAYERS = ("conv2d", "conv2d_transpose", "conv3d", "conv3d_transpose", "batch_norm",
+           "embedding", "sparse_embedding", "layer_norm", "group_norm", "instance_norm",
+           "prelu", "bilinear_tensor_product", "spectral_norm")
+__all__ = ["cond", "while_loop", "fc", "case", "switch_case", *_LAYERS]
+# the layer functions build dy2st.nn layers: loaded on first use (static loads with jit)
+__getattr__ = _lazy_getattr(__name__, {n: "nn_layers" for n in _LAYERS}, globals(),
+                            same_name=True, root="dy2st.static")
 
 
 def fc(x: Any, size: int, num_flatten_dims: int = 1, weight_attr: Any = None,
