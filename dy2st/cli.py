@@ -21,7 +21,7 @@ class UserError(Exception):
 
 # ----------------------------------------------------------------------------- helpers
 def _specs(texts: Optional[Sequence[str]]) -> List[Any]:
-    from .jit.spec_text import parse_input_spec
+    from .format.spec_text import parse_input_spec
     try:
         return [parse_input_spec(t) for t in texts or []]
     except ValueError as e:
@@ -65,7 +65,7 @@ def _type_text(var: Any) -> str:
 
 # ----------------------------------------------------------------------------- inspect
 def cmd_inspect(args: argparse.Namespace) -> int:
-    from .jit.model_format import read_model
+    from .format import read_model
     from .jit.translated_layer import spec_text
     from .runtime.pytree import describe
     model = read_model(args.path)
@@ -377,7 +377,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     if not hasattr(args, "traceback"):
         args.traceback = False
-    from .jit.model_format import ModelFormatError
+    from .format import ModelFormatError
     try:
         return args.func(args)
     except (UserError, ModelFormatError) as e:

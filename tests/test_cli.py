@@ -9,8 +9,8 @@ import pytest
 
 import dy2st
 from dy2st import static
-from dy2st.jit.concrete import ConcreteProgram
-from dy2st.jit.spec_text import format_input_spec, parse_input_spec
+from dy2st.format.concrete import ConcreteProgram
+from dy2st.format.spec_text import format_input_spec, parse_input_spec
 from dy2st.static import InputSpec
 from dy2st.static import nn as snn
 
@@ -48,7 +48,7 @@ def model(tmp_path):
     concrete = ConcreteProgram(prog, [InputSpec([None, 3], "float32", "x"),
                                       InputSpec([], "int64", "n")],
                                ("tuple", (LEAF, LEAF)), [("var", 0), ("var", 1)])
-    from dy2st.jit.model_format import save_concrete
+    from dy2st.format import save_concrete
     save_concrete(concrete, str(tmp_path / "model"))
     np.save(tmp_path / "x.npy", np.ones((2, 3), np.float32))
     np.save(tmp_path / "n.npy", np.array(3))
@@ -287,7 +287,7 @@ def test_run_input_whose_header_claims_2_pow_40_elements(model):
 def test_a_model_failing_while_it_runs_is_one_line_with_status_1(tmp_path):
     from dy2st.runtime.pytree import LEAF
     from dy2st.runtime.side_effects import assert_true
-    from dy2st.jit.model_format import save_concrete
+    from dy2st.format import save_concrete
     prog = static.Program()
     with static.program_guard(prog):
         x = static.data("x", [None], "float32")

@@ -25,8 +25,8 @@ NOT_AT_IMPORT = [
 # exporting and the passes the function does not need are not on its path).
 NOT_AT_FIRST_CALL = [
     "dy2st.nn", "dy2st.optimizer", "dy2st.io", "dy2st.onnx", "dy2st.cli",
-    "dy2st.jit.translated_layer", "dy2st.jit.model_format.files",
-    "dy2st.jit.model_format.build", "dy2st.jit.graph_break.dispatch",
+    "dy2st.jit.translated_layer", "dy2st.format.files",
+    "dy2st.format.build", "dy2st.jit.graph_break.dispatch",
     "dy2st.jit.graph_break.outline", "dy2st.transformers.loop", "dy2st.transformers.ifelse",
     "dy2st.static.inference_model", "dy2st.static.io", "dy2st.metric",
 ]

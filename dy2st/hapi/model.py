@@ -16,7 +16,7 @@ from ..metric import Metric
 from ..nn.layer import Layer
 from ..runtime import ops
 from ..runtime.tensor import Tensor
-from ..static.input_spec import InputSpec
+from ..format.input_spec import InputSpec
 from . import steps
 from .callbacks import EarlyStopping, config_callbacks
 from .sampler import EpochShuffleSampler

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..autograd import no_grad
 from ..runtime import ops
-from ..static.input_spec import InputSpec
+from ..format.input_spec import InputSpec
 
 
 def _all_numbers(items: Any) -> bool:

@@ -16,9 +16,9 @@ from typing import Any, BinaryIO, Dict, List, Union
 
 import numpy as np
 
-from ..jit.model_format.atomic import _write_atomic
-from ..jit.model_format.errors import ModelFormatError
-from ..jit.model_format.jsontext import _parse_json
+from ..format.atomic import _write_atomic
+from ..format.errors import ModelFormatError
+from ..format.jsontext import _parse_json
 from ..runtime.dtype import DTYPES
 from ..runtime.program import Variable
 from ..runtime.tensor import Tensor

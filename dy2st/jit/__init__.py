@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .convert_call import ignore_module, not_to_static, options
 from .errors import ConversionError
-from .model_format.errors import ModelFormatError
+from ..format.errors import ModelFormatError
 from .static_function import StaticFunction, to_static
 from . import load as _load_module  # noqa: F401 - imported first so `load` below stays the function
 from .api import enable_to_static, save, load, set_code_level, set_verbosity, to_code

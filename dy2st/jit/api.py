@@ -6,7 +6,7 @@ import types
 from typing import Any, Callable, Optional, Sequence
 
 from ..autograd.mode import no_grad
-from ..static.input_spec import InputSpec
+from ..format.input_spec import InputSpec
 from . import keywords, logger
 from .convert_call import options
 from .export_prune import prune_inputs, prune_outputs
@@ -72,7 +72,7 @@ def save(layer: Any, path: str, input_spec: Optional[Sequence[Any]] = None, **co
     `keep_training=True` to export it in the mode it is in. `output_spec` (tensors returned by
     the last call) keeps only those outputs; `input_names_after_prune` keeps only the inputs of
     those names (InputSpec, Tensor or argument names)."""
-    from .model_format import save_concrete
+    from ..format import save_concrete
     # imported here: a TranslatedLayer is an nn.Layer, and nn is off the path of `import dy2st.jit`
     from .translated_layer import TranslatedLayer
     check_keywords("jit.save", configs, keywords.SAVE, ("layer", "path", "input_spec"))

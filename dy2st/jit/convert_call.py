@@ -12,7 +12,7 @@ from typing import Any, Callable, Dict, Iterable, Set, Tuple
 
 from ..runtime.origin import source_maps
 from ..runtime.registry import hooks
-from . import attribute_writes
+from ..jst import attribute_writes
 from .errors import ConversionError
 from .logger import log
 

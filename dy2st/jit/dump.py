@@ -11,7 +11,7 @@ import types
 from typing import List, Optional
 
 
-from ..static.input_spec import InputSpec
+from ..format.input_spec import InputSpec
 
 
 class DumpError(ValueError):

@@ -7,7 +7,7 @@ from typing import Any, List, Optional, Sequence
 from ..runtime.passes.dce import eliminate_dead_code
 from ..runtime.pytree import flatten
 from ..runtime.tensor import Tensor
-from .concrete import ConcreteProgram
+from ..format.concrete import ConcreteProgram
 
 
 def prune_outputs(concrete: ConcreteProgram, last: Any, output_spec: Sequence[Any]) -> None:

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
 def load(path: "str | os.PathLike[str]", **configs: Any) -> TranslatedLayer:
     """Load the model saved by `jit.save(..., path)` (raises ModelFormatError for bad files)."""
     # imported here: a TranslatedLayer is an nn.Layer, and nn is off the path of `import dy2st.jit`
-    from .model_format import read_model
+    from ..format import read_model
     from .translated_layer import TranslatedLayer
     model = read_model(os.fspath(path))
     return TranslatedLayer(model.concrete, model.extra, source=model.json_path)

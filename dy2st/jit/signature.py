@@ -12,7 +12,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..runtime.tensor import Tensor
-from ..static.input_spec import InputSpec
+from ..format.input_spec import InputSpec
 
 
 class IdentityKey:

@@ -20,14 +20,14 @@ from ..runtime.program import Program, Variable, program_guard
 from ..runtime.pytree import flatten, unflatten
 from ..runtime.registry import hooks as _hooks
 from ..runtime.tensor import Tensor, TensorLike
-from ..static.input_spec import InputSpec
-from .concrete import ConcreteProgram
+from ..format.input_spec import InputSpec
+from ..format.concrete import ConcreteProgram
 from . import run_program
 from .convert_call import options
 from .errors import ConversionError, raise_in_user_code, raise_run_error
 from . import keywords
 from .keywords import check_keywords
-from .jst import fails_on_its_path, raise_when_reached
+from ..jst.namespace import fails_on_its_path, raise_when_reached
 from .signature import CallBinder, describe_change, spec_key, value_key
 from .logger import log
 

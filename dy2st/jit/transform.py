@@ -356,7 +356,7 @@ def _build_code(fn: types.FunctionType, parsed: Optional[Tuple] = None) -> Conve
 def convert_function(fn: types.FunctionType) -> types.FunctionType:
     """The converted twin of fn: same globals, closure cells, defaults and name."""
     converted = converted_code(fn)
-    from . import jst
+    from ..jst import namespace as jst
     # The original's own cells, not copies of their values: a `nonlocal` write through the
     # converted function (or another closure) is seen by both.
     original = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))

@@ -12,8 +12,8 @@ from ..runtime.executor import compile_program
 from ..runtime.program import Program, Variable
 from ..runtime.pytree import LEAF, describe, flatten, unflatten
 from ..runtime.tensor import Tensor
-from ..static.input_spec import InputSpec
-from .concrete import ConcreteProgram
+from ..format.input_spec import InputSpec
+from ..format.concrete import ConcreteProgram
 from .translated_training import call_with_grad, wants_grad
 
 try:

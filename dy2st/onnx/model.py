@@ -6,7 +6,7 @@ from typing import Any, Dict, List, Optional
 
 import numpy as np
 
-from ..jit.concrete import ConcreteProgram
+from ..format.concrete import ConcreteProgram
 from . import table
 from .builder import Builder, Value
 

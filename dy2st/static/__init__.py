@@ -10,7 +10,7 @@ from ..runtime.executor import Executor
 from ..runtime.program import Program, Variable, default_main_program, program_guard
 from ..utils.lazy import lazy_getattr as _lazy_getattr
 from . import nn
-from .input_spec import InputSpec
+from ..format.input_spec import InputSpec
 from .print_op import Print
 
 __all__ = ["Program", "program_guard", "default_main_program", "data", "InputSpec", "Executor",

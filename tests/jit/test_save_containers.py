@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
-from dy2st.jit.model_format import ModelFormatError
+from dy2st.format import ModelFormatError
 from dy2st.jit.translated_layer import InputMismatchError
 from dy2st.static import InputSpec
 from tests.support import model_doc, randn, write_model_doc

@@ -168,7 +168,7 @@ class BreakState:
     def _pass_unknown_dims(self, region: Region, entry: Any) -> None:
         """Outputs with unknown dims (from an InputSpec) stay unknown in the regions that read
         them, so a new batch size does not trace those again."""
-        from ...static.input_spec import InputSpec
+        from ...format.input_spec import InputSpec
         concrete = entry.concrete
         if region.returns or not self.sf._input_spec:
             return
@@ -229,7 +229,7 @@ class BreakState:
 def _unknown_dims_for_arrays(rsf: Any, args: Tuple) -> bool:
     """With an InputSpec on the function, arrays computed by islands enter regions with every
     dim unknown (they usually follow the batch): True when that changed the region's specs."""
-    from ...static.input_spec import InputSpec
+    from ...format.input_spec import InputSpec
     specs = list(rsf._input_spec or [None] * len(args))
     changed = False
     for i, a in enumerate(args[:len(specs)]):

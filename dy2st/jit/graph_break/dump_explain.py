@@ -7,7 +7,7 @@ from typing import Any, List
 
 import numpy as np
 
-from ...static.input_spec import InputSpec
+from ...format.input_spec import InputSpec
 from .explain import explain
 
 UNKNOWN_DIM = 2

@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Sequence
 
 import numpy as np
 
-from ...runtime.program import Block, Operator, Program
+from ..runtime.program import Block, Operator, Program
 from .attr_schema import check_attrs
 from .errors import _fail
 
@@ -43,7 +43,7 @@ def check_names(program: Program, where: str) -> None:
 
 def _check_block(program: Program, block: Block, owner: Dict[int, int], where: str) -> None:
     """Every name is declared, defined before use, and control flow fits its sub-blocks."""
-    from ...runtime.registry import OPS
+    from ..runtime.registry import OPS
     defined = set(block.params)
     if block.idx == 0:
         defined |= set(program.feed_names) | set(program.persistables)

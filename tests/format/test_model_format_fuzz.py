@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
-from dy2st.jit.model_format import ModelFormatError
+from dy2st.format import ModelFormatError
 from dy2st.jit.translated_layer import InputMismatchError
 from tests.support import save_branchy_model
 

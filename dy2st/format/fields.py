@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, List
 
-from ...runtime.dtype import DTYPES
+from ..runtime.dtype import DTYPES
 from .errors import _fail
 
 _MAX_NAME = 256

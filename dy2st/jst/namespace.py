@@ -16,7 +16,7 @@ from ..runtime.unrolled import unrolled_loop
 from . import attribute_writes
 from .branch_aliases import AliasFlags, branch_alias_tests
 from .branch_attributes import take_attributes, with_attribute_outputs
-from .convert_call import convert_call as Call  # noqa: F401 - part of the _jst namespace
+from ..jit.convert_call import convert_call as Call  # noqa: F401 - part of the _jst namespace
 from .iteration import Enumerate, For, ListComp, Range, Zip  # noqa: F401
 from .operators import (AllOf, And, AnyOf, Bool, Compare, Float, Int,  # noqa: F401
                         IsInstance, Len, Max, Min, Not, Or, Round, Sum)
@@ -56,7 +56,7 @@ class TryBlock:
 
 def refuse_inside_try(what: str) -> None:
     if _try_depth.lines:
-        from .errors import ConversionError
+        from ..jit.errors import ConversionError
         raise ConversionError(
             f"a tensor-dependent {what} inside the `try` statement at line {_try_depth.lines[-1]} "
             "is not supported: its errors happen when the program runs, where Python's `except` "

@@ -6,12 +6,12 @@ from typing import Any, Dict, List
 
 import numpy as np
 
-from ...runtime.origin import Origin
-from ...runtime.program import Block, Operator, Program, Variable
-from ...runtime.pytree import LEAF
-from ...runtime.tensor import Parameter, Tensor
-from ...static.input_spec import InputSpec
-from ..concrete import ConcreteProgram
+from ..runtime.origin import Origin
+from ..runtime.program import Block, Operator, Program, Variable
+from ..runtime.pytree import LEAF
+from ..runtime.tensor import Parameter, Tensor
+from .input_spec import InputSpec
+from .concrete import ConcreteProgram
 from .codec import decode_value
 from .errors import _fail
 from .fields import _dtype, _get, _int_list, _name
@@ -53,7 +53,7 @@ def _build_block(program: Program, doc: Any, idx: int, where: str) -> Block:
 
 
 def _build_op(od: Any, where: str) -> Operator:
-    from ...runtime.registry import OPS
+    from ..runtime.registry import OPS
     type_ = _get(od, "type", str, where)
     if type_ not in OPS:
         raise _fail(where, f"unknown op type {type_[:80]!r}: this dy2st ({_dy2st_version()}) has no "

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 from ..runtime.dtype import DTYPES
-from ..static.input_spec import InputSpec
+from .input_spec import InputSpec
 
 _SPEC = re.compile(r"^\s*(?:(?P<name>[^:\[\]]*?)\s*:)?\s*(?P<dtype>[A-Za-z0-9_.]*)\s*"
                    r"(?:\[(?P<dims>[^\[\]]*)\])?\s*$")

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from typing import Any, List, Tuple
 
 from ..runtime.program import Program
-from ..static.input_spec import InputSpec
+from .input_spec import InputSpec
 
 
 @dataclass

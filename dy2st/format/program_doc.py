@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Tuple
 
-from ...runtime.program import Program
-from ...runtime.pytree import LEAF
-from ..concrete import ConcreteProgram
+from ..runtime.program import Program
+from ..runtime.pytree import LEAF
+from .concrete import ConcreteProgram
 from .codec import encode_value
 from .errors import ModelFormatError
 from .header import FORMAT_NAME, FORMAT_VERSION, _dy2st_version

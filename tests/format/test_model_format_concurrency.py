@@ -114,8 +114,8 @@ MODEL = textwrap.dedent("""
     import numpy as np
     import dy2st
     from dy2st import static
-    from dy2st.jit.concrete import ConcreteProgram
-    from dy2st.jit.model_format import ModelFormatError, save_concrete
+    from dy2st.format.concrete import ConcreteProgram
+    from dy2st.format import ModelFormatError, save_concrete
     from dy2st.runtime.pytree import LEAF
     from dy2st.static import InputSpec
 

@@ -1,6 +1,6 @@
 """Aliases made inside a tensor `if` (a nested `if`, an `elif`, two names that become one
 object, an early return) survive it: a later in-place change reaches every object that is the
-changed one on the path taken, as in eager mode (jit/branch_aliases.py)."""
+changed one on the path taken, as in eager mode (jst/branch_aliases.py)."""
 import numpy as np
 import pytest
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ...runtime.dtype import DTYPES
+from ..runtime.dtype import DTYPES
 from .errors import _fail
 from .fields import _int_list
 

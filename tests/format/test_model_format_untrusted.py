@@ -14,7 +14,7 @@ import numpy.lib.format as npy_format
 import pytest
 
 import dy2st as paddle
-from dy2st.jit.model_format import ModelFormatError
+from dy2st.format import ModelFormatError
 from tests.support import (model_doc, model_npz_path, save_branchy_model, write_model_doc,
                            write_model_npz)
 

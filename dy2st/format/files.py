@@ -9,8 +9,8 @@ from typing import Any, Dict, NamedTuple, Optional
 
 import numpy as np
 
-from ...runtime.tensor import Tensor
-from ..concrete import ConcreteProgram
+from ..runtime.tensor import Tensor
+from .concrete import ConcreteProgram
 from .atomic import _fsync_dir, _write_atomic, save_lock
 from .build import _fits, build_concrete
 from .codec import decode_value

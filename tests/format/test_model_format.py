@@ -1,4 +1,4 @@
-"""jit.model_format: round trips in a fresh process, every refusal, and atomic overwrites."""
+"""format: round trips in a fresh process, every refusal, and atomic overwrites."""
 import hashlib
 import json
 import os
@@ -12,9 +12,9 @@ import pytest
 
 import dy2st
 from dy2st import static
-from dy2st.jit.concrete import ConcreteProgram
+from dy2st.format.concrete import ConcreteProgram
 from dy2st.jit.load import load
-from dy2st.jit.model_format import FORMAT_VERSION, ModelFormatError, load_concrete, save_concrete
+from dy2st.format import FORMAT_VERSION, ModelFormatError, load_concrete, save_concrete
 from dy2st.runtime.executor import compile_program
 from dy2st.runtime.pytree import flatten
 from dy2st.runtime.registry import apply

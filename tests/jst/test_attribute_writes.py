@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
-from dy2st.jit import attribute_writes
+from dy2st.jst import attribute_writes
 from dy2st.runtime.program import Program, program_guard
 from dy2st.static import data
 from tests.support import assert_agrees_with_eager

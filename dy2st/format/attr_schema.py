@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, Optional
 
-from ...runtime.dtype import DTYPES
-from ...runtime.program import Block, Operator
+from ..runtime.dtype import DTYPES
+from ..runtime.program import Block, Operator
 from .errors import _fail
 
 _INT64_MAX = (1 << 63) - 1

@@ -63,7 +63,7 @@ class TensorItems:
         self.x = x
 
     def length(self) -> Any:
-        from .jst import Len
+        from .namespace import Len
         return Len(self.x)
 
     def item(self, k: Any) -> Any:
@@ -201,7 +201,7 @@ def _python_for(iterable: Any, body: Callable, get_args: Callable, set_args: Cal
             if arrays and isinstance(iterable, range):
                 # A list grown here may get a data-dependent length (an append under a
                 # tensor `if`): then the rest of the range runs as a tensor loop instead.
-                from .jst import copy_containers
+                from .namespace import copy_containers
                 saved = copy_containers(get_args())
                 try:
                     body(item)
@@ -220,7 +220,7 @@ def _python_for(iterable: Any, body: Callable, get_args: Callable, set_args: Cal
             _static_for(rest, body, get_args, set_args, names, extra_cond, arrays)
             return
         # other Python iterables: every later iteration runs under the flag
-        from .jst import IfElse
+        from .namespace import IfElse
         IfElse(go, lambda item=item: body(item), lambda: None, get_args, set_args, names,
                tuple(range(len(names))))
 
@@ -228,9 +228,9 @@ def _python_for(iterable: Any, body: Callable, get_args: Callable, set_args: Cal
 def _static_for(sym: Any, body: Callable, get_args: Callable, set_args: Callable,
                 names: Sequence[str], extra_cond: Optional[Callable], arrays: Sequence[str]) -> None:
     """A `while` op over the items of a symbolic iterable (index 0 .. length)."""
-    from .jst import run_static_loop
+    from .namespace import run_static_loop
     from .operators import _as_bool
-    from .jst import refuse_inside_try
+    from .namespace import refuse_inside_try
     refuse_inside_try("`for` loop")
     length = sym.length()
     index: List[Any] = [None]

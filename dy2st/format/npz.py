@@ -13,7 +13,7 @@ from typing import Any, BinaryIO, Dict, List, Tuple
 import numpy as np
 import numpy.lib.format as npy_format
 
-from ...runtime.dtype import DTYPES
+from ..runtime.dtype import DTYPES
 from .errors import ModelFormatError, _fail
 from .fields import _dtype, _get, _int_list, _name
 
