@@ -1,8 +1,9 @@
-"""The bridge from eager code to static graphs: to_static, the _jst helpers, caches, error
-mapping, save and load."""
+"""The front end from eager code to static graphs: to_static, StaticFunction, caches, error
+mapping, save/load and explain (the `_jst` runtime is dy2st.jst, the model format dy2st.format)."""
 from __future__ import annotations
 
-from .convert_call import ignore_module, not_to_static, options
+from . import convert_call  # noqa: F401 - installs the call converter and the Layer hook
+from .options import ignore_module, not_to_static, options
 from .errors import ConversionError
 from ..format.errors import ModelFormatError
 from .static_function import StaticFunction, to_static

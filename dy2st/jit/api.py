@@ -8,9 +8,9 @@ from typing import Any, Callable, Optional, Sequence
 from ..autograd.mode import no_grad
 from ..format.input_spec import InputSpec
 from . import keywords, logger
-from .convert_call import options
 from .export_prune import prune_inputs, prune_outputs
 from .keywords import check_keywords
+from .options import options
 from .static_function import StaticFunction, layer_forward
 
 

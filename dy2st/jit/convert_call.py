@@ -8,49 +8,21 @@ import inspect
 import os
 import sys
 import types
-from typing import Any, Callable, Dict, Iterable, Set, Tuple
+from typing import Any, Callable
 
 from ..runtime.origin import source_maps
 from ..runtime.registry import hooks
 from ..jst import attribute_writes
+from ..jst.namespace import set_call_converter
 from .errors import ConversionError
 from .logger import log
+from .options import options
 
 
 _SKIP_ROOTS = {"dy2st", "numpy", "gast", "builtins", "functools", "typing", "abc", "collections",
                "math", "itertools", "operator", "copy", "logging", "inspect", "paddle", "pytest"}
 # where `os` lives is the standard library (sysconfig.get_paths() says the same, slower)
 _STDLIB = os.path.normcase(os.path.dirname(os.__file__))
-
-
-class ConvertOptions:
-    """Process-wide conversion switches (reset with `reset()`)."""
-
-    def __init__(self) -> None:
-        self.reset()
-
-    def reset(self) -> None:
-        self.enabled = True
-        self.ignored_modules: Set[str] = set()
-        # id(code) -> (code, its function's module): functions that _always_skipped found
-        self.always_skipped: Dict[int, Tuple[types.CodeType, str]] = {}
-
-
-options = ConvertOptions()
-
-
-def not_to_static(func: Callable = None) -> Callable:
-    """Decorator: run `func` as it is even when called from converted code."""
-    if func is None:
-        return not_to_static
-    func._dy2st_not_to_static = True
-    return func
-
-
-def ignore_module(modules: Iterable[Any]) -> None:
-    """Functions from these modules are called as they are from converted code."""
-    for m in modules:
-        options.ignored_modules.add(m if isinstance(m, str) else m.__name__)
 
 
 def _always_skipped(fn: types.FunctionType) -> bool:
@@ -164,3 +136,5 @@ def converted_forward(layer: Any) -> Any:
 
 # user Layers called while a Program is traced run their converted forward (nn/layer.py)
 hooks.layer_forward = converted_forward
+# converted code calls `_jst.Call(f)(...)`: the runtime in jst/ gets the converter from here
+set_call_converter(convert_call)

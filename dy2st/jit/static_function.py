@@ -23,7 +23,7 @@ from ..runtime.tensor import Tensor, TensorLike
 from ..format.input_spec import InputSpec
 from ..format.concrete import ConcreteProgram
 from . import run_program
-from .convert_call import options
+from .options import options
 from .errors import ConversionError, raise_in_user_code, raise_run_error
 from . import keywords
 from .keywords import check_keywords

@@ -16,7 +16,6 @@ from ..runtime.unrolled import unrolled_loop
 from . import attribute_writes
 from .branch_aliases import AliasFlags, branch_alias_tests
 from .branch_attributes import take_attributes, with_attribute_outputs
-from ..jit.convert_call import convert_call as Call  # noqa: F401 - part of the _jst namespace
 from .iteration import Enumerate, For, ListComp, Range, Zip  # noqa: F401
 from .operators import (AllOf, And, AnyOf, Bool, Compare, Float, Int,  # noqa: F401
                         IsInstance, Len, Max, Min, Not, Or, Round, Sum)
@@ -26,6 +25,18 @@ __all__ = ["IfElse", "IfElseExpr", "While", "For", "Range", "Enumerate", "Zip", 
            "Not", "Print", "Assert", "Int", "Float", "Bool", "Len", "SetItem", "GetAttr",
            "UndefinedVar", "ReturnValue", "Call", "TryBlock", "Compare", "IsInstance", "Sum",
            "Defined"]
+
+
+def Call(fn: Any) -> Any:
+    """The callable converted code uses instead of `fn`: jit installs its call converter with
+    `set_call_converter` when it loads (this runtime never imports the front end)."""
+    raise RuntimeError("dy2st.jst.Call: no call converter installed (import dy2st.jit first)")
+
+
+def set_call_converter(convert: Callable[[Any], Any]) -> None:
+    """Make `_jst.Call` the given converter (converted code looks it up on every call)."""
+    global Call
+    Call = convert
 
 
 def _symbolic(x: Any) -> bool:

@@ -7,7 +7,8 @@ import types
 import numpy as np
 
 import dy2st as paddle
-from dy2st.jit.convert_call import convert_call, options
+from dy2st.jit.convert_call import convert_call
+from dy2st.jit.options import options
 
 
 def user_fn(x):

@@ -231,7 +231,8 @@ def test_function_from_other_user_module(check, user_module):
 
 
 def test_ignore_module_calls_as_is(user_module):
-    from dy2st.jit.convert_call import convert_call, options
+    from dy2st.jit.convert_call import convert_call
+    from dy2st.jit.options import options
     saved = set(options.ignored_modules)
     try:
         assert convert_call(user_module.other) is not user_module.other

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...runtime import state as _state
-from ..convert_call import options
+from ..options import options
 from ..static_function import StaticFunction
 
 
