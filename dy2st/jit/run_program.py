@@ -17,7 +17,7 @@ from ..autograd.engine import GradientError
 from ..autograd.static_backward import (append_backward_ops, is_differentiable_value,
                                        requires_grad)
 from ..autograd.tape import Node, attach, edge_of
-from ..runtime.executor import compile_program
+from ..backends import compile_for
 from ..runtime.origin import user_origin
 from ..runtime.passes import optimize
 from ..runtime.passes.roll import roll_loops
@@ -179,10 +179,11 @@ def _build(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict, flags: Tuple[b
     program.feed_names = inputs
     program.fetch_names = outputs + [new for _, new in writes] + residuals
     optimize(program)
-    return GradProgram(compile_program(program, inputs, program.fetch_names), len(outputs),
+    backend = static_fn.backend
+    return GradProgram(compile_for(backend, program, inputs, program.fetch_names), len(outputs),
                        [program.write_targets[old] for old, _ in writes],
-                       compile_program(backward, backward.feed_names, fetch), seeded, fetch_of,
-                       joint)
+                       compile_for(backend, backward, backward.feed_names, fetch), seeded,
+                       fetch_of, joint)
 
 
 def _run(compiled: Any, feeds: List[Any]) -> List[Any]:

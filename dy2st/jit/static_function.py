@@ -14,7 +14,8 @@ from ..runtime import state
 from ..runtime.control_flow import is_undefined
 from ..runtime.dtype import dtype_of_array
 from ..runtime.persistable import store
-from ..runtime.executor import CompiledProgram, compile_program
+from ..backends import compile_for, resolve_backend
+from ..runtime.executor import CompiledProgram
 from ..runtime.passes import optimize
 from ..runtime.program import Program, Variable, program_guard
 from ..runtime.pytree import flatten, unflatten
@@ -130,8 +131,11 @@ class StaticFunction:
     """Callable like the original; each new input signature is traced once into a Program."""
 
     def __init__(self, function: Callable, input_spec: Optional[Sequence[Any]] = None,
-                 full_graph: bool = False, instance: Any = None, **kwargs: Any) -> None:
+                 full_graph: bool = False, instance: Any = None, backend: Optional[str] = None,
+                 **kwargs: Any) -> None:
         self._function = function
+        # the executor of this function's programs (dy2st/backends): "numpy" or "xla"
+        self.backend = resolve_backend(backend)
         self._instance = instance
         self._input_spec = normalize_specs(input_spec) if input_spec else None
         self._full_graph = full_graph
@@ -153,7 +157,8 @@ class StaticFunction:
         except TypeError:
             bound = None
         if bound is None:
-            bound = StaticFunction(self._function, self._input_spec, self._full_graph, instance)
+            bound = StaticFunction(self._function, self._input_spec, self._full_graph, instance,
+                                   backend=self.backend)
             try:
                 self._bound[instance] = bound
             except TypeError:
@@ -244,7 +249,7 @@ class StaticFunction:
         optimize(program)
         concrete = ConcreteProgram(program, traced.inputs, traced.out_tree, traced.leaves_desc,
                                    traced.input_structure)
-        compiled = compile_program(program, program.feed_names, program.fetch_names)
+        compiled = compile_for(self.backend, program, program.feed_names, program.fetch_names)
         entry = CacheEntry(concrete, compiled, traced.in_tree, traced.positions, key)
         entry.writes = [(program.write_targets[old], n_out + i)
                         for i, (old, _) in enumerate(writes)]
@@ -587,7 +592,7 @@ def _outputs(out_leaves: List[Any]):
 
 
 def layer_forward(layer: Any, input_spec: Optional[Sequence[Any]] = None,
-                  full_graph: bool = False) -> StaticFunction:
+                  full_graph: bool = False, backend: Optional[str] = None) -> StaticFunction:
     """The StaticFunction of a Layer's forward, bound to the layer (reused when it exists)."""
     own = layer.__dict__.get("forward")
     if isinstance(own, StaticFunction):
@@ -595,7 +600,7 @@ def layer_forward(layer: Any, input_spec: Optional[Sequence[Any]] = None,
     cls_fwd = type(layer).forward
     if isinstance(cls_fwd, StaticFunction):
         return cls_fwd.__get__(layer, type(layer))
-    return StaticFunction(cls_fwd, input_spec, full_graph, instance=layer)
+    return StaticFunction(cls_fwd, input_spec, full_graph, instance=layer, backend=backend)
 
 
 def _check_defined_output(var: Variable) -> None:
@@ -606,27 +611,30 @@ def _check_defined_output(var: Variable) -> None:
         check_defined(*entry)
 
 
-_TO_STATIC_PARAMETERS = ("function", "input_spec", "full_graph")
+_TO_STATIC_PARAMETERS = ("function", "input_spec", "full_graph", "backend")
 
 
 def to_static(function: Any = None, input_spec: Optional[Sequence[Any]] = None,
-              full_graph: bool = False, **kwargs: Any) -> Any:
-    """Convert a function, a method or a Layer (its forward) to a static graph. Paddle's
-    keywords `build_strategy`, `backend` and `property` are accepted; any other raises
-    TypeError naming the closest valid one."""
+              full_graph: bool = False, backend: Optional[str] = None, **kwargs: Any) -> Any:
+    """Convert a function, a method or a Layer (its forward) to a static graph. `backend` runs
+    its programs: None ($DY2ST_BACKEND, else "numpy"), "numpy" or "xla" (docs/backends.md).
+    Paddle's keywords `build_strategy` and `property` are accepted; any other raises TypeError
+    naming the closest valid one."""
     check_keywords("to_static", kwargs, keywords.TO_STATIC, _TO_STATIC_PARAMETERS)
+    backend = resolve_backend(backend)
 
     def decorate(obj: Any) -> Any:
         if _layer_class_for(obj) is not _NotALayer:
-            obj.__dict__["forward"] = layer_forward(obj, input_spec, full_graph)
+            obj.__dict__["forward"] = layer_forward(obj, input_spec, full_graph, backend)
             return obj
         if isinstance(obj, StaticFunction):
             return obj
         if isinstance(obj, types.MethodType):
-            return StaticFunction(obj.__func__, input_spec, full_graph, instance=obj.__self__)
+            return StaticFunction(obj.__func__, input_spec, full_graph, instance=obj.__self__,
+                                  backend=backend)
         if not callable(obj):
             raise TypeError(f"to_static expects a function, method or Layer, got {type(obj).__name__}")
-        return StaticFunction(obj, input_spec, full_graph, **kwargs)
+        return StaticFunction(obj, input_spec, full_graph, backend=backend, **kwargs)
     if function is None:
         return decorate
     return decorate(function)

@@ -8,7 +8,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..autograd.mode import is_grad_enabled
-from ..runtime.executor import compile_program
+from ..backends import compile_for, resolve_backend
 from ..runtime.program import Program, Variable
 from ..runtime.pytree import LEAF, describe, flatten, unflatten
 from ..runtime.tensor import Tensor
@@ -55,7 +55,7 @@ class TranslatedLayer(_Base):
     The saved graph is the eval-mode graph; `train()` / `eval()` only flip `training`."""
 
     def __init__(self, concrete: ConcreteProgram, extra: Optional[Dict[str, Any]] = None,
-                 source: str = "") -> None:
+                 source: str = "", backend: Optional[str] = None) -> None:
         if _Base is not object:
             super().__init__()
         setattr_ = object.__setattr__     # Layer.__setattr__ would file Tensors as parameters
@@ -64,6 +64,7 @@ class TranslatedLayer(_Base):
         setattr_(self, "_extra", dict(extra or {}))
         setattr_(self, "_source", source)
         setattr_(self, "_compiled", None)
+        setattr_(self, "_backend", resolve_backend(backend))
         names = [s.name or feed for s, feed in zip(concrete.inputs, concrete.program.feed_names)]
         setattr_(self, "_input_names", names)
         setattr_(self, "_input_index", {n: i for i, n in enumerate(names)})
@@ -78,7 +79,7 @@ class TranslatedLayer(_Base):
         compiled = self._compiled
         if compiled is None:
             p = self._concrete.program
-            compiled = compile_program(p, p.feed_names, p.fetch_names)
+            compiled = compile_for(self._backend, p, p.feed_names, p.fetch_names)
             object.__setattr__(self, "_compiled", compiled)
         outs = compiled(feeds)
         return self._rebuild(outs, feeds)

@@ -148,7 +148,8 @@ class BreakState:
                 outline.regions[i] = kept
                 regions.append(same)
                 continue
-            rsf = StaticFunction(region.plain, full_graph=False, instance=sf._instance)
+            rsf = StaticFunction(region.plain, full_graph=False, instance=sf._instance,
+                                  backend=sf.backend)
             rsf._gb_region = (self, region)
             specs = self._param_specs()
             if specs and any(p in specs for p in region.params):

@@ -1,0 +1,167 @@
+"""An XLA-compiled Program: one jitted computation per concrete feed signature (a None dim
+compiles once per size, in a bounded cache), reading parameters as arguments, with the numpy
+executor standing in for programs XLA cannot express."""
+from __future__ import annotations
+
+import collections
+import logging
+import os
+import sys
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ...runtime.config import rng
+from ...runtime.executor import compile_program, raise_with_op_origin
+from ...runtime.program import Program
+from .device import current_device
+from .loader import jax_modules, x64
+from .lower import LowerContext
+from .params import device_value, remember_outputs
+from .table import NotLowerable, load_table
+
+# the retrace / fallback log lines go where to_static's retrace lines go (jit.set_verbosity)
+log = logging.getLogger("dy2st.jit.xla")
+
+# compiled signatures kept per program; past it the least recently used one is dropped
+CACHE_SIZE = 8
+# DY2ST_XLA_STRICT=1: a program that cannot be lowered raises instead of running on numpy
+STRICT_ENV = "DY2ST_XLA_STRICT"
+_NUMPY = "numpy"
+
+RANDOM_OPS = frozenset(("uniform_random", "gaussian_random", "randint", "binomial", "poisson",
+                        "standard_gamma", "dropout", "fractional_max_pool_nd"))
+
+
+class Fallback:
+    """Why one program runs on numpy: the op and its user line (None when not known)."""
+
+    def __init__(self, op_type: str, reason: str, where: str) -> None:
+        self.op_type, self.reason, self.where = op_type, reason, where
+
+    def __repr__(self) -> str:
+        return f"Fallback({self.op_type!r}: {self.reason}{' at ' + self.where if self.where else ''})"
+
+
+# every fallback so far, in order (tests and the corpus report read it)
+FALLBACKS: List[Fallback] = []
+
+
+class XlaProgram:
+    """A callable running a Program on XLA: arrays in (feed order), arrays out (fetch order)."""
+
+    # what raise_run_error reads of a compiled program: no generated lines map to ops here
+    filename = "<dy2st xla program>"
+    line_ops: Dict[int, Any] = {}
+    line_fused: Dict[int, Any] = {}
+    source = ""
+
+    def __init__(self, program: Program, feed_names: Sequence[str],
+                 fetch_names: Sequence[str]) -> None:
+        load_table()
+        self.program = program
+        self.feed_names = list(feed_names)
+        self.fetch_names = list(fetch_names)
+        used = {n for op in program.global_block().ops for n in op.inputs} | set(fetch_names)
+        self.persistable_names = [n for n in program.persistables if n in used]
+        self.random = any(op.type in RANDOM_OPS for b in program.blocks for op in b.ops)
+        self.cache: "collections.OrderedDict[Tuple, Any]" = collections.OrderedDict()
+        self.fallback: Optional[Fallback] = None
+        self._numpy = None
+        self.compiles = 0
+
+    # -- calling -------------------------------------------------------------------------
+    def __call__(self, arrays: Sequence[Any]) -> List[Any]:
+        return self._run(arrays)
+
+    def _run(self, arrays: Sequence[Any]) -> List[Any]:
+        key = tuple((np.shape(a), np.asarray(a).dtype.str) for a in arrays)
+        fn = self.cache.get(key)
+        if fn is None:
+            fn = self._compile(key, arrays)
+        else:
+            self.cache.move_to_end(key)
+        if fn is _NUMPY:
+            return self.numpy_run(arrays)
+        m = jax_modules()
+        params = [device_value(self.program.persistables[n]) for n in self.persistable_names]
+        seed = rng().integers(0, 2 ** 32, 2, dtype=np.uint32) if self.random else \
+            np.zeros(2, np.uint32)
+        with x64(), m.jax.default_device(current_device()):
+            outs, failed = fn(list(arrays), params, seed)
+        if bool(failed):
+            # a run-time check failed (assert, raise, a value one path never assigned): the
+            # numpy executor raises it at the user's line
+            self.numpy_run(arrays)
+            raise RuntimeError("a run-time check of the program failed under XLA, and did "
+                               "not fail again when run on numpy (random draws differ)")
+        return remember_outputs(outs)
+
+    def numpy_run(self, arrays: Sequence[Any]) -> List[Any]:
+        if self._numpy is None:
+            self._numpy = compile_program(self.program, self.feed_names, self.fetch_names)
+        try:
+            return self._numpy._run([np.asarray(a) for a in arrays])
+        except Exception as e:  # noqa: BLE001 - mapped to the user's line by the numpy program
+            raise_with_op_origin(e, self._numpy, sys.exc_info()[2])
+
+    # -- compiling -----------------------------------------------------------------------
+    def _compile(self, key: Tuple, arrays: Sequence[Any]) -> Any:
+        if self.fallback is not None:
+            fn = _NUMPY
+        else:
+            if self.cache:
+                log.info("xla: compiling %s again for feed shapes %s (%d signature(s) cached, "
+                         "at most %d)", _name(self.program), [list(s) for s, _ in key],
+                         len(self.cache), CACHE_SIZE)
+            fn = self._lower(arrays)
+        self.cache[key] = fn
+        if len(self.cache) > CACHE_SIZE:
+            self.cache.popitem(last=False)
+        return fn
+
+    def _lower(self, arrays: Sequence[Any]) -> Any:
+        m = jax_modules()
+        program = self.program
+        feed_names, fetch_names = self.feed_names, self.fetch_names
+        persistable_names = self.persistable_names
+
+        def computation(feeds, params, seed):
+            cx = LowerContext(program)
+            cx.key = m.random.wrap_key_data(seed) if self.random else None
+            cx.failed = m.jnp.zeros((), bool)
+            env = dict(zip(feed_names, feeds))
+            env.update(zip(persistable_names, params))
+            cx.run_ops(program.global_block(), env)
+            return [env[n] for n in fetch_names], cx.failed
+
+        jitted = m.jax.jit(computation)
+        params = [device_value(program.persistables[n]) for n in persistable_names]
+        seed = np.zeros(2, np.uint32)
+        try:
+            with x64(), m.jax.default_device(current_device()):
+                compiled = jitted.lower(list(arrays), params, seed).compile()
+        except NotLowerable as e:
+            return self._fall_back(e.op_type, e.reason, e.origin)
+        except Exception as e:  # noqa: BLE001 - numpy runs it (and raises a user error there)
+            if os.environ.get(STRICT_ENV):
+                raise
+            return self._fall_back("", f"{type(e).__name__} while lowering: {e}", None)
+        self.compiles += 1
+        return compiled
+
+    def _fall_back(self, op_type: str, reason: str, origin: Any) -> str:
+        where = f"{origin.file}:{origin.line}: {origin.source}" if origin is not None else ""
+        self.fallback = Fallback(op_type, reason, where)
+        FALLBACKS.append(self.fallback)
+        if os.environ.get(STRICT_ENV):
+            raise NotLowerable(reason, op_type, origin)
+        log.info("xla: %s runs on the numpy backend: %s%s", _name(self.program),
+                 f"op {op_type!r}: " if op_type else "", reason +
+                 (f' (File "{origin.file}", line {origin.line}: {origin.source})'
+                  if origin is not None else ""))
+        return _NUMPY
+
+
+def _name(program: Program) -> str:
+    return getattr(program, "name", None) or "a program"

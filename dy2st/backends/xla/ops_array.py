@@ -1,0 +1,76 @@
+"""Tensor arrays and tapes while tracing: Python lists of jax values, manipulated by the ops' own
+kernels at positions known while tracing (a loop whose trip count is known is unrolled, so its
+appends are too). A position computed from the data is not lowerable yet (see docs/backends.md)."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...runtime.registry import OPS
+from .loader import jax_modules
+from .lower import is_static
+from .table import lowers
+
+_m = jax_modules
+
+
+def list_op(cx, *ins: Any, **attrs: Any) -> Any:
+    """The op's list kernel on copies of its list inputs (a traced branch must not change a list
+    the other branch reads), with its positions known while tracing."""
+    args = []
+    for v in ins:
+        if isinstance(v, list):
+            args.append(list(v))
+        elif is_static(v) or v is None:
+            args.append(v)
+        elif cx.vars[cx.op.inputs[len(args)]].kind == "dense" and v.ndim == 0 and \
+                v.dtype.kind in "iub":
+            raise cx.not_lowerable("a tensor array position computed from the data (a loop "
+                                   "whose trip count depends on the data)")
+        else:
+            args.append(v)
+    return OPS[cx.op.type].kernel(*args, **attrs)
+
+
+lowers("create_array", "array_write", "array_read", "array_pop", "array_slice", "array_join",
+       "tape_create", "tape_push", "tape_read", "array_grad_clear", "array_grad_put",
+       "array_grad_add", "array_grad_insert", "array_grad_unslice", "array_grad_head",
+       "array_grad_tail")(list_op)
+
+
+@lowers("array_length")
+def _length(cx, array):
+    return np.array(len(array), dtype=np.int64)
+
+
+@lowers("array_stack")
+def _stack(cx, array, axis):
+    if not array:
+        raise cx.not_lowerable("stacking an empty tensor array")
+    return _m().jnp.stack(array, axis=axis)
+
+
+@lowers("array_concat")
+def _concat(cx, array, axis):
+    if not array:
+        raise cx.not_lowerable("concatenating an empty tensor array")
+    return _m().jnp.concatenate(array, axis=axis)
+
+
+@lowers("array_grad_read")
+def _grad_read(cx, g, i, like):
+    i = cx.static_int(i, "a tensor array position")
+    item = g[i] if -len(g) <= i < len(g) else None
+    return _m().jnp.zeros_like(like) if item is None else item
+
+
+@lowers("array_grad_unstack")
+def _unstack(cx, g, axis):
+    return [_m().jnp.take(g, k, axis=axis) for k in range(g.shape[axis])]
+
+
+@lowers("array_grad_split")
+def _split(cx, g, array, axis):
+    bounds = np.cumsum([a.shape[axis] for a in array])[:-1]
+    return _m().jnp.split(g, bounds, axis=axis)

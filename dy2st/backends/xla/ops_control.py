@@ -1,0 +1,134 @@
+"""Control flow and run-time effects: `cond` -> lax.cond (or the one branch when the condition is
+known while tracing), `while` -> lax.while_loop (or unrolled when its trip count is known while
+tracing and small), print -> a host callback, assert / raise / check_defined -> a failure flag
+the caller checks after the run."""
+from __future__ import annotations
+
+from typing import Any, List
+
+import numpy as np
+
+from ...runtime.registry import OPS
+from .loader import jax_modules
+from .lower import is_static
+from .table import NotLowerable, lowers
+
+_m = jax_modules
+
+# a while loop whose condition is known while tracing is unrolled up to this many turns
+UNROLL_LIMIT = 64
+
+
+def _truth(cx, pred: Any) -> Any:
+    if is_static(pred):
+        return bool(np.asarray(pred).reshape(()))
+    jnp = _m().jnp
+    return jnp.asarray(pred).reshape(()).astype(bool)
+
+
+@lowers("cond")
+def _cond(cx, pred, *args, true_block, false_block, **attrs):
+    program = cx.program
+    op = cx.op
+    p = _truth(cx, pred)
+    if isinstance(p, bool):
+        return tuple(cx.run_block(program.blocks[true_block if p else false_block], args))
+
+    def branch(idx):
+        def fn(operands):
+            vals, state = operands
+            cx.set_state(state)
+            out = cx.run_block(program.blocks[idx], vals)
+            out = [_m().jnp.asarray(v) if is_static(v) else v for v in out]
+            return out, cx.get_state()
+        return fn
+    try:
+        out, state = _m().lax.cond(p, branch(true_block), branch(false_block),
+                                   (list(args), cx.get_state()))
+    except TypeError as e:
+        raise NotLowerable(f"the two branches of a tensor `if` give values of different shapes "
+                           f"or types ({_first_line(e)})", op.type, op.origin) from None
+    cx.set_state(state)
+    cx.op = op
+    return tuple(out)
+
+
+@lowers("while")
+def _while(cx, *ins, n_loop_vars, cond_block, body_block, **attrs):
+    program = cx.program
+    op = cx.op
+    n = n_loop_vars
+    cond_b, body_b = program.blocks[cond_block], program.blocks[body_block]
+    invariant = list(ins[n:])
+    unrolled = _unroll(cx, cond_b, body_b, list(ins[:n]), invariant)
+    if unrolled is not None:
+        cx.op = op
+        return tuple(unrolled)
+    jnp = _m().jnp
+
+    def cond_fn(carry):
+        vals, state = carry
+        cx.set_state(state)
+        return _truth(cx, cx.run_block(cond_b, list(vals) + invariant)[0])
+
+    def body_fn(carry):
+        vals, state = carry
+        cx.set_state(state)
+        out = cx.run_block(body_b, list(vals) + invariant)
+        out = [jnp.asarray(v) if is_static(v) else v for v in out]
+        return out, cx.get_state()
+
+    init = [jnp.asarray(v) if is_static(v) else v for v in ins[:n]]
+    try:
+        out, state = _m().lax.while_loop(cond_fn, body_fn, (init, cx.get_state()))
+    except TypeError as e:
+        raise NotLowerable(f"a loop variable of a tensor `while` changes shape or type from one "
+                           f"turn to the next ({_first_line(e)})", op.type, op.origin) from None
+    cx.set_state(state)
+    cx.op = op
+    return tuple(out)
+
+
+def _unroll(cx, cond_b, body_b, vals: List[Any], invariant: List[Any]):
+    """The loop run turn by turn while tracing, when each turn's condition is known then; None
+    (nothing changed) when a condition depends on the data or the loop runs too long."""
+    saved = cx.get_state()
+    for _ in range(UNROLL_LIMIT + 1):
+        c = _truth(cx, cx.run_block(cond_b, vals + invariant)[0])
+        if not isinstance(c, bool):
+            break
+        if not c:
+            return vals
+        vals = cx.run_block(body_b, vals + invariant)
+    cx.set_state(saved)
+    return None
+
+
+def _first_line(e: BaseException) -> str:
+    return str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+
+
+@lowers("print")
+def _print(cx, *xs, **attrs):
+    kernel = OPS["print"].kernel
+    _m().jax.debug.callback(lambda *a: kernel(*[np.asarray(v) for v in a], **attrs), *xs,
+                            ordered=True)
+    return ()
+
+
+@lowers("assert")
+def _assert(cx, cond, *xs, message, where):
+    cx.fail_if(_m().jnp.logical_not(_m().jnp.all(cond)))
+    return ()
+
+
+@lowers("raise")
+def _raise(cx, *xs, type, message):
+    cx.fail_if(True)
+    return ()
+
+
+@lowers("check_defined")
+def _check_defined(cx, flag, **attrs):
+    cx.fail_if(_m().jnp.logical_not(_m().jnp.all(flag)))
+    return ()
