@@ -7,6 +7,7 @@ import importlib.util
 import os
 from typing import Any, Callable, Dict, Optional, Sequence
 
+from ..runtime import device
 from ..runtime.executor import compile_program
 from ..runtime.program import Program
 
@@ -82,3 +83,16 @@ def compile_for(backend: str, program: Program, feed_names: Sequence[str],
     if backend == "numpy":          # the common case: no table lookup
         return compile_program(program, feed_names, fetch_names)
     return get_backend(backend).compile(program, feed_names, fetch_names)
+
+
+def _gpu_count() -> int:
+    """GPUs the xla backend can use: asked of jax only when set_device("gpu") is called."""
+    if importlib.util.find_spec("jax") is None:
+        return 0
+    # imported on first use: jax loads only when a script asks for a GPU
+    module = importlib.import_module(".xla.device", __package__)
+    return module.gpu_count()
+
+
+# set_device("gpu") is valid where jax has a GPU (programs on backend="xla" then run there)
+device.register_device_kind("gpu", _gpu_count)

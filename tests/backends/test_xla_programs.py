@@ -172,3 +172,24 @@ def test_parameters_written_back_are_read_by_the_next_run():
             np.testing.assert_allclose(static(x).numpy(), twin(x).numpy(), rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(layer.bn._mean.numpy(), twin.bn._mean.numpy(), rtol=1e-5)
     np.testing.assert_allclose(layer.bn._variance.numpy(), twin.bn._variance.numpy(), rtol=1e-5)
+
+
+def test_cpu_device_is_where_xla_runs():
+    from dy2st.backends.xla.device import current_device
+    paddle.device.set_device("cpu")
+    assert paddle.device.get_device() == "cpu"
+    assert current_device().platform == "cpu"
+
+
+def test_gpu_device_runs_programs_on_the_gpu():
+    from dy2st.backends.xla.device import current_device, gpu_count
+    if gpu_count() == 0:
+        pytest.skip("no GPU visible to jax here (needs jax[cuda] and a GPU)")
+    paddle.device.set_device("gpu:0")
+    try:
+        assert paddle.device.get_device() == "gpu:0"
+        assert current_device().platform == "gpu"
+        x = t(np.arange(6, dtype="float32"))
+        np.testing.assert_allclose(xla(lambda v: v * 2)(x).numpy(), x.numpy() * 2)
+    finally:
+        paddle.device.set_device("cpu")

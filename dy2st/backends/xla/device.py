@@ -1,32 +1,33 @@
-"""Which jax device the xla backend runs on: the one `paddle.set_device` chose."""
+"""Which jax device the xla backend runs on: the one `paddle.set_device` chose (a GPU when jax
+has one, e.g. with `pip install "jax[cuda12]"`; the CPU otherwise)."""
 from __future__ import annotations
 
 from typing import Any
 
-from ...runtime.config import config
+from ...runtime.device import current_place
 from .loader import jax_modules
 
 
 def current_device() -> Any:
-    """The jax device for config.device ("cpu", "gpu", "gpu:1"); the first CPU when unset."""
+    """The jax device for the current place ("cpu", "gpu:1")."""
     jax = jax_modules().jax
-    name = getattr(config, "device", "cpu") or "cpu"
-    kind, _, index = name.partition(":")
-    kind = "gpu" if kind in ("gpu", "cuda") else kind
+    place = current_place()
+    kind = place.kind
     try:
         devices = jax.devices(kind)
     except RuntimeError as e:
-        raise RuntimeError(f"set_device({name!r}): jax has no {kind} device here ({e}); install "
-                           "jax with that platform (e.g. pip install \"jax[cuda12]\") or use "
+        raise RuntimeError(f"set_device({kind!r}): jax has no {kind} device here ({e}); install "
+                           "jax for that platform (e.g. pip install \"jax[cuda12]\") or use "
                            "set_device('cpu')") from None
-    i = int(index) if index else 0
-    if i >= len(devices):
-        raise RuntimeError(f"set_device({name!r}): jax sees {len(devices)} {kind} device(s)")
-    return devices[i]
+    if place.index >= len(devices):
+        raise RuntimeError(f"set_device('{kind}:{place.index}'): jax sees {len(devices)} {kind} "
+                           "device(s)")
+    return devices[place.index]
 
 
-def gpu_available() -> bool:
+def gpu_count() -> int:
+    """How many GPUs jax sees (0 when it has no GPU platform)."""
     try:
-        return bool(jax_modules().jax.devices("gpu"))
+        return len(jax_modules().jax.devices("gpu"))
     except RuntimeError:
-        return False
+        return 0
