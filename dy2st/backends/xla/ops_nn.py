@@ -187,3 +187,17 @@ def _cross_entropy(cx, x, label, *weight, axis, soft_label, ignore_index, input_
     w = weight[0][safe] if weight else jnp.ones_like(picked)
     w = w * valid
     return (-picked * w).astype(x.dtype), w.astype(x.dtype)
+
+
+@lowers("gelu_grad")
+def _gelu_grad(cx, x, g, approximate):
+    jnp = _m().jnp
+    x = x.astype(g.dtype) if x.dtype != g.dtype else x
+    if approximate:
+        c, a = math.sqrt(2.0 / math.pi), 0.044715
+        t = jnp.tanh(c * (x + a * x ** 3))
+        slope = 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * c * (1.0 + 3.0 * a * x * x)
+    else:
+        cdf = 0.5 * (1.0 + _m().special.erf(x / math.sqrt(2.0)))
+        slope = cdf + x * jnp.exp(-0.5 * x * x) / math.sqrt(2.0 * math.pi)
+    return slope * g
