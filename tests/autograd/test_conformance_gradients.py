@@ -1,6 +1,8 @@
 """For every conformance case with float inputs and outputs, the gradient of the sum of its
 float outputs with respect to its float inputs (and a Layer's parameters) is the same eagerly
 and through to_static."""
+import importlib.util
+
 import numpy as np
 import pytest
 
@@ -41,8 +43,12 @@ def _same(a, b):
     np.testing.assert_allclose(b, a, rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("backend", ["numpy", "xla"])
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_eager_and_to_static_gradients_agree(case):
+def test_eager_and_to_static_gradients_agree(case, backend, monkeypatch):
+    if backend == "xla" and importlib.util.find_spec("jax") is None:
+        pytest.skip("jax is not installed (pip install 'dy2st[xla]')")
+    monkeypatch.setenv("DY2ST_BACKEND", backend)     # to_static's default backend
     checked = 0
     for inputs in case.inputs:
         if case.layer_factory is not None:

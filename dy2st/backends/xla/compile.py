@@ -75,7 +75,7 @@ class XlaProgram:
         return self._run(arrays)
 
     def _run(self, arrays: Sequence[Any]) -> List[Any]:
-        key = tuple((np.shape(a), np.asarray(a).dtype.str) for a in arrays)
+        key = tuple(map(_signature, arrays))
         fn = self.cache.get(key)
         if fn is None:
             fn = self._compile(key, arrays)
@@ -101,7 +101,7 @@ class XlaProgram:
         if self._numpy is None:
             self._numpy = compile_program(self.program, self.feed_names, self.fetch_names)
         try:
-            return self._numpy._run([np.asarray(a) for a in arrays])
+            return self._numpy._run([a if isinstance(a, list) else np.asarray(a) for a in arrays])
         except Exception as e:  # noqa: BLE001 - mapped to the user's line by the numpy program
             raise_with_op_origin(e, self._numpy, sys.exc_info()[2])
 
@@ -112,7 +112,7 @@ class XlaProgram:
         else:
             if self.cache:
                 log.info("xla: compiling %s again for feed shapes %s (%d signature(s) cached, "
-                         "at most %d)", _name(self.program), [list(s) for s, _ in key],
+                         "at most %d)", _name(self.program), [_shape_text(s) for s in key],
                          len(self.cache), CACHE_SIZE)
             fn = self._lower(arrays)
         self.cache[key] = fn
@@ -161,6 +161,22 @@ class XlaProgram:
                  (f' (File "{origin.file}", line {origin.line}: {origin.source})'
                   if origin is not None else ""))
         return _NUMPY
+
+
+def _signature(value: Any) -> Any:
+    """The part of a feed a compiled computation is specialised on: shape and dtype (for a
+    tensor array, a Python list, those of its items)."""
+    if isinstance(value, list):
+        return ("array", tuple(map(_signature, value)))
+    if value is None:
+        return None
+    return (np.shape(value), np.asarray(value).dtype.str)
+
+
+def _shape_text(signature: Any) -> Any:
+    if signature is None or signature[0] == "array":
+        return "array" if signature else None
+    return list(signature[0])
 
 
 def _name(program: Program) -> str:

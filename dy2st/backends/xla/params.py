@@ -25,8 +25,14 @@ def device_value(tensor: Any) -> Any:
 def remember_outputs(outs: Sequence[Any]) -> List[Any]:
     """The run's outputs as numpy arrays (views of the device arrays on CPU), remembered so that
     passing one back as a parameter costs no copy."""
-    result = []
+    result: List[Any] = []
     for o in outs:
+        if isinstance(o, list):         # a tensor array: a list of its items' arrays
+            result.append(remember_outputs(o))
+            continue
+        if o is None:
+            result.append(None)
+            continue
         arr = np.asarray(o)
         if arr is not o:
             _KNOWN[id(arr)] = (arr, o)
