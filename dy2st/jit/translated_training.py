@@ -26,8 +26,9 @@ class _LoadedEntry:
     program's inputs in order (flat_positions), and the compiled gradient programs are kept
     here between calls."""
 
-    def __init__(self, concrete: Any) -> None:
+    def __init__(self, concrete: Any, backend: str = "numpy") -> None:
         self.concrete = concrete
+        self.backend = backend          # the loaded model's backend runs its gradient programs
         self.flat_positions = list(range(len(concrete.program.feed_names)))
         self.grad_state: Any = None
         self.last_outs: Optional[List[Any]] = None
@@ -39,7 +40,7 @@ class _LoadedEntry:
 def _entry(layer: Any) -> _LoadedEntry:
     entry = layer.__dict__.get("_training_entry")
     if entry is None:
-        entry = _LoadedEntry(layer.concrete_program)
+        entry = _LoadedEntry(layer.concrete_program, layer.__dict__.get("_backend", "numpy"))
         object.__setattr__(layer, "_training_entry", entry)
     return entry
 

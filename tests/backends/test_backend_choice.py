@@ -101,8 +101,15 @@ def test_jit_load_runs_a_saved_model_on_xla(tmp_path):
     x = paddle.to_tensor(np.random.default_rng(0).standard_normal((5, 4)).astype("float32"))
     expected = layer(x).numpy()
     loaded = paddle.jit.load(path, backend="xla")
-    np.testing.assert_allclose(loaded(x).numpy(), expected, rtol=1e-5, atol=1e-6)
+    with paddle.no_grad():
+        np.testing.assert_allclose(loaded(x).numpy(), expected, rtol=1e-5, atol=1e-6)
     assert type(loaded._compiled).__name__ == "XlaProgram"
+    # with gradients on (fine-tuning a loaded model), the training programs run on XLA too
+    out = loaded(x)
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-5, atol=1e-6)
+    out.sum().backward()
+    grad_programs = loaded._training_entry.grad_state.programs.values()
+    assert all(type(gp.backward).__name__ == "XlaProgram" for gp in grad_programs)
     with pytest.raises(ValueError, match="known backends"):
         paddle.jit.load(path, backend="gpu")
 

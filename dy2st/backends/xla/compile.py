@@ -14,6 +14,8 @@ import numpy as np
 from ...runtime.config import rng
 from ...runtime.executor import compile_program, raise_with_op_origin
 from ...runtime.program import Program
+from .buffers import (INITIAL_CAPACITY, Buffer, capacity_for, from_items, register,
+                      stackable, to_list)
 from .device import current_device
 from .loader import jax_modules, x64
 from .lower import LowerContext
@@ -69,12 +71,14 @@ class XlaProgram:
         self.fallback: Optional[Fallback] = None
         self._numpy = None
         self.compiles = 0
+        self.capacity = INITIAL_CAPACITY     # of the buffers data-dependent loops append into
 
     # -- calling -------------------------------------------------------------------------
     def __call__(self, arrays: Sequence[Any]) -> List[Any]:
         return self._run(arrays)
 
     def _run(self, arrays: Sequence[Any]) -> List[Any]:
+        arrays = [_as_feed(a, self.capacity) if isinstance(a, list) else a for a in arrays]
         key = tuple(map(_signature, arrays))
         fn = self.cache.get(key)
         if fn is None:
@@ -88,20 +92,28 @@ class XlaProgram:
         seed = rng().integers(0, 2 ** 32, 2, dtype=np.uint32) if self.random else \
             np.zeros(2, np.uint32)
         with x64(), m.jax.default_device(current_device()):
-            outs, failed = fn(list(arrays), params, seed)
+            outs, failed, overflow = fn(list(arrays), params, seed)
+        if bool(overflow):
+            # a loop appended more items than its buffers hold: compile with room for more
+            self.capacity *= 4
+            self.cache.clear()
+            log.info("xla: a loop of %s ran past its buffers; compiling again with room for "
+                     "%d items", _name(self.program), self.capacity)
+            return self._run([_plain(a) for a in arrays])
         if bool(failed):
             # a run-time check failed (assert, raise, a value one path never assigned): the
             # numpy executor raises it at the user's line
             self.numpy_run(arrays)
             raise RuntimeError("a run-time check of the program failed under XLA, and did "
                                "not fail again when run on numpy (random draws differ)")
-        return remember_outputs(outs)
+        return remember_outputs([to_list(o.data, o.length) if isinstance(o, Buffer) else o
+                                  for o in outs])
 
     def numpy_run(self, arrays: Sequence[Any]) -> List[Any]:
         if self._numpy is None:
             self._numpy = compile_program(self.program, self.feed_names, self.fetch_names)
         try:
-            return self._numpy._run([a if isinstance(a, list) else np.asarray(a) for a in arrays])
+            return self._numpy._run([_plain(a) for a in arrays])
         except Exception as e:  # noqa: BLE001 - mapped to the user's line by the numpy program
             raise_with_op_origin(e, self._numpy, sys.exc_info()[2])
 
@@ -126,14 +138,18 @@ class XlaProgram:
         feed_names, fetch_names = self.feed_names, self.fetch_names
         persistable_names = self.persistable_names
 
+        capacity = self.capacity
+
         def computation(feeds, params, seed):
             cx = LowerContext(program)
             cx.key = m.random.wrap_key_data(seed) if self.random else None
             cx.failed = m.jnp.zeros((), bool)
+            cx.overflow = m.jnp.zeros((), bool)
+            cx.capacity = capacity
             env = dict(zip(feed_names, feeds))
             env.update(zip(persistable_names, params))
             cx.run_ops(program.global_block(), env)
-            return [env[n] for n in fetch_names], cx.failed
+            return [env[n] for n in fetch_names], cx.failed, cx.overflow
 
         jitted = m.jax.jit(computation)
         params = [device_value(program.persistables[n]) for n in persistable_names]
@@ -163,6 +179,23 @@ class XlaProgram:
         return _NUMPY
 
 
+def _as_feed(items: List[Any], capacity: int) -> Any:
+    """A tensor-array feed (the tapes a gradient program reads) as a buffer whose capacity is a
+    power of two: programs fed tapes of 5 or 7 items share one compiled computation."""
+    if not stackable(items):
+        return items
+    register()
+    with x64():
+        return from_items(items, capacity_for(len(items), 1))
+
+
+def _plain(value: Any) -> Any:
+    """A feed as the numpy executor takes it (a buffer back to its list of items)."""
+    if isinstance(value, Buffer):
+        return to_list(value.data, value.length)
+    return value if isinstance(value, list) else np.asarray(value)
+
+
 def _signature(value: Any) -> Any:
     """The part of a feed a compiled computation is specialised on: shape and dtype (for a
     tensor array, a Python list, those of its items)."""
@@ -170,12 +203,14 @@ def _signature(value: Any) -> Any:
         return ("array", tuple(map(_signature, value)))
     if value is None:
         return None
+    if isinstance(value, Buffer):
+        return ("buffer", tuple(value.data.shape), str(value.data.dtype))
     return (np.shape(value), np.asarray(value).dtype.str)
 
 
 def _shape_text(signature: Any) -> Any:
-    if signature is None or signature[0] == "array":
-        return "array" if signature else None
+    if signature is None or signature[0] in ("array", "buffer"):
+        return signature[0] if signature else None
     return list(signature[0])
 
 

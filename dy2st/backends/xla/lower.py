@@ -11,6 +11,7 @@ import numpy as np
 from ...runtime.passes.facts import resolve_vars
 from ...runtime.program import Block, Operator, Program
 from ...runtime.registry import OPS
+from .buffers import BUFFER_OPS, Buffer
 from .loader import jax_modules
 from .table import LOWERINGS, NOT_LOWERABLE, NotLowerable
 
@@ -44,13 +45,16 @@ class LowerContext:
         self.op: Optional[Operator] = None
         self.key: Any = None          # the jax PRNG key; each random op splits it
         self.failed: Any = None       # bool scalar: a run-time check failed (assert, raise)
+        self.overflow: Any = None     # bool scalar: a loop buffer ran out of room (buffers.py)
+        self.capacity = 32            # the capacity of the buffers loops append into
+        self.probing = False          # a loop body traced once to learn what it appends
 
     # -- state threaded through cond / while ---------------------------------------------
     def get_state(self) -> List[Any]:
-        return [self.key, self.failed]
+        return [self.key, self.failed, self.overflow]
 
     def set_state(self, state: Sequence[Any]) -> None:
-        self.key, self.failed = state
+        self.key, self.failed, self.overflow = state
 
     def next_key(self) -> Any:
         self.key, sub = self.m.random.split(self.key)
@@ -61,6 +65,10 @@ class LowerContext:
         program on numpy to raise the error at the user's line)."""
         c = self.m.jnp.asarray(condition, dtype=bool)
         self.failed = self.m.jnp.logical_or(self.failed, c)
+
+    def overflow_if(self, condition: Any) -> None:
+        """Record that a buffer was too small when `condition` holds (compiled again larger)."""
+        self.overflow = self.m.jnp.logical_or(self.overflow, condition)
 
     # -- what inference knew of the op's outputs -------------------------------------------
     def out_var(self, i: int = 0) -> Any:
@@ -106,6 +114,10 @@ class LowerContext:
                 outs = (out,) if n_out == 1 else tuple(out)
                 if all(isinstance(o, (np.ndarray, np.generic, int, float, bool)) for o in outs):
                     return [np.asarray(o) for o in outs]
+        if op.type not in BUFFER_OPS and any(isinstance(v, Buffer) for v in ins):
+            raise NotLowerable(f"{op.type} of a tensor array that a loop with a data-dependent "
+                               "trip count filled: its length depends on the data", op.type,
+                               op.origin)
         fn = LOWERINGS.get(op.type)
         if fn is None:
             reason = NOT_LOWERABLE.get(op.type, f"no XLA lowering for op {op.type!r}")

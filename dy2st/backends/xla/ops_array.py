@@ -10,6 +10,7 @@ import numpy as np
 from ...runtime.registry import OPS
 from .loader import jax_modules
 from .lower import is_static
+from .buffers import Buffer, stackable
 from .table import lowers
 
 _m = jax_modules
@@ -17,7 +18,11 @@ _m = jax_modules
 
 def list_op(cx, *ins: Any, **attrs: Any) -> Any:
     """The op's list kernel on copies of its list inputs (a traced branch must not change a list
-    the other branch reads), with its positions known while tracing."""
+    the other branch reads), with its positions known while tracing; buffers and positions
+    computed from the data go to buffer_op."""
+    if any(isinstance(v, Buffer) for v in ins) or (
+            cx.op.type in _BY_POSITION and not is_static(ins[1]) and isinstance(ins[0], list)):
+        return buffer_op(cx, *ins)
     args = []
     for v in ins:
         if isinstance(v, list):
@@ -33,6 +38,36 @@ def list_op(cx, *ins: Any, **attrs: Any) -> Any:
     return OPS[cx.op.type].kernel(*args, **attrs)
 
 
+# ops reading or writing a tensor array at a position (their second input)
+_BY_POSITION = ("array_write", "array_read", "tape_read")
+
+
+def buffer_op(cx, *ins: Any) -> Any:
+    """A tensor-array op on a buffer, or at a position computed from the data."""
+    jnp = _m().jnp
+    op = cx.op.type
+    arr = ins[0]
+    if isinstance(arr, list):
+        if cx.probing and op == "array_write":          # only the item's shape matters here
+            return list(arr) + [ins[2]]
+        if op in ("array_read", "tape_read") and stackable(arr):
+            return jnp.stack(arr)[ins[1]]
+        raise cx.not_lowerable(f"{op} at a position computed from the data on a tensor array "
+                               "that is not a loop buffer")
+    if op == "tape_push":
+        cx.overflow_if(arr.length >= arr.capacity)
+        return Buffer(arr.data.at[arr.length].set(ins[1].astype(arr.data.dtype)), arr.length + 1)
+    if op in ("tape_read", "array_read"):
+        return arr.data[ins[1]]
+    if op == "array_write":
+        i = jnp.asarray(ins[1]).astype(jnp.int32)
+        cx.overflow_if(i >= arr.capacity)
+        return Buffer(arr.data.at[i].set(ins[2].astype(arr.data.dtype)),
+                      jnp.maximum(arr.length, i + 1))
+    raise cx.not_lowerable(f"{op} on a tensor array that a loop with a data-dependent trip "
+                           "count appends to")
+
+
 lowers("create_array", "array_write", "array_read", "array_pop", "array_slice", "array_join",
        "tape_create", "tape_push", "tape_read", "array_grad_clear", "array_grad_put",
        "array_grad_add", "array_grad_insert", "array_grad_unslice", "array_grad_head",
@@ -41,6 +76,8 @@ lowers("create_array", "array_write", "array_read", "array_pop", "array_slice", 
 
 @lowers("array_length")
 def _length(cx, array):
+    if isinstance(array, Buffer):
+        return array.length.astype(np.int64)
     return np.array(len(array), dtype=np.int64)
 
 

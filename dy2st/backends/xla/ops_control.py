@@ -11,6 +11,7 @@ import numpy as np
 from ...runtime.registry import OPS
 from .loader import jax_modules
 from .lower import is_static
+from .buffers import from_items, register, stackable
 from .table import NotLowerable, lowers
 
 _m = jax_modules
@@ -79,6 +80,8 @@ def _while(cx, *ins, n_loop_vars, cond_block, body_block, **attrs):
         return out, cx.get_state()
 
     init = [jnp.asarray(v) if is_static(v) else v for v in ins[:n]]
+    if any(isinstance(v, list) for v in init):
+        init = _as_buffers(cx, body_b, init, invariant)
     try:
         out, state = _m().lax.while_loop(cond_fn, body_fn, (init, cx.get_state()))
     except TypeError as e:
@@ -87,6 +90,38 @@ def _while(cx, *ins, n_loop_vars, cond_block, body_block, **attrs):
     cx.set_state(state)
     cx.op = op
     return tuple(out)
+
+
+def _as_buffers(cx, body_b, init: List[Any], invariant: List[Any]) -> List[Any]:
+    """The loop's tensor arrays as buffers of cx.capacity items. The item type of an array that
+    is empty when the loop starts is learnt by tracing the body once (its values are unused)."""
+    register()
+    if any(isinstance(v, list) and v and not stackable(v) for v in init):
+        raise cx.not_lowerable("a tensor array whose items differ in shape is carried by a "
+                               "loop with a data-dependent trip count")
+    empty = [k for k, v in enumerate(init) if isinstance(v, list) and not v]
+    items = {}
+    if empty:
+        saved = cx.get_state()
+        cx.probing = True
+        try:
+            probe = cx.run_block(body_b, list(init) + invariant)
+        finally:
+            cx.probing = False
+            cx.set_state(saved)
+        for k in empty:
+            got = probe[k]
+            if not isinstance(got, list) or not stackable(got[len(init[k]):]):
+                raise cx.not_lowerable("a tensor array a data-dependent loop fills with items "
+                                       "of different shapes, or not one at a time")
+            items[k] = got[-1]
+    out = []
+    for k, v in enumerate(init):
+        if isinstance(v, list):
+            out.append(from_items(v, cx.capacity, items.get(k)))
+        else:
+            out.append(v)
+    return out
 
 
 def _unroll(cx, cond_b, body_b, vals: List[Any], invariant: List[Any]):
