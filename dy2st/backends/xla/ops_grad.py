@@ -15,3 +15,8 @@ def _grad_clear(cx, x, set_to_zero=True):
 @lowers("grad_accumulate")
 def _grad_accumulate(cx, old, new):
     return old + new
+
+
+@lowers("py_layer")
+def _py_layer(cx, out, *inputs, layer, call, frozen):
+    return out          # the PyLayer's forward, traced before this op, is its value
