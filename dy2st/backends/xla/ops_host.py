@@ -19,7 +19,7 @@ HOST_OPS = (
     "binomial", "cholesky", "cumprod_grad", "det", "diag_grad", "eigh", "embedding_grad",
     "fractional_max_pool_nd", "gather_nd_grad", "grid_sample", "grid_sample_grad",
     "grid_sample_grad_grad", "inv", "lu", "lu_permutation", "mask_gather", "matrix_exp",
-    "max_pool_grad", "mode_index", "pad_grad", "poisson", "put_along_axis", "qr", "resample",
+    "mode_index", "pad_grad", "poisson", "put_along_axis", "qr", "resample",
     "resample_grad", "rnnt_loss", "rnnt_loss_grad", "scatter_winners", "slogdet",
     "standard_gamma", "svd", "tile_grad", "unbind_grad", "split_grad", "strided_slice_grad",
     "getitem_grad", "gather_grad", "masked_select_grad", "conv_transpose_nd",
@@ -27,7 +27,6 @@ HOST_OPS = (
     "dot", "one_hot", "pad", "hard_label_target", "glu", "celu", "selu", "hardshrink",
     "softshrink", "softsign", "tanhshrink", "thresholded_relu", "log_sigmoid", "smooth_l1",
     "sigmoid_cross_entropy_with_logits", "bce_loss", "normalize", "linspace",
-    "conv2d", "conv_nd", "conv_nd_filter_grad", "conv_nd_input_grad", "max_pool_nd",
 )
 
 

@@ -49,6 +49,7 @@ def load_table() -> None:
     global _loaded
     if _loaded:
         return
-    from . import (ops_array, ops_control, ops_creation, ops_grad, ops_host,  # noqa: F401
+    from . import (ops_array, ops_control, ops_conv, ops_creation, ops_grad,  # noqa: F401
+                   ops_host,
                    ops_index, ops_linalg, ops_math, ops_nn, ops_random, ops_reduce, ops_shape)
     _loaded = True
