@@ -92,15 +92,17 @@ class XlaProgram:
         seed = rng().integers(0, 2 ** 32, 2, dtype=np.uint32) if self.random else \
             np.zeros(2, np.uint32)
         with x64(), m.jax.default_device(current_device()):
-            outs, failed, overflow = fn(list(arrays), params, seed)
-        if bool(overflow):
+            outs, status = fn(list(arrays), params, seed)
+        # one transfer for both flags: 1 a run-time check failed, 2 a loop buffer overflowed
+        status = int(np.asarray(status))
+        if status & 2:
             # a loop appended more items than its buffers hold: compile with room for more
             self.capacity *= 4
             self.cache.clear()
             log.info("xla: a loop of %s ran past its buffers; compiling again with room for "
                      "%d items", _name(self.program), self.capacity)
             return self._run([_plain(a) for a in arrays])
-        if bool(failed):
+        if status & 1:
             # a run-time check failed (assert, raise, a value one path never assigned): the
             # numpy executor raises it at the user's line
             self.numpy_run(arrays)
@@ -149,7 +151,8 @@ class XlaProgram:
             env = dict(zip(feed_names, feeds))
             env.update(zip(persistable_names, params))
             cx.run_ops(program.global_block(), env)
-            return [env[n] for n in fetch_names], cx.failed, cx.overflow
+            status = cx.failed.astype(np.int32) + 2 * cx.overflow.astype(np.int32)
+            return [env[n] for n in fetch_names], status
 
         jitted = m.jax.jit(computation)
         params = [device_value(program.persistables[n]) for n in persistable_names]

@@ -2,16 +2,28 @@
 has one, e.g. with `pip install "jax[cuda12]"`; the CPU otherwise)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Dict, Tuple
 
 from ...runtime.device import current_place
 from .loader import jax_modules
 
 
+# (kind, index) -> its jax device, looked up once (every run asks)
+_devices: Dict[Tuple[str, int], Any] = {}
+
+
 def current_device() -> Any:
     """The jax device for the current place ("cpu", "gpu:1")."""
-    jax = jax_modules().jax
     place = current_place()
+    key = (place.kind, place.index)
+    device = _devices.get(key)
+    if device is None:
+        device = _devices[key] = _lookup(place)
+    return device
+
+
+def _lookup(place: Any) -> Any:
+    jax = jax_modules().jax
     kind = place.kind
     try:
         devices = jax.devices(kind)
