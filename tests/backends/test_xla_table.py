@@ -2,11 +2,13 @@
 not lowerable with a reason, so an op added to dy2st must choose one."""
 import importlib
 
+import numpy as np
 import pytest
 
 pytest.importorskip("jax", reason="jax is not installed (pip install 'dy2st[xla]')")
 
 import dy2st  # noqa: E402,F401 - registers the runtime ops
+from dy2st.backends import get_backend  # noqa: E402
 from dy2st.backends.xla import table  # noqa: E402
 from dy2st.backends.xla.ops_host import HOST_OPS  # noqa: E402
 from dy2st.runtime.registry import OPS  # noqa: E402
@@ -41,3 +43,16 @@ def test_host_callback_ops_are_lowered_ops():
     table.load_table()
     assert len(set(HOST_OPS)) == len(HOST_OPS)
     assert set(HOST_OPS) <= set(table.LOWERINGS)
+
+
+def test_the_backend_names_what_it_cannot_lower():
+    def f(x):
+        return dy2st.masked_select(x, x > 0)
+    static = dy2st.jit.to_static(f)
+    static(dy2st.to_tensor(np.array([1.0, -1.0], "float32")))
+    xla = get_backend("xla")
+    assert "masked_select" in xla.unsupported(static.program)
+    assert get_backend("numpy").unsupported(static.program) is None
+    plain = dy2st.jit.to_static(lambda x: x * 2)
+    plain(dy2st.ones([2]))
+    assert xla.unsupported(plain.program) is None
