@@ -14,6 +14,7 @@ from ..runtime.origin import source_maps
 from ..runtime.registry import hooks
 from ..jst import attribute_writes
 from ..jst.namespace import set_call_converter
+from .guards import recorder
 from .errors import ConversionError
 from .logger import log
 from .options import options
@@ -67,20 +68,32 @@ def convert_function_or_self(fn: types.FunctionType) -> Callable:
 def convert_call(fn: Any) -> Any:
     """The callable to use instead of `fn` inside converted code."""
     if type(fn) is types.FunctionType:      # the common case, first (FunctionType is final)
-        return fn if _skip_function(fn) else convert_function_or_self(fn)
+        if _skip_function(fn):
+            return fn
+        converted = convert_function_or_self(fn)
+        return recorder.note_function(fn, converted) if recorder.active() else converted
     from .static_function import StaticFunction
     if isinstance(fn, StaticFunction):
-        return fn.converted_callable()
+        converted = fn.converted_callable()
+        if recorder.active() and isinstance(fn._function, types.FunctionType):
+            recorder.note_function(fn._function, converted, fn._instance)
+        return converted
     if isinstance(fn, (types.BuiltinFunctionType, types.BuiltinMethodType, type)):
         return fn
     if isinstance(fn, functools.partial):
         inner = convert_call(fn.func)
         return fn if inner is fn.func else functools.partial(inner, *fn.args, **fn.keywords)
     if isinstance(fn, types.FunctionType):
-        return fn if _skip_function(fn) else convert_function_or_self(fn)
+        if _skip_function(fn):
+            return fn
+        converted = convert_function_or_self(fn)
+        return recorder.note_function(fn, converted) if recorder.active() else converted
     if isinstance(fn, types.MethodType):
         func = fn.__func__
         if isinstance(func, StaticFunction):
+            if recorder.active():
+                recorder.note_call(func._function, {recorder.first_param(func._function):
+                                                    fn.__self__})
             return types.MethodType(func.converted_callable(), fn.__self__)
         if not isinstance(func, types.FunctionType) or _skip_function(func):
             return fn
@@ -89,6 +102,8 @@ def convert_call(fn: Any) -> Any:
             return fn
         if attribute_writes.is_recording():
             _note_self_writes(fn.__self__, converted)
+        if recorder.active():
+            converted = recorder.note_function(func, converted, fn.__self__)
         return types.MethodType(converted, fn.__self__)
     from ..nn import Layer
     if isinstance(fn, Layer):
@@ -99,6 +114,8 @@ def convert_call(fn: Any) -> Any:
         if converted is not call:
             if attribute_writes.is_recording():
                 _note_self_writes(fn, converted)
+            if recorder.active():
+                converted = recorder.note_function(call, converted, fn)
             return types.MethodType(converted, fn)
     return fn
 
@@ -131,7 +148,11 @@ def converted_forward(layer: Any) -> Any:
     if not isinstance(forward, types.FunctionType) or _skip_function(forward):
         return None
     converted = convert_function_or_self(forward)
-    return None if converted is forward else types.MethodType(converted, layer)
+    if converted is forward:
+        return None
+    if recorder.active():
+        converted = recorder.note_function(forward, converted, layer)
+    return types.MethodType(converted, layer)
 
 
 # user Layers called while a Program is traced run their converted forward (nn/layer.py)

@@ -177,7 +177,10 @@ def describe_change(names: Sequence[str], old: Tuple, new: Tuple) -> str:
                     reasons.append(f"argument `{name}` dim {d}: {x} -> {y}")
             if a[2] != b[2]:
                 reasons.append(f"argument `{name}` dtype {np.dtype(a[2])} -> {np.dtype(b[2])}")
-        elif a[0] in (type(None), bool, int, float, str) and b[0] == a[0]:
+        elif a[0] is float and b[0] is float:      # keyed by float.hex()
+            reasons.append(f"argument `{name}` value {float.fromhex(a[1])!r} -> "
+                           f"{float.fromhex(b[1])!r}")
+        elif a[0] in (type(None), bool, int, str) and b[0] == a[0]:
             reasons.append(f"argument `{name}` value {a[1]!r} -> {b[1]!r}")
         else:
             reasons.append(f"argument `{name}` changed ({_short(a)} -> {_short(b)})")

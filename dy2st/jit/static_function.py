@@ -11,6 +11,7 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tu
 import numpy as np
 
 from ..runtime import state
+from ..runtime.state import dynamic_view
 from ..runtime.control_flow import is_undefined
 from ..runtime.dtype import dtype_of_array
 from ..runtime.persistable import store
@@ -23,11 +24,14 @@ from ..runtime.registry import hooks as _hooks
 from ..runtime.tensor import Tensor, TensorLike
 from ..format.input_spec import InputSpec
 from ..format.concrete import ConcreteProgram
+from . import cache_limit
 from . import run_program
 from .options import options
 from .errors import ConversionError, raise_in_user_code, raise_run_error
 from . import keywords
 from .keywords import check_keywords
+from .guards import build_guards, note_call, recording
+from .guards.recorder import bound_arguments
 from ..jst.namespace import fails_on_its_path, raise_when_reached
 from .signature import CallBinder, describe_change, spec_key, value_key
 from .logger import log
@@ -51,6 +55,9 @@ def _is_input(x: Any) -> bool:
 
 class CacheEntry:
     """One traced signature: the program, its compiled callable and how to call it."""
+
+    guards: Any = None      # a GuardSet (guards/), None when the trace read no Python state
+    sibling: Optional["CacheEntry"] = None      # an older entry of the same key, other guards
 
     def __init__(self, concrete: ConcreteProgram, compiled: CompiledProgram, in_tree: Any,
                  flat_positions: Optional[List[int]], key: Tuple) -> None:
@@ -140,6 +147,8 @@ class StaticFunction:
         self._input_spec = normalize_specs(input_spec) if input_spec else None
         self._full_graph = full_graph
         self._entries: Dict[Tuple, CacheEntry] = {}
+        self._programs = 0              # entries traced (siblings included): the cache limit
+        self._over_limit = False
         self._last: Optional[CacheEntry] = None
         self._converted: Optional[Callable] = None
         self._bound: "weakref.WeakKeyDictionary[Any, StaticFunction]" = weakref.WeakKeyDictionary()
@@ -194,7 +203,11 @@ class StaticFunction:
         entry = self._entries.get(key)
         if entry is not None and entry.epoch != self._layer_cls.structure_epoch:
             entry = self._revalidate(entry)
+        if entry is not None and entry.guards is not None and not entry.guards.check():
+            entry = _passing_sibling(entry.sibling)
         if entry is None:
+            if self._programs >= cache_limit.CACHE_LIMIT or self._over_limit:
+                return cache_limit.run_eagerly(self, args, kwargs, key)
             if not self._full_graph:    # graph breaks: dy2st/jit/graph_break
                 from .graph_break.miss import Result, on_miss
                 entry = on_miss(self, args, kwargs, key)
@@ -235,12 +248,21 @@ class StaticFunction:
         return [params[i] if i < len(params) else f"arg{i}" for i in range(n)]
 
     def _trace(self, args: Tuple, kwargs: Dict, key: Tuple) -> CacheEntry:
-        if self._entries:
+        same_key = self._entries.get(key)
+        if same_key is not None and same_key.guards is not None:
+            log.info("to_static: tracing %s again: guard failed: %s", self.__name__,
+                     same_key.guards.failure() or "a guarded value changed")
+        elif self._entries:
             names = self._arg_names(len(args))
             last = self._last.key if self._last is not None else next(iter(self._entries))
             log.info("to_static: tracing %s again: %s; give an InputSpec with None for the dims "
                      "that vary to trace once", self.__name__, describe_change(names, last, key))
-        traced = self.trace_program(args, kwargs)
+        with recording() as calls:
+            note_call(self._function, bound_arguments(self._function, self._instance, args,
+                                                      kwargs))
+            with dynamic_view(not self._full_graph):
+                traced = self.trace_program(args, kwargs)
+        guards = build_guards(calls)
         program = traced.program
         # new values of persistable tensors are fetched after the outputs (and so kept by DCE)
         n_out = len(program.fetch_names)
@@ -255,7 +277,10 @@ class StaticFunction:
                         for i, (old, _) in enumerate(writes)]
         entry.epoch = self._layer_cls.structure_epoch
         entry.owned = self._owned_tensors()
+        entry.guards = guards if len(guards) else None
+        entry.sibling = same_key
         self._entries[key] = entry
+        self._programs += 1
         self._last = entry
         return entry
 
@@ -353,6 +378,7 @@ class StaticFunction:
         owned = self._owned_tensors()
         if owned != entry.owned:
             self._entries = {k: e for k, e in self._entries.items() if e.owned == owned}
+            self._programs = self.num_programs
             return None
         entry.epoch = self._layer_cls.structure_epoch
         return entry
@@ -400,7 +426,13 @@ class StaticFunction:
 
     @property
     def num_programs(self) -> int:
-        return len(self._entries)
+        return sum(1 for _ in self._all_entries())
+
+    def _all_entries(self):
+        for entry in self._entries.values():
+            while entry is not None:
+                yield entry
+                entry = entry.sibling
 
     @property
     def graph_breaks(self) -> List[Any]:
@@ -409,7 +441,7 @@ class StaticFunction:
         return graph_breaks(self)
 
     def signatures(self) -> List[List[InputSpec]]:
-        return [e.concrete.inputs for e in self._entries.values()]
+        return [e.concrete.inputs for e in self._all_entries()]
 
     @property
     def last_input_spec(self) -> Optional[List[InputSpec]]:
@@ -427,6 +459,13 @@ class StaticFunction:
 
 
 _MISSING = object()
+
+
+def _passing_sibling(entry: Optional[CacheEntry]) -> Optional[CacheEntry]:
+    """The first of the older entries of a key whose guards hold."""
+    while entry is not None and entry.guards is not None and not entry.guards.check():
+        entry = entry.sibling
+    return entry
 
 
 def _flat_positions(args: Tuple, kwargs: Dict) -> Optional[List[int]]:

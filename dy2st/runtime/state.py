@@ -3,7 +3,8 @@ ops record gradients."""
 from __future__ import annotations
 
 import threading
-from typing import Any, List, Optional
+from contextlib import contextmanager
+from typing import Any, Iterator, List, Optional
 
 
 class _BuildState(threading.local):
@@ -13,9 +14,25 @@ class _BuildState(threading.local):
         self.grad_enabled = True        # paddle.no_grad() / set_grad_enabled(False) clear it
         self.journals: List[Any] = []   # in-place rebinds under way (runtime/inplace.py)
         self.static_program: Any = None  # the default main program while enable_static() holds
+        # > 0 while a full_graph=False function is traced: in_dynamic_mode() says True there, as
+        # in Paddle's default mode (SOT), whose traces run in dynamic mode
+        self.dynamic_view = 0
 
 
 _state = _BuildState()
+
+
+@contextmanager
+def dynamic_view(on: bool = True) -> Iterator[None]:
+    """While it holds (and `on`), in_dynamic_mode() answers True even inside a trace."""
+    if not on:
+        yield
+        return
+    _state.dynamic_view += 1
+    try:
+        yield
+    finally:
+        _state.dynamic_view -= 1
 
 
 def current_block() -> Optional[Any]:

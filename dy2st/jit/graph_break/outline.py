@@ -406,13 +406,19 @@ def _compile_ast_function(tree: ast.FunctionDef, start: int, filename: str,
     extra = extra or {}
     freevars = tuple(fn.__code__.co_freevars) + tuple(extra)
     factory = ast.parse(f"def __dy2st_outline({', '.join(freevars)}):\n    pass\n").body[0]
+    # compiled under a name of its own: under the user's name, a recursive call in the body
+    # would read the factory's local (a closure cell no function has) instead of the global
+    name, tree.name = tree.name, _COMPILED_NAME
     factory.body = [tree, ast.Return(value=ast.Name(id=tree.name, ctx=ast.Load()))]
     module = ast.Module(body=[factory], type_ignores=[])
     ast.fix_missing_locations(module)
     ast.increment_lineno(tree, start - 1)
     code = compile(module, filename, "exec")
+    tree.name = name
     outer = next(c for c in code.co_consts if isinstance(c, types.CodeType))
-    inner = next(c for c in outer.co_consts if isinstance(c, types.CodeType) and c.co_name == tree.name)
+    inner = next(c for c in outer.co_consts if isinstance(c, types.CodeType) and
+                 c.co_name == _COMPILED_NAME)
+    inner = _renamed(inner, name)
     original = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     cells = tuple(original[n] if n in original else types.CellType(extra[n])
                   for n in inner.co_freevars)
@@ -420,6 +426,16 @@ def _compile_ast_function(tree: ast.FunctionDef, start: int, filename: str,
     new.__kwdefaults__ = fn.__kwdefaults__
     new.__qualname__ = qualname
     return new
+
+
+_COMPILED_NAME = "__dy2st_outlined"
+
+
+def _renamed(code: types.CodeType, name: str) -> types.CodeType:
+    """code under the user's function name again (tracebacks and break reports show it)."""
+    if hasattr(code, "co_qualname"):
+        return code.replace(co_name=name, co_qualname=name)
+    return code.replace(co_name=name)
 
 
 def set_cell(fn: types.FunctionType, name: str, value: Any) -> None:

@@ -1,0 +1,208 @@
+"""The guards of one cache entry: a source (how to read the value again: a global, a closure
+cell, an attribute path from an object the trace was given) and a check of the value read."""
+from __future__ import annotations
+
+import types
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
+
+import numpy as np
+
+from ...runtime import state
+from ...runtime.program import Variable
+from ...runtime.tensor import Tensor
+from ...static.input_spec import InputSpec
+from .reads import reads_of
+from .recorder import Call
+from .values import MISSING, checker, describe
+
+# modules whose attributes a trace reads are not guarded (they are the library, not user state):
+# the module object itself is
+_LIBRARY_ROOTS = frozenset(("dy2st", "numpy", "math", "builtins", "functools", "itertools",
+                            "operator", "collections", "typing", "paddle", "scipy"))
+_OPAQUE = (Tensor, np.ndarray, Variable, InputSpec)
+_LAYER_TABLES = ("_parameters", "_sub_layers", "_buffers")
+_GRAD_NAMES = frozenset(("is_grad_enabled", "set_grad_enabled", "no_grad", "enable_grad"))
+
+
+class Guard:
+    """One guarded value: `read()` gives its value now, `ok(value)` whether it is unchanged."""
+
+    __slots__ = ("read", "ok", "what", "value")
+
+    def __init__(self, read: Callable[[], Any], value: Any, what: str) -> None:
+        self.read = read
+        self.ok = checker(value)
+        self.what = what
+        self.value = value
+
+    def failure(self) -> Optional[str]:
+        """None if the guard holds, else what changed ("global `K`: 1.0 -> 2.0")."""
+        now = self.read()
+        if self.ok(now):
+            return None
+        return f"{self.what}: {describe(self.value)} -> {describe(now)}"
+
+
+class GuardSet:
+    """The guards of one cache entry, checked in order (cheapest first) before it is reused."""
+
+    __slots__ = ("guards", "pairs")
+
+    def __init__(self, guards: List[Guard]) -> None:
+        self.guards = guards
+        self.pairs = tuple((g.read, g.ok) for g in guards)
+
+    def check(self) -> bool:
+        for read, ok in self.pairs:
+            if not ok(read()):
+                return False
+        return True
+
+    def failure(self) -> Optional[str]:
+        """The first guard that fails, described; None when all hold."""
+        for g in self.guards:
+            text = g.failure()
+            if text is not None:
+                return text
+        return None
+
+    def __len__(self) -> int:
+        return len(self.guards)
+
+    def __repr__(self) -> str:
+        return f"<GuardSet: {', '.join(g.what for g in self.guards)}>"
+
+
+def _global_reader(g: Dict[str, Any], name: str) -> Callable[[], Any]:
+    builtins = g.get("__builtins__", None)
+    if isinstance(builtins, types.ModuleType):
+        builtins = builtins.__dict__
+    if not isinstance(builtins, dict):
+        builtins = {}
+
+    def read() -> Any:
+        v = g.get(name, MISSING)
+        return v if v is not MISSING else builtins.get(name, MISSING)
+    return read
+
+
+def _cell_reader(cell: types.CellType) -> Callable[[], Any]:
+    def read() -> Any:
+        try:
+            return cell.cell_contents
+        except ValueError:
+            return MISSING
+    return read
+
+
+def _attr_reader(base: Callable[[], Any], attr: str) -> Callable[[], Any]:
+    def read() -> Any:
+        obj = base()
+        if obj is MISSING:
+            return MISSING
+        try:
+            return getattr(obj, attr)
+        except Exception:  # noqa: BLE001 - a missing attribute or a property that raises
+            return MISSING
+    return read
+
+
+def _fixed(obj: Any) -> Callable[[], Any]:
+    return lambda: obj
+
+
+def _library_module(value: Any) -> bool:
+    return isinstance(value, types.ModuleType) and \
+        value.__name__.split(".")[0] in _LIBRARY_ROOTS
+
+
+def _in_layer_tables(obj: Any, attr: str) -> bool:
+    """A parameter, sublayer or buffer of a Layer: the structure epoch covers it."""
+    d = getattr(obj, "__dict__", None)
+    if not d or attr in d or "_parameters" not in d:
+        return False
+    return any(attr in (d.get(t) or ()) for t in _LAYER_TABLES)
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.guards: List[Guard] = []
+        self.seen: Dict[Tuple, Callable[[], Any]] = {}
+        self.grad = False
+
+    def add(self, key: Tuple, read: Callable[[], Any], what: str) -> Any:
+        if key in self.seen:
+            return read()
+        self.seen[key] = read
+        value = read()
+        self.guards.append(Guard(read, value, what))
+        return value
+
+    def chain(self, root_key: Tuple, root_read: Callable[[], Any], root_name: str,
+              path: Tuple[str, ...]) -> None:
+        obj = root_read()
+        read, key, name = root_read, root_key, root_name
+        for attr in path:
+            if attr in _GRAD_NAMES:
+                self.grad = True
+            if obj is MISSING or isinstance(obj, _OPAQUE) or _library_module(obj):
+                return      # a tensor's shape and dtype are in the key; the library is no state
+            layer_owned = _in_layer_tables(obj, attr)
+            read, key, name = _attr_reader(read, attr), key + (attr,), f"{name}.{attr}"
+            if layer_owned:
+                try:
+                    obj = getattr(obj, attr)
+                except Exception:  # noqa: BLE001
+                    return
+                continue
+            obj = self.add(key, read, f"attribute `{name}`")
+            if type(obj) is types.MethodType:
+                return
+
+    def function(self, fn: types.FunctionType, bound: Dict[str, Any]) -> None:
+        reads = reads_of(fn.__code__)
+        g = fn.__globals__
+        cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+        roots: Dict[str, Tuple[Tuple, Callable[[], Any], str]] = {}
+        for name in reads.globals:
+            key = ("g", id(g), name)
+            read = self.seen.get(key) or _global_reader(g, name)
+            self.add(key, read, f"global `{name}`")
+            roots[("global", name)] = (key, read, name)
+            if name in _GRAD_NAMES:
+                self.grad = True
+        for name in reads.cells:
+            cell = cells.get(name)
+            if cell is None:
+                continue
+            key = ("c", id(cell))
+            read = self.seen.get(key) or _cell_reader(cell)
+            self.add(key, read, f"closure variable `{name}`")
+            roots[("cell", name)] = (key, read, name)
+        for kind, name, path in sorted(reads.chains):
+            if kind == "local":
+                if name not in bound:
+                    continue
+                obj = bound[name]
+                root = (("l", id(obj)), _fixed(obj), name)
+            else:
+                root = roots.get((kind, name))
+                if root is None:
+                    continue
+            self.chain(root[0], root[1], root[2], path)
+
+
+def build_guards(calls: Iterable[Call]) -> GuardSet:
+    """The guards of a trace that ran `calls` (see recorder.py)."""
+    b = _Builder()
+    done = set()
+    for fn, bound in calls:
+        key = (fn.__code__, tuple(sorted((k, id(v)) for k, v in bound.items())))
+        if key in done:
+            continue
+        done.add(key)
+        b.function(fn, bound)
+    if b.grad:
+        flag = state._state.grad_enabled
+        b.guards.append(Guard(lambda: state._state.grad_enabled, flag, "grad mode"))
+    return GuardSet(b.guards)

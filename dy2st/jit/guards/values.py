@@ -1,0 +1,105 @@
+"""How a guard remembers a Python value and tells whether a later value is the same: plain values
+by value, containers entry by entry, ndarrays by content, tensors and other objects by identity."""
+from __future__ import annotations
+
+import types
+from typing import Any, Callable, Tuple
+
+import numpy as np
+
+from ...runtime.tensor import Tensor
+
+MISSING = object()      # the value of a name or attribute that does not exist
+MAX_ITEMS = 256         # entries of one container compared one by one (past it: identity + length)
+
+_BY_VALUE = (int, bool, str, bytes, complex, type(None))
+
+
+def snapshot(value: Any, depth: int = 0) -> Tuple:
+    """What `matches` compares a later value with."""
+    t = type(value)
+    if t in _BY_VALUE:
+        return ("v", t, value)
+    if t is float:
+        return ("f", value.hex())       # -0.0 differs from 0.0; a NaN equals a NaN
+    if t in (list, tuple, dict, set, frozenset) and depth < 3:
+        if len(value) > MAX_ITEMS:
+            return ("big", value, len(value))
+        if t is dict:
+            return ("d", tuple(value), tuple(snapshot(v, depth + 1) for v in value.values()))
+        if t in (set, frozenset):
+            return ("set", t, frozenset(value)) if all(type(v) in _BY_VALUE for v in value) \
+                else ("o", value)
+        return ("s", t, tuple(snapshot(v, depth + 1) for v in value))
+    if t is np.ndarray:
+        return ("a", value.copy())
+    if isinstance(value, np.generic):
+        return ("n", t, value.tobytes())
+    if isinstance(value, Tensor):
+        return ("t", value, value._value.shape, value._value.dtype)
+    if t is types.MethodType:
+        return ("m", value.__func__, value.__self__)
+    return ("o", value)
+
+
+def matches(snap: Tuple, value: Any, depth: int = 0) -> bool:
+    """Whether `value` is the same as the value `snap` was taken of, for a traced program."""
+    kind = snap[0]
+    if kind == "o":
+        return value is snap[1]
+    if kind == "v":
+        return type(value) is snap[1] and value == snap[2]
+    if kind == "f":
+        return type(value) is float and value.hex() == snap[1]
+    if kind == "s":
+        if type(value) is not snap[1] or len(value) != len(snap[2]):
+            return False
+        return all(matches(s, v, depth + 1) for s, v in zip(snap[2], value))
+    if kind == "d":
+        if type(value) is not dict or len(value) != len(snap[1]):
+            return False
+        if tuple(value) != snap[1]:
+            return False
+        return all(matches(s, v, depth + 1) for s, v in zip(snap[2], value.values()))
+    if kind == "t":
+        return value is snap[1] and value._value.shape == snap[2] and value._value.dtype == snap[3]
+    if kind == "a":
+        old = snap[1]
+        return (type(value) is np.ndarray and value.shape == old.shape and value.dtype == old.dtype
+                and np.array_equal(value, old, equal_nan=old.dtype.kind in "fc"))
+    if kind == "m":
+        return type(value) is types.MethodType and value.__func__ is snap[1] and \
+            value.__self__ is snap[2]
+    if kind == "n":
+        return type(value) is snap[1] and value.tobytes() == snap[2]
+    if kind == "set":
+        return type(value) is snap[1] and value == snap[2]
+    if kind == "big":
+        return value is snap[1] and len(value) == snap[2]
+    return False
+
+
+def checker(value: Any) -> Callable[[Any], bool]:
+    """A fast test `value_now -> still the same`, specialised on the kind of `value`."""
+    snap = snapshot(value)
+    kind = snap[0]
+    if kind == "o":
+        obj = snap[1]
+        return lambda v: v is obj
+    if kind == "v":
+        t, old = snap[1], snap[2]
+        return lambda v: type(v) is t and v == old
+    return lambda v: matches(snap, v)
+
+
+def describe(value: Any) -> str:
+    """A short text of a guarded value for the re-trace log."""
+    if value is MISSING:
+        return "<missing>"
+    if isinstance(value, (Tensor, np.ndarray)):
+        arr = value._value if isinstance(value, Tensor) else value
+        what = "tensor" if isinstance(value, Tensor) else "ndarray"
+        return f"{what} {list(arr.shape)} {arr.dtype}"
+    text = repr(value) if type(value) in _BY_VALUE + (float, list, tuple, dict) else \
+        f"<{type(value).__name__} object>"
+    return text if len(text) <= 40 else text[:37] + "..."

@@ -1,0 +1,206 @@
+"""Side effects of a converted function on Python state happen on every call, with the real
+values, and a value read back after the change sees it (issue 23, items 4, 8 and 9). Each case
+runs a sequence of calls on two copies of the state, one eagerly and one through to_static, and
+compares every result and the state after each call."""
+import copy
+
+import numpy as np
+import pytest
+
+import dy2st as paddle
+
+XS = [np.full([2, 3], v, "float32") for v in (1.0, -2.0, -0.5, 3.0, -1.0, 0.25, 2.0)]
+
+
+def _run(fn, static, make_state, state_of=lambda s: s, calls=len(XS)):
+    eager_state, static_state = make_state(), make_state()
+    for i in range(calls):
+        x = XS[i % len(XS)]
+        expected = fn(paddle.to_tensor(x), eager_state)
+        got = static(paddle.to_tensor(x), static_state)
+        np.testing.assert_allclose(np.asarray(got), np.asarray(expected), rtol=1e-6,
+                                   err_msg=f"call {i + 1}")
+        assert _plain(state_of(static_state)) == _plain(state_of(eager_state)), f"call {i + 1}"
+
+
+def _plain(value):
+    """State with tensors as lists, to compare with ==."""
+    if isinstance(value, paddle.Tensor):
+        return value.numpy().tolist()
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if hasattr(value, "__dict__") and not isinstance(value, type):
+        return {k: _plain(v) for k, v in vars(value).items() if not k.startswith("_")}
+    return value
+
+
+class Counter:
+    def __init__(self):
+        self.calls = 0
+        self.log = []
+        self.cache = {}
+
+
+def counted(x, c):
+    c.calls += 1
+    return x * c.calls
+
+
+def logged(x, c):
+    c.log.append(float(c.calls))
+    return x * len(c.log)
+
+
+def cached(x, c):
+    c.cache["k"] = x * 2
+    c.cache["n"] = c.cache.get("n", 0) + 1
+    return c.cache["k"] + c.cache["n"]
+
+
+def attribute_then_read(x, c):
+    c.calls = c.calls + 2
+    y = x + c.calls
+    c.calls = c.calls * 2
+    return y * c.calls
+
+
+CASES = [counted, logged, cached, attribute_then_read]
+
+
+@pytest.mark.parametrize("fn", CASES, ids=[f.__name__ for f in CASES])
+def test_side_effects_on_an_argument_object_every_call(fn):
+    _run(fn, paddle.jit.to_static(fn), Counter)
+
+
+class CountingNet(paddle.nn.Layer):
+    """The example of docs/graph_breaks.md: a Python counter on the Layer."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+        self.seen = []
+        self.constant_vars = {}
+
+    def forward(self, x):
+        self.calls += 1
+        self.seen.append(self.calls)
+        self.constant_vars["last"] = self.calls
+        return x * self.calls + len(self.seen)
+
+
+def test_layer_counter_is_replayed_every_call():
+    eager, static_net = CountingNet(), CountingNet()
+    static = paddle.jit.to_static(static_net)
+    for i, v in enumerate(XS):
+        expected = eager(paddle.to_tensor(v))
+        got = static(paddle.to_tensor(v))
+        np.testing.assert_allclose(got.numpy(), expected.numpy(), err_msg=f"call {i + 1}")
+    assert static_net.calls == eager.calls == len(XS)
+    assert static_net.seen == eager.seen
+    assert static_net.constant_vars == eager.constant_vars
+
+
+LOG = []
+TOTAL = 0.0
+
+
+def appends_global(x, _state):
+    LOG.append(1)
+    return x * len(LOG)
+
+
+def writes_global(x, _state):
+    global TOTAL
+    TOTAL = TOTAL + 1.5
+    return x + TOTAL
+
+
+@pytest.mark.parametrize("fn", [appends_global, writes_global])
+def test_global_side_effects_every_call(fn):
+    global TOTAL
+    static = paddle.jit.to_static(fn)
+    results = []
+    for mode in ("eager", "static"):
+        LOG.clear()
+        TOTAL = 0.0
+        f = fn if mode == "eager" else static
+        results.append([np.asarray(f(paddle.to_tensor(v), None)) for v in XS])
+        results.append((list(LOG), TOTAL))
+    for e, s in zip(results[0], results[2]):
+        np.testing.assert_allclose(s, e)
+    assert results[1] == results[3]
+
+
+# -- item 8: a dict entry set in the compiled `else` branch of an `if` a break opened ----------
+
+def dict_in_branches(x, d):
+    if float(np.sum(x.numpy())) > 0:        # a Python decision on a tensor value: a break
+        d["k"] = x + 1
+        d["count"] = d.get("count", 0) + 1
+    else:
+        d["k"] = x * 3
+        d["neg"] = d.get("neg", 0) + 1
+    return d["k"] * 2
+
+
+def local_dict_in_branches(x, _state):
+    d = {}
+    if float(np.sum(x.numpy())) > 0:
+        d["k"] = x + 1
+    else:
+        d["k"] = x * 3
+    return d["k"] - 1
+
+
+@pytest.mark.parametrize("fn", [dict_in_branches, local_dict_in_branches])
+def test_dict_entry_set_in_an_opened_branch(fn):
+    _run(fn, paddle.jit.to_static(fn), dict, calls=2 * len(XS))
+
+
+# -- item 9: a global rebound in both branches of a tensor `if` --------------------------------
+
+G = 0.0
+
+
+def global_in_both_branches(x, _state):
+    global G
+    if x.mean() > 0:
+        G = 1.0
+    else:
+        G = 2.0
+    return x * G
+
+
+def test_global_rebound_in_both_branches():
+    global G
+    static = paddle.jit.to_static(global_in_both_branches)
+    for i, v in enumerate(XS * 2):
+        G = 0.0
+        expected = global_in_both_branches(paddle.to_tensor(v), None)
+        g_eager = G
+        G = 0.0
+        got = static(paddle.to_tensor(v), None)
+        np.testing.assert_allclose(got.numpy(), expected.numpy(), err_msg=f"call {i + 1}")
+        assert G == g_eager, f"call {i + 1}"
+
+
+# -- a Python number that changes every call --------------------------------------------------
+
+def test_counter_does_not_stay_stale_past_the_recompile_limit():
+    c_eager, c_static = Counter(), Counter()
+    static = paddle.jit.to_static(counted)
+    for i in range(30):
+        v = XS[i % len(XS)]
+        np.testing.assert_allclose(static(paddle.to_tensor(v), c_static).numpy(),
+                                   counted(paddle.to_tensor(v), c_eager).numpy())
+    assert c_static.calls == 30
+
+
+def test_state_copy_is_independent():
+    # the harness itself: the two states never share objects
+    a = Counter()
+    b = copy.deepcopy(a)
+    counted(paddle.to_tensor(XS[0]), a)
+    assert b.calls == 0
