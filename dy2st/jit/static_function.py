@@ -24,7 +24,7 @@ from ..runtime.registry import hooks as _hooks
 from ..runtime.tensor import Tensor, TensorLike
 from ..format.input_spec import InputSpec
 from ..format.concrete import ConcreteProgram
-from . import cache_limit
+from . import auto_dynamic, cache_limit
 from . import run_program
 from .options import options
 from .errors import ConversionError, raise_in_user_code, raise_run_error
@@ -208,6 +208,9 @@ class StaticFunction:
         if entry is None:
             if self._programs >= cache_limit.CACHE_LIMIT or self._over_limit:
                 return cache_limit.run_eagerly(self, args, kwargs, key)
+            if self._programs >= auto_dynamic.SHAPES_BEFORE_DYNAMIC - 1:
+                entry = self._widened(args, kwargs)
+        if entry is None:
             if not self._full_graph:    # graph breaks: dy2st/jit/graph_break
                 from .graph_break.miss import Result, on_miss
                 entry = on_miss(self, args, kwargs, key)
@@ -222,6 +225,21 @@ class StaticFunction:
         outs = run_entry(entry, feeds)
         entry.last_outs = outs          # jit.save's output_spec finds returned tensors here
         return entry.build(outs)
+
+    def _widened(self, args: Tuple, kwargs: Dict) -> Optional[CacheEntry]:
+        """A program with unknown dims for the arguments whose shapes kept changing."""
+        specs = auto_dynamic.widen(self, args, kwargs)
+        if specs is None or self.__dict__.get("_gb") is not None:
+            return None
+        entry = self._entries.get(self._key_with(specs, args, kwargs))
+        return entry or auto_dynamic.trace_widened(self, args, kwargs, specs)
+
+    def _key_with(self, specs: List[Any], args: Tuple, kwargs: Dict) -> Tuple:
+        saved, self._input_spec = self._input_spec, specs
+        try:
+            return self._key(args, kwargs)
+        finally:
+            self._input_spec = saved
 
     def _key(self, args: Tuple, kwargs: Dict) -> Tuple:
         """The cache key of a canonical call (see CallBinder): a tensor is keyed by its spec
@@ -260,8 +278,7 @@ class StaticFunction:
         with recording() as calls:
             note_call(self._function, bound_arguments(self._function, self._instance, args,
                                                       kwargs))
-            with dynamic_view(not self._full_graph):
-                traced = self.trace_program(args, kwargs)
+            traced = self.trace_program(args, kwargs)
         guards = build_guards(calls)
         program = traced.program
         # new values of persistable tensors are fetched after the outputs (and so kept by DCE)
@@ -317,7 +334,8 @@ class StaticFunction:
             sym_args, sym_kwargs = unflatten(in_tree, sym_leaves)
             saved_globals = self._global_values()
             try:
-                out = fn(*sym_args, **sym_kwargs)
+                with dynamic_view(not self._full_graph):
+                    out = fn(*sym_args, **sym_kwargs)
                 out_leaves, out_tree = flatten(out)
                 leaves_desc, fetch = _outputs(out_leaves)
             except Exception as e:  # noqa: BLE001

@@ -186,7 +186,7 @@ class BreakState:
                 rsf._input_spec = [specs[i] or found.get(p) for i, p in enumerate(later.params)]
 
     def region_miss(self, rsf: Any, region: Region, args: Tuple, kwargs: Dict, key: Any) -> Any:
-        if region.eager or len(rsf._entries) >= RECOMPILE_LIMIT:
+        if region.eager or rsf._programs >= RECOMPILE_LIMIT:
             if not region.eager:
                 region.eager = True
                 names = rsf._arg_names(len(args))

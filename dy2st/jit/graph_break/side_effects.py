@@ -16,7 +16,7 @@ MUTATING = {"append", "extend", "insert", "pop", "remove", "clear", "update", "s
             "popleft"}
 CONTAINERS = (list, dict, set, collections.deque, bytearray)
 
-_STORES = frozenset(dis.opmap[n] for n in ("STORE_ATTR", "STORE_SUBSCR", "DELETE_SUBSCR")
+_STORES = frozenset(dis.opmap[n] for n in ("STORE_ATTR", "STORE_SUBSCR", "DELETE_SUBSCR", "STORE_GLOBAL")
                    if n in dis.opmap)
 
 
@@ -48,7 +48,21 @@ def _root(node: gast.AST) -> Optional[Tuple[str, str]]:
             return None
 
 
-def _candidates_in(index: int, stmt: gast.stmt) -> List[Candidate]:
+def _global_names(fdef: gast.FunctionDef) -> frozenset:
+    """Names the function declares `global` (not those of nested functions)."""
+    out = set()
+    todo = list(fdef.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, gast.Global):
+            out.update(n.names)
+        elif not isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda,
+                                gast.ClassDef)):
+            todo.extend(gast.iter_child_nodes(n))
+    return frozenset(out)
+
+
+def _candidates_in(index: int, stmt: gast.stmt, declared: frozenset = frozenset()) -> List[Candidate]:
     out: List[Candidate] = []
     for n in gast.walk(stmt):
         if isinstance(n, (gast.FunctionDef, gast.Lambda, gast.AsyncFunctionDef)):
@@ -69,6 +83,8 @@ def _candidates_in(index: int, stmt: gast.stmt) -> List[Candidate]:
                         t.value, gast.Name) else "", "", n.lineno))
             elif isinstance(t, gast.Attribute) and isinstance(t.value, gast.Name):
                 out.append((index, "attr", t.value.id, t.attr, "", n.lineno))
+            elif isinstance(t, gast.Name) and t.id in declared:
+                out.append((index, "global", t.id, "", "", n.lineno))
     return out
 
 
@@ -79,8 +95,9 @@ def _candidates(code: types.CodeType, fn: Any) -> Tuple[Tuple[Candidate, ...], T
     fdef = parse_function(fn)[0]
     a = fdef.args
     params = tuple(x.id for x in a.posonlyargs + a.args + a.kwonlyargs)
-    local = written_names(fdef.body, mutations=False) - set(params)
-    found = tuple(c for i, s in enumerate(fdef.body) for c in _candidates_in(i, s)
+    declared = _global_names(fdef)
+    local = written_names(fdef.body, mutations=False) - set(params) - declared
+    found = tuple(c for i, s in enumerate(fdef.body) for c in _candidates_in(i, s, declared)
                   if c[2] not in local)
     return found, params, frozenset(local)
 
@@ -138,12 +155,20 @@ def _lookup(name: str, values: Dict[str, Any], cells: Dict[str, Any], globals_: 
 def _reason(how: str, root: str, attr: str, method: str, obj: Any, is_self: bool) -> str:
     from ...runtime.tensor import Tensor
     from ...nn import Layer
+    if how == "global":
+        if isinstance(obj, (Tensor, Layer)) or callable(obj):
+            return ""
+        return (f"writing the global `{root}` changes Python state, which a compiled program "
+                "would not repeat")
     if how == "attr":
-        if not is_self:
+        if isinstance(obj, (Tensor, Layer, type)) and not is_self or \
+                isinstance(obj, types.ModuleType) and obj.__name__.split(".")[0] == "dy2st":
             return ""
         current = getattr(obj, attr, None)
         if isinstance(current, (Tensor, Layer)) or callable(current):
             return ""
+        if not is_self and current is None:
+            return ""       # an object the loop machinery may give a tensor (attribute_writes)
         return (f"`{root}.{attr} = ...` {ATTRIBUTE_WRITE}, which a compiled "
                 "program would not repeat: keep it out of forward, or make it a tensor buffer")
     target = getattr(obj, attr, _NOTHING) if attr else obj

@@ -1,0 +1,59 @@
+"""The guard fuzzer's fixed, seeded budget: random functions and Layers whose Python state is
+changed between calls agree with eager on every call and in the state they leave
+(tools/fuzz_guards.py; `--count 2000` is the long run)."""
+import importlib.util
+import os
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def _module():
+    spec = importlib.util.spec_from_file_location("dy2st_tools_fuzz_guards",
+                                                  os.path.join(ROOT, "tools", "fuzz_guards.py"))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module          # (dataclasses look their module up there)
+    spec.loader.exec_module(module)
+    return module
+
+
+fuzz_guards = _module()
+
+BUDGET = 120      # programs x 5 calls (about 10 s on the 2-core machine)
+
+
+def test_guard_fuzz_budget_agrees_with_eager():
+    report = fuzz_guards.fuzz(seed=0, count=BUDGET, calls=5)
+    assert report.programs == BUDGET
+    assert report.calls == 5 * BUDGET
+    assert not report.failures, "\n".join(report.failures[:3])
+
+
+@pytest.mark.parametrize("seed", [3, 11])
+def test_generated_programs_cover_every_kind_of_state(seed):
+    sources = [fuzz_guards.generate(seed * 1000 + k).source for k in range(200)]
+    body = "\n".join(s.split("cfg = Cfg()")[1] for s in sources)
+    for read in ("K", "len(L)", "D['a']", "ARR", "T", "ACT(", "range(N)", "FLAG", "cfg.k",
+                 "cfg.inner.m", "read_c", "deep_helper", "self.scale", "self.training",
+                 "np.tanh(h.numpy())", "self.calls += 1", "LOG.append", "TOTAL = TOTAL"):
+        assert read in body, read
+
+
+def test_a_stale_program_is_reported(monkeypatch):
+    # the fuzzer itself: a to_static that ignores changed state is caught
+    import dy2st as paddle
+    monkeypatch.setattr(paddle.jit, "to_static", lambda f: _first_call_only(f))
+    report = fuzz_guards.fuzz(seed=0, count=20, calls=5)
+    assert report.failures
+
+
+def _first_call_only(fn):
+    cache = {}
+
+    def call(x, cfg):
+        if "out" not in cache:
+            cache["out"] = fn(x, cfg)
+        return cache["out"]
+    return call

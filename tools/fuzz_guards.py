@@ -1,0 +1,321 @@
+"""Guard fuzzer: random functions and Layers that read and change Python state (globals, closure
+cells, Layer attributes, attributes of an argument object, containers, mode flags, shapes) are
+called several times with that state changed at random between calls; every call of the
+to_static version must agree with eager, and so must the state after it.
+
+    python tools/fuzz_guards.py --count 2000 --calls 5 --seed 0     # a long run
+    python tools/fuzz_guards.py --program-seed 17 --show             # one program and its calls
+    python tools/fuzz.py --guards --count 200                        # the same, from fuzz.py
+
+The program is written twice as two modules (one run eagerly, one through to_static), so that
+each has its own globals and objects, and the same changes are applied to both."""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import random
+import sys
+import tempfile
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+# the checkout this file is in, not an installed dy2st
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+HEADER = '''import types
+import numpy as np
+import dy2st as paddle
+
+K = 1.5
+N = 2
+FLAG = True
+L = [1.0, 2.0]
+D = {"a": 0.5}
+ARR = np.array([1.0, 2.0, 3.0], "float32")
+T = paddle.to_tensor(np.array([0.5, -0.5, 1.0], "float32"))
+ACT = paddle.tanh
+LOG = []
+TOTAL = 0.0
+
+
+def _make():
+    cval = 1.0
+
+    def read_c(h):
+        return h * cval
+
+    def set_c(v):
+        nonlocal cval
+        cval = v
+    return read_c, set_c
+
+
+read_c, set_c = _make()
+
+
+def helper(h):
+    return h * K + len(L)
+
+
+def deep_helper(h, c):
+    return helper(h) + c.k
+
+
+class Cfg:
+    def __init__(self):
+        self.k = 0.5
+        self.count = 0
+        self.inner = types.SimpleNamespace(m=1.0)
+
+
+cfg = Cfg()
+'''
+
+# statements that read state; {s} is "self" in a Layer's forward
+READS = [
+    "h = h * K",
+    "h = h + len(L)",
+    "h = h * D['a']",
+    "h = h + paddle.to_tensor(ARR)",
+    "h = h + T",
+    "h = ACT(h)",
+    "for _ in range(N):\n    h = h + 0.5",
+    "if FLAG:\n    h = h - 1.0",
+    "h = h * cfg.k",
+    "h = h + cfg.inner.m",
+    "h = helper(h)",
+    "h = deep_helper(h, cfg)",
+    "h = read_c(h)",
+    "if paddle.is_grad_enabled():\n    h = h + 1.0",
+    "if paddle.in_dynamic_mode():\n    h = h + 2.0",
+    "h = h + x.shape[0]",
+    "if h.mean() > 0:\n    h = h * K\nelse:\n    h = h - K",
+]
+LAYER_READS = [
+    "h = h * {s}.scale",
+    "for _ in range({s}.steps):\n    h = h + 1.0",
+    "if {s}.flag:\n    h = h * 2.0",
+    "h = h + sum({s}.items)",
+    "h = h + {s}.table['w']",
+    "h = h + {s}.bias",
+    "h = {s}.helper(h)",
+    "if {s}.training:\n    h = h + 3.0",
+]
+EFFECTS = [
+    "cfg.count += 1\nh = h + cfg.count",
+    "LOG.append(1.0)\nh = h * len(LOG)",
+    "D['b'] = D.get('b', 0.0) + 1.0\nh = h + D['b']",
+    "TOTAL = TOTAL + 0.5\nh = h + TOTAL",
+]
+LAYER_EFFECTS = [
+    "{s}.calls += 1\nh = h * {s}.calls",
+    "{s}.table['n'] = {s}.table.get('n', 0) + 1\nh = h + {s}.table['n']",
+]
+BREAKS = [
+    "h = paddle.to_tensor(np.tanh(h.numpy()))",
+    "b_ = float(np.sum(np.abs(h.numpy())))\nh = h + b_ * 0.0",
+]
+
+LAYER_CLASS = '''
+
+class Net(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.scale = 0.5
+        self.steps = 1
+        self.flag = True
+        self.items = [1.0]
+        self.table = {"w": 0.25}
+        self.bias = paddle.to_tensor(np.array([1.0, 0.0, -1.0], "float32"))
+        self.calls = 0
+
+    def helper(self, h):
+        return h * self.scale + self.table["w"]
+
+    def forward(self, x, cfg):
+'''
+
+CHANGES = [
+    "K = {f}", "N = {i}", "FLAG = not FLAG", "L.append({f})", "L.pop() if L else None",
+    "D['a'] = {f}", "ARR += {f}", "T = paddle.to_tensor(np.full([3], {f}, 'float32'))",
+    "ACT = {act}", "set_c({f})", "cfg.k = {f}", "cfg.inner.m = {f}",
+    "cfg.inner = types.SimpleNamespace(m={f})",
+]
+LAYER_CHANGES = [
+    "net.scale = {f}", "net.steps = {i}", "net.flag = not net.flag", "net.items.append({f})",
+    "net.table['w'] = {f}", "net.bias = paddle.to_tensor(np.full([3], {f}, 'float32'))",
+    "net.eval()", "net.train()",
+]
+ACTS = ["paddle.tanh", "paddle.nn.functional.relu", "paddle.nn.functional.sigmoid", "paddle.abs"]
+
+
+def _indent(text: str, prefix: str) -> str:
+    return "\n".join(prefix + line for line in text.splitlines())
+
+
+@dataclass
+class Program:
+    seed: int
+    source: str
+    layer: bool
+    calls: List[Tuple[List[str], int, bool]]   # (changes before the call, batch size, no_grad)
+
+
+def generate(seed: int, n_calls: int = 5) -> Program:
+    """Program `seed`: a module source and the changes made between its calls."""
+    r = random.Random(seed)
+    layer = r.random() < 0.5
+    s = "self"
+    pool = READS + (LAYER_READS if layer else [])
+    effects = EFFECTS + (LAYER_EFFECTS if layer else [])
+    body: List[str] = []
+    for _ in range(r.randint(2, 6)):
+        body.append(r.choice(pool).format(s=s))
+    if r.random() < 0.5:
+        body.insert(r.randint(0, len(body)), r.choice(effects).format(s=s))
+    if r.random() < 0.5:
+        body.insert(r.randint(0, len(body)), r.choice(BREAKS))
+    uses_total = any("TOTAL" in b for b in body)
+    lines = (["global TOTAL"] if uses_total else []) + ["h = x[0] * 1.0"] + body + ["return h"]
+    if layer:
+        source = HEADER + LAYER_CLASS + _indent("\n".join(lines), " " * 8) + "\n\n\nnet = Net()\n"
+    else:
+        source = HEADER + "\n\ndef f(x, cfg):\n" + _indent("\n".join(lines), " " * 4) + "\n"
+    changes = CHANGES + (LAYER_CHANGES if layer else [])
+    calls = []
+    for i in range(n_calls):
+        picked = [] if i == 0 else [r.choice(changes).format(
+            f=round(r.uniform(-2, 2), 2), i=r.randint(0, 3), act=r.choice(ACTS))
+            for _ in range(r.randint(0, 3))]
+        batch = r.choice([1, 2, 3]) if r.random() < 0.3 else 2
+        calls.append((picked, batch, r.random() < 0.15))
+    return Program(seed, source, layer, calls)
+
+
+def _load(source: str, directory: str, name: str) -> Any:
+    path = os.path.join(directory, f"{name}.py")
+    with open(path, "w") as fh:
+        fh.write(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _state(m: Any, layer: bool) -> Any:
+    out = {k: getattr(m, k) for k in ("K", "N", "FLAG", "TOTAL")}
+    out.update(L=list(m.L), D=dict(m.D), LOG=list(m.LOG), ARR=m.ARR.tolist(),
+               cfg=(m.cfg.k, m.cfg.count, m.cfg.inner.m))
+    if layer:
+        n = m.net
+        out["net"] = (n.scale, n.steps, n.flag, list(n.items), dict(n.table), n.calls,
+                      n.training, n.bias.numpy().tolist())
+    return out
+
+
+def _call(m: Any, layer: bool, fn: Any, x: np.ndarray, no_grad: bool) -> Tuple[str, Any]:
+    import dy2st as paddle
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t = paddle.to_tensor(x)
+            if no_grad:
+                with paddle.no_grad():
+                    out = fn(t, m.cfg)
+            else:
+                out = fn(t, m.cfg)
+        return "value", np.asarray(out.numpy(), dtype=np.float64)
+    except Exception as e:  # noqa: BLE001 - both outcomes are compared
+        return "error", type(e).__name__
+
+
+@dataclass
+class Report:
+    programs: int = 0
+    calls: int = 0
+    failures: List[str] = field(default_factory=list)
+
+
+def check(program: Program, directory: str, show: bool = False) -> Tuple[int, Optional[str]]:
+    """(calls made, the first disagreement or None) of one program."""
+    import dy2st as paddle
+    eager = _load(program.source, directory, f"guards_{program.seed}_eager")
+    static = _load(program.source, directory, f"guards_{program.seed}_static")
+    if program.layer:
+        e_fn, s_fn = eager.net, paddle.jit.to_static(static.net)
+    else:
+        e_fn, s_fn = eager.f, paddle.jit.to_static(static.f)
+    rng = np.random.default_rng(program.seed)
+    for i, (changes, batch, no_grad) in enumerate(program.calls):
+        for change in changes:
+            for m in (eager, static):
+                exec(change, m.__dict__)
+        x = rng.uniform(-1, 1, size=(batch, 3)).astype(np.float32)
+        want = _call(eager, program.layer, e_fn, x, no_grad)
+        got = _call(static, program.layer, s_fn, x, no_grad)
+        if show:
+            print(f"call {i + 1}: changes {changes} batch {batch} no_grad {no_grad}\n"
+                  f"  eager {want}\n  static {got}")
+        same = want[0] == got[0] and (
+            want[1] == got[1] if want[0] == "error" else
+            want[1].shape == got[1].shape and np.allclose(want[1], got[1], rtol=1e-4,
+                                                          atol=1e-4, equal_nan=True))
+        if not same:
+            return i + 1, (f"--- program seed {program.seed}, call {i + 1} (changes before it: "
+                           f"{changes}): eager {want}, static {got}\n{program.source}")
+        if _state(eager, program.layer) != _state(static, program.layer):
+            return i + 1, (f"--- program seed {program.seed}, call {i + 1}: the state differs: "
+                           f"eager {_state(eager, program.layer)}, static "
+                           f"{_state(static, program.layer)}\n{program.source}")
+    return len(program.calls), None
+
+
+def fuzz(seed: int, count: int, calls: int = 5, stop_after: Optional[int] = None) -> Report:
+    report = Report()
+    with tempfile.TemporaryDirectory() as directory:
+        sys.path.insert(0, directory)
+        try:
+            for k in range(count):
+                program = generate(seed * 1_000_003 + k, calls)
+                n, failure = check(program, directory)
+                report.programs += 1
+                report.calls += n
+                if failure:
+                    report.failures.append(failure)
+                    if stop_after and len(report.failures) >= stop_after:
+                        break
+        finally:
+            sys.path.remove(directory)
+    return report
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--count", type=int, default=200)
+    p.add_argument("--calls", type=int, default=5)
+    p.add_argument("--program-seed", type=int, help="check only this program seed")
+    p.add_argument("--show", action="store_true", help="print the program and every call")
+    args = p.parse_args(argv)
+    if args.program_seed is not None:
+        program = generate(args.program_seed, args.calls)
+        if args.show:
+            print(program.source)
+        with tempfile.TemporaryDirectory() as directory:
+            _n, failure = check(program, directory, show=args.show)
+        print(failure or "agree")
+        return 1 if failure else 0
+    report = fuzz(args.seed, args.count, args.calls)
+    for failure in report.failures:
+        print(failure)
+    print(f"guard fuzz: {report.programs} programs, {report.calls} calls, "
+          f"{len(report.failures)} disagreements")
+    return 1 if report.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
