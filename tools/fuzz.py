@@ -4,6 +4,7 @@ user line), and so must eager's and to_static's gradients.
 
     python tools/fuzz.py --count 5000 --seed 0      # a long run; prints every failure
     python tools/fuzz.py --seed 1234 --count 1 --show   # one program's source and outcomes
+    python tools/fuzz.py --guards --count 2000          # guard mode (tools/fuzz_guards.py)
 
 A failure prints the program's seed and source, so that it can become a regression test."""
 from __future__ import annotations
@@ -691,6 +692,14 @@ def fuzz(seed: int, count: int, save: bool = True, stop_after: Optional[int] = N
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--guards" in argv:      # the guard mode: state changed between calls (fuzz_guards.py)
+        spec = importlib.util.spec_from_file_location(
+            "dy2st_tools_fuzz_guards", os.path.join(os.path.dirname(__file__), "fuzz_guards.py"))
+        guards = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = guards
+        spec.loader.exec_module(guards)
+        return guards.main([a for a in argv if a != "--guards"])
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--count", type=int, default=300)

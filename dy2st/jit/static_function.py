@@ -30,7 +30,7 @@ from .options import options
 from .errors import ConversionError, raise_in_user_code, raise_run_error
 from . import keywords
 from .keywords import check_keywords
-from .guards import build_guards, note_call, recording
+from .guards import GuardSet, build_guards, note_call, recording
 from .guards.recorder import bound_arguments
 from ..jst.namespace import fails_on_its_path, raise_when_reached
 from .signature import CallBinder, describe_change, spec_key, value_key
@@ -280,6 +280,8 @@ class StaticFunction:
                                                       kwargs))
             traced = self.trace_program(args, kwargs)
         guards = build_guards(calls)
+        if self._full_graph:
+            self._refuse_reuse_after_side_effects(guards, args, kwargs)
         program = traced.program
         # new values of persistable tensors are fetched after the outputs (and so kept by DCE)
         n_out = len(program.fetch_names)
@@ -300,6 +302,21 @@ class StaticFunction:
         self._programs += 1
         self._last = entry
         return entry
+
+    def _refuse_reuse_after_side_effects(self, guards: GuardSet, args: Tuple,
+                                         kwargs: Dict) -> None:
+        """full_graph=True has no islands: a statement that changes Python state ran once, in
+        the trace. Its program is never reused (each call traces, up to the cache limit, then
+        runs eagerly), so the change happens on every call as in eager mode."""
+        # graph_break loads lazily: a function that traces whole never needs the rest of it
+        from .graph_break.side_effects import side_effect_islands
+        effects = side_effect_islands(self, args, kwargs)
+        if effects:
+            _index, line, reason = effects[0]
+            code = self._function.__code__
+            where = f"{code.co_filename}:{code.co_firstlineno + line - 1}"
+            guards.add_never(f"a Python side effect at {where} ({reason}), which full_graph=True "
+                             "runs only while tracing")
 
     def trace_program(self, args: Tuple, kwargs: Dict) -> "TracedProgram":
         """Trace the converted function on symbolic inputs into a new (unoptimised) Program."""

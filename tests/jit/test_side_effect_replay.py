@@ -74,6 +74,14 @@ def test_side_effects_on_an_argument_object_every_call(fn):
     _run(fn, paddle.jit.to_static(fn), Counter)
 
 
+PYTHON_VALUE_CASES = [counted, logged, attribute_then_read]
+
+
+@pytest.mark.parametrize("fn", PYTHON_VALUE_CASES, ids=[f.__name__ for f in PYTHON_VALUE_CASES])
+def test_full_graph_side_effects_on_python_values_every_call(fn):
+    _run(fn, paddle.jit.to_static(fn, full_graph=True), Counter)
+
+
 class CountingNet(paddle.nn.Layer):
     """The example of docs/graph_breaks.md: a Python counter on the Layer."""
 
@@ -90,9 +98,10 @@ class CountingNet(paddle.nn.Layer):
         return x * self.calls + len(self.seen)
 
 
-def test_layer_counter_is_replayed_every_call():
+@pytest.mark.parametrize("full_graph", [False, True])
+def test_layer_counter_is_replayed_every_call(full_graph):
     eager, static_net = CountingNet(), CountingNet()
-    static = paddle.jit.to_static(static_net)
+    static = paddle.jit.to_static(static_net, full_graph=full_graph)
     for i, v in enumerate(XS):
         expected = eager(paddle.to_tensor(v))
         got = static(paddle.to_tensor(v))
@@ -117,10 +126,11 @@ def writes_global(x, _state):
     return x + TOTAL
 
 
+@pytest.mark.parametrize("full_graph", [False, True])
 @pytest.mark.parametrize("fn", [appends_global, writes_global])
-def test_global_side_effects_every_call(fn):
+def test_global_side_effects_every_call(fn, full_graph):
     global TOTAL
-    static = paddle.jit.to_static(fn)
+    static = paddle.jit.to_static(fn, full_graph=full_graph)
     results = []
     for mode in ("eager", "static"):
         LOG.clear()
@@ -188,14 +198,27 @@ def test_global_rebound_in_both_branches():
 
 # -- a Python number that changes every call --------------------------------------------------
 
-def test_counter_does_not_stay_stale_past_the_recompile_limit():
+@pytest.mark.parametrize("full_graph", [False, True])
+def test_counter_does_not_stay_stale_past_the_recompile_limit(full_graph):
     c_eager, c_static = Counter(), Counter()
-    static = paddle.jit.to_static(counted)
+    static = paddle.jit.to_static(counted, full_graph=full_graph)
     for i in range(30):
         v = XS[i % len(XS)]
         np.testing.assert_allclose(static(paddle.to_tensor(v), c_static).numpy(),
                                    counted(paddle.to_tensor(v), c_eager).numpy())
     assert c_static.calls == 30
+
+
+def test_full_graph_side_effect_is_named_when_the_cache_fills(monkeypatch):
+    from dy2st.jit import cache_limit
+    monkeypatch.setattr(cache_limit, "CACHE_LIMIT", 3)
+    static = paddle.jit.to_static(counted, full_graph=True)
+    c = Counter()
+    with pytest.warns(cache_limit.CacheLimitWarning, match="a Python side effect at .*"
+                      "test_side_effect_replay.py:47"):
+        for _ in range(5):
+            static(paddle.to_tensor(XS[0]), c)
+    assert c.calls == 5
 
 
 def test_state_copy_is_independent():

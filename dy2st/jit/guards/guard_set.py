@@ -40,6 +40,8 @@ class Guard:
         now = self.read()
         if self.ok(now):
             return None
+        if self.value is _NEVER:
+            return self.what
         return f"{self.what}: {describe(self.value)} -> {describe(now)}"
 
 
@@ -66,11 +68,24 @@ class GuardSet:
                 return text
         return None
 
+    def add_never(self, what: str) -> None:
+        """A guard that never holds: the entry is not reused (`what` says why)."""
+        never = Guard(_fresh, _NEVER, what)
+        self.guards.append(never)
+        self.pairs = self.pairs + ((never.read, never.ok),)
+
     def __len__(self) -> int:
         return len(self.guards)
 
     def __repr__(self) -> str:
         return f"<GuardSet: {', '.join(g.what for g in self.guards)}>"
+
+
+_NEVER = object()
+
+
+def _fresh() -> Any:
+    return object()
 
 
 def _global_reader(g: Dict[str, Any], name: str) -> Callable[[], Any]:
