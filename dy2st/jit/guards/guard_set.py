@@ -11,6 +11,7 @@ from ...runtime import state
 from ...runtime.program import Variable
 from ...runtime.tensor import Tensor
 from ...static.input_spec import InputSpec
+from .compiled import compile_check
 from .reads import reads_of
 from .recorder import Call
 from .values import MISSING, checker, describe
@@ -27,13 +28,17 @@ _GRAD_NAMES = frozenset(("is_grad_enabled", "set_grad_enabled", "no_grad", "enab
 class Guard:
     """One guarded value: `read()` gives its value now, `ok(value)` whether it is unchanged."""
 
-    __slots__ = ("read", "ok", "what", "value")
+    __slots__ = ("read", "ok", "what", "value", "source")
 
-    def __init__(self, read: Callable[[], Any], value: Any, what: str) -> None:
+    def __init__(self, read: Callable[[], Any], value: Any, what: str,
+                 source: Optional[Tuple] = None) -> None:
         self.read = read
         self.ok = checker(value)
         self.what = what
         self.value = value
+        # ("global", module dict, name, builtins dict) or ("dict", an object's __dict__, name):
+        # where a compiled check can look the value up inline (compiled.py)
+        self.source = source
 
     def failure(self) -> Optional[str]:
         """None if the guard holds, else what changed ("global `K`: 1.0 -> 2.0")."""
@@ -48,17 +53,11 @@ class Guard:
 class GuardSet:
     """The guards of one cache entry, checked in order (cheapest first) before it is reused."""
 
-    __slots__ = ("guards", "pairs")
+    __slots__ = ("guards", "check")
 
     def __init__(self, guards: List[Guard]) -> None:
         self.guards = guards
-        self.pairs = tuple((g.read, g.ok) for g in guards)
-
-    def check(self) -> bool:
-        for read, ok in self.pairs:
-            if not ok(read()):
-                return False
-        return True
+        self.check: Callable[[], bool] = compile_check(guards)
 
     def failure(self) -> Optional[str]:
         """The first guard that fails, described; None when all hold."""
@@ -70,9 +69,8 @@ class GuardSet:
 
     def add_never(self, what: str) -> None:
         """A guard that never holds: the entry is not reused (`what` says why)."""
-        never = Guard(_fresh, _NEVER, what)
-        self.guards.append(never)
-        self.pairs = self.pairs + ((never.read, never.ok),)
+        self.guards.append(Guard(_fresh, _NEVER, what))
+        self.check = compile_check(self.guards)
 
     def __len__(self) -> int:
         return len(self.guards)
@@ -88,12 +86,15 @@ def _fresh() -> Any:
     return object()
 
 
-def _global_reader(g: Dict[str, Any], name: str) -> Callable[[], Any]:
+def _builtins_of(g: Dict[str, Any]) -> Dict[str, Any]:
     builtins = g.get("__builtins__", None)
     if isinstance(builtins, types.ModuleType):
         builtins = builtins.__dict__
-    if not isinstance(builtins, dict):
-        builtins = {}
+    return builtins if isinstance(builtins, dict) else {}
+
+
+def _global_reader(g: Dict[str, Any], name: str) -> Callable[[], Any]:
+    builtins = _builtins_of(g)
 
     def read() -> Any:
         v = g.get(name, MISSING)
@@ -119,11 +120,36 @@ def _attr_reader(base: Callable[[], Any], attr: str) -> Callable[[], Any]:
             return getattr(obj, attr)
         except Exception:  # noqa: BLE001 - a missing attribute or a property that raises
             return MISSING
+    read.base = base
     return read
 
 
+class _Fixed:
+    """Reads an object the trace was given (self, an argument): always the same object."""
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: Any) -> None:
+        self.obj = obj
+
+    def __call__(self) -> Any:
+        return self.obj
+
+
 def _fixed(obj: Any) -> Callable[[], Any]:
-    return lambda: obj
+    return _Fixed(obj)
+
+
+def _instance_slot(read: Callable[[], Any], obj: Any, attr: str) -> Optional[Tuple]:
+    """("dict", obj.__dict__, attr) when `attr` of the fixed object `obj` is a plain instance
+    attribute (no descriptor on its class), so a check may read its __dict__ directly."""
+    base = getattr(read, "base", None)
+    if not isinstance(base, _Fixed):
+        return None
+    owner = base.obj
+    d = getattr(owner, "__dict__", None)
+    if type(d) is not dict or attr not in d or hasattr(type(owner), attr):
+        return None
+    return ("dict", d, attr)
 
 
 def _library_module(value: Any) -> bool:
@@ -145,12 +171,13 @@ class _Builder:
         self.seen: Dict[Tuple, Callable[[], Any]] = {}
         self.grad = False
 
-    def add(self, key: Tuple, read: Callable[[], Any], what: str) -> Any:
+    def add(self, key: Tuple, read: Callable[[], Any], what: str,
+            source: Optional[Tuple] = None) -> Any:
         if key in self.seen:
             return read()
         self.seen[key] = read
         value = read()
-        self.guards.append(Guard(read, value, what))
+        self.guards.append(Guard(read, value, what, source))
         return value
 
     def chain(self, root_key: Tuple, root_read: Callable[[], Any], root_name: str,
@@ -170,7 +197,7 @@ class _Builder:
                 except Exception:  # noqa: BLE001
                     return
                 continue
-            obj = self.add(key, read, f"attribute `{name}`")
+            obj = self.add(key, read, f"attribute `{name}`", _instance_slot(read, obj, attr))
             if type(obj) is types.MethodType:
                 return
 
@@ -182,7 +209,7 @@ class _Builder:
         for name in reads.globals:
             key = ("g", id(g), name)
             read = self.seen.get(key) or _global_reader(g, name)
-            self.add(key, read, f"global `{name}`")
+            self.add(key, read, f"global `{name}`", ("global", g, name, _builtins_of(g)))
             roots[("global", name)] = (key, read, name)
             if name in _GRAD_NAMES:
                 self.grad = True

@@ -1,0 +1,50 @@
+"""All the guards of one cache entry compiled into one Python function (as Paddle SOT compiles
+its guard strings): a global or an instance attribute compared by identity or plain value is
+one dict lookup inline; other guards call their reader and checker."""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Sequence
+
+from .values import MISSING, snapshot
+
+
+def compile_check(guards: Sequence[Any]) -> Callable[[], bool]:
+    """A function of no arguments: True when every guard holds."""
+    if not guards:
+        return _always
+    env: Dict[str, Any] = {"_M": MISSING}
+    terms: List[str] = []
+    for i, g in enumerate(guards):
+        terms.append(_term(i, g, env))
+    source = "def check():\n    return " + " and ".join(terms) + "\n"
+    exec(compile(source, "<dy2st guards>", "exec"), env)      # noqa: S102 - our own text
+    return env["check"]
+
+
+def _always() -> bool:
+    return True
+
+
+def _term(i: int, g: Any, env: Dict[str, Any]) -> str:
+    snap = snapshot(g.value)
+    kind = snap[0]
+    src = g.source
+    if src is not None and kind in ("o", "v"):
+        table, name = src[1], src[2]
+        env[f"_d{i}"], env[f"_v{i}"] = table, g.value
+        lookup = f"_d{i}.get({name!r}, _M)"
+        if src[0] == "global" and name not in table:
+            # read from builtins while the module does not define it
+            env[f"_b{i}"] = src[3]
+            if kind == "o":
+                return f"({name!r} not in _d{i} and _b{i}.get({name!r}, _M) is _v{i})"
+            lookup = f"_b{i}.get({name!r}, _M)"
+            env[f"_T{i}"] = snap[1]
+            return (f"({name!r} not in _d{i} and type(_t{i} := {lookup}) is _T{i} and "
+                    f"_t{i} == _v{i})")
+        if kind == "o":
+            return f"{lookup} is _v{i}"
+        env[f"_T{i}"] = snap[1]
+        return f"(type(_t{i} := {lookup}) is _T{i} and _t{i} == _v{i})"
+    env[f"_r{i}"], env[f"_k{i}"] = g.read, g.ok
+    return f"_k{i}(_r{i}())"
