@@ -238,10 +238,13 @@ class Report:
     programs: int = 0
     calls: int = 0
     failures: List[str] = field(default_factory=list)
+    stale_calls: int = 0        # with every_call: calls that disagreed
 
 
-def check(program: Program, directory: str, show: bool = False) -> Tuple[int, Optional[str]]:
-    """(calls made, the first disagreement or None) of one program."""
+def check(program: Program, directory: str, show: bool = False,
+          stale: Optional[List[int]] = None) -> Tuple[int, Optional[str]]:
+    """(calls made, the first disagreement or None) of one program. With `stale` (a list),
+    every call is made and the numbers of the calls that disagree are appended to it."""
     import dy2st as paddle
     eager = _load(program.source, directory, f"guards_{program.seed}_eager")
     static = _load(program.source, directory, f"guards_{program.seed}_static")
@@ -264,24 +267,36 @@ def check(program: Program, directory: str, show: bool = False) -> Tuple[int, Op
             want[1] == got[1] if want[0] == "error" else
             want[1].shape == got[1].shape and np.allclose(want[1], got[1], rtol=1e-4,
                                                           atol=1e-4, equal_nan=True))
+        failure = None
         if not same:
-            return i + 1, (f"--- program seed {program.seed}, call {i + 1} (changes before it: "
-                           f"{changes}): eager {want}, static {got}\n{program.source}")
-        if _state(eager, program.layer) != _state(static, program.layer):
-            return i + 1, (f"--- program seed {program.seed}, call {i + 1}: the state differs: "
-                           f"eager {_state(eager, program.layer)}, static "
-                           f"{_state(static, program.layer)}\n{program.source}")
+            failure = (f"--- program seed {program.seed}, call {i + 1} (changes before it: "
+                       f"{changes}): eager {want}, static {got}\n{program.source}")
+        elif _state(eager, program.layer) != _state(static, program.layer):
+            failure = (f"--- program seed {program.seed}, call {i + 1}: the state differs: "
+                       f"eager {_state(eager, program.layer)}, static "
+                       f"{_state(static, program.layer)}\n{program.source}")
+        if failure and stale is None:
+            return i + 1, failure
+        if failure:
+            stale.append(i + 1)
+    if stale:
+        return len(program.calls), f"--- program seed {program.seed}: calls {stale} disagree"
     return len(program.calls), None
 
 
-def fuzz(seed: int, count: int, calls: int = 5, stop_after: Optional[int] = None) -> Report:
+def fuzz(seed: int, count: int, calls: int = 5, stop_after: Optional[int] = None,
+         every_call: bool = False) -> Report:
+    """Check `count` programs; with `every_call`, a program that disagrees still makes all
+    its calls, and each disagreeing call is counted in `stale_calls`."""
     report = Report()
     with tempfile.TemporaryDirectory() as directory:
         sys.path.insert(0, directory)
         try:
             for k in range(count):
                 program = generate(seed * 1_000_003 + k, calls)
-                n, failure = check(program, directory)
+                stale: Optional[List[int]] = [] if every_call else None
+                n, failure = check(program, directory, stale=stale)
+                report.stale_calls += len(stale or ())
                 report.programs += 1
                 report.calls += n
                 if failure:
@@ -300,6 +315,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--calls", type=int, default=5)
     p.add_argument("--program-seed", type=int, help="check only this program seed")
     p.add_argument("--show", action="store_true", help="print the program and every call")
+    p.add_argument("--every-call", action="store_true",
+                   help="make every call of a program that disagrees, and count those that do")
     args = p.parse_args(argv)
     if args.program_seed is not None:
         program = generate(args.program_seed, args.calls)
@@ -309,11 +326,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             _n, failure = check(program, directory, show=args.show)
         print(failure or "agree")
         return 1 if failure else 0
-    report = fuzz(args.seed, args.count, args.calls)
+    report = fuzz(args.seed, args.count, args.calls, every_call=args.every_call)
     for failure in report.failures:
         print(failure)
+    stale = f", {report.stale_calls} calls disagree" if args.every_call else ""
     print(f"guard fuzz: {report.programs} programs, {report.calls} calls, "
-          f"{len(report.failures)} disagreements")
+          f"{len(report.failures)} disagreements{stale}")
     return 1 if report.failures else 0
 
 

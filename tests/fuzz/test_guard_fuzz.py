@@ -47,6 +47,9 @@ def test_a_stale_program_is_reported(monkeypatch):
     monkeypatch.setattr(paddle.jit, "to_static", lambda f: _first_call_only(f))
     report = fuzz_guards.fuzz(seed=0, count=20, calls=5)
     assert report.failures
+    counted = fuzz_guards.fuzz(seed=0, count=20, calls=5, every_call=True)
+    assert counted.calls == 100
+    assert len(report.failures) <= counted.stale_calls <= 80     # the first calls agree
 
 
 def _first_call_only(fn):
