@@ -203,6 +203,9 @@ def _mode_copy(root: Any, training: Optional[bool]) -> Any:
         if isinstance(d.get("_sub_layers"), dict):
             d["_sub_layers"] = collections.OrderedDict(
                 (k, copy_layer(v) if isinstance(v, Layer) else v) for k, v in d["_sub_layers"].items())
+        for name, value in list(d.items()):
+            if type(value) in (list, dict, set):     # forward may write into them
+                d[name] = copy.copy(value)
         own = d.get("forward")
         if isinstance(own, StaticFunction) and own._instance is layer:
             d["forward"] = StaticFunction(own._function, own._input_spec, own._full_graph, twin)

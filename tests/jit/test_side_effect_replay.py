@@ -227,3 +227,43 @@ def test_state_copy_is_independent():
     b = copy.deepcopy(a)
     counted(paddle.to_tensor(XS[0]), a)
     assert b.calls == 0
+
+
+# -- jit.save of a Layer whose forward writes its own containers (Paddle's NetWithControlFlowIf) --
+
+class WritesConstants(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = paddle.nn.Linear(3, 3)
+        self.constant_vars = {}
+        self.history = []
+
+    def forward(self, x):
+        y = self.fc(x)
+        self.constant_vars["bias"] = y.mean()
+        self.history.append(1)
+        return y + self.constant_vars["bias"] * len(self.history)
+
+
+def test_layer_writing_its_containers_calls_and_saves(tmp_path):
+    paddle.seed(1)
+    eager = WritesConstants()
+    static_net = WritesConstants()
+    static_net.set_state_dict(eager.state_dict())
+    static = paddle.jit.to_static(static_net)
+    for i, v in enumerate(XS[:4]):
+        np.testing.assert_allclose(static(paddle.to_tensor(v)).numpy(),
+                                   eager(paddle.to_tensor(v)).numpy(), rtol=1e-5,
+                                   err_msg=f"call {i + 1}")
+    assert static_net.history == eager.history == [1, 1, 1, 1]
+    path = str(tmp_path / "net")
+    paddle.jit.save(static, path, input_spec=[paddle.static.InputSpec([None, 3], "float32")])
+    # the export traced a copy: the Layer's own containers hold no symbolic values
+    assert static_net.history == [1, 1, 1, 1]
+    assert isinstance(static_net.constant_vars["bias"], paddle.Tensor)
+    loaded = paddle.jit.load(path)
+    fresh = WritesConstants()       # the state the export traced from: four calls made
+    fresh.set_state_dict(eager.state_dict())
+    fresh.history = [1, 1, 1, 1]
+    x = paddle.to_tensor(XS[1])
+    np.testing.assert_allclose(loaded(x).numpy(), fresh(x).numpy(), rtol=1e-5)

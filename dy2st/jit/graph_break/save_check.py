@@ -6,7 +6,7 @@ from typing import Any, List, Optional
 from ..errors import ConversionError
 from .dispatch import BreakState, state_of
 from .reasons import GraphBreakInfo, classify
-from .side_effects import ATTRIBUTE_WRITE
+from .side_effects import ATTRIBUTE_WRITE, INSTANCE_CONTAINER
 
 
 class GraphBreakError(ConversionError):
@@ -20,9 +20,11 @@ def refuse_save(sf: Any, trace_error: Optional[BaseException] = None,
     state = state_of(sf)
     breaks: List[GraphBreakInfo] = list(state.breaks) if state is not None else []
     if sf._instance is not None:
-        # `self.n = x.shape[0]` breaks a call (the write must happen on every call) but not an
-        # export: that traces a copy of the layer tree, whose attribute takes the traced value
-        breaks = [b for b in breaks if not (b.kind == "side-effect" and ATTRIBUTE_WRITE in b.reason)]
+        # `self.n = x.shape[0]` or `self.cache["k"] = t` breaks a call (the write must happen on
+        # every call) but not an export: that traces a copy of the layer tree (its list, dict
+        # and set attributes copied too), whose attribute takes the traced value
+        breaks = [b for b in breaks if not (b.kind == "side-effect" and (
+            ATTRIBUTE_WRITE in b.reason or INSTANCE_CONTAINER in b.reason))]
     if trace_error is not None and classify(trace_error)[0] != "error":
         probe = BreakState(sf)
         probe.record(trace_error)

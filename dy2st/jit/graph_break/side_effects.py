@@ -139,6 +139,7 @@ def side_effect_islands(sf: Any, args: Tuple, kwargs: Dict) -> List[Tuple[int, i
 _NOTHING = object()
 # an export traces a copy of the layer tree, so such a write only touches the copy
 ATTRIBUTE_WRITE = "changes Python state of the object"
+INSTANCE_CONTAINER = "a container attribute of the instance"
 
 
 def _lookup(name: str, values: Dict[str, Any], cells: Dict[str, Any], globals_: Dict) -> Any:
@@ -176,6 +177,11 @@ def _reason(how: str, root: str, attr: str, method: str, obj: Any, is_self: bool
         return ""
     what = f"{root}.{attr}" if attr else root
     kind = type(target).__name__
+    if is_self and attr:
+        # an export traces a copy of the layer tree whose containers are copies too
+        change = f"{method} on" if how == "call" else "item assignment into"
+        return (f"{kind}.{change} `{what}` changes {INSTANCE_CONTAINER}, which a compiled "
+                "program would not repeat: it runs as Python on every call")
     if how == "call":
         return (f"{kind}.{method} on `{what}` changes a Python object that a compiled program "
                 "cannot hold: return the value instead")
