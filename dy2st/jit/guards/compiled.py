@@ -29,6 +29,8 @@ def _term(i: int, g: Any, env: Dict[str, Any]) -> str:
     snap = snapshot(g.value)
     kind = snap[0]
     src = g.source
+    if kind == "f" and g.value == g.value and g.value != 0.0:
+        kind = "v"          # a float that is not 0.0 or NaN: == of two floats is exact
     if src is not None and kind in ("o", "v"):
         table, name = src[1], src[2]
         env[f"_d{i}"], env[f"_v{i}"] = table, g.value
@@ -39,12 +41,12 @@ def _term(i: int, g: Any, env: Dict[str, Any]) -> str:
             if kind == "o":
                 return f"({name!r} not in _d{i} and _b{i}.get({name!r}, _M) is _v{i})"
             lookup = f"_b{i}.get({name!r}, _M)"
-            env[f"_T{i}"] = snap[1]
+            env[f"_T{i}"] = type(g.value)
             return (f"({name!r} not in _d{i} and type(_t{i} := {lookup}) is _T{i} and "
                     f"_t{i} == _v{i})")
         if kind == "o":
             return f"{lookup} is _v{i}"
-        env[f"_T{i}"] = snap[1]
+        env[f"_T{i}"] = type(g.value)
         return f"(type(_t{i} := {lookup}) is _T{i} and _t{i} == _v{i})"
     env[f"_r{i}"], env[f"_k{i}"] = g.read, g.ok
     return f"_k{i}(_r{i}())"

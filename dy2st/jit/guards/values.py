@@ -2,6 +2,7 @@
 by value, containers entry by entry, ndarrays by content, tensors and other objects by identity."""
 from __future__ import annotations
 
+import math
 import types
 from typing import Any, Callable, Tuple
 
@@ -21,10 +22,15 @@ def snapshot(value: Any, depth: int = 0) -> Tuple:
     if t in _BY_VALUE:
         return ("v", t, value)
     if t is float:
-        return ("f", value.hex())       # -0.0 differs from 0.0; a NaN equals a NaN
+        return ("f", value)             # -0.0 differs from 0.0; a NaN equals a NaN
     if t in (list, tuple, dict, set, frozenset) and depth < 3:
         if len(value) > MAX_ITEMS:
             return ("big", value, len(value))
+        items = value.values() if t is dict else value
+        if t is not set and t is not frozenset and all(_flat(v) for v in items):
+            # plain entries: compared at once, by their types and values (see _flat)
+            keys = tuple(value) if t is dict else None
+            return ("flat", t, keys, tuple(map(type, items)), tuple(items))
         if t is dict:
             return ("d", tuple(value), tuple(snapshot(v, depth + 1) for v in value.values()))
         if t in (set, frozenset):
@@ -50,7 +56,14 @@ def matches(snap: Tuple, value: Any, depth: int = 0) -> bool:
     if kind == "v":
         return type(value) is snap[1] and value == snap[2]
     if kind == "f":
-        return type(value) is float and value.hex() == snap[1]
+        return type(value) is float and same_float(value, snap[1])
+    if kind == "flat":
+        t = snap[1]
+        if type(value) is not t or len(value) != len(snap[4]):
+            return False
+        items = value.values() if t is dict else value
+        return ((t is not dict or tuple(value) == snap[2]) and
+                tuple(map(type, items)) == snap[3] and tuple(items) == snap[4])
     if kind == "s":
         if type(value) is not snap[1] or len(value) != len(snap[2]):
             return False
@@ -77,6 +90,19 @@ def matches(snap: Tuple, value: Any, depth: int = 0) -> bool:
     if kind == "big":
         return value is snap[1] and len(value) == snap[2]
     return False
+
+
+def _flat(v: Any) -> bool:
+    """A value == compares exactly once its type is the same: not -0.0 / 0.0 / NaN floats."""
+    t = type(v)
+    return t in _BY_VALUE and t is not complex or (t is float and v == v and v != 0.0)
+
+
+def same_float(a: float, b: float) -> bool:
+    """a and b are the same float: -0.0 differs from 0.0, a NaN equals a NaN."""
+    if a == b:
+        return a != 0.0 or math.copysign(1.0, a) == math.copysign(1.0, b)
+    return a != a and b != b
 
 
 def checker(value: Any) -> Callable[[Any], bool]:
