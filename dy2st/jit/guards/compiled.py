@@ -48,5 +48,16 @@ def _term(i: int, g: Any, env: Dict[str, Any]) -> str:
             return f"{lookup} is _v{i}"
         env[f"_T{i}"] = type(g.value)
         return f"(type(_t{i} := {lookup}) is _T{i} and _t{i} == _v{i})"
+    if src is not None and kind == "flat" and (src[0] == "dict" or src[2] in src[1]):
+        # a list, tuple or dict of plain values: one == on a copy, plus the entries' types
+        env[f"_d{i}"], env[f"_T{i}"], env[f"_Y{i}"] = src[1], snap[1], snap[3]
+        value = f"_t{i}"
+        if snap[1] is dict:
+            env[f"_v{i}"], env[f"_K{i}"] = dict(zip(snap[2], snap[4])), snap[2]
+            return (f"(type(_t{i} := _d{i}.get({src[2]!r}, _M)) is dict and _t{i} == _v{i} and "
+                    f"tuple(_t{i}) == _K{i} and tuple(map(type, _t{i}.values())) == _Y{i})")
+        env[f"_v{i}"] = snap[1](snap[4])
+        return (f"(type(_t{i} := _d{i}.get({src[2]!r}, _M)) is _T{i} and {value} == _v{i} and "
+                f"tuple(map(type, {value})) == _Y{i})")
     env[f"_r{i}"], env[f"_k{i}"] = g.read, g.ok
     return f"_k{i}(_r{i}())"

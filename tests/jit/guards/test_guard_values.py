@@ -47,18 +47,24 @@ def test_in_place_changes_are_seen():
 
 
 def test_compiled_check_follows_each_guard():
-    g = {"K": 1.5, "OBJ": math, "Z": -0.0}
+    g = {"K": 1.5, "OBJ": math, "Z": -0.0, "D": {"a": 1.0, "b": 2}, "L": [1, 2.0]}
     guards = [Guard(lambda n=n: g.get(n, MISSING), g[n], f"global `{n}`",
                     ("global", g, n, {})) for n in g]
     gs = GuardSet(guards)
     assert gs.check() and gs.failure() is None
-    for name, new in (("K", 2.5), ("K", 1), ("OBJ", np), ("Z", 0.0)):
+    for name, new in (("K", 2.5), ("K", 1), ("OBJ", np), ("Z", 0.0), ("D", {"a": 1, "b": 2}),
+                      ("D", {"b": 2, "a": 1.0}), ("D", {"a": 1.0}), ("L", [1, 2]),
+                      ("L", (1, 2.0)), ("L", [1, 2.0, 3])):
         old = g[name]
         g[name] = new
         assert not gs.check(), name
         assert gs.failure().startswith(f"global `{name}`")
         g[name] = old
         assert gs.check()
+    g["L"].append(4)          # in place
+    assert not gs.check()
+    g["L"].pop()
+    assert gs.check()
     del g["K"]
     assert not gs.check() and "<missing>" in gs.failure()
 
