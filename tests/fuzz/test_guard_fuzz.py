@@ -24,6 +24,7 @@ fuzz_guards = _module()
 BUDGET = 120      # programs x 5 calls (about 10 s on the 2-core machine)
 
 
+@pytest.mark.slow
 def test_guard_fuzz_budget_agrees_with_eager():
     report = fuzz_guards.fuzz(seed=0, count=BUDGET, calls=5)
     assert report.programs == BUDGET
