@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 import numpy as np
 
 from ..runtime.tensor import Tensor
-from ..static.input_spec import InputSpec
+from ..format.input_spec import InputSpec
 from .logger import log
 
 ENABLED = True      # set False on this module to trace every new shape exactly

@@ -10,7 +10,7 @@ import numpy as np
 from ...runtime import state
 from ...runtime.program import Variable
 from ...runtime.tensor import Tensor
-from ...static.input_spec import InputSpec
+from ...format.input_spec import InputSpec
 from .compiled import compile_check
 from .reads import reads_of
 from .recorder import Call
