@@ -28,7 +28,7 @@ from .utils.inplace import inplace_functions as _inplace_functions  # noqa: E402
 from .utils.inplace import install_methods as _install_methods  # noqa: E402
 globals().update({_k: _v for _k, _v in _inplace_functions().items() if _k not in globals()})
 _install_methods()
-from .utils.lazy import lazy_getattr as _lazy_getattr_for  # noqa: E402
+from .runtime.lazy import lazy_getattr as _lazy_getattr_for  # noqa: E402
 from .utils.tensor_types import TENSOR_TYPES as _TENSOR_TYPES  # noqa: E402
 from .utils.tensor_types import as_tensor, e, inf, nan, newaxis, pi  # noqa: E402,F401
 globals().update(_TENSOR_TYPES)

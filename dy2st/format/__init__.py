@@ -5,7 +5,7 @@ Loading never runs code and never unpickles: every field is checked before objec
 # codec (attr values <-> JSON), jsontext (JSON text in/out), program_doc (Program -> JSON),
 # attr_schema + validate + build (JSON -> checked ConcreteProgram), npz (parameters file, read
 # member by member), atomic (durable writes, the save lock), files (save_concrete / read_model).
-from ..utils.lazy import lazy_getattr
+from ..runtime.lazy import lazy_getattr
 from .errors import ModelFormatError
 
 # The rest loads on first use: `import dy2st.jit` needs only ModelFormatError, and saving and

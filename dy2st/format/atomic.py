@@ -13,7 +13,7 @@ except ImportError:                     # Windows
     fcntl = None                        # type: ignore[assignment]
 
 
-def _write_atomic(path: str, data: bytes) -> None:
+def write_atomic(path: str, data: bytes) -> None:
     """Write data to a temp file next to path, fsync it, then rename it over path.
 
     The temp file is created with mode 0o666 so that the umask (and a directory's default ACL)
@@ -32,7 +32,8 @@ def _write_atomic(path: str, data: bytes) -> None:
         raise
 
 
-def _fsync_dir(path: str) -> None:
+def fsync_dir(path: str) -> None:
+    """Flush the directory holding path, so a rename into it survives a crash (where it can)."""
     try:
         fd = os.open(os.path.dirname(path) or ".", os.O_RDONLY)
     except OSError:

@@ -7,6 +7,7 @@ from typing import Any, Callable, Dict, Optional
 from ..runtime.dtype import DTYPES
 from ..runtime.program import Block, Operator
 from .errors import _fail
+from .fields import MAX_ELEMENTS
 
 _INT64_MAX = (1 << 63) - 1
 _BOOL_ATTRS = ("keepdim", "transpose_x", "transpose_y", "largest", "sorted", "descending",
@@ -70,7 +71,6 @@ def _axis(v: Any, rank: Optional[int], n_inputs: int) -> None:
 
 
 def _shape(v: Any, rank: Optional[int], n_inputs: int) -> None:
-    from .validate import MAX_ELEMENTS
     if not isinstance(v, (list, tuple)) or not all(d is None or (_int(d) and d >= -1) for d in v):
         raise AttrError("expected a list of ints >= -1 (None for a dim given by a tensor)")
     if sum(d is None for d in v) > n_inputs:

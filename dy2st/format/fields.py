@@ -7,8 +7,11 @@ from ..runtime.dtype import DTYPES
 from .errors import _fail
 
 _MAX_NAME = 256
-# No dim of a loadable model is larger (validate.MAX_ELEMENTS bounds whole shapes)
+# No dim of a loadable model is larger (MAX_ELEMENTS bounds whole shapes)
 MAX_DIM = 1 << 32
+# No variable of a loadable model may hold more elements than this (2**32: 16 GiB of float32);
+# a bigger shape in a file is an attack or corruption, and running it would exhaust memory.
+MAX_ELEMENTS = 1 << 32
 
 
 def _int_list(v: Any, where: str, min_: int = -1, nullable: bool = False) -> List[Any]:

@@ -11,13 +11,13 @@ import numpy as np
 
 from ..runtime.tensor import Tensor
 from .concrete import ConcreteProgram
-from .atomic import _fsync_dir, _write_atomic, save_lock
+from .atomic import fsync_dir, write_atomic, save_lock
 from .build import _fits, build_concrete
 from .codec import decode_value
 from .errors import ModelFormatError, _fail
 from .fields import _get
 from .header import check_header
-from .jsontext import _parse_json, dumps
+from .jsontext import parse_json, dumps
 from .npz import max_npz_size, npz_bytes, parameter_table, read_npz
 from .program_doc import concrete_doc
 
@@ -108,21 +108,21 @@ def save_concrete(concrete: ConcreteProgram, path: str, extra: Optional[dict] = 
     text = (dumps(doc) + "\n").encode("utf-8")
     json_path = path + ".json"
     # Refuse to write what cannot be read back (an unknown op, a dangling name, ...).
-    build_concrete(_parse_json(text, json_path), dict(zip(names, values)), json_path)
+    build_concrete(parse_json(text, json_path), dict(zip(names, values)), json_path)
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
     npz_name = doc["parameters_file"]["file"]
     npz_path = os.path.join(os.path.dirname(path), npz_name)
     with save_lock(path + ".lock"):
         old = _referenced_npz(json_path)
-        _write_atomic(npz_path, blob)
-        _fsync_dir(npz_path)                 # the npz's name must be durable before the JSON's
+        write_atomic(npz_path, blob)
+        fsync_dir(npz_path)                 # the npz's name must be durable before the JSON's
         try:
-            _write_atomic(json_path, text)   # the commit point
+            write_atomic(json_path, text)   # the commit point
         except BaseException:
             if old != npz_name and os.path.exists(npz_path):
                 os.unlink(npz_path)          # the old model does not use it
             raise
-        _fsync_dir(json_path)
+        fsync_dir(json_path)
         _remove_unreferenced(path, npz_name)
 
 
@@ -148,7 +148,7 @@ def read_model(path: str) -> LoadedModel:
     for _ in range(_READ_ATTEMPTS):
         with open(json_path, "rb") as f:
             json_raw = f.read()
-        doc = _parse_json(json_raw, json_path)
+        doc = parse_json(json_raw, json_path)
         version = check_header(doc, json_path)
         pf = _get(doc, "parameters_file", dict, json_path)
         file_ = _get(pf, "file", str, json_path + ": parameters_file")

@@ -21,7 +21,9 @@ def dumps(v: Any, indent: str = "") -> str:
     return "{\n" + ",\n".join(body) + "\n" + indent + "}"
 
 
-def _parse_json(raw: bytes, where: str) -> Any:
+def parse_json(raw: bytes, where: str) -> Any:
+    """The JSON document in raw; pickles, archives, duplicate keys and non-finite numbers are
+    refused with an error naming `where`."""
     if raw.startswith(b"\x80"):
         raise _fail(where, "is a Python pickle, not a dy2st model; refusing to load it (unpickling "
                            "can run arbitrary code)")

@@ -20,7 +20,7 @@ from .fields import _dtype, _get, _int_list, _name
 # numpy's own bound on an .npy header; a member may be this much larger than its data.
 _MAX_NPY_HEADER = 10000
 _ZIP_OVERHEAD = 4096            # per member: local + central directory entries, extra fields
-_MAX_PARAMETER_BYTES = 8 << 32  # validate.MAX_ELEMENTS elements of 8 bytes
+_MAX_PARAMETER_BYTES = 8 << 32  # fields.MAX_ELEMENTS elements of 8 bytes
 _COMPRESSIONS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflated"}
 
 Entry = Tuple[str, List[int], str]       # (npz key, shape, dtype name)

@@ -12,12 +12,9 @@ import numpy as np
 from ..runtime.program import Block, Operator, Program
 from .attr_schema import check_attrs
 from .errors import _fail
+from .fields import MAX_ELEMENTS
 
 CONTROL_FLOW_ATTRS = {"cond": ("true_block", "false_block"), "while": ("cond_block", "body_block")}
-
-# No variable of a loadable model may hold more elements than this (2**32: 16 GiB of float32);
-# a bigger shape in a file is an attack or corruption, and running it would exhaust memory.
-MAX_ELEMENTS = 1 << 32
 
 
 def check_var_sizes(block: Block, where: str) -> None:

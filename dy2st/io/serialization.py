@@ -16,9 +16,9 @@ from typing import Any, BinaryIO, Dict, List, Union
 
 import numpy as np
 
-from ..format.atomic import _write_atomic
+from ..format.atomic import write_atomic
 from ..format.errors import ModelFormatError
-from ..format.jsontext import _parse_json
+from ..format.jsontext import parse_json
 from ..runtime.dtype import DTYPES
 from ..runtime.program import Variable
 from ..runtime.tensor import Tensor
@@ -112,7 +112,7 @@ def save(obj: Any, path: PathOrFile, protocol: int = 4, **configs: Any) -> None:
     parent = os.path.dirname(path)
     if parent:
         os.makedirs(parent, exist_ok=True)
-    _write_atomic(path, data)
+    write_atomic(path, data)
 
 
 # ----------------------------------------------------------------------------- reading
@@ -207,7 +207,7 @@ def load(path: PathOrFile, **configs: Any) -> Any:
             if _STRUCTURE not in names:
                 raise _fail(where, f"is a zip archive without {_STRUCTURE}, so not a dy2st state "
                                    "file")
-            doc = _parse_json(zf.read(_STRUCTURE), f"{where} ({_STRUCTURE})")
+            doc = parse_json(zf.read(_STRUCTURE), f"{where} ({_STRUCTURE})")
             _check_header(doc, where)
             arrays = {}
             for name in names:

@@ -7,12 +7,9 @@ import os
 from types import TracebackType
 from typing import List, NoReturn, Optional
 
-from ..runtime.errors import reraise_as
+# ConversionError lives in the runtime (jst raises it too); jit's modules import it from here
+from ..runtime.errors import ConversionError, reraise_as  # noqa: F401
 from ..runtime.origin import Origin, is_internal, source_maps
-
-
-class ConversionError(Exception):
-    """The source of a function cannot be converted (unsupported syntax, no source, ...)."""
 
 
 class SourceUnavailableError(ConversionError):

@@ -331,7 +331,6 @@ class StaticFunction:
         pos_iter = iter(positions or [])
         # inside containers (a list of tensors): names and specs from the path to each tensor
         nested = iter(_nested_inputs(args, arg_names, specs) if positions is None else ())
-        from ..static import data
         with program_guard(program):
             for leaf in leaves:
                 if not _is_input(leaf):
@@ -345,7 +344,7 @@ class StaticFunction:
                 base = base or f"input{len(inputs)}"
                 name = base if base not in program.global_block().vars else f"{base}_{len(inputs)}"
                 spec = _spec_for(leaf, given if isinstance(given, InputSpec) else None, name)
-                sym_leaves.append(data(name, list(spec.shape), spec.dtype))
+                sym_leaves.append(program.add_input(name, list(spec.shape), spec.dtype))
                 inputs.append(spec)
             _check_unique_names(inputs, self.__name__)
             sym_args, sym_kwargs = unflatten(in_tree, sym_leaves)

@@ -7,6 +7,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 
 from ..runtime import ops, state
+from ..runtime.errors import ConversionError
 from ..runtime.control_flow import (GENERATED_NAMES, UndefinedVar, _as_pred, is_undefined,
                                      merge_branches, placeholder_like, probe, static_while)
 from ..runtime.inplace import attempt, changed_values, journal, replace_objects, union
@@ -67,7 +68,6 @@ class TryBlock:
 
 def refuse_inside_try(what: str) -> None:
     if _try_depth.lines:
-        from ..jit.errors import ConversionError
         raise ConversionError(
             f"a tensor-dependent {what} inside the `try` statement at line {_try_depth.lines[-1]} "
             "is not supported: its errors happen when the program runs, where Python's `except` "

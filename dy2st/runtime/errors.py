@@ -1,7 +1,11 @@
-"""Re-raising an exception with a better message while keeping its type."""
+"""ConversionError, and re-raising an exception with a better message while keeping its type."""
 from __future__ import annotations
 
 from typing import Any, NoReturn
+
+
+class ConversionError(Exception):
+    """The source of a function cannot be converted (unsupported syntax, no source, ...)."""
 
 
 def reraise_as(e: BaseException, message: str, origin: Any = None) -> NoReturn:

@@ -331,6 +331,15 @@ class Program:
     def global_block(self) -> Block:
         return self.blocks[0]
 
+    def add_input(self, name: str, shape: Sequence[Optional[int]], dtype: DType) -> Variable:
+        """A named feed of the program (None or -1 for unknown dims): static.data, to_static."""
+        g = self.global_block()
+        if name in g.vars:
+            raise ValueError(f"the program already has a variable named {name!r}")
+        var = g.create_var([-1 if s is None else int(s) for s in shape], dtype, name=name)
+        self.feed_names.append(name)
+        return var
+
     def block(self, idx: int) -> Block:
         return self.blocks[idx]
 

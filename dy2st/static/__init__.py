@@ -8,7 +8,7 @@ from ..runtime import state
 from ..runtime.dtype import convert_dtype
 from ..runtime.executor import Executor
 from ..runtime.program import Program, Variable, default_main_program, program_guard
-from ..utils.lazy import lazy_getattr as _lazy_getattr
+from ..runtime.lazy import lazy_getattr as _lazy_getattr
 from . import nn
 from ..format.input_spec import InputSpec
 from .print_op import Print
@@ -27,21 +27,15 @@ def data(name: str, shape: Sequence[Optional[int]], dtype: Any = None, lod_level
     if prog is None:
         raise RuntimeError("static.data must be called inside static.program_guard")
     convert_user_layers()
-    g = prog.global_block()
-    if name in g.vars:
-        raise ValueError(f"the program already has a variable named {name!r}")
-    d = convert_dtype(dtype or "float32")
-    var = g.create_var([-1 if s is None else int(s) for s in shape], d, name=name)
-    prog.feed_names.append(name)
-    return var
+    return prog.add_input(name, shape, convert_dtype(dtype or "float32"))
 
 
 def default_startup_program() -> Program:
     return Program()
 
 
-# Loaded on first use (jit.to_static imports static.input_spec, so this package, on its first
-# call): one entry per line, "name": "module:attribute" or "module" (relative to dy2st).
+# Loaded on first use (saving, CompiledProgram and the metrics are off the path of building a
+# Program): one entry per line, "name": "module:attribute" or "module" (relative to dy2st).
 _LAZY = {
     "io": "static.io",
     "amp": "static.amp",

@@ -20,7 +20,7 @@ def fill_constant(shape, dtype, value, force_cpu=False, out=None, name=None):
 
 __all__ += ["fill_constant"]
 
-from ..utils.lazy import lazy_getattr as _lazy_getattr  # noqa: E402
+from ..runtime.lazy import lazy_getattr as _lazy_getattr  # noqa: E402
 
 SUBMODULES = ("attribute", "creation", "linalg", "logic", "manipulation", "math", "random",
               "search", "stat")

@@ -17,6 +17,6 @@ __all__ = list(_LAZY) + ["ExplainReport", "explain"]
 # eager: the function `explain` must win over the submodule of that name, which importing the
 # submodule later would otherwise bind here (explain.py imports nothing heavy)
 from .explain import ExplainReport, explain  # noqa: E402
-from ...utils.lazy import lazy_getattr  # noqa: E402
+from ...runtime.lazy import lazy_getattr  # noqa: E402
 
 __getattr__ = lazy_getattr(__name__, _LAZY, globals(), same_name=True)

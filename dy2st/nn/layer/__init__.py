@@ -2,7 +2,7 @@
 layers (`paddle.nn.layer.activation`, `.conv`, `.norm`, ...), loaded on first use."""
 from __future__ import annotations
 
-from ...utils.lazy import lazy_getattr
+from ...runtime.lazy import lazy_getattr
 from .layers import Layer
 
 __all__ = ["Layer"]
