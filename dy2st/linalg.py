@@ -2,7 +2,7 @@
 lstsq, matrix_power, multi_dot, cond and matrix_rank are composed from them."""
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from .runtime import ops as _ops
 from .runtime.ops.decompositions import (cholesky, det, eigh, eigvalsh, qr, slogdet,  # noqa: F401

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import dy2st as paddle
 from tools import api_coverage
-import pytest
 
 from tools.paddle_api_names import EXCLUDED, ISSUE_13, NAMESPACES, REASONS, SOURCES
 

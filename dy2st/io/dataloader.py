@@ -8,7 +8,7 @@ from typing import Any, Callable, Iterator, List, Optional
 import numpy as np
 
 from ..runtime.tensor import Tensor
-from .dataset import Dataset, IterableDataset
+from .dataset import IterableDataset
 from .sampler import BatchSampler, Sampler
 
 

@@ -3,7 +3,7 @@ ComposeDataset, ChainDataset and random_split."""
 from __future__ import annotations
 
 import math
-from typing import Any, Iterator, List, Optional, Sequence
+from typing import Any, Iterator, List, Sequence
 
 import numpy as np
 

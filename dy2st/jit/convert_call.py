@@ -108,7 +108,8 @@ def convert_call(fn: Any) -> Any:
     from ..nn import Layer
     if isinstance(fn, Layer):
         return fn            # Layer.__call__ runs the converted forward while tracing
-    call = getattr(type(fn), "__call__", None)      # an instance of a user class with __call__
+    # an instance of a user class with __call__: that function itself, to convert it
+    call = getattr(type(fn), "__call__", None)  # noqa: B004
     if isinstance(call, types.FunctionType) and not _skip_function(call):
         converted = convert_function_or_self(call)
         if converted is not call:

@@ -102,7 +102,8 @@ def select(cx: OpContext, x: str, rank: int, items: List[dict], offset: int) -> 
             raise cx.fail("an index tensor separated from int indices by a slice cannot be "
                           "exported (numpy moves its dims to the front)")
     if starts:
-        cat = (lambda parts: parts[0] if len(parts) == 1 else cx.node("Concat", parts, axis=0))
+        def cat(parts: List[Any]) -> Any:
+            return parts[0] if len(parts) == 1 else cx.node("Concat", parts, axis=0)
         x = cx.node("Slice", [x, cat(starts), cat(ends), cx.ints(axes), cat(steps)])
     if advanced is not None:
         a, it, var = advanced

@@ -214,8 +214,9 @@ class LBFGS(Optimizer):
             if self.line_search_fn == "strong_wolfe":
                 x0 = self._flat_params()
 
+                # called by strong_wolfe below, within this iteration
                 def along(step: float) -> Tuple[float, np.ndarray]:
-                    self._set_flat_params(x0 + step * d)
+                    self._set_flat_params(x0 + step * d)  # noqa: B023
                     _, f_at, g_at = self._evaluate(closure)
                     return f_at, g_at
 

@@ -5,7 +5,7 @@ bound may be 0-d or of shape [1], as Paddle code writes them (`i = paddle.zeros(
 `n` a shape-[1] tensor, `for i in range(n)`): a shape-[1] test is then reshaped to a 0-d one."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 

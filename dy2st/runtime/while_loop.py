@@ -117,11 +117,15 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
         param_names = [p.name if isinstance(p, Variable) else None for p in b_params]
         # a "was it assigned?" flag carried along with every value that may be unassigned
         maybe = [i for i in range(len(init)) if is_var[i] and _entry(init[i]) is not None]
-        c_flags = _flag_params(cb, c_params, maybe, table, init)
-        b_flags = _flag_params(bb, b_params, maybe, table, init)
+        # the blocks' params are declared in this order; the flag and "ran" params are read
+        # back by position, so the lists the calls return are not kept
+        _flag_params(cb, c_params, maybe, table, init)
+        _flag_params(bb, b_params, maybe, table, init)
         c_carry = [_param_like(cb, h) for h in carried]
         b_carry = [_param_like(bb, h) for h in carried]
-        ran_params = [_param_like(blk, _RAN_SPEC, "ran") for blk in (cb, bb)] if track_ran else []
+        if track_ran:
+            for blk in (cb, bb):
+                _param_like(blk, _RAN_SPEC, "ran")
         # "is the loop variable still the object from before the loop?", one per followed one
         for blk in (cb, bb):
             same_params = [_param_like(blk, _RAN_SPEC, "same") for _ in followed]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Any, List, Sequence
+from typing import Any, List
 
 from ..runtime.program import Program, Variable, default_main_program
 

@@ -48,7 +48,7 @@ class Transformer(gast.NodeTransformer):
         visitors = cls.__dict__.get("_visitors")
         if visitors is None:
             visitors = {}
-            setattr(cls, "_visitors", visitors)
+            cls._visitors = visitors
         visitor = visitors.get(type(node))
         if visitor is None:
             visitor = getattr(cls, "visit_" + type(node).__name__, cls.generic_visit)

@@ -1,6 +1,6 @@
 """Every op in the registry has a gradient rule or is marked as having none, and every rule is
 checked against central finite differences in float64 (the case table is vjp_cases.py)."""
-from typing import Any, List, Set
+from typing import Set
 
 import numpy as np
 import pytest

@@ -2,7 +2,6 @@
 bombs, invalid attrs, reassigned or shadowed names and non-finite JSON numbers are refused at
 load time with a ModelFormatError naming the file, before any large allocation."""
 import io
-import json
 import os
 import re
 import struct

@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
-from tests.support import run_static
 
 N = 40000
 

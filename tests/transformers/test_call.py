@@ -224,7 +224,7 @@ def user_module(tmp_path, monkeypatch):
 
 
 def test_function_from_other_user_module(check, user_module):
-    def uses_other(x):   # noqa: local fn defined in this file reads from the module
+    def uses_other(x):   # a local function of this file that reads from the other module
         return user_module.other(x) + 1
     sf = check(uses_other, X, -X)
     assert "cond(" in str(sf.program)

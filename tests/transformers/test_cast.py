@@ -1,8 +1,6 @@
 """cast pass: int() / float() / bool() / len() of tensors stay symbolic."""
 import numpy as np
-import pytest
 
-import dy2st as paddle
 from dy2st.static import InputSpec
 
 

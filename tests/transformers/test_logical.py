@@ -1,8 +1,6 @@
 """logical pass: and / or / not with tensors and Python values, Python short-circuit kept."""
 import numpy as np
-import pytest
 
-import dy2st as paddle
 from tests.support import code_text
 
 CALLS = []

@@ -266,7 +266,7 @@ def _eager(fn: Any, args: Tuple, kwargs: Dict, trace_error: Optional[BaseExcepti
         return fn(*args, **kwargs)
     except Exception as e:  # noqa: BLE001
         if trace_error is not None and classify(trace_error)[0] == "error":
-            raise trace_error
+            raise trace_error  # noqa: B904 - the trace's own error, as it was raised
         raise_in_user_code(e)
 
 

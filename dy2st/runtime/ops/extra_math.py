@@ -3,18 +3,18 @@ atan2, clamp, masked_fill, nansum, nanmean, count_nonzero, isin, cross, diff, di
 from __future__ import annotations
 
 import math as _math
-from typing import Any, List, NamedTuple, Optional, Sequence
+from typing import Any, List, NamedTuple, Optional
 
 from ..dtype import bool_, int64
 from . import infer as I
-from .creation import arange, zeros_like
+from .creation import zeros_like
 from .dims import dims
 from .gather import gather
 from .math import abs as _abs, atan, clip, isnan, logical_and, sqrt  # noqa: F401
 from .operands import as_tensor, cast
 from .reduce import any as _any, sum as _sum
 from .selection import where
-from .shape import concat, flatten, reshape, transpose, unsqueeze
+from .shape import concat, flatten, transpose, unsqueeze
 from .slicing import strided_slice
 
 _BIG = 2 ** 62     # an end bound past any dim (slices clamp it)

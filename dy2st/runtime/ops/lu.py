@@ -11,7 +11,6 @@ from ..registry import Meta, apply, register_op
 from . import triangular
 from .creation import eye, zeros
 from .decompositions import _matrices
-from .dims import dims
 from .operands import as_tensor
 
 

@@ -9,7 +9,6 @@ from typing import Any, Optional
 import numpy as np
 
 from .creation import zeros_like
-from .dims import dims
 from .extra_math import atan2
 from .math import (abs as _abs, acos, asin, atan, divide, exp, floor, isinf, isnan, less_than,
                    log, log1p, logical_and, logical_or, maximum, minimum, multiply, neg, remainder,

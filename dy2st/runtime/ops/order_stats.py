@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math as _math
-from typing import Any, Optional, Sequence
+from typing import Any, Optional
 
 from . import infer as I
 from .dims import dims

@@ -21,7 +21,7 @@ from .reduce import sum as _sum
 from .scan import cumsum
 from .shape import flatten, reshape, stack, transpose, unsqueeze
 from .slicing import split, strided_slice, unbind
-from .sorting import argsort, sort
+from .sorting import argsort
 from .triangular import diag
 
 _BIG = 2 ** 62

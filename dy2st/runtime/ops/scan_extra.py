@@ -5,7 +5,6 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
-from ..dtype import int64
 from . import infer as I
 from .combine import moveaxis
 from .creation import arange, ones

@@ -2,7 +2,7 @@
 index_sample, scatter_nd(_add), masked_scatter, repeat_interleave."""
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from ..dtype import bool_, int64
 from . import infer as I
