@@ -21,7 +21,7 @@ KNOWN_UPWARD = {
 }
 # The circles among modules that run at import time, each a pair of modules to merge or split.
 KNOWN_MODULE_CIRCLES = [
-    ["dy2st.runtime.control_flow", "dy2st.runtime.while_loop"],
+    ["dy2st.runtime.control_flow.cond", "dy2st.runtime.control_flow.while_loop"],
 ]
 # Ceilings: the counts measured when this test was written; they may only go down.
 MAX_PACKAGE_CIRCLES = 1          # closed by the KNOWN_UPWARD imports

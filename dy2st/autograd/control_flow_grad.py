@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional
 
 from ..runtime import ops
-from ..runtime.control_flow import _align_captures, _as_pred, _unify
+from ..runtime.control_flow.cond import _align_captures, _as_pred, _unify
 from ..runtime.program import Block, Operator, Variable, block_guard
 from ..runtime.registry import Meta, append_op, apply
 from .static_backward import accumulate, backprop, zeros_like_value

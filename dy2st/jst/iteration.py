@@ -6,7 +6,7 @@ from typing import Any, Callable, List, Optional, Sequence
 
 from ..runtime import ops
 from ..runtime.program import Variable
-from ..runtime.unrolled import UnrolledLoop, unrolled_loop
+from ..runtime.control_flow.unrolled import UnrolledLoop, unrolled_loop
 from ..runtime.tensor import Tensor, TensorLike
 
 
@@ -264,7 +264,7 @@ def ListComp(fn: Callable, iterable: Any) -> Any:
     if sym is None or not _sym(length):
         return [fn(v) for v in (iterable if sym is None else
                                 (sym.item(k) for k in range(length)))]
-    from ..runtime.while_loop import static_while
+    from ..runtime.control_flow.while_loop import static_while
     i0 = ops.full([], 0, "int64")
     arr0 = ops.create_array("float32")
 

@@ -8,12 +8,12 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 from ..runtime import ops, state
 from ..runtime.errors import ConversionError
-from ..runtime.control_flow import (GENERATED_NAMES, UndefinedVar, _as_pred, is_undefined,
-                                     merge_branches, placeholder_like, probe, static_while)
+from ..runtime.control_flow.cond import (GENERATED_NAMES, UndefinedVar, _as_pred, is_undefined,
+                                         merge_branches, placeholder_like, probe, static_while)
 from ..runtime.inplace import attempt, changed_values, journal, replace_objects, union
 from ..runtime.program import Block, Variable, block_guard, rebind
 from ..runtime.tensor import Tensor, TensorLike
-from ..runtime.unrolled import unrolled_loop
+from ..runtime.control_flow.unrolled import unrolled_loop
 from . import attribute_writes
 from .branch_aliases import AliasFlags, branch_alias_tests
 from .branch_attributes import take_attributes, with_attribute_outputs

@@ -6,7 +6,7 @@ import operator
 from typing import Any, Callable, Sequence
 
 from ..runtime import ops
-from ..runtime.control_flow import _as_pred
+from ..runtime.control_flow.cond import _as_pred
 from ..runtime.program import Variable
 from ..runtime.registry import apply
 from ..runtime.tensor import Tensor, TensorLike

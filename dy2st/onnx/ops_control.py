@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Dict, List
 
-from ..runtime.counted_loop import counted_loop
+from ..runtime.control_flow.counted_loop import counted_loop
 from ..runtime.program import Block
 from .builder import Const, OpContext, Value
 from .table import lowers

@@ -12,7 +12,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .counted_loop import CountedLoop, counted_loop, counter_end
+from .control_flow.counted_loop import CountedLoop, counted_loop, counter_end
 from .passes.effects import CONTROL, elementwise_ufunc
 from .passes.facts import resolve_vars
 from .program import Block, Operator, Program, Variable

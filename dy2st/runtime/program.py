@@ -299,11 +299,11 @@ class Program:
         # first is what a later failure of the same trace reports (eager stops there first)
         self.deferred_errors: List[BaseException] = []
         # body variables an object changed on some loop turns only stands for after the loop
-        # (runtime/while_loop.py): reading them names that in the escaped-tensor error
+        # (runtime/control_flow/while_loop.py): reading them names that in the escaped-tensor error
         self.unfollowed: Set[str] = set()
         self.feed_names: List[str] = []
         self.fetch_names: List[str] = []
-        # Python loops tracing unrolled (runtime/unrolled.py): hints for passes/roll.py
+        # Python loops tracing unrolled (runtime/control_flow/unrolled.py): hints for passes/roll.py
         self.unrolled_loops: List[Any] = []
         self._compiled: Dict[Tuple, Any] = {}
         # persistable var name -> the global var holding its new value after a run

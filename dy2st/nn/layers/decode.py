@@ -11,7 +11,7 @@ import numpy as np
 
 from ...runtime import ops
 from ...runtime.ops.operands import as_tensor
-from ...runtime.while_loop import while_loop
+from ...runtime.control_flow.while_loop import while_loop
 from ...runtime.nest import map_structure
 from .. import functional as F
 from ..functional.dims import known_dims

@@ -8,7 +8,7 @@ again: one body to optimise, generate and compile instead of N copies of it.
 An iteration may differ from the next only in int indices of getitem / setitem ops that step by
 a fixed amount (x[:, t]); those index by a loop counter instead. Everything else must match: op
 types, attributes, and where each input comes from (the same iteration, the one before, or
-outside the loop). Tracing only leaves hints (runtime/unrolled.py); all of that is checked here."""
+outside the loop). Tracing only leaves hints (runtime/control_flow/unrolled.py); all of that is checked here."""
 from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Tuple

@@ -10,7 +10,7 @@ from dy2st import static
 from dy2st.runtime.passes import optimize
 from dy2st.runtime.passes import roll
 from dy2st.runtime.passes.roll import roll_loops
-from dy2st.runtime.unrolled import unrolled_loop
+from dy2st.runtime.control_flow.unrolled import unrolled_loop
 
 from random_programs import SHAPE, _chain, assert_identical, run
 

@@ -7,12 +7,12 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import ops, state
-from .dtype import bool_
-from .program import Block, Variable, block_guard
-from .pytree import describe, flatten, unflatten
-from .registry import Meta, append_op, register_op
-from .tensor import Tensor, TensorLike
+from .. import ops, state
+from ..dtype import bool_
+from ..program import Block, Variable, block_guard
+from ..pytree import describe, flatten, unflatten
+from ..registry import Meta, append_op, register_op
+from ..tensor import Tensor, TensorLike
 
 
 class UndefinedVarError(UnboundLocalError):
@@ -36,7 +36,7 @@ def _read_as_free_variable(name: str) -> bool:
     """Whether the converted code reading `name` now is a user's nested function that reads it
     from an enclosing function (not a branch or loop body the converter wrote)."""
     import sys
-    from .origin import source_maps
+    from ..origin import source_maps
     frame = sys._getframe(2)
     while frame is not None:
         code = frame.f_code
@@ -139,7 +139,7 @@ def _as_pred(pred: Variable, defer: bool = False) -> Variable:
             if not defer:
                 raise ValueError(ambiguous_truth_message(n))
             # the path's remaining ops are traced on a dummy value; they never run
-            from .side_effects import raise_when_run
+            from ..side_effects import raise_when_run
             raise_when_run(ValueError(ambiguous_truth_message(n)))
             return ops.full([], False, "bool")
     if pred._shape:
@@ -260,7 +260,7 @@ def _merge(pred: Variable, t_out: Any, f_out: Any, tb: Block, fb: Block,
                 result[i] = a
                 continue
             if _is_number(a) and _is_number(b):
-                from .ops.operands import constant, promote, scalar_dtype
+                from ..ops.operands import constant, promote, scalar_dtype
                 d = promote(scalar_dtype(a), scalar_dtype(b))
                 with block_guard(tb):
                     a = constant(a, d)

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from typing import Any, Callable, List, Optional, Sequence
 
-from . import ops, state
-from .control_flow import (_align_captures, _as_pred, _constant, _is_number, _local, _meta,
+from .. import ops, state
+from .cond import (_align_captures, _as_pred, _constant, _is_number, _local, _meta,
                            _same_constant, _unify_elem, _where, GENERATED_NAMES, is_undefined)
-from .dtype import bool_
-from .inplace import (add_path_alias, alias_condition, as_flag, is_dense_var, journal,
+from ..dtype import bool_
+from ..inplace import (add_path_alias, alias_condition, as_flag, is_dense_var, journal,
                       leaf_aliases, reachable)
-from .program import Block, Variable, block_guard, escaped_message, rebind
-from .pytree import LEAF, describe, flatten, unflatten
-from .registry import Meta, append_op
-from .side_effects import REFUSED, refused_value
-from .tensor import Tensor, TensorLike
+from ..program import Block, Variable, block_guard, escaped_message, rebind
+from ..pytree import LEAF, describe, flatten, unflatten
+from ..registry import Meta, append_op
+from ..side_effects import REFUSED, refused_value
+from ..tensor import Tensor, TensorLike
 
 
 def while_loop(cond: Callable, body: Callable, loop_vars: Sequence[Any], is_test: bool = False,
@@ -464,7 +464,7 @@ def _check_refused(values: List[Any], first_block: int) -> None:
     """A loop variable or outer object an inner loop leaves refused (not followed) fails at the
     end of the turn that left it so, even if nothing reads it later: the inner loop's other
     values may not be followed either. (A value refused before this loop is only carried.)"""
-    from .side_effects import check_entry
+    from ..side_effects import check_entry
     for v in values:
         entry = _entry(v)
         if entry is not None and entry[1] == REFUSED and entry[0].block.idx >= first_block:

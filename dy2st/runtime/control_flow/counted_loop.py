@@ -9,7 +9,7 @@ from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
-from .program import Block, Operator, Program, Variable
+from ..program import Block, Operator, Program, Variable
 
 # comparison op -> (the step's sign it needs, whether the bound itself is reached)
 _COMPARE = {"less_than": (1, False), "less_equal": (1, True),

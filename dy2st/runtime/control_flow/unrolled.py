@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any, List, Optional
 
-from . import state
-from .origin import Origin, user_origin
+from .. import state
+from ..origin import Origin, user_origin
 
 
 class UnrolledLoop:

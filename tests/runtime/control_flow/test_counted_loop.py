@@ -5,7 +5,7 @@ import pytest
 
 import dy2st as paddle
 from dy2st import static
-from dy2st.runtime import counted_loop as C
+from dy2st.runtime.control_flow import counted_loop as C
 from dy2st.runtime.executor import compile_program
 
 
