@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional
 
 from ..runtime import ops
-from ..runtime.control_flow.cond import _align_captures, _as_pred, _unify
+from ..runtime.control_flow.values import align_captures, as_pred, unify
 from ..runtime.program import Block, Operator, Variable, block_guard
 from ..runtime.registry import Meta, append_op, apply
 from .static_backward import accumulate, backprop, zeros_like_value
@@ -76,7 +76,7 @@ class CondScope(_SubScope):
         """Make v an extra output of the forward cond (the other branch gives a placeholder)."""
         holder = _placeholder(self.other, v)
         tb_res, fb_res = (v, holder) if self.is_true else (holder, v)
-        meta = _unify(f"residual {v.name}", tb_res, fb_res) if v.kind == "dense" else _meta(v)
+        meta = unify(f"residual {v.name}", tb_res, fb_res) if v.kind == "dense" else _meta(v)
         op_block = self.parent.fwd
         out = op_block.create_var(meta.shape, meta.dtype, kind=meta.kind, elem=meta.elem)
         self.fwd.results.append(v.name)
@@ -112,10 +112,10 @@ def cond_grad(scope: Any, op: Operator, inputs: List[str], out_grads: List[Any],
             gb.results = [v.name for v in outs]
         built.append((gb, outs))
     (gtb, t_outs), (gfb, f_outs) = built
-    metas = [_unify(f"gradient of input {i}", a, b) for i, a, b in zip(wanted, t_outs, f_outs)]
+    metas = [unify(f"gradient of input {i}", a, b) for i, a, b in zip(wanted, t_outs, f_outs)]
     with block_guard(scope.grad):
         pred = scope.resolve(program.find_var(inputs[0]))
-        sources = _align_captures([gtb, gfb], 0)
+        sources = align_captures([gtb, gfb], 0)
         outs = append_op("cond", [pred, *sources],
                          {"true_block": gtb.idx, "false_block": gfb.idx}, metas=metas) if metas else ()
     in_grads: List[Any] = [None] * len(inputs)
@@ -224,7 +224,7 @@ def while_grad(scope: Any, op: Operator, inputs: List[str], out_grads: List[Any]
     cb2.params = [p.name for p in c_params]
     bb2.params = [p.name for p in b_params]
     with block_guard(cb2):
-        cb2.results = [_as_pred(ops.greater_equal(c_params[0], ops.full([], 0, "int64"))).name]
+        cb2.results = [as_pred(ops.greater_equal(c_params[0], ops.full([], 0, "int64"))).name]
     turn = b_params[0]
     sub = WhileScope(bb, bb2, scope, op, turn)
     with block_guard(bb2):
@@ -247,7 +247,7 @@ def while_grad(scope: Any, op: Operator, inputs: List[str], out_grads: List[Any]
         bb2.results = [bb2.local(v).name for v in [k_next, *new_g, *new_acc]]
     n2 = len(init)
     with block_guard(grad_block):
-        sources = _align_captures([cb2, bb2], n2)
+        sources = align_captures([cb2, bb2], n2)
         outs = append_op("while", [*init, *sources],
                          {"cond_block": cb2.idx, "body_block": bb2.idx, "n_loop_vars": n2},
                          metas=[_meta(v) for v in init])

@@ -8,8 +8,9 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 from ..runtime import ops, state
 from ..runtime.errors import ConversionError
-from ..runtime.control_flow.cond import (GENERATED_NAMES, UndefinedVar, _as_pred, is_undefined,
-                                         merge_branches, placeholder_like, probe, static_while)
+from ..runtime.control_flow.cond import GENERATED_NAMES, UndefinedVar, is_undefined, merge_branches
+from ..runtime.control_flow.values import as_pred
+from ..runtime.control_flow.while_loop import placeholder_like, probe, static_while
 from ..runtime.inplace import attempt, changed_values, journal, replace_objects, union
 from ..runtime.program import Block, Variable, block_guard, rebind
 from ..runtime.tensor import Tensor, TensorLike
@@ -101,7 +102,7 @@ def IfElse(pred: Any, true_fn: Callable, false_fn: Callable, get_args: Callable,
             false_fn()
         return
     refuse_inside_try("`if`")
-    pred = _as_pred(pred, defer=True)
+    pred = as_pred(pred, defer=True)
     parent = state.current_block()
     program = parent.program
     init = get_args()
@@ -510,7 +511,7 @@ def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, se
     def loop_cond(*vals):
         assign(vals)
         c = cond_fn()
-        return _as_pred(c, defer=True) if _symbolic(c) else c
+        return as_pred(c, defer=True) if _symbolic(c) else c
 
     def loop_body(*vals):
         assign(vals)

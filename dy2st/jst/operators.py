@@ -6,7 +6,7 @@ import operator
 from typing import Any, Callable, Sequence
 
 from ..runtime import ops
-from ..runtime.control_flow.cond import _as_pred
+from ..runtime.control_flow.values import as_pred
 from ..runtime.program import Variable
 from ..runtime.registry import apply
 from ..runtime.tensor import Tensor, TensorLike
@@ -74,7 +74,7 @@ def ops_and(a: Any, b: Any) -> Any:
 def Not(x: Any) -> Any:
     if _symbolic(x):
         if _ambiguous(x):
-            return ops.logical_not(_as_pred(x, defer=True))   # raises when run, as `not x` does
+            return ops.logical_not(as_pred(x, defer=True))   # raises when run, as `not x` does
         return ops.logical_not(_as_bool(x))
     return not x
 
@@ -93,12 +93,12 @@ def _short_circuit(x: Any, y: Any, on_true: bool) -> Any:
     """`x and y` (on_true) or `x or y` as one bool, where x or y has several elements: each
     truth test that Python would make raises when the program makes it, and only then."""
     from ..runtime.control_flow import cond
-    px = _as_pred(x, defer=True)
+    px = as_pred(x, defer=True)
     if not _symbolic(y):
         py = ops.full([], bool(y), "bool")
         return ops.logical_and(px, py) if on_true else ops.logical_or(px, py)
     decided = lambda: ops.full([], not on_true, "bool")  # noqa: E731
-    test_y = lambda: _as_pred(y, defer=True)  # noqa: E731
+    test_y = lambda: as_pred(y, defer=True)  # noqa: E731
     return cond(px, test_y, decided) if on_true else cond(px, decided, test_y)
 
 

@@ -104,9 +104,9 @@ def refused_value(var: Any, message: str, origin: Any) -> Any:
 def check_defined(flag: Any, name: str, where: str, origin: Any = None) -> None:
     """An op that fails like Python's UnboundLocalError when `flag` is false (`origin`: the
     user's line to blame when the caller's frame is not the user's)."""
-    from .control_flow.cond import _read_as_free_variable
+    from .control_flow.cond import read_as_free_variable
     attrs = {"name": name, "where": where}
-    if _read_as_free_variable(name):
+    if read_as_free_variable(name):
         attrs["free"] = True
     apply("check_defined", [flag], attrs)
     if origin is not None:

@@ -13,6 +13,8 @@ from ..program import Block, Variable, block_guard
 from ..pytree import describe, flatten, unflatten
 from ..registry import Meta, append_op, register_op
 from ..tensor import Tensor, TensorLike
+from .values import (align_captures, as_constant, as_pred, is_number, local_value, same_constant,
+                     unify)
 
 
 class UndefinedVarError(UnboundLocalError):
@@ -32,7 +34,7 @@ class UndefinedFreeVarError(NameError):
 _CONTROL_FLOW_FUNCTION = re.compile(r"(true_fn|false_fn|while_cond|while_body|for_body)_\d+$")
 
 
-def _read_as_free_variable(name: str) -> bool:
+def read_as_free_variable(name: str) -> bool:
     """Whether the converted code reading `name` now is a user's nested function that reads it
     from an enclosing function (not a branch or loop body the converter wrote)."""
     import sys
@@ -57,7 +59,7 @@ class UndefinedVar:
         self._where = where
 
     def _fail(self, *args: Any, **kwargs: Any):
-        if _read_as_free_variable(self._name):
+        if read_as_free_variable(self._name):
             raise UndefinedFreeVarError(f"cannot access free variable '{self._name}' where it is "
                                         "not associated with a value in enclosing scope")
         raise UndefinedVarError(f"local variable '{self._name}' is used, but it is not assigned "
@@ -95,82 +97,8 @@ register_op("cond", infer=None)(_no_kernel)
 register_op("while", infer=None, n_outputs=1)(_no_kernel)
 
 
-def _is_number(v: Any) -> bool:
-    return isinstance(v, (bool, int, float, np.bool_, np.integer, np.floating)) and not isinstance(v, np.ndarray)
-
-
-def _constant(v: Any, like: Optional[Any] = None):
-    return ops.operands.constant(v, like.dtype if like is not None else ops.operands.scalar_dtype(v))
-
-
-def _meta(v: Variable) -> Meta:
-    return Meta(v._shape, v.dtype, v.kind, v.elem)
-
-
-def _where(v: Any) -> str:
-    """The user's line that produced variable v, if known."""
-    if not isinstance(v, Variable):
-        return ""
-    for op in reversed(v.block.ops):
-        if v.name in op.outputs and op.origin is not None:
-            return f" (line {op.origin.line}: {op.origin.source})"
-    return ""
-
-
 def _label(names: Optional[Sequence[str]], i: int, fallback: str) -> str:
     return f"'{names[i]}'" if names and i < len(names) else fallback
-
-
-def ambiguous_truth_message(n: int) -> str:
-    return f"the truth value of a tensor with {n} elements is ambiguous; use .any() or .all()"
-
-
-def _as_pred(pred: Variable, defer: bool = False) -> Variable:
-    """pred as a bool scalar. With `defer` (converted code), a predicate of several elements
-    raises when the program tests it, as Python does only on the paths that test it."""
-    if pred.kind != "dense":
-        raise TypeError("a tensor array cannot be used as a condition")
-    shape = pred._shape
-    if shape and all(d >= 0 for d in shape):     # (np.prod costs more than the rest of this)
-        n = 1
-        for d in shape:
-            n *= d
-        if n != 1:
-            if not defer:
-                raise ValueError(ambiguous_truth_message(n))
-            # the path's remaining ops are traced on a dummy value; they never run
-            from ..side_effects import raise_when_run
-            raise_when_run(ValueError(ambiguous_truth_message(n)))
-            return ops.full([], False, "bool")
-    if pred._shape:
-        pred = ops.reshape(pred, [])
-    if pred.dtype != bool_:
-        pred = ops.cast(pred, "bool")
-    return pred
-
-
-def _align_captures(blocks: Sequence[Block], n_leading: int) -> List[Variable]:
-    """Give every block the same captured outer variables, in one order; returns them."""
-    program = blocks[0].program
-    sources: List[str] = []
-    for b in blocks:
-        for s in b.capture_sources():
-            if s not in sources:
-                sources.append(s)
-    outer = [program_var(program, s) for s in sources]
-    for b in blocks:
-        leading = b.params[:n_leading]
-        for v in outer:
-            b.local(v)
-        b.params = leading + [b.captures[s] for s in sources]
-    return outer
-
-
-def program_var(program, name: str) -> Variable:
-    v = program.find_var(name)
-    if v is None:
-        raise KeyError(name)
-    return v
 
 
 # ----------------------------------------------------------------------------- cond
@@ -183,7 +111,7 @@ def cond(pred: Any, true_fn: Optional[Callable] = None, false_fn: Optional[Calla
         if pred:
             return true_fn() if true_fn is not None else None
         return false_fn() if false_fn is not None else None
-    pred = _as_pred(pred)
+    pred = as_pred(pred)
     parent = state.current_block()
     program = parent.program
     tb = program.create_block(parent.idx)
@@ -193,15 +121,6 @@ def cond(pred: Any, true_fn: Optional[Callable] = None, false_fn: Optional[Calla
     with block_guard(fb):
         f_out = false_fn() if false_fn is not None else None
     return merge_branches(pred, t_out, f_out, tb, fb, return_names)
-
-
-def _same_constant(a: Any, b: Any) -> bool:
-    if a is b:
-        return True
-    try:
-        return type(a) is type(b) and _is_number(a) and bool(a == b)
-    except Exception:  # noqa: BLE001 - objects with odd __eq__ are simply not equal
-        return False
 
 
 def merge_branches(pred: Variable, t_out: Any, f_out: Any, tb: Block, fb: Block,
@@ -256,10 +175,10 @@ def _merge(pred: Variable, t_out: Any, f_out: Any, tb: Block, fb: Block,
                 continue
         at, bt = isinstance(a, TensorLike), isinstance(b, TensorLike)
         if not at and not bt:
-            if _same_constant(a, b):
+            if same_constant(a, b):
                 result[i] = a
                 continue
-            if _is_number(a) and _is_number(b):
+            if is_number(a) and is_number(b):
                 from ..ops.operands import constant, promote, scalar_dtype
                 d = promote(scalar_dtype(a), scalar_dtype(b))
                 with block_guard(tb):
@@ -271,28 +190,28 @@ def _merge(pred: Variable, t_out: Any, f_out: Any, tb: Block, fb: Block,
                                 "branch of a tensor `if`; only tensors and numbers can differ "
                                 "between branches")
         elif not at:
-            if not _is_number(a):
+            if not is_number(a):
                 raise TypeError(f"{label} is a tensor in one branch and {type(a).__name__} in "
                                 "the other branch of a tensor `if`")
             with block_guard(tb):
                 a = _number_like(label, a, b)
         elif not bt:
-            if not _is_number(b):
+            if not is_number(b):
                 raise TypeError(f"{label} is a tensor in one branch and {type(b).__name__} in "
                                 "the other branch of a tensor `if`")
             with block_guard(fb):
                 b = _number_like(label, b, a)
         with block_guard(tb):
-            la = _local(tb, a)
+            la = local_value(tb, a)
         with block_guard(fb):
-            lb = _local(fb, b)
-        metas.append(_unify(label, la, lb))
+            lb = local_value(fb, b)
+        metas.append(unify(label, la, lb))
         t_res.append(la)
         f_res.append(lb)
         slots.append(i)
     tb.results = [v.name for v in t_res]
     fb.results = [v.name for v in f_res]
-    sources = _align_captures([tb, fb], 0)
+    sources = align_captures([tb, fb], 0)
     if metas:
         outs = append_op("cond", [pred, *sources], {"true_block": tb.idx, "false_block": fb.idx},
                          metas=metas)
@@ -321,40 +240,5 @@ def _number_like(label: str, number: Any, other: Any) -> Any:
                         "cast the tensor (e.g. `.astype('float32')`) in its branch")
     shape = other._shape if isinstance(other, Variable) else other._value.shape
     if not shape:
-        return _constant(number, other)
+        return as_constant(number, other)
     return ops.full([d if d >= 0 else 1 for d in shape], number, other.dtype)
-
-
-def _local(block: Block, v: Any) -> Variable:
-    if isinstance(v, Tensor):
-        v = block.program.capture_tensor(v)
-    return block.local(v)
-
-
-def _unify(label: str, a: Variable, b: Variable) -> Meta:
-    if a.kind != b.kind:
-        raise TypeError(f"{label} is a tensor array in one branch and a tensor in the other")
-    if a.kind == "array" and (a.elem is None or b.elem is None):
-        # an array never written on one path (an empty list) has no item type of its own
-        known = b if a.elem is None else a
-        return Meta((), known.dtype, "array", known.elem)
-    if a.dtype != b.dtype:
-        raise TypeError(f"{label} has dtype {a.dtype} in the true branch{_where(a)} and "
-                        f"{b.dtype} in the false branch{_where(b)}; both branches must agree")
-    if a.kind == "array":
-        elem = a.elem if b.elem is None else b.elem if a.elem is None else _unify_elem(label, a.elem, b.elem)
-        return Meta((), a.dtype, "array", elem)
-    if len(a._shape) != len(b._shape):
-        raise ValueError(f"{label} has shape {list(a._shape)} in the true branch{_where(a)} and "
-                         f"{list(b._shape)} in the false branch{_where(b)}; ranks must agree")
-    return Meta(tuple(x if x == y else -1 for x, y in zip(a._shape, b._shape)), a.dtype)
-
-
-def _unify_elem(label: str, a: tuple, b: tuple) -> tuple:
-    if a[1] != b[1] or len(a[0]) != len(b[0]):
-        raise TypeError(f"{label}: tensor array items differ ({a[1]}{list(a[0])} vs {b[1]}{list(b[0])})")
-    return (tuple(x if x == y else -1 for x, y in zip(a[0], b[0])), a[1])
-
-
-# while_loop lives in its own module; re-exported here as part of the control-flow surface.
-from .while_loop import (placeholder_like, probe, static_while, while_loop)  # noqa: E402,F401

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any, Callable, List, Optional, Sequence
 
 from .. import ops, state
-from .cond import (_align_captures, _as_pred, _constant, _is_number, _local, _meta,
-                           _same_constant, _unify_elem, _where, GENERATED_NAMES, is_undefined)
+from .cond import GENERATED_NAMES, is_undefined
+from .values import (align_captures, as_constant, as_pred, is_number, local_value, made_at,
+                     meta_of, same_constant, unify_elem)
 from ..dtype import bool_
 from ..inplace import (add_path_alias, alias_condition, as_flag, is_dense_var, journal,
                       leaf_aliases, reachable)
@@ -60,7 +61,7 @@ def _as_list(out: Any, n: int) -> List[Any]:
 
 def _spec(v: Any) -> Optional[Meta]:
     if isinstance(v, Variable):
-        return _meta(v)
+        return meta_of(v)
     if isinstance(v, Tensor):
         return Meta(tuple(v._value.shape), v.dtype)
     return None
@@ -95,8 +96,8 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
     program = parent.program
     leaves, tree = flatten(loop_vars)
     with block_guard(parent):
-        init = [(_constant(v) if _is_number(v) else v) for v in leaves]
-    numbers = {i: v for i, v in enumerate(leaves) if _is_number(v)}   # Python numbers made tensors
+        init = [(as_constant(v) if is_number(v) else v) for v in leaves]
+    numbers = {i: v for i, v in enumerate(leaves) if is_number(v)}   # Python numbers made tensors
     is_var = [isinstance(v, TensorLike) for v in init]
     specs = [_spec(v) for v in init]
     labels = [_leaf_label(names, tree, i) for i in range(len(init))]
@@ -138,8 +139,8 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
                         rebind(h, p)
                     c = cond(*unflatten(tree, c_params))
                     if not isinstance(c, Variable):
-                        c = _constant(bool(c))
-                    c = _as_pred(c)
+                        c = as_constant(bool(c))
+                    c = as_pred(c)
                     cb.results = [cb.local(c).name]
                 with block_guard(bb):
                     for h, p in zip(carried, b_carry):
@@ -189,13 +190,13 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
                     if is_undefined(p) and not is_undefined(o):
                         learned[i] = o      # first defined inside the loop: learn its type
                         continue
-                    if not _same_constant(o, p):
+                    if not same_constant(o, p):
                         raise TypeError(f"loop variable {labels[i]} is the Python value {p!r} before "
                                         f"a tensor loop and {o!r} after an iteration; only tensors "
                                         "and numbers can change inside a tensor loop")
                     continue
-                if _is_number(o):
-                    o = _constant(o, p)
+                if is_number(o):
+                    o = as_constant(o, p)
                 if not isinstance(o, TensorLike):
                     raise TypeError(f"loop variable {labels[i]} becomes {type(o).__name__} in the "
                                     "loop body; it must stay a tensor")
@@ -203,22 +204,22 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
                     # an outer object the body changed in place (`h = g` after `g[0] = v`): the
                     # journal gave it back its value from before; the turn's value is its end
                     o = changed[id(o)][1]
-                results.append(_local(bb, o))
-            flag_results = [_local(bb, _flag_of(out_leaves[i])) for i in maybe]
+                results.append(local_value(bb, o))
+            flag_results = [local_value(bb, _flag_of(out_leaves[i])) for i in maybe]
             # (the flags of loop variables that were not refused before the loop are not
             # carried, nor those of outer objects)
             _check_refused([o for i, o in enumerate(out_leaves) if is_var[i] and i not in maybe]
                            + [changed[id(h)][1] for h in carried], cb.idx)
-            carry_results = [_local(bb, changed[id(h)][1]) for h in carried]
+            carry_results = [local_value(bb, changed[id(h)][1]) for h in carried]
             # a loop variable the body sets to an object from before the loop (h = d['a']) is
             # that object after the loop if the body ran: note it for in-place changes
             outer_outs = [(i, o) for i, o in enumerate(out_leaves) if is_var[i] and
                           isinstance(o, Variable) and o is not b_params[i] and
                           o.block.idx < cb.idx and o.kind == "dense"]
             if track_ran:
-                carry_results.append(_local(bb, ops.full([], True, "bool")))
-            carry_results += [_local(bb, same) for same in same_now]
-            carry_results += [_local(bb, pair_now[k][1]) for k in pairs]
+                carry_results.append(local_value(bb, ops.full([], True, "bool")))
+            carry_results += [local_value(bb, same) for same in same_now]
+            carry_results += [local_value(bb, pair_now[k][1]) for k in pairs]
         if outer_outs and not track_ran and not learned:
             del program.blocks[n_blocks:]
             track_ran = True
@@ -227,7 +228,7 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
             del program.blocks[n_blocks:]
             with block_guard(parent):
                 for i, o in learned.items():
-                    if isinstance(o, TensorLike) or _is_number(o):
+                    if isinstance(o, TensorLike) or is_number(o):
                         init[i] = unassigned_placeholder(o, _label_name(labels[i]))
                         is_var[i] = True
                         specs[i] = _spec(init[i])
@@ -250,7 +251,7 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
                 with block_guard(parent):
                     value = numbers.pop(i)
                     init[i] = ops.full([d if d >= 0 else 1 for d in out._shape], value,
-                                       out.dtype) if out._shape else _constant(value, out)
+                                       out.dtype) if out._shape else as_constant(value, out)
                 new_specs[i] = _spec(init[i])
                 continue
             new_specs[i] = _relax(labels[i], specs[i], out, init[i])
@@ -263,7 +264,7 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
     bb.results = [v.name for v in results + flag_results + carry_results]
     n_lv = sum(is_var) + len(maybe) + len(carried) + (1 if track_ran else 0) + len(followed) \
         + len(pairs)
-    sources = _align_captures([cb, bb], n_lv)
+    sources = align_captures([cb, bb], n_lv)
     inits = [v for v, var in zip(init, is_var) if var]
     metas = [s for s, var in zip(specs, is_var) if var]
     with block_guard(parent):
@@ -274,7 +275,7 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
     outs = append_op("while", [*inits, *flag_inits, *carried, *ran_init, *same_init, *pair_init,
                                *sources],
                      {"cond_block": cb.idx, "body_block": bb.idx, "n_loop_vars": n_lv},
-                     metas=metas + [Meta((), bool_)] * len(maybe) + [_meta(h) for h in carried]
+                     metas=metas + [Meta((), bool_)] * len(maybe) + [meta_of(h) for h in carried]
                      + [_RAN_SPEC] * (len(ran_init) + len(same_init) + len(pairs)))
     it = iter(outs)
     final = [next(it) if var else v for v, var in zip(init, is_var)]
@@ -517,7 +518,7 @@ def _name_of(names: Optional[Sequence[str]], k: int) -> str:
 def unassigned_placeholder(value: Any, name: str) -> Any:
     """placeholder_like(value) recorded as never assigned: reading it before the loop assigns it
     fails when the program runs, as in Python."""
-    out = _constant(value) if _is_number(value) else placeholder_like(value)
+    out = as_constant(value) if is_number(value) else placeholder_like(value)
     leaves, _ = flatten(out)
     flag = None
     for v in leaves:
@@ -567,14 +568,14 @@ def _relax(label: str, spec: Meta, out: Variable, init: Any) -> Meta:
         raise TypeError(f"loop variable {label} changes kind (tensor array vs tensor) in the loop body")
     if out.dtype != spec.dtype and spec.kind == "dense":
         raise TypeError(f"loop variable {label} is {spec.dtype}{list(spec.shape)} before the loop"
-                        f"{_where(init)} and {out.dtype}{list(out._shape)} after the loop body"
-                        f"{_where(out)}; a loop variable must keep its dtype")
+                        f"{made_at(init)} and {out.dtype}{list(out._shape)} after the loop body"
+                        f"{made_at(out)}; a loop variable must keep its dtype")
     if spec.kind == "array":
         if out.elem is None or spec.elem is None:
             return Meta((), out.dtype, "array", out.elem or spec.elem)
-        return Meta((), out.dtype, "array", _unify_elem(label, spec.elem, out.elem))
+        return Meta((), out.dtype, "array", unify_elem(label, spec.elem, out.elem))
     if len(out._shape) != len(spec.shape):
         raise ValueError(f"loop variable {label} has shape {list(spec.shape)} before the loop"
-                         f"{_where(init)} and {list(out._shape)} after the loop body{_where(out)}; "
+                         f"{made_at(init)} and {list(out._shape)} after the loop body{made_at(out)}; "
                          "a loop variable must keep its rank")
     return Meta(tuple(a if a == b else -1 for a, b in zip(spec.shape, out._shape)), spec.dtype)
