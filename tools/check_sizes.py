@@ -28,8 +28,6 @@ ALLOWED: Dict[str, Tuple[int, str]] = {
         625, "the _jst namespace: IfElse and While to move to jst/branches.py, jst/loops.py"),
     "tools/fuzz.py": (
         740, "the differential fuzzer: generator, runner and minimizer in one script"),
-    "dy2st/runtime/control_flow/while_loop.py::_static_while": (
-        230, "the static while builder; to be split into probe / trace / close steps (issue 26)"),
 }
 
 

@@ -2,20 +2,21 @@
 body blocks once the condition is symbolic (shapes that change between iterations relax to -1)."""
 from __future__ import annotations
 
-from typing import Any, Callable, List, Optional, Sequence
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 from .. import ops, state
-from .cond import GENERATED_NAMES, is_undefined
-from .values import (align_captures, as_constant, as_pred, is_number, local_value, made_at,
-                     meta_of, same_constant, unify_elem)
 from ..dtype import bool_
-from ..inplace import (add_path_alias, alias_condition, as_flag, is_dense_var, journal,
-                      leaf_aliases, reachable)
-from ..program import Block, Variable, block_guard, escaped_message, rebind
+from ..inplace import add_path_alias, as_flag, journal
+from ..program import Block, Variable, block_guard, rebind
 from ..pytree import LEAF, describe, flatten, unflatten
 from ..registry import Meta, append_op
-from ..side_effects import REFUSED, refused_value
 from ..tensor import Tensor, TensorLike
+from .cond import GENERATED_NAMES, is_undefined
+from .loop_aliases import (alias_outer_outputs, check_refused, follow_in_place, kept_on_some_paths,
+                           newly_followed, note_pairs, pair_flags, pair_test, still_same,
+                           undefined_entry)
+from .values import (align_captures, as_constant, as_pred, is_number, local_value, made_at,
+                     meta_of, same_constant, unify_elem)
 
 
 def while_loop(cond: Callable, body: Callable, loop_vars: Sequence[Any], is_test: bool = False,
@@ -113,35 +114,12 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
         cb = program.create_block(parent.idx)
         bb = program.create_block(parent.idx)
         cb.owner_kind = bb.owner_kind = "while"
-        c_params = _make_params(cb, specs, init)
-        b_params = _make_params(bb, specs, init)
+        c_params, b_params, maybe, c_carry, b_carry, same_params = _declare_params(
+            cb, bb, specs, init, is_var, table, carried, track_ran, followed, pairs)
         param_names = [p.name if isinstance(p, Variable) else None for p in b_params]
-        # a "was it assigned?" flag carried along with every value that may be unassigned
-        maybe = [i for i in range(len(init)) if is_var[i] and _entry(init[i]) is not None]
-        # the blocks' params are declared in this order; the flag and "ran" params are read
-        # back by position, so the lists the calls return are not kept
-        _flag_params(cb, c_params, maybe, table, init)
-        _flag_params(bb, b_params, maybe, table, init)
-        c_carry = [_param_like(cb, h) for h in carried]
-        b_carry = [_param_like(bb, h) for h in carried]
-        if track_ran:
-            for blk in (cb, bb):
-                _param_like(blk, _RAN_SPEC, "ran")
-        # "is the loop variable still the object from before the loop?", one per followed one
-        for blk in (cb, bb):
-            same_params = [_param_like(blk, _RAN_SPEC, "same") for _ in followed]
-        pair_params = [[_param_like(blk, _RAN_SPEC, "alias") for _ in pairs] for blk in (cb, bb)]
-        _note_pairs(pairs, b_params, pair_params[1])
         with journal(cb.idx) as j:
             try:
-                with block_guard(cb):
-                    for h, p in zip(carried, c_carry):
-                        rebind(h, p)
-                    c = cond(*unflatten(tree, c_params))
-                    if not isinstance(c, Variable):
-                        c = as_constant(bool(c))
-                    c = as_pred(c)
-                    cb.results = [cb.local(c).name]
+                _trace_cond(cb, cond, tree, c_params, carried, c_carry)
                 with block_guard(bb):
                     for h, p in zip(carried, b_carry):
                         rebind(h, p)
@@ -151,10 +129,10 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
                     out_leaves, out_tree = flatten(out)
                     # next turn's flags: is the variable still that object (on this turn's
                     # paths through the body's tensor `if`s, where it may be one)?
-                    same_now = _still_same(out_leaves, followed, leaves)
-                    kept = {i for i in _kept_on_some_paths(out_leaves, b_params)
+                    same_now = still_same(out_leaves, followed, leaves)
+                    kept = {i for i in kept_on_some_paths(out_leaves, b_params)
                             if not labels[i].strip("'").startswith(GENERATED_NAMES)}
-                    pair_now = _pair_flags(out_leaves, pairs, is_var, cb.idx, leaves, carried)
+                    pair_now = pair_flags(out_leaves, pairs, is_var, cb.idx, leaves, carried)
             finally:
                 changed = j.finish()
         new_carried = [h for h, _ in changed.values() if not any(h is c for c in carried)]
@@ -164,7 +142,7 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
             del program.blocks[n_blocks:]
             carried += new_carried
             continue
-        new_followed = _newly_followed(leaves, init, b_params, param_names, out_leaves,
+        new_followed = newly_followed(leaves, init, b_params, param_names, out_leaves,
                                        followed, kept, carried, program.blocks[n_blocks:])
         if new_followed:
             # its object from before the loop is carried; in-place changes of the loop
@@ -175,40 +153,12 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
             continue
         with block_guard(bb):
             if out_tree != tree:
-                grown = {k: v1 for k, (v0, v1) in enumerate(zip(loop_vars, out))
-                         if is_undefined(v0) and not is_undefined(v1)}
-                if grown:
-                    del program.blocks[n_blocks:]
-                    raise _LearnedStructure(grown)
-                raise ValueError(
-                    "a tensor loop changes the structure of its loop variables: "
-                    f"{describe(tree)} before the loop, {describe(out_tree)} after one iteration")
-            results = []
-            learned = {}
-            for i, (o, p) in enumerate(zip(out_leaves, b_params)):
-                if not is_var[i]:
-                    if is_undefined(p) and not is_undefined(o):
-                        learned[i] = o      # first defined inside the loop: learn its type
-                        continue
-                    if not same_constant(o, p):
-                        raise TypeError(f"loop variable {labels[i]} is the Python value {p!r} before "
-                                        f"a tensor loop and {o!r} after an iteration; only tensors "
-                                        "and numbers can change inside a tensor loop")
-                    continue
-                if is_number(o):
-                    o = as_constant(o, p)
-                if not isinstance(o, TensorLike):
-                    raise TypeError(f"loop variable {labels[i]} becomes {type(o).__name__} in the "
-                                    "loop body; it must stay a tensor")
-                if id(o) in changed:
-                    # an outer object the body changed in place (`h = g` after `g[0] = v`): the
-                    # journal gave it back its value from before; the turn's value is its end
-                    o = changed[id(o)][1]
-                results.append(local_value(bb, o))
+                _structure_changed(loop_vars, out, tree, out_tree, program, n_blocks)
+            results, learned = _turn_results(out_leaves, b_params, is_var, labels, changed, bb)
             flag_results = [local_value(bb, _flag_of(out_leaves[i])) for i in maybe]
             # (the flags of loop variables that were not refused before the loop are not
             # carried, nor those of outer objects)
-            _check_refused([o for i, o in enumerate(out_leaves) if is_var[i] and i not in maybe]
+            check_refused([o for i, o in enumerate(out_leaves) if is_var[i] and i not in maybe]
                            + [changed[id(h)][1] for h in carried], cb.idx)
             carry_results = [local_value(bb, changed[id(h)][1]) for h in carried]
             # a loop variable the body sets to an object from before the loop (h = d['a']) is
@@ -226,35 +176,9 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
             continue
         if learned:
             del program.blocks[n_blocks:]
-            with block_guard(parent):
-                for i, o in learned.items():
-                    if isinstance(o, TensorLike) or is_number(o):
-                        init[i] = unassigned_placeholder(o, _label_name(labels[i]))
-                        is_var[i] = True
-                        specs[i] = _spec(init[i])
-                    else:
-                        init[i] = o      # a Python value such as the None of a bare `return`
+            _learn_types(learned, init, is_var, specs, labels, parent)
             continue
-        new_specs = list(specs)
-        k = 0
-        for i in range(len(init)):
-            if not is_var[i]:
-                continue
-            out = results[k]
-            k += 1
-            if i in numbers and out.kind == "dense" and \
-                    (out.dtype != specs[i].dtype or out._shape != specs[i].shape):
-                # a Python number has no dtype or shape of its own: it takes those the loop
-                # computes (acc = 0.0 summing float64 values, i = 0 stepping by 0.5, v = 0
-                # adding [1]-shaped tensors), as adding it to them would broadcast it; an
-                # unknown dim is 1 before the first turn (the loop relaxes it to unknown)
-                with block_guard(parent):
-                    value = numbers.pop(i)
-                    init[i] = ops.full([d if d >= 0 else 1 for d in out._shape], value,
-                                       out.dtype) if out._shape else as_constant(value, out)
-                new_specs[i] = _spec(init[i])
-                continue
-            new_specs[i] = _relax(labels[i], specs[i], out, init[i])
+        new_specs = _next_specs(init, is_var, specs, labels, results, numbers, parent)
         if new_specs == specs:
             break
         del program.blocks[n_blocks:]
@@ -262,16 +186,91 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
     else:
         raise RuntimeError("while_loop: loop variable shapes did not settle")
     bb.results = [v.name for v in results + flag_results + carry_results]
+    final, ran, same_out, pair_out = _append_while(parent, cb, bb, init, is_var, specs, maybe,
+                                                   carried, track_ran, followed, pairs, leaves)
+    if track_ran:
+        alias_outer_outputs(final, outer_outs, leaves, init, ran)
+    for i, same in zip(followed, same_out):
+        if isinstance(final[i], Variable) and final[i] is not leaves[i]:
+            add_path_alias(final[i], leaves[i], same, True)
+    follow_in_place(final, leaves, init, is_var, b_params, param_names, out_leaves, followed,
+                     program)
+    note_pairs(pairs, final, pair_out)
+    return _as_list(unflatten(tree, final), len(loop_vars))
+
+
+def _declare_params(cb: Block, bb: Block, specs: List[Any], init: List[Any],
+                    is_var: List[bool], table: dict, carried: List[Variable], track_ran: bool,
+                    followed: List[int], pairs: dict) -> Tuple[Any, ...]:
+    """The params of the condition and body blocks, in the order of the op's loop variables
+    (_append_while): (c_params, b_params, maybe, c_carry, b_carry, the body's same-object
+    flags), maybe listing the loop variables whose "was it assigned?" flag is carried."""
+    c_params = _make_params(cb, specs, init)
+    b_params = _make_params(bb, specs, init)
+    # a "was it assigned?" flag carried along with every value that may be unassigned
+    maybe = [i for i in range(len(init)) if is_var[i] and undefined_entry(init[i]) is not None]
+    # the blocks' params are declared in this order; the flag and "ran" params are read
+    # back by position, so the lists the calls return are not kept
+    _flag_params(cb, c_params, maybe, table, init)
+    _flag_params(bb, b_params, maybe, table, init)
+    c_carry = [_param_like(cb, h) for h in carried]
+    b_carry = [_param_like(bb, h) for h in carried]
+    if track_ran:
+        for blk in (cb, bb):
+            _param_like(blk, _RAN_SPEC, "ran")
+    # "is the loop variable still the object from before the loop?", one per followed one
+    for blk in (cb, bb):
+        same_params = [_param_like(blk, _RAN_SPEC, "same") for _ in followed]
+    pair_params = [[_param_like(blk, _RAN_SPEC, "alias") for _ in pairs] for blk in (cb, bb)]
+    note_pairs(pairs, b_params, pair_params[1])
+    return c_params, b_params, maybe, c_carry, b_carry, same_params
+
+
+def _trace_cond(cb: Block, cond: Callable, tree: Any, c_params: List[Any],
+                carried: List[Variable], c_carry: List[Variable]) -> None:
+    """The condition block: cond on the params, as a bool scalar result."""
+    with block_guard(cb):
+        for h, p in zip(carried, c_carry):
+            rebind(h, p)
+        c = cond(*unflatten(tree, c_params))
+        if not isinstance(c, Variable):
+            c = as_constant(bool(c))
+        c = as_pred(c)
+        cb.results = [cb.local(c).name]
+
+
+def _learn_types(learned: dict, init: List[Any], is_var: List[bool], specs: List[Any],
+                 labels: List[str], parent: Block) -> None:
+    """Loop variables first defined in the body start as placeholders of the type they got."""
+    with block_guard(parent):
+        for i, o in learned.items():
+            if isinstance(o, TensorLike) or is_number(o):
+                init[i] = unassigned_placeholder(o, _label_name(labels[i]))
+                is_var[i] = True
+                specs[i] = _spec(init[i])
+            else:
+                init[i] = o      # a Python value such as the None of a bare `return`
+
+
+def _append_while(parent: Block, cb: Block, bb: Block, init: List[Any], is_var: List[bool],
+                  specs: List[Any], maybe: List[int], carried: List[Variable], track_ran: bool,
+                  followed: List[int], pairs: dict, leaves: List[Any]) -> Tuple[Any, ...]:
+    """Append the `while` op over the traced blocks: its loop variables are the tensor loop
+    variables, their "assigned?" flags, the outer objects changed in place, then the "ran",
+    "same object" and alias flags. Returns (the loop variables after the loop, with the
+    Python ones as they are; ran; the same-object flags; the alias flags)."""
+    program = parent.program
+    table = program.maybe_undefined
     n_lv = sum(is_var) + len(maybe) + len(carried) + (1 if track_ran else 0) + len(followed) \
         + len(pairs)
     sources = align_captures([cb, bb], n_lv)
     inits = [v for v, var in zip(init, is_var) if var]
     metas = [s for s, var in zip(specs, is_var) if var]
     with block_guard(parent):
-        flag_inits = [_entry(init[i])[0] for i in maybe]
+        flag_inits = [undefined_entry(init[i])[0] for i in maybe]
         ran_init = [ops.full([], False, "bool")] if track_ran else []
         same_init = [ops.full([], True, "bool") for _ in followed]
-        pair_init = [as_flag(_pair_test(k, o, leaves, leaves)) for k, o in pairs.items()]
+        pair_init = [as_flag(pair_test(k, o, leaves, leaves)) for k, o in pairs.items()]
     outs = append_op("while", [*inits, *flag_inits, *carried, *ran_init, *same_init, *pair_init,
                                *sources],
                      {"cond_block": cb.idx, "body_block": bb.idx, "n_loop_vars": n_lv},
@@ -282,205 +281,87 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
     for i in maybe:
         flag = next(it)
         if isinstance(final[i], Variable):
-            table[final[i].name] = (flag,) + tuple(_entry(init[i])[1:])
+            table[final[i].name] = (flag,) + tuple(undefined_entry(init[i])[1:])
     for h in carried:
         rebind(h, next(it))
     ran = next(it) if ran_init else None
     same_out = [next(it) for _ in followed]
     pair_out = [next(it) for _ in pairs]
-    if ran_init:
-        for i, o in outer_outs:
-            if isinstance(final[i], Variable) and final[i] is not o:
-                add_path_alias(final[i], o, ran, True)
-                if isinstance(leaves[i], Variable) and leaves[i] is init[i] and \
-                        leaves[i] is not final[i] and leaves[i].kind == "dense":
-                    add_path_alias(final[i], leaves[i], ran, False)
-    for i, same in zip(followed, same_out):
-        if isinstance(final[i], Variable) and final[i] is not leaves[i]:
-            add_path_alias(final[i], leaves[i], same, True)
-    # a loop variable whose object every turn changes in place (h[0] = v, never h = ...) is
-    # still that object after the loop: whatever else holds it sees the final value
-    for i, leaf in enumerate(leaves):
-        if not is_var[i] or init[i] is not leaf or not isinstance(leaf, Variable) or \
-                not isinstance(b_params[i], Variable):
-            continue
-        if b_params[i].name == param_names[i]:
-            if out_leaves[i] is b_params[i] and i not in followed:
-                # never rebound nor changed in the body (a list entry carried with its list):
-                # still the object from before the loop, which other names may also hold
-                final[i] = leaf
-            continue
-        if out_leaves[i] is b_params[i]:
-            final[i] = rebind(leaf, final[i])
-        elif i not in followed:
-            # changed in place on some turns only: its value after the loop is not followed;
-            # reading it later fails, when the program runs through that read, at the line of
-            # the in-place change rather than giving another number
-            program.unfollowed.add(b_params[i].name)
-            rebind(leaf, _refused(b_params[i]))
-    _note_pairs(pairs, final, pair_out)
-    return _as_list(unflatten(tree, final), len(loop_vars))
+    return final, ran, same_out, pair_out
 
 
-def _newly_followed(leaves: List[Any], init: List[Any], b_params: List[Any],
-                    param_names: List[Optional[str]], out_leaves: List[Any], followed: List[int],
-                    kept: set, carried: List[Any], blocks: List[Block]) -> List[int]:
-    """Loop variables whose object from before the loop the loop must carry, with a "still
-    that object?" flag, because it is that object on some turns or paths only:
-    - changed in place and then rebound, on some paths at least, to another tensor
-      (`h[0] = v; h = h * 2`, or `if c: h = h * 2` then `h.add_(v)`);
-    - rebound on some paths only (`kept`: `if c: break` before `h = row`): after the loop it is
-      the object from before on some paths only;
-    - changed in place every turn, never rebound, while the body also reads that object under
-      another name (`g = acc[0]` before the loop, `acc[0][1] = v; acc[0].multiply_(g)` in it,
-      or `return d[0]`; the other name may be a loop variable that starts as that object too),
-      so that the other name sees the change within the turn;
-    - starting as an object the body changes in place under another name (`acc.append(h)`
-      before the loop, `h.multiply_(v)` in it)."""
-    if len(out_leaves) != len(leaves):
-        return []
-    read = set()
-    for blk in blocks:
-        read.update(blk.captures)
-    # an outer object the turn ends with under another loop variable's name (`k = d[0]`) is
-    # read there too, though no op of the body takes it
-    read.update(o.name for o in out_leaves if isinstance(o, Variable))
-    found = []
-    for i, leaf in enumerate(leaves):
-        if i in followed or init[i] is not leaf or not is_dense_var(leaf):
-            continue
-        p, o = b_params[i], out_leaves[i]
-        changed = isinstance(p, Variable) and p.name != param_names[i]
-        rebound = isinstance(o, Variable) and o is not p
-        read_elsewhere = changed and o is p and leaf.name in read
-        if rebound and (changed or i in kept) or read_elsewhere or \
-                any(leaf is h for h in carried):
-            found.append(i)
-    return found
+def _structure_changed(loop_vars: List[Any], out: List[Any], tree: Any, out_tree: Any,
+                       program: Any, n_blocks: int) -> None:
+    """The body gave its loop variables another structure: learn the structure of those first
+    defined in the body (the loop is traced again), else refuse the loop."""
+    grown = {k: v1 for k, (v0, v1) in enumerate(zip(loop_vars, out))
+             if is_undefined(v0) and not is_undefined(v1)}
+    if grown:
+        del program.blocks[n_blocks:]
+        raise _LearnedStructure(grown)
+    raise ValueError(
+        "a tensor loop changes the structure of its loop variables: "
+        f"{describe(tree)} before the loop, {describe(out_tree)} after one iteration")
 
 
-def _still_same(out_leaves: List[Any], followed: List[int], leaves: List[Any]) -> List[Any]:
-    """In the body block, at its end: per followed loop variable, a bool "is its value now the
-    object from before the loop?" (the body's path aliases say on which paths it is)."""
-    flags = []
-    for i in followed:
-        o = out_leaves[i] if len(out_leaves) == len(leaves) else None
-        flags.append(as_flag(alias_condition(o, leaves[i]) if is_dense_var(o) else None))
-    return flags
-
-
-def _kept_on_some_paths(out_leaves: List[Any], b_params: List[Any]) -> set:
-    """In the body block, at its end: the loop variables whose new value is the one the turn
-    started with on some paths only (through the body's tensor `if`s)."""
-    if len(out_leaves) != len(b_params):
-        return set()
-    return {i for i, (o, p) in enumerate(zip(out_leaves, b_params))
-            if is_dense_var(o) and is_dense_var(p) and o is not p and id(p) in reachable(o)}
-
-
-def _pair_test(key: tuple, obj: Any, values: List[Any], own: List[Any]) -> Any:
-    """alias_condition of a carried pair over the loop variables' `values`."""
-    a = values[key[1]]
-    b = obj if key[0] == "x" else values[key[2]]
-    if not is_dense_var(a) or not is_dense_var(b):
-        return None
-    return alias_condition(a, b)
-
-
-def _pair_flags(out_leaves: List[Any], pairs: dict, is_var: List[bool], first: int,
-                leaves: List[Any], carried: List[Any]) -> dict:
-    """In the body block, at its end: {key: (object, bool flag)} for the carried pairs and for
-    pairs found now (loop variables that are objects from before the loop, or one another, on
-    some paths)."""
-    found = {}
-    if len(out_leaves) == len(is_var):
-        cand = [v if is_var[i] else None for i, v in enumerate(out_leaves)]
-        for key, (obj, test) in leaf_aliases(cand, first, carried).items():
-            if key[0] == "x" and obj is leaves[key[1]]:
+def _turn_results(out_leaves: List[Any], b_params: List[Any], is_var: List[bool],
+                  labels: List[str], changed: dict, bb: Block) -> Tuple[List[Variable], dict]:
+    """The body block's results for the tensor loop variables, and the Python ones first
+    defined in the body (index -> value: their type is learned and the loop traced again)."""
+    results = []
+    learned = {}
+    for i, (o, p) in enumerate(zip(out_leaves, b_params)):
+        if not is_var[i]:
+            if is_undefined(p) and not is_undefined(o):
+                learned[i] = o      # first defined inside the loop: learn its type
                 continue
-            if key[0] == "o" and test is True and (cand[key[1]].block.idx < first or
-                                                   any(cand[key[1]] is c for c in carried)):
-                continue
-            found[key] = obj
-        # and pairs the loop variables are before the loop (g = h, or `if c: g = h`)
-        for i, v in enumerate(leaves):
-            if not (is_var[i] and is_dense_var(v)):
-                continue
-            near = reachable(v)
-            for other, _ in near.values():
-                if is_dense_var(other) and other.block.idx < first:
-                    found.setdefault(("x", i, id(other)), other)
-            for j in range(i + 1, len(leaves)):
-                if is_var[j] and is_dense_var(leaves[j]) and (leaves[j] is v or
-                                                               id(leaves[j]) in near):
-                    found.setdefault(("o", i, j), None)
-    for k, o in pairs.items():
-        found[k] = o
-    return {k: (o, as_flag(_pair_test(k, o, out_leaves, out_leaves)) if k in pairs else None)
-            for k, o in found.items()}
+            if not same_constant(o, p):
+                raise TypeError(f"loop variable {labels[i]} is the Python value {p!r} before "
+                                f"a tensor loop and {o!r} after an iteration; only tensors "
+                                "and numbers can change inside a tensor loop")
+            continue
+        if is_number(o):
+            o = as_constant(o, p)
+        if not isinstance(o, TensorLike):
+            raise TypeError(f"loop variable {labels[i]} becomes {type(o).__name__} in the "
+                            "loop body; it must stay a tensor")
+        if id(o) in changed:
+            # an outer object the body changed in place (`h = g` after `g[0] = v`): the
+            # journal gave it back its value from before; the turn's value is its end
+            o = changed[id(o)][1]
+        results.append(local_value(bb, o))
+    return results, learned
 
 
-def _note_pairs(pairs: dict, values: List[Any], flags: List[Any]) -> None:
-    """The carried pairs' objects are one another where their flag is true."""
-    for (key, obj), flag in zip(pairs.items(), flags):
-        a = values[key[1]]
-        b = obj if key[0] == "x" else values[key[2]]
-        if is_dense_var(a) and is_dense_var(b) and a is not b:
-            add_path_alias(a, b, flag, True)
-
-
-def _refused(var: Variable) -> Variable:
-    """A refused value standing for var after the loop (the refusal of an inner loop, if var is
-    one: its message names the in-place change)."""
-    entry = _entry(var)
-    if entry is not None and entry[1] == REFUSED:
-        return refused_value(var, entry[2], entry[3])
-    origin = change_origin(var)
-    return refused_value(var, escaped_message(var, origin), origin)
-
-
-def change_origin(var: Variable) -> Any:
-    """The user's line of the op that computed var, looking into the branch or loop body that
-    computed it when that op is a tensor `if` or loop (the line of the in-place change itself,
-    not of the `if` around it)."""
-    block, name = var.block, var.name
-    origin = None
-    for _ in range(16):
-        op = next((op for op in block.ops if name in op.outputs), None)
-        if op is None:
-            return origin
-        origin = op.origin or origin
-        subs = [op.attrs["body_block"]] if op.type == "while" else \
-            [op.attrs["true_block"], op.attrs["false_block"]] if op.type == "cond" else []
-        k = op.outputs.index(name)
-        inner = [(b, b.results[k]) for b in (block.program.blocks[i] for i in subs)
-                 if k < len(b.results) and any(b.results[k] in o.outputs for o in b.ops)]
-        if not inner:
-            return origin
-        block, name = inner[0]
-    return origin
-
-
-def _check_refused(values: List[Any], first_block: int) -> None:
-    """A loop variable or outer object an inner loop leaves refused (not followed) fails at the
-    end of the turn that left it so, even if nothing reads it later: the inner loop's other
-    values may not be followed either. (A value refused before this loop is only carried.)"""
-    from ..side_effects import check_entry
-    for v in values:
-        entry = _entry(v)
-        if entry is not None and entry[1] == REFUSED and entry[0].block.idx >= first_block:
-            check_entry(entry)
-
-
-def _entry(v: Any):
-    """v's "was it assigned?" entry (program.maybe_undefined), if v may be unassigned."""
-    if isinstance(v, Variable):
-        return v.block.program.maybe_undefined.get(v.name)
-    return None
+def _next_specs(init: List[Any], is_var: List[bool], specs: List[Any], labels: List[str],
+                results: List[Variable], numbers: dict, parent: Block) -> List[Any]:
+    """The loop variables' specs after one turn: relaxed where the turn changed a shape; a
+    Python number takes the dtype and shape the loop computes (init and numbers change)."""
+    new_specs = list(specs)
+    k = 0
+    for i in range(len(init)):
+        if not is_var[i]:
+            continue
+        out = results[k]
+        k += 1
+        if i in numbers and out.kind == "dense" and \
+                (out.dtype != specs[i].dtype or out._shape != specs[i].shape):
+            # a Python number has no dtype or shape of its own: it takes those the loop
+            # computes (acc = 0.0 summing float64 values, i = 0 stepping by 0.5, v = 0
+            # adding [1]-shaped tensors), as adding it to them would broadcast it; an
+            # unknown dim is 1 before the first turn (the loop relaxes it to unknown)
+            with block_guard(parent):
+                value = numbers.pop(i)
+                init[i] = ops.full([d if d >= 0 else 1 for d in out._shape], value,
+                                   out.dtype) if out._shape else as_constant(value, out)
+            new_specs[i] = _spec(init[i])
+            continue
+        new_specs[i] = _relax(labels[i], specs[i], out, init[i])
+    return new_specs
 
 
 def _flag_of(v: Any) -> Variable:
-    entry = _entry(v)
+    entry = undefined_entry(v)
     if entry is not None:
         return entry[0]
     return ops.full([], not is_undefined(v), "bool")
@@ -492,7 +373,7 @@ def _flag_params(block: Block, params: List[Any], maybe: List[int], table: dict,
     for i in maybe:
         f = block.create_var((), bool_, prefix="assigned")
         block.params.append(f.name)
-        table[params[i].name] = (f,) + tuple(_entry(init[i])[1:])
+        table[params[i].name] = (f,) + tuple(undefined_entry(init[i])[1:])
         flags.append(f)
     return flags
 
