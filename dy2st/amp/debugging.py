@@ -2,7 +2,7 @@
 of a tensor (check_numerics)."""
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Tuple
 
 import numpy as np
 

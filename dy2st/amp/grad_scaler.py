@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 import warnings
 from collections import defaultdict
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, Tuple
 
 import numpy as np
 

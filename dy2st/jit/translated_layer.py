@@ -10,7 +10,7 @@ import numpy as np
 from ..autograd.mode import is_grad_enabled
 from ..backends import compile_for, resolve_backend
 from ..runtime.program import Program, Variable
-from ..runtime.pytree import LEAF, describe, flatten, unflatten
+from ..runtime.pytree import LEAF, describe, unflatten
 from ..runtime.tensor import Tensor
 from ..format.input_spec import InputSpec
 from ..format.concrete import ConcreteProgram
