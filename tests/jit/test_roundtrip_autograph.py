@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
-from tests.jit.test_scenarios2_autograph import (_clip_count,  # noqa: F401 - scenarios run again
+from tests.jit.test_scoping_and_state import (_clip_count,  # noqa: F401 - scenarios run again
                                                  early_return_python_number_or_tensor as early_return_number_or_tensor,
                                                  four_levels as deep_nesting,
                                                  int_becomes_tensor_in_while as int_promoted_by_while,
