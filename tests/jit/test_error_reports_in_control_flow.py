@@ -1,4 +1,4 @@
-"""Error reports, second hunt: errors in loops / branches / helpers / Layers, Python errors in
+"""Error reports from control flow: errors in loops / branches / helpers / Layers, Python errors in
 converted code, and errors that only happen when the graph RUNS (symbolic None dims, a reloaded
 model given a new batch size). The message must have the exception type the user expects, this
 file's name, `line N` and the quoted original line (the conformance rule)."""

@@ -1,4 +1,4 @@
-"""Second hunt, assorted: isinstance on tensors, Sequential of user Layers with control flow,
+"""Assorted: isinstance on tensors, Sequential of user Layers with control flow,
 lists grown in tensor loops used afterwards (iteration, slicing, `+`), loop else-clauses, returns
 inside loops over tensor rows, try/except around a tensor if."""
 import numpy as np

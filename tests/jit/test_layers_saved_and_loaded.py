@@ -1,4 +1,4 @@
-"""Layers, third hunt: nested sublayers with LayerNorm / BatchNorm1D / Dropout in eval inside tensor
+"""Layers: nested sublayers with LayerNorm / BatchNorm1D / Dropout in eval inside tensor
 control flow, LayerList indexed by a Python loop variable (also negative), ParameterList,
 Embedding with int64 ids and unknown dims, keyword defaults, hooks, Conv2D, dict outputs with
 Python numbers, buffers, bound methods of a Layer as the converted function; saved and loaded in

@@ -1,4 +1,4 @@
-"""Third hunt: API ops inside converted control flow with unknown dims (None in input_spec passed
+"""API ops inside converted control flow with unknown dims (None in input_spec passed
 to to_static, batch sizes varying in one run), other dtypes (int32 / int64 / float64 / bool inputs,
 shape-[1] vs 0-d tensors), Python numbers computed from unknown dims; each also saved and loaded
 in a fresh interpreter (tests/roundtrip.py)."""

@@ -1,4 +1,4 @@
-"""Error reports, third hunt: Python exceptions other than shape errors (IndexError, TypeError,
+"""Error reports of Python exceptions other than shape errors (IndexError, TypeError,
 KeyError, ZeroDivisionError, NameError, RuntimeError, ValueError from int()) raised by plain
 Python code inside converted functions and Layers, errors in while / elif conditions, in
 comprehensions, and on the continuation line of a multi-line statement. The conformance rule: the

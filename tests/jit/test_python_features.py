@@ -1,4 +1,4 @@
-"""Python features inside converted code, third hunt: comprehensions, generators, f-strings,
+"""Python features inside converted code: comprehensions, generators, f-strings,
 tuple unpacking from tensor methods, while/else, deep nesting, recursion, walrus, context
 managers, builtins (sum / max / min / round / all) applied to symbolic values, nonlocal writes
 from nested functions called in tensor loops, Python lists indexed by a tensor loop variable."""

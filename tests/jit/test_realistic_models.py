@@ -1,4 +1,4 @@
-"""Fourth hunt: small realistic models written the way a model author writes Paddle dygraph code
+"""Small realistic models written the way a model author writes Paddle dygraph code
 (MLP with early exit, gated residual blocks, a GRU-like cell unrolled with range(tensor),
 beam-search-like top-k loops with break, attention masked by a Python flag or a tensor condition,
 classifiers returning dicts, conditional label smoothing, per-step outputs stacked, where / clip /

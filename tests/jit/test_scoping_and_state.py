@@ -1,4 +1,4 @@
-"""AutoGraph-style scenarios, second hunt: loop scoping, composite names as state, variables that
+"""AutoGraph-style scenarios: loop scoping, composite names as state, variables that
 change type from Python values to tensors, deep nesting, early returns of mixed kinds, user
 functions with control flow returning tuples, logical expressions mixing None / tensors / bools."""
 import numpy as np
