@@ -18,7 +18,6 @@ from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 # jst.namespace.set_call_converter, ...). Top-level modules count as packages of their own.
 LAYERS: Sequence[Tuple[str, ...]] = (
     ("runtime",),
-    ("control_flow",),
     ("autograd",),
     ("format", "jst", "transformers", "linalg"),
     ("nn", "regularizer"),
