@@ -23,7 +23,7 @@ ALLOWED: Dict[str, Tuple[int, str]] = {
     "dy2st/optimizer/lr.py": (
         670, "Paddle's 20 learning-rate schedulers, one public class each, as paddle.optimizer.lr"),
     "dy2st/jit/static_function.py": (
-        610, "StaticFunction and its cache entry; graph breaks and signatures already moved out"),
+        640, "StaticFunction and its cache entry; graph breaks and signatures already moved out"),
     "dy2st/jst/namespace.py": (
         625, "the _jst namespace: IfElse and While to move to jst/branches.py, jst/loops.py"),
     "tools/fuzz.py": (
@@ -62,9 +62,10 @@ def check(paths: Sequence[Path]) -> Tuple[List[str], List[str]]:
                 if n <= limit:
                     continue
                 allowed = ALLOWED.get(key)
-                if allowed is not None and n <= allowed[0]:
+                if allowed is not None:
                     used.add(key)
-                    continue
+                    if n <= allowed[0]:
+                        continue
                 cap = allowed[0] if allowed else limit
                 problems.append(f"{key}: {kind} of {n} lines (limit {cap}); split it, or add "
                                 f"an entry to ALLOWED in tools/check_sizes.py saying why")

@@ -2,7 +2,7 @@
 by row with paddle.grad (create_graph for the Hessian's second derivative)."""
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence, Tuple, Union
+from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 

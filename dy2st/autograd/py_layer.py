@@ -8,11 +8,11 @@ so the program saves, loads and exports for inference like any other."""
 from __future__ import annotations
 
 import itertools
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Sequence, Tuple
 
 import numpy as np
 
-from ..runtime import ops, state
+from ..runtime import state
 from ..runtime.origin import user_origin
 from ..runtime.pytree import flatten, unflatten
 from ..runtime.registry import Meta, apply, register_op

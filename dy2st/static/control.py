@@ -2,7 +2,7 @@
 cond ops and an eager one picks its branch directly."""
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
 
 from ..runtime import ops
 from ..runtime.control_flow import cond

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ..runtime.control_flow import cond, while_loop
-from ..utils.lazy import lazy_getattr as _lazy_getattr
+from ..runtime.lazy import lazy_getattr as _lazy_getattr
 from .control import case, switch_case
 
 _LAYERS = ("conv2d", "conv2d_transpose", "conv3d", "conv3d_transpose", "batch_norm",

@@ -3,7 +3,7 @@
 built on the dy2st.nn layer of the same computation; `act` names an nn.functional activation."""
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Optional, Sequence
 
 from .. import nn
 from ..nn import functional as F

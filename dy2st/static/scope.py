@@ -8,7 +8,6 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence
 
 import numpy as np
 
-from ..runtime import state
 from ..runtime.device import Place
 from ..runtime.dtype import convert_dtype
 from ..runtime.program import default_main_program
