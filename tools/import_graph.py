@@ -19,11 +19,11 @@ from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 LAYERS: Sequence[Tuple[str, ...]] = (
     ("runtime",),
     ("autograd",),
-    ("format", "jst", "transformers", "linalg"),
+    ("format", "jst", "transformers", "linalg", "backends"),
     ("nn", "regularizer"),
     ("optimizer", "metric", "tensor", "utils", "amp", "device", "incubate"),
     ("jit",),
-    ("static", "io", "onnx", "backends"),
+    ("static", "io", "onnx"),
     ("hapi", "base"),
     ("cli", "__main__", "__init__"),
 )

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
-from dy2st.backends import base
 from dy2st.runtime.executor import CompiledProgram
 
 ROOT = Path(__file__).resolve().parents[2]
