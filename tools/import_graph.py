@@ -7,6 +7,7 @@ tests/test_layering.py uses it to keep each count at or under its ceiling."""
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from collections import defaultdict
 from dataclasses import dataclass
@@ -38,7 +39,7 @@ class Import:
     line: int
     in_function: bool
     type_checking: bool  # under `if TYPE_CHECKING:` (never runs)
-    reason: bool         # a comment on the line or the line above says why
+    reason: bool         # a comment (not a bare noqa) on the line or the line above says why
 
 
 def module_name(root: Path, path: Path) -> str:
@@ -84,10 +85,15 @@ def _walk(node: ast.AST, in_function: bool, type_checking: bool) -> Iterator[Tup
         yield from _walk(child, inner_fn, type_checking)
 
 
+_BARE_NOQA = re.compile(r"#\s*noqa(:\s*[A-Z]+[0-9]*(\s*,\s*[A-Z]+[0-9]*)*)?\s*$")
+
+
 def _has_reason(lines: List[str], line: int) -> bool:
+    """A comment on the import's line or the line above, other than a bare `# noqa: CODE`."""
     here = lines[line - 1]
     above = lines[line - 2].strip() if line >= 2 else ""
-    return "#" in here or above.startswith("#")
+    comment = here[here.index("#"):] if "#" in here else ""
+    return bool(comment and not _BARE_NOQA.match(comment)) or above.startswith("#")
 
 
 def read_imports(root: Path) -> Tuple[List[Import], Set[str], Dict[str, int]]:
