@@ -36,6 +36,8 @@ from .utils.device import (is_compiled_with_cuda, is_compiled_with_rocm,  # noqa
                            is_compiled_with_xpu, is_compiled_with_custom_device)
 from .utils.device import install_methods as _install_device_methods  # noqa: E402
 _install_device_methods()
+from .utils.framework import install_methods as _install_framework_methods  # noqa: E402
+_install_framework_methods()
 
 # Public names imported on first use, so that `import dy2st` stays cheap (benchmarks/cold_start.py).
 # One entry per line, "name": "module" (a dy2st submodule) or "module:attribute"; add new

@@ -117,24 +117,10 @@ def create_tensor(dtype: Any, name: Optional[str] = None, persistable: bool = Fa
                   name=name, persistable=persistable)
 
 
-def _create_parameter(self: Any, dtype: Any = None, name: Optional[str] = None,
-                      attr: Any = None, is_bias: bool = False,
-                      default_initializer: Any = None) -> Any:
-    """paddle.create_parameter with this (1-D int) tensor as the shape, as Paddle binds it."""
-    if isinstance(self, Variable):
-        raise TypeError("Tensor.create_parameter reads the shape from an eager tensor's values; "
-                        "inside a static program give paddle.create_parameter a list")
-    from ..utils.framework import create_parameter
-    shape = [int(d) for d in np.asarray(self._value).reshape(-1)]
-    return create_parameter(shape, dtype if dtype is not None else "float32", name=name,
-                            attr=attr, is_bias=is_bias, default_initializer=default_initializer)
-
-
 METHODS: Dict[str, Any] = {
     "apply": _apply, "apply_": _apply_,
     "resize_": _resize_, "is_dense": _is_dense, "create_tensor": create_tensor,
-    "create_parameter": _create_parameter,
-}
+}   # Tensor.create_parameter builds a Layer's Parameter: utils.framework installs it
 
 
 def install() -> None:

@@ -10,6 +10,8 @@ import numpy as np
 from ..runtime import config, state
 from ..runtime.dtype import convert_dtype
 from ..runtime.device import Place, get_device, set_device  # noqa: F401 - paddle.* names
+from ..runtime.program import Variable
+from ..runtime.tensor import TensorLike
 
 
 class iinfo:
@@ -99,6 +101,24 @@ def create_parameter(shape: Sequence[int], dtype: Any, name: Optional[str] = Non
         attr = ParamAttr(name=name)
     return Layer().create_parameter(shape, attr=attr, dtype=dtype, is_bias=is_bias,
                                     default_initializer=default_initializer)
+
+
+def tensor_create_parameter(self: Any, dtype: Any = None, name: Optional[str] = None,
+                            attr: Any = None, is_bias: bool = False,
+                            default_initializer: Any = None) -> Any:
+    """paddle.create_parameter with this (1-D int) tensor as the shape, as Paddle binds it."""
+    if isinstance(self, Variable):
+        raise TypeError("Tensor.create_parameter reads the shape from an eager tensor's values; "
+                        "inside a static program give paddle.create_parameter a list")
+    shape = [int(d) for d in np.asarray(self._value).reshape(-1)]
+    return create_parameter(shape, dtype if dtype is not None else "float32", name=name,
+                            attr=attr, is_bias=is_bias, default_initializer=default_initializer)
+
+
+def install_methods() -> None:
+    """Tensor.create_parameter (the runtime below cannot build a Layer's Parameter)."""
+    if "create_parameter" not in vars(TensorLike):
+        TensorLike.create_parameter = tensor_create_parameter
 
 
 def batch(reader: Callable[[], Iterator[Any]], batch_size: int, drop_last: bool = False
