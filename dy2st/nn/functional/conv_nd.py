@@ -1,26 +1,13 @@
-"""N-d convolution kernels (1-D, 2-D, 3-D) and the ops built on them: conv_nd, conv_transpose_nd
-and the two gradient ops; conv2d (conv.py) runs the same numpy code."""
+"""N-d convolution ops (1-D, 2-D, 3-D): conv_nd, conv_transpose_nd and the two gradient ops on
+the im2col kernels (im2col.py); conv2d (conv.py) runs the same numpy code."""
 from __future__ import annotations
 
-import itertools
 from typing import Any, List, Sequence, Tuple
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 from ...runtime.registry import Meta, register_op
-
-
-def _windows(xp: np.ndarray, kernel: Sequence[int], stride: Sequence[int],
-             dilation: Sequence[int]) -> np.ndarray:
-    """[N, C, *out, *kernel] views into the padded channel-first input xp (no copy)."""
-    nd = len(kernel)
-    axes = tuple(range(2, 2 + nd))
-    span = tuple(d * (k - 1) + 1 for k, d in zip(kernel, dilation))
-    win = sliding_window_view(xp, span, axis=axes)
-    index = (slice(None), slice(None)) + tuple(slice(None, None, s) for s in stride) \
-        + tuple(slice(None, None, d) for d in dilation)
-    return win[index]
+from . import im2col
 
 
 def _pad_input(x: np.ndarray, pads: Sequence[Sequence[int]]) -> np.ndarray:
@@ -37,56 +24,18 @@ def _from_first(x: np.ndarray, channel_last: bool) -> np.ndarray:
     return np.moveaxis(x, 1, -1) if channel_last else x
 
 
-def _offsets(kernel: Sequence[int], stride: Sequence[int], dilation: Sequence[int], outs: Sequence[int]):
-    """(kernel position, index of the padded input it meets at every output position)."""
-    for k in itertools.product(*(range(kk) for kk in kernel)):
-        yield k, (slice(None), slice(None)) + tuple(
-            slice(ki * d, ki * d + (o - 1) * s + 1, s) for ki, d, s, o in zip(k, dilation, stride, outs))
-
-
-def _grouped(a: np.ndarray, groups: int) -> np.ndarray:
-    """[N, C, ...] viewed as [N, groups, C / groups, ...]."""
-    return a.reshape((a.shape[0], groups, a.shape[1] // groups) + a.shape[2:])
-
-
-# Grouped convolutions (depthwise ones above all) loop over the kernel positions, each an einsum
-# over all groups at once, rather than over the groups (hundreds in MobileNets).
 def conv_forward(x: np.ndarray, w: np.ndarray, stride: Sequence[int], pads: Sequence[Sequence[int]],
                  dilation: Sequence[int], groups: int) -> np.ndarray:
     """Cross-correlation of channel-first x [N, C, *S] with w [O, C/groups, *K]: [N, O, *out]."""
-    nd = w.ndim - 2
-    xp = _pad_input(x, pads)
-    if groups == 1:
-        win = _windows(xp, w.shape[2:], stride, dilation)
-        red_x = [1] + list(range(2 + nd, 2 + 2 * nd))
-        return np.moveaxis(np.tensordot(win, w, axes=(red_x, list(range(1, 2 + nd)))), -1, 1)
-    outs = [out_size(xp.shape[2 + i], w.shape[2 + i], stride[i], dilation[i], (0, 0)) for i in range(nd)]
-    wg = _grouped(w.reshape((1,) + w.shape), groups)[0]                 # [G, Og, Cg, *K]
-    out = np.zeros((x.shape[0], groups, wg.shape[1]) + tuple(outs), dtype=np.result_type(x, w))
-    for k, index in _offsets(w.shape[2:], stride, dilation, outs):
-        out += np.einsum("ngc...,goc->ngo...", _grouped(xp[index], groups), wg[(Ellipsis,) + k])
-    return out.reshape((x.shape[0], w.shape[0]) + tuple(outs))
+    return im2col.forward(_pad_input(x, pads), w, stride, dilation, groups)
 
 
 def conv_adjoint(g: np.ndarray, w: np.ndarray, sizes: Sequence[int], stride: Sequence[int],
                  pads: Sequence[Sequence[int]], dilation: Sequence[int], groups: int) -> np.ndarray:
     """The adjoint of conv_forward in its input: g [N, O, *out] -> [N, C, *sizes] (the unpadded
     input sizes; positions no window covers get zero)."""
-    nd = w.ndim - 2
-    kernel = w.shape[2:]
-    n, outs = g.shape[0], g.shape[2:]
     padded = [s + lo + hi for s, (lo, hi) in zip(sizes, pads)]
-    xp = np.zeros((n, w.shape[1] * groups) + tuple(padded), dtype=np.result_type(g, w))
-    if groups == 1:
-        # cols[n, c, *out, *k] = sum_o g[n, o, *out] w[o, c, *k]
-        cols = np.moveaxis(np.tensordot(g, w, axes=([1], [0])), 1 + nd, 1)
-        for k, index in _offsets(kernel, stride, dilation, outs):
-            xp[index] += cols[(Ellipsis,) + k]
-    else:
-        gg = _grouped(g, groups)
-        wg = _grouped(w.reshape((1,) + w.shape), groups)[0]             # [G, Og, Cg, *K]
-        for k, index in _offsets(kernel, stride, dilation, outs):
-            xp[index] += np.einsum("ngo...,goc->ngc...", gg, wg[(Ellipsis,) + k]).reshape(xp[index].shape)
+    xp = im2col.adjoint(g, w, padded, stride, dilation, groups)
     crop = tuple(slice(lo, lo + s) for s, (lo, _) in zip(sizes, pads))
     return xp[(slice(None), slice(None)) + crop]
 
@@ -94,20 +43,7 @@ def conv_adjoint(g: np.ndarray, w: np.ndarray, sizes: Sequence[int], stride: Seq
 def conv_filter_grad(x: np.ndarray, g: np.ndarray, kernel: Sequence[int], stride: Sequence[int],
                      pads: Sequence[Sequence[int]], dilation: Sequence[int], groups: int) -> np.ndarray:
     """d(sum(g * conv_forward(x, w)))/dw: [O, C/groups, *kernel]."""
-    nd = len(kernel)
-    xp = _pad_input(x, pads)
-    if groups == 1:
-        win = _windows(xp, kernel, stride, dilation)
-        win = win[(slice(None), slice(None)) + tuple(slice(0, o) for o in g.shape[2:])]
-        red = [0] + list(range(2, 2 + nd))
-        return np.tensordot(g, win, axes=(red, red))
-    cg, og = x.shape[1] // groups, g.shape[1] // groups
-    dw = np.zeros((groups, og, cg) + tuple(kernel), dtype=np.result_type(x, g))
-    gg = _grouped(g, groups).reshape(g.shape[0], groups, og, -1)
-    for k, index in _offsets(kernel, stride, dilation, g.shape[2:]):
-        xs = _grouped(xp[index], groups).reshape(g.shape[0], groups, cg, -1)
-        dw[(Ellipsis,) + k] = np.einsum("ngcl,ngol->goc", xs, gg)
-    return dw.reshape((groups * og, cg) + tuple(kernel))
+    return im2col.filter_grad(_pad_input(x, pads), g, kernel, stride, dilation, groups)
 
 
 # ----------------------------------------------------------------------------- shapes

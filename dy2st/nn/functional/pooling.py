@@ -1,6 +1,7 @@
 """Pooling: max/avg pooling (1-D to 3-D), adaptive pooling, with Paddle's padding forms,
 ceil_mode, exclusive and return_mask. Average pooling is a `resample` op; max pooling is one
-gather kernel that also returns the index of each maximum."""
+kernel that also returns the index of each maximum (strided slices for regular windows, a
+gather for adaptive ones)."""
 from __future__ import annotations
 
 from typing import Any, List, Optional
@@ -13,6 +14,7 @@ from ...runtime.registry import Meta, apply, register_op
 from .conv_nd import as_ints, padding_pairs, same_pads
 from .dims import known_dims
 from .resample import out_len, windows
+from .strided_pool import strided_max_applies, strided_window_max
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
            "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
@@ -37,9 +39,12 @@ def _max_pool_infer(x, specs, channel_last):
 def _max_pool_kernel(x, specs, channel_last):
     """The maximum of every window and its flat index in the input's spatial dims."""
     xf = np.moveaxis(x, -1, 1) if channel_last else x
-    spans = [[(lo, hi) for lo, hi, _ in windows(spec, size)]
-             for spec, size in zip(specs, xf.shape[2:])]
-    out, mask = window_max(xf, spans)
+    if strided_max_applies(specs, xf.shape[2:]):
+        out, mask = strided_window_max(xf, specs)
+    else:
+        spans = [[(lo, hi) for lo, hi, _ in windows(spec, size)]
+                 for spec, size in zip(specs, xf.shape[2:])]
+        out, mask = window_max(xf, spans)
     if channel_last:
         out, mask = np.moveaxis(out, 1, -1), np.moveaxis(mask, 1, -1)
     return np.ascontiguousarray(out), np.ascontiguousarray(mask)
