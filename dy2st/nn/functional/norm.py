@@ -27,15 +27,19 @@ def _layer_norm_kernel(x, *affine, begin_axis, epsilon, has_weight, has_bias):
     axes = tuple(range(begin_axis, x.ndim))
     xf = x.astype(np.float32) if x.dtype.kind != "f" or x.dtype == np.float16 else x
     mean = xf.mean(axis=axes, keepdims=True)
-    centered = xf - mean
-    var = np.mean(np.square(centered), axis=axes, keepdims=True)
-    out = centered / np.sqrt(var + epsilon)
+    # two full-size buffers (the centered input and its square), every later step in place
+    out = xf - mean
+    square = np.multiply(out, out)
+    var = square.mean(axis=axes, keepdims=True)
+    var += epsilon
+    np.sqrt(var, out=var)
+    out /= var
     tail = x.shape[begin_axis:]
     rest = list(affine)
     if has_weight:
-        out = out * rest.pop(0).reshape(tail)
+        np.multiply(out, rest.pop(0).reshape(tail), out=out, casting="unsafe")
     if has_bias:
-        out = out + rest.pop(0).reshape(tail)
+        np.add(out, rest.pop(0).reshape(tail), out=out, casting="unsafe")
     return out.astype(x.dtype if x.dtype.kind == "f" else np.float32, copy=False)
 
 
