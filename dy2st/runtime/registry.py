@@ -58,6 +58,22 @@ def register_op(name: str, infer: Callable[..., Any], n_outputs: int = 1) -> Cal
     return deco
 
 
+# op name -> into(*arrays, out=buffer, **attrs): the op's kernel writing its result into `out`, an
+# array of the result's shape and float dtype that may be one of the inputs. The buffer-reuse
+# pass (passes/inplace.py) writes such an op into a dying input, as it does for numpy ufuncs.
+INTO: Dict[str, Callable[..., Any]] = {}
+
+
+def register_into(name: str) -> Callable:
+    """Declare the decorated function as op `name`'s writing-into form (see INTO)."""
+    def deco(fn: Callable) -> Callable:
+        if name in INTO:
+            raise ValueError(f"op {name!r} has an into-kernel already")
+        INTO[name] = fn
+        return fn
+    return deco
+
+
 def get_op(name: str) -> OpDef:
     try:
         return OPS[name]

@@ -7,9 +7,9 @@ import numpy as np
 
 from ...runtime.dtype import convert_dtype
 from ...runtime.ops import sigmoid, tanh  # noqa: F401 - re-exported as nn.functional.sigmoid / tanh
-from ...runtime.ops.erf_kernels import gelu_array, gelu_grad_array
+from ...runtime.ops.erf_kernels import gelu_array, gelu_grad_array, gelu_into
 from ...runtime.ops.operands import as_tensor, cast
-from ...runtime.registry import Meta, apply, register_op
+from ...runtime.registry import Meta, apply, register_into, register_op
 
 __all__ = ["relu", "relu6", "leaky_relu", "elu", "gelu", "silu", "swish", "sigmoid", "tanh",
            "softmax", "log_softmax", "softplus", "hardtanh", "hardsigmoid", "hardswish", "mish"]
@@ -39,6 +39,11 @@ def _checked_axis(x: Any, axis: int, op: str) -> int:
 @register_op("relu", infer=_same_meta)
 def _relu_kernel(x):
     return np.maximum(x, np.zeros((), x.dtype))
+
+
+@register_into("relu")
+def _relu_into(x, out):
+    return np.maximum(x, np.zeros((), x.dtype), out=out)
 
 
 @register_op("relu6", infer=_same_meta)
@@ -103,6 +108,9 @@ def _elu_kernel(x, alpha):
 @register_op("gelu", infer=_float_meta)
 def _gelu_kernel(x, approximate):
     return gelu_array(x, approximate)
+
+
+register_into("gelu")(gelu_into)
 
 
 @register_op("gelu_grad", infer=lambda x, g, **attrs: Meta(g._shape, g.dtype))

@@ -43,14 +43,14 @@ def _erf32_block(x: np.ndarray, out: np.ndarray, t: np.ndarray, num: np.ndarray,
     np.clip(out, -_ONE, _ONE, out=out)
 
 
-def _blocked(fn, x: np.ndarray, out: np.ndarray) -> np.ndarray:
-    """Runs fn(x_block, out_block, *three float32 scratch blocks) over flat contiguous blocks."""
+def _blocked(fn, x: np.ndarray, out: np.ndarray, scratch: int = 3) -> np.ndarray:
+    """Runs fn(x_block, out_block, *scratch float32 blocks) over flat contiguous blocks."""
     flat_x, flat_out = x.reshape(-1), out.reshape(-1)
     n = flat_x.size
-    scratch = np.empty((3, min(n, _BLOCK)), np.float32)
+    buffers = np.empty((scratch, min(n, _BLOCK)), np.float32)
     for start in range(0, n, _BLOCK):
         stop = min(start + _BLOCK, n)
-        fn(flat_x[start:stop], flat_out[start:stop], *scratch[:, :stop - start])
+        fn(flat_x[start:stop], flat_out[start:stop], *buffers[:, :stop - start])
     return out
 
 
@@ -109,6 +109,24 @@ def gelu_array(x: np.ndarray, approximate: bool) -> np.ndarray:
         x = np.asarray(x, order="C")
         return _blocked(_gelu32_block, x, np.empty_like(x))
     return gelu_array(x.astype(np.float32), False).astype(x.dtype)
+
+
+def _gelu32_into_block(x: np.ndarray, out: np.ndarray, e: np.ndarray, t: np.ndarray,
+                       num: np.ndarray, den: np.ndarray) -> None:
+    # out may be x itself: the erf part is built in the scratch block e, x is read last
+    np.multiply(x, _SQRT_HALF, out=e)
+    _erf32_block(e, e, t, num, den)
+    e += np.float32(1.0)
+    e *= np.float32(0.5)
+    np.multiply(x, e, out=out)
+
+
+def gelu_into(x: np.ndarray, out: np.ndarray, approximate: bool) -> np.ndarray:
+    """gelu_array(x, approximate) written into out (x's shape and float dtype; out may be x)."""
+    if x.dtype == np.float32 and not approximate and x.flags.c_contiguous and out.flags.c_contiguous:
+        return _blocked(_gelu32_into_block, x, out, scratch=4)
+    np.copyto(out, gelu_array(x, approximate))
+    return out
 
 
 def _gelu_grad32_block(x: np.ndarray, out: np.ndarray, t: np.ndarray, num: np.ndarray,

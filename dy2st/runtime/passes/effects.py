@@ -2,12 +2,13 @@
 and the ops whose result is a freshly allocated array."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Set
+import functools
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional, Set
 
 import numpy as np
 
 from ..program import Block, Operator, Program
-from ..registry import OPS
+from ..registry import INTO, OPS
 
 if TYPE_CHECKING:
     from .facts import Facts
@@ -129,6 +130,15 @@ def elementwise_ufunc(op: Operator, in_dtype: np.dtype) -> Optional[np.ufunc]:
         if isinstance(f, np.ufunc) and f.nin == 1:
             return f
     return None
+
+
+def into_kernel(op: Operator, in_dtype: np.dtype) -> Optional[Callable]:
+    """For float inputs, op's registered writing-into kernel with the op's attrs bound
+    (`f(*inputs, out=buffer)`), if it has one."""
+    into = INTO.get(op.type)
+    if into is None or in_dtype.kind != "f":
+        return None
+    return functools.partial(into, **op.attrs) if op.attrs else into
 
 
 # Kernels that always return a new array owned by nobody else (for dense float outputs of

@@ -2,13 +2,13 @@
 it is dense, its float dtype), computed once per optimize() call and then read from dicts/sets."""
 from __future__ import annotations
 
-from typing import Any, Dict, Optional, Set, Tuple
+from typing import Any, Callable, Dict, Optional, Set, Tuple
 
 import numpy as np
 
 from ..program import Operator, Program, Variable
-from ..registry import OPS
-from .effects import UNTOUCHABLE, elementwise_ufunc
+from ..registry import INTO, OPS
+from .effects import UNTOUCHABLE, elementwise_ufunc, into_kernel
 
 
 def resolve_vars(program: Program) -> Dict[str, Variable]:
@@ -46,11 +46,14 @@ class Facts:
         self.float_dtypes: Dict[str, np.dtype] = {
             n: floats[v.dtype] for n, v in dense.items() if v.dtype in floats}
         self.pure_types = _PureTypes()
-        self._ufuncs: Dict[Tuple[str, int, bool], Optional[np.ufunc]] = {}
+        self._ufuncs: Dict[Tuple[str, int, bool], Optional[Callable]] = {}
 
-    def ufunc(self, op: Operator, in_dtype: np.dtype) -> Optional[np.ufunc]:
+    def ufunc(self, op: Operator, in_dtype: np.dtype) -> Optional[Callable]:
         """effects.elementwise_ufunc(op, in_dtype), computed once per (type, arity, float input):
-        all it depends on besides attrs, which must be empty."""
+        all it depends on besides attrs, which must be empty; or the op's into-kernel with its
+        attrs bound (effects.into_kernel)."""
+        if op.type in INTO:
+            return into_kernel(op, in_dtype)
         if op.attrs:
             return None
         key = (op.type, len(op.inputs), in_dtype.kind == "f")

@@ -97,3 +97,46 @@ def test_a_float64_comparison_never_writes_its_bool_result_into_a_float_buffer()
 def test_float64_chains_still_write_in_place():
     main = _build(lambda x: paddle.tanh(paddle.tanh(paddle.cast(x, "float64"))) + 1.0)
     assert len(_reused(main)) == 2          # the second tanh into the first one's, the add too
+
+
+# Ops with a registered into-kernel (registry.INTO: relu, gelu) join the plan like ufuncs.
+def _gelu_relu_chain(x, approximate=False):
+    h = paddle.tanh(x)                                   # fresh: gelu may write into it
+    g = paddle.nn.functional.gelu(h, approximate=approximate)
+    return paddle.nn.functional.relu(g - 0.1)
+
+
+def test_into_kernels_write_into_dying_inputs():
+    import scipy.special as sp
+    for approximate in (False, True):
+        main = _build(lambda x: _gelu_relu_chain(x, approximate), shape=(3, 40000))
+        plan = _reused(main)
+        types = {op.type for op in main.global_block().ops if op.outputs[0] in plan}
+        assert {"gelu", "relu"} <= types
+        x = np.random.default_rng(0).standard_normal((3, 40000)).astype("float32")
+        x_before = x.copy()
+        out = CompiledProgram(main, ["x"], main.fetch_names)([x])[0]
+        np.testing.assert_array_equal(x, x_before)
+        t = np.tanh(x.astype(np.float64))
+        if approximate:
+            g = 0.5 * t * (1 + np.tanh(np.sqrt(2 / np.pi) * (t + 0.044715 * t ** 3)))
+        else:
+            g = 0.5 * t * (1 + sp.erf(t / np.sqrt(2)))
+        np.testing.assert_allclose(out, np.maximum(g - 0.1, 0), rtol=1e-5, atol=1e-6)
+
+
+def test_into_kernels_never_write_a_feed_or_a_value_read_later():
+    def fn(x):
+        g = paddle.nn.functional.gelu(x)                 # x is a feed: never written
+        h = paddle.tanh(x)
+        r = paddle.nn.functional.relu(h)                 # h is read again below
+        return g + r * h
+    main = _build(fn)
+    plan = _reused(main)
+    assert not {op.type for op in main.global_block().ops if op.outputs[0] in plan} & {"gelu", "relu"}
+    x = np.linspace(-2, 2, 6).astype("float32").reshape(2, 3)
+    x_before = x.copy()
+    out = CompiledProgram(main, ["x"], main.fetch_names)([x])[0]
+    np.testing.assert_array_equal(x, x_before)
+    eager = fn(paddle.to_tensor(x)).numpy()
+    np.testing.assert_array_equal(out, eager)
