@@ -498,3 +498,35 @@ def test_onnx_export_of_recurrent_and_attention_layers(tmp_path):
         x = np.random.default_rng(15).standard_normal(shape).astype(np.float32)
         for got, want in zip(onnx_outputs(path + ".onnx", x), model(paddle.to_tensor(x))):
             close(got, want.numpy())
+
+
+def _leaves(tree):
+    return [t for item in tree for t in _leaves(item)] if isinstance(tree, (list, tuple)) else [tree]
+
+
+# run_cell computes the input gates of all steps in one product before the loop for the
+# built-in cells; a subclass that replaces forward is stepped through its own forward.
+@pytest.mark.parametrize("cell_type", ["SimpleRNNCell", "LSTMCell", "GRUCell"])
+@pytest.mark.parametrize("is_reverse", [False, True])
+def test_projected_input_gates_match_stepping_the_cell(cell_type, is_reverse):
+    from dy2st.nn.layers.rnn import _projects_ahead
+    paddle.seed(3)
+    cell = getattr(paddle.nn, cell_type)(5, 4)
+
+    class Stepped(type(cell)):
+        def forward(self, inputs, states=None):
+            return super().forward(inputs, states)
+    twin = Stepped(5, 4)
+    twin.set_state_dict(cell.state_dict())
+    assert _projects_ahead(cell, [None], {}) and not _projects_ahead(twin, [None], {})
+    x = paddle.to_tensor(np.random.default_rng(4).standard_normal((3, 6, 5)).astype("float32"))
+    lengths = paddle.to_tensor(np.array([6, 2, 4], "int64"))
+    outs = []
+    for c in (cell, twin):
+        rnn = paddle.nn.RNN(c, is_reverse=is_reverse)
+        eager = rnn(x, sequence_length=lengths)
+        static = paddle.jit.to_static(lambda v, n, r=rnn: r(v, sequence_length=n))(x, lengths)
+        for a, b in zip(_leaves(eager), _leaves(static)):
+            np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-6)
+        outs.append(eager[0].numpy())
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-5, atol=1e-6)

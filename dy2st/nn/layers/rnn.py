@@ -67,17 +67,36 @@ class RNNCellBase(Layer):
         self.bias_ih = self.create_parameter([rows], bias_ih_attr, is_bias=True, default_initializer=init)
         self.bias_hh = self.create_parameter([rows], bias_hh_attr, is_bias=True, default_initializer=init)
 
-    def _gates(self, x: Any, h: Any) -> Tuple[Any, Any]:
+
+
+class GatedCell(RNNCellBase):
+    """The built-in cells: gates from an input part x W_ih^T + b_ih and a recurrent part
+    h W_hh^T + b_hh; forward(x, states) = forward_gates(input_gates(x), states)."""
+
+    def input_gates(self, x: Any) -> Any:
+        """x W_ih^T + b_ih: for a whole [time, batch, input] sequence at once too (run_cell
+        computes it in one product before the loop, then steps with forward_gates)."""
         xg = ops.matmul(x, self.weight_ih, transpose_y=True)
         if self.bias_ih is not None:
             xg = xg + self.bias_ih
+        return xg
+
+    def _hidden_gates(self, h: Any) -> Any:
         hg = ops.matmul(h, self.weight_hh, transpose_y=True)
         if self.bias_hh is not None:
             hg = hg + self.bias_hh
-        return xg, hg
+        return hg
+
+    def forward(self, inputs: Any, states: Any = None) -> Tuple[Any, Any]:
+        if states is None:
+            states = self.get_initial_states(inputs, self.state_shape)
+        return self.forward_gates(self.input_gates(inputs), states)
+
+    def forward_gates(self, xg: Any, states: Any) -> Tuple[Any, Any]:
+        raise NotImplementedError(f"{type(self).__name__} must define forward_gates")
 
 
-class SimpleRNNCell(RNNCellBase):
+class SimpleRNNCell(GatedCell):
     """h = activation(x W_ih^T + b_ih + h W_hh^T + b_hh); returns (h, h)."""
 
     def __init__(self, input_size: int, hidden_size: int, activation: str = "tanh",
@@ -90,10 +109,9 @@ class SimpleRNNCell(RNNCellBase):
         self._create_weights(1, input_size, hidden_size, weight_ih_attr, weight_hh_attr,
                              bias_ih_attr, bias_hh_attr)
 
-    def forward(self, inputs: Any, states: Any = None) -> Tuple[Any, Any]:
-        if states is None:
-            states = self.get_initial_states(inputs, self.state_shape)
-        xg, hg = self._gates(inputs, states)
+    def forward_gates(self, xg: Any, states: Any) -> Tuple[Any, Any]:
+        """One step from the input gates xg = input_gates(x)."""
+        hg = self._hidden_gates(states)
         h = ops.tanh(xg + hg) if self.activation == "tanh" else F.relu(xg + hg)
         return h, h
 
@@ -106,7 +124,7 @@ class SimpleRNNCell(RNNCellBase):
         return f"{self.input_size}, {self.hidden_size}{act}"
 
 
-class LSTMCell(RNNCellBase):
+class LSTMCell(GatedCell):
     """Gates i, f, g, o from x W_ih^T + b_ih + h W_hh^T + b_hh; c = f c + i tanh(g),
     h = o tanh(c) (times weight_ho when proj_size > 0); returns (h, (h, c))."""
 
@@ -124,11 +142,10 @@ class LSTMCell(RNNCellBase):
             self.weight_ho = self.create_parameter([hidden_size, proj_size], weight_hh_attr,
                                                    default_initializer=Uniform(-std, std))
 
-    def forward(self, inputs: Any, states: Any = None) -> Tuple[Any, Any]:
-        if states is None:
-            states = self.get_initial_states(inputs, self.state_shape)
+    def forward_gates(self, xg: Any, states: Any) -> Tuple[Any, Any]:
+        """One step from the input gates xg = input_gates(x)."""
         h, c = states
-        xg, hg = self._gates(inputs, h)
+        hg = self._hidden_gates(h)
         i, f, g, o = ops.split(xg + hg, 4, axis=-1)
         c = ops.sigmoid(f) * c + ops.sigmoid(i) * ops.tanh(g)
         h = ops.sigmoid(o) * ops.tanh(c)
@@ -145,7 +162,7 @@ class LSTMCell(RNNCellBase):
         return f"{self.input_size}, {self.hidden_size}{proj}"
 
 
-class GRUCell(RNNCellBase):
+class GRUCell(GatedCell):
     """r, z from the summed input and hidden gates; c = tanh(x_c + r * h_c); h = (h - c) z + c;
     returns (h, h)."""
 
@@ -156,10 +173,9 @@ class GRUCell(RNNCellBase):
         self._create_weights(3, input_size, hidden_size, weight_ih_attr, weight_hh_attr,
                              bias_ih_attr, bias_hh_attr)
 
-    def forward(self, inputs: Any, states: Any = None) -> Tuple[Any, Any]:
-        if states is None:
-            states = self.get_initial_states(inputs, self.state_shape)
-        xg, hg = self._gates(inputs, states)
+    def forward_gates(self, xg: Any, states: Any) -> Tuple[Any, Any]:
+        """One step from the input gates xg = input_gates(x)."""
+        hg = self._hidden_gates(states)
         x_r, x_z, x_c = ops.split(xg, 3, axis=-1)
         h_r, h_z, h_c = ops.split(hg, 3, axis=-1)
         r = ops.sigmoid(x_r + h_r)
@@ -207,9 +223,20 @@ def run_cell(cell: Layer, inputs: Any, initial_states: Any = None, sequence_leng
     flat_states, state_tree = flatten(initial_states)
     out_tree: List[Any] = []
 
+    if _projects_ahead(cell, xs, kwargs):
+        # x W_ih^T + b_ih for every step in one product before the loop: each step then runs
+        # only the recurrent product (the cell's forward with its input part taken out)
+        gates = cell.input_gates(xs[0])
+
+        def call(i: Any, states: Any) -> Any:
+            return cell.forward_gates(gates[i], states)
+    else:
+        def call(i: Any, states: Any) -> Any:
+            return cell(unflatten(in_tree, [x[i] for x in xs]), states, **kwargs)
+
     def step(i: Any, states: List[Any]) -> Tuple[List[Any], List[Any]]:
         """The cell at step i: (flattened outputs, flattened new states), masked."""
-        out, new_states = cell(unflatten(in_tree, [x[i] for x in xs]), unflatten(state_tree, states), **kwargs)
+        out, new_states = call(i, unflatten(state_tree, states))
         flat_out, tree = flatten(out)
         flat_new = flatten(new_states)[0]
         if mask is not None:
@@ -236,6 +263,17 @@ def run_cell(cell: Layer, inputs: Any, initial_states: Any = None, sequence_leng
     if not time_major:
         outs = [_time_major(y) for y in outs]
     return unflatten(out_tree[0], outs), final_states
+
+
+def _projects_ahead(cell: Layer, xs: List[Any], kwargs: dict) -> bool:
+    """Whether run_cell may compute the input gates of all steps first: one of our cells whose
+    forward (and gate methods) a subclass did not replace, one input tensor, no extra args."""
+    base = next((c for c in (SimpleRNNCell, LSTMCell, GRUCell) if isinstance(cell, c)), None)
+    if base is None or len(xs) != 1 or kwargs:
+        return False
+    kind = type(cell)
+    return all(getattr(kind, m) is getattr(base, m)
+               for m in ("forward", "forward_gates", "input_gates", "_hidden_gates"))
 
 
 def _static_steps(step: Any, steps: Any, flat_states: List[Any], dtypes: List[Any]) -> Tuple[List[Any], List[Any]]:
