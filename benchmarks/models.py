@@ -181,6 +181,37 @@ def loop_increment(h, w, b, n):
     return h
 
 
+def loop_small_if(h, w, b, n):
+    # issue 27 item 6: 4x4 tensors, 10 turns, a tensor `if` in the body: per-turn overhead
+    i = paddle.zeros([1], dtype="int64")
+    while i < n:
+        h = paddle.tanh(paddle.matmul(h, w) + b)
+        if h.sum() > 0:
+            h = h * 0.5
+        else:
+            h = h + 1.0
+        i = i + 1
+    return h
+
+
+def loop_small_if_np(h, w, b, n):
+    for _ in range(int(n[0])):
+        h = np.tanh(h @ w + b)
+        if h.sum() > 0:
+            h = h * 0.5
+        else:
+            h = h + 1.0
+    return h
+
+
+def loop_small_data():
+    r = _rng(6)
+    h = r.standard_normal((4, 4)).astype("float32")
+    w = r.standard_normal((4, 4)).astype("float32")
+    b = r.standard_normal((4,)).astype("float32")
+    return {}, (h, w, b, np.array([10], "int64"))
+
+
 def loop_np(h, w, b, n):
     for _ in range(int(n[0])):
         h = np.tanh(h @ w + b)
@@ -206,6 +237,7 @@ BENCHMARKS: Dict[str, Tuple[Callable, Callable, Callable]] = {
     "loop_paddle": (loop_paddle, loop_np, loop_data),
     "loop_range": (loop_range, loop_np, loop_data),
     "loop_incr": (loop_increment, loop_np, loop_data),
+    "loop_small": (loop_small_if, loop_small_if_np, loop_small_data),
 }
 
 

@@ -23,7 +23,8 @@ from dy2st.jit import transform  # noqa: E402
 import models  # noqa: E402
 
 REPEAT = 9
-TARGET_NUMPY = {"add1": 4.0, "loop_paddle": 1.2, "loop_range": 1.2, "loop_incr": 1.2}   # static / numpy; else 1.5
+TARGET_NUMPY = {"add1": 4.0, "loop_paddle": 1.2, "loop_range": 1.2, "loop_incr": 1.2,
+                "loop_small": 1.2}   # static / numpy; else 1.5
 TARGET_FIRST_CALL = 3e-3
 FIRST_CALL_TRIES = 30
 
