@@ -21,9 +21,14 @@ def _np_axis(axis):
 
 # A reduction's result is a new array (or a numpy scalar): np.asarray(out, dtype) makes it an
 # array of the op's dtype without copying it again when it already is one.
+# np.add.reduce is what np.sum runs, without its Python wrapper (a small tensor's loop reads a
+# sum every turn: the wrapper cost more than the sum).
 def _sum_kernel(x, axis, keepdim, dtype):
-    out = np.sum(x, axis=_np_axis(axis), keepdims=keepdim)
-    return np.asarray(out, dtype=dtype or (np.int64 if x.dtype.kind in "biu" else x.dtype))
+    out = np.add.reduce(x, axis=_np_axis(axis), keepdims=keepdim)
+    want = dtype or (np.int64 if x.dtype.kind in "biu" else x.dtype)
+    if type(out) is np.ndarray and out.dtype == want:
+        return out
+    return np.asarray(out, dtype=want)
 
 
 def _sum_infer(x, axis, keepdim, dtype):
