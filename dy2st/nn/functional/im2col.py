@@ -60,8 +60,10 @@ def forward(xp: np.ndarray, w: np.ndarray, stride: Sequence[int], dilation: Sequ
         cols = columns(part, nd)
         m, sub = cols.shape[0], cols.shape[2 + nd:]
         cols = cols.reshape(m, groups, -1, int(np.prod(sub, dtype=np.int64)))
-        res = np.matmul(w_mat, cols)                                        # [m, G, Og, P']
-        out[bs, :, rs] = res.reshape((m, o) + tuple(sub))
+        if rs == slice(None):               # whole images: the product lands in out itself
+            np.matmul(w_mat, cols, out=out[bs].reshape(m, groups, o // groups, -1))
+        else:
+            out[bs, :, rs] = np.matmul(w_mat, cols).reshape((m, o) + tuple(sub))
     return out
 
 
