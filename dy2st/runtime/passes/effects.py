@@ -143,7 +143,8 @@ def into_kernel(op: Operator, in_dtype: np.dtype) -> Optional[Callable]:
 
 # Kernels that always return a new array owned by nobody else (for dense float outputs of
 # rank >= 1), besides the elementwise ufunc ops above.
-FRESH_KERNELS = frozenset({"matmul", "relu", "softmax", "divide"})
+FRESH_KERNELS = frozenset({"matmul", "relu", "softmax", "divide", "linear", "layer_norm",
+                           "conv2d", "conv_nd", "conv_transpose_nd"})
 
 
 def returns_fresh(op: Operator, in_dtype: Optional[np.dtype], facts: "Facts") -> bool:

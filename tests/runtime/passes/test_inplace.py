@@ -140,3 +140,22 @@ def test_into_kernels_never_write_a_feed_or_a_value_read_later():
     np.testing.assert_array_equal(x, x_before)
     eager = fn(paddle.to_tensor(x)).numpy()
     np.testing.assert_array_equal(out, eager)
+
+
+def test_linear_and_conv_results_are_fresh_buffers_for_their_activations():
+    w = paddle.to_tensor(np.random.default_rng(1).standard_normal((6, 6)).astype("float32"))
+    k = paddle.to_tensor(np.random.default_rng(2).standard_normal((2, 1, 3, 3)).astype("float32"))
+
+    def fn(x):
+        h = paddle.nn.functional.gelu(paddle.nn.functional.linear(x, w))
+        img = paddle.reshape(h, [1, 1, 6, 6])
+        return paddle.nn.functional.relu(paddle.nn.functional.conv2d(img, k, padding=1))
+    main = _build(fn, shape=(6, 6))
+    plan = _reused(main)
+    types = {op.type for op in main.global_block().ops if op.outputs[0] in plan}
+    assert {"gelu", "relu"} <= types
+    x = np.random.default_rng(0).standard_normal((6, 6)).astype("float32")
+    x_before = x.copy()
+    out = CompiledProgram(main, ["x"], main.fetch_names)([x])[0]
+    np.testing.assert_array_equal(x, x_before)
+    np.testing.assert_allclose(out, fn(paddle.to_tensor(x)).numpy(), rtol=1e-6, atol=1e-6)
