@@ -659,6 +659,14 @@ def method_expr(vars: Dict[str, Variable], op: Operator, ins: Sequence[str]) -> 
     return None
 
 
+def _float_total(x: np.ndarray) -> np.ndarray:
+    """The sum kernel for a float array's total: a 0-d array of x's dtype."""
+    return np.asarray(_add_reduce(x, axis=None), x.dtype)
+
+
+_add_reduce = np.add.reduce
+
+
 def direct_kernel(vars: Dict[str, Variable], op: Operator) -> Optional[Callable]:
     """A plain numpy function computing exactly this op's kernel for its (statically known)
     inputs, called without the kernel's Python wrapper; None when there is none.
@@ -673,6 +681,12 @@ def direct_kernel(vars: Dict[str, Variable], op: Operator) -> Optional[Callable]
             if v is None or v.kind != "dense" or len(v._shape) < 2 or min(v._shape) < 0:
                 return None
         return np.matmul
+    if op.type == "sum" and len(op.inputs) == 1 and not attrs.get("keepdim") and \
+            attrs.get("axis") in (None, [], ()) and not attrs.get("dtype"):
+        v = vars.get(op.inputs[0])
+        if v is not None and v.kind == "dense" and np.dtype(v.dtype.np).kind == "f":
+            return _float_total
+        return None
     if attrs or len(op.inputs) != 1 or op.type not in OPS:
         return None
     v = vars.get(op.inputs[0])

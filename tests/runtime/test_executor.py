@@ -486,3 +486,23 @@ def test_shapes_unknown_when_compiling_keep_the_checking_kernels():
     np.testing.assert_array_equal(r, x.reshape(-1, 2, 3))
     np.testing.assert_array_equal(t, x.T)
     np.testing.assert_array_equal(m, x @ x.T)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("shape", [[3, 4], [0, 2], [1], []])
+def test_a_float_total_runs_without_the_sum_kernel_and_gives_the_kernels_result(dtype, shape):
+    from dy2st.runtime.registry import OPS
+
+    def fn():
+        x = static.data("x", shape, dtype)
+        return [paddle.sum(x), paddle.sum(x, axis=[]) * 2.0]
+
+    main, fetch = build(fn)
+    compiled = compile_program(main, ["x"], [f.name for f in fetch])
+    assert "K_sum" not in compiled.source
+    x = np.random.default_rng(0).standard_normal(shape).astype(dtype)
+    total, doubled = compiled([x])
+    want = OPS["sum"].kernel(x, axis=None, keepdim=False, dtype=None)
+    assert type(total) is np.ndarray and total.shape == () and total.dtype == want.dtype
+    np.testing.assert_array_equal(total, want)
+    np.testing.assert_array_equal(doubled, want * want.dtype.type(2))
