@@ -651,6 +651,16 @@ def method_expr(vars: Dict[str, Variable], op: Operator, ins: Sequence[str]) -> 
         shape = attrs.get("shape")
         if isinstance(shape, list) and all(type(d) is int and (d > 0 or d == -1) for d in shape):
             return f"{ins[0]}.reshape({tuple(shape)!r})"
+    elif op.type == "split" and len(ins) == 1 and attrs.get("sections") is None:
+        # equal pieces of a known dim: a basic slice, a view as getitem gives (the kernel copies
+        # for eager tensors; the buffer-reuse pass never writes into a view's base)
+        num, axis, index = attrs.get("num"), attrs.get("axis"), attrs.get("index")
+        rank = len(shapes[0])
+        if type(num) is int and type(axis) is int and type(index) is int and -rank <= axis < rank:
+            dim = shapes[0][axis]
+            if num > 0 and dim % num == 0 and 0 <= index < num:
+                step = dim // num
+                return f"{ins[0]}[{':, ' * (axis % rank)}{index * step}:{(index + 1) * step}]"
     elif op.type == "matmul" and len(ins) == 2 and all(len(s) >= 2 for s in shapes) and \
             set(attrs) == {"transpose_x", "transpose_y"}:
         flags = (attrs["transpose_x"], attrs["transpose_y"])

@@ -506,3 +506,26 @@ def test_a_float_total_runs_without_the_sum_kernel_and_gives_the_kernels_result(
     assert type(total) is np.ndarray and total.shape == () and total.dtype == want.dtype
     np.testing.assert_array_equal(total, want)
     np.testing.assert_array_equal(doubled, want * want.dtype.type(2))
+
+
+def test_equal_split_pieces_are_slices_and_later_in_place_writes_never_reach_them():
+    def fn():
+        x = static.data("x", [3, 8], "float32")
+        y = paddle.tanh(x)                     # fresh: the reuse pass may write into it
+        a, b = paddle.split(y, 2, axis=-1)
+        c, d = paddle.split(y, [1, 2], axis=0)
+        e = paddle.tanh(y) * 2.0               # y dies here while a, b still read it
+        return [a + b, e, c, d]
+
+    main, fetch = build(fn)
+    reuse_buffers(main)
+    compiled = compile_program(main, ["x"], [f.name for f in fetch])
+    assert "[:, 0:4]" in compiled.source and "[:, 4:8]" in compiled.source
+    assert "K_split" in compiled.source         # sections: the kernel
+    x = np.random.default_rng(1).standard_normal((3, 8)).astype("float32")
+    out = compiled([x])
+    y = np.tanh(x)
+    np.testing.assert_array_equal(out[0], y[:, :4] + y[:, 4:])
+    np.testing.assert_array_equal(out[1], np.tanh(y) * np.float32(2))
+    np.testing.assert_array_equal(out[2], y[:1])
+    np.testing.assert_array_equal(out[3], y[1:])
