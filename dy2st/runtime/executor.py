@@ -16,6 +16,7 @@ from .control_flow.counted_loop import CountedLoop, counted_loop, counter_end
 from .passes.effects import CONTROL, elementwise_ufunc
 from .passes.facts import resolve_vars
 from .program import Block, Operator, Program, Variable
+from .ops.linalg import matmul_rows
 from .registry import OPS
 
 # Ops with no inputs whose result can be computed once when compiling (never mutated later).
@@ -329,9 +330,10 @@ class _Codegen:
         if method is not None:
             if op.type == "matmul":
                 held = self.transposed.get(op.inputs[1]) if self.transposed else None
+                fn = _matmul_fn(self.vars, op)
                 if held is not None and _transposes_y_only(op):
-                    return f"{self.const('D', np.matmul)}({ins[0]}, {held})"
-                return f"{self.const('D', np.matmul)}({method})"
+                    return f"{self.const('D', fn)}({ins[0]}, {held})"
+                return f"{self.const('D', fn)}({method})"
             return method
         attrs = []
         for k, v in op.attrs.items():
@@ -669,6 +671,15 @@ def method_expr(vars: Dict[str, Variable], op: Operator, ins: Sequence[str]) -> 
     return None
 
 
+def _matmul_fn(vars: Dict[str, Variable], op: Operator) -> Callable:
+    """np.matmul, or matmul_rows for an x of rank > 2 against a 2-D y (one GEMM, not one per
+    batch index)."""
+    x, y = (vars.get(n) for n in op.inputs[:2])
+    if x is not None and y is not None and len(x._shape) > 2 and len(y._shape) == 2:
+        return matmul_rows
+    return np.matmul
+
+
 def _float_total(x: np.ndarray) -> np.ndarray:
     """The sum kernel for a float array's total: a 0-d array of x's dtype."""
     return np.asarray(_add_reduce(x, axis=None), x.dtype)
@@ -690,7 +701,7 @@ def direct_kernel(vars: Dict[str, Variable], op: Operator) -> Optional[Callable]
             v = vars.get(n)
             if v is None or v.kind != "dense" or len(v._shape) < 2 or min(v._shape) < 0:
                 return None
-        return np.matmul
+        return _matmul_fn(vars, op)
     if op.type == "sum" and len(op.inputs) == 1 and not attrs.get("keepdim") and \
             attrs.get("axis") in (None, [], ()) and not attrs.get("dtype"):
         v = vars.get(op.inputs[0])

@@ -8,6 +8,7 @@ import numpy as np
 from ...runtime.config import rng
 from ...runtime.dtype import bool_
 from ...runtime.ops.infer import broadcast_shapes
+from ...runtime.ops.linalg import matmul_rows
 from ...runtime.ops.operands import as_tensor, binary_operands, cast
 from ...runtime.registry import Meta, apply, register_op
 from ...runtime.tensor import Tensor
@@ -32,11 +33,7 @@ def _linear_infer(x, w, *bias):
 
 @register_op("linear", infer=_linear_infer)
 def _linear_kernel(x, w, *bias):
-    if x.ndim > 2 and x.size and x.flags.c_contiguous:
-        # one [rows, in] x [in, out] GEMM: 10-15% less time than numpy's loop of per-batch GEMMs
-        out = np.matmul(x.reshape(-1, x.shape[-1]), w).reshape(x.shape[:-1] + (w.shape[1],))
-    else:
-        out = np.matmul(x, w)
+    out = matmul_rows(x, w)
     if bias:
         out += bias[0]          # matmul returns a fresh array: adding in place saves a copy
     return out

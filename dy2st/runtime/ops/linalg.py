@@ -43,6 +43,17 @@ def _check_contracted(x, y, k1: int, k2: int) -> None:
                          f"(x's contracted dim is {k1}, y's is {k2})")
 
 
+def matmul_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """np.matmul(x, y), with an x of rank > 2 against a 2-D y as one 2-D GEMM over
+    all of x's rows: numpy would run one GEMM per batch index, 2x slower at [35, 8, 200] x
+    [200, 800] and 5x with a transposed y (one BLAS thread)."""
+    if x.ndim > 2 and y.ndim == 2 and x.size and x.shape[-1] == y.shape[0]:
+        # a strided x (a transposed view) is copied first: far cheaper than the product
+        rows = np.ascontiguousarray(x).reshape(-1, x.shape[-1])
+        return np.matmul(rows, y).reshape(x.shape[:-1] + (y.shape[1],))
+    return np.matmul(x, y)
+
+
 @register_op("matmul", infer=_matmul_infer)
 def _matmul_kernel(x, y, transpose_x, transpose_y):
     if transpose_x and x.ndim >= 2:
@@ -50,7 +61,7 @@ def _matmul_kernel(x, y, transpose_x, transpose_y):
     if transpose_y and y.ndim >= 2:
         y = np.swapaxes(y, -1, -2)
     try:
-        return np.matmul(x, y)
+        return matmul_rows(x, y)
     except ValueError:
         # Eager calls skip inference: give the same message naming both shapes.
         raise ValueError(f"matmul: shapes {list(x.shape)} and {list(y.shape)} do not match "
