@@ -15,7 +15,7 @@ not_exportable(TRAINING_ONLY, "array_grad_add", "array_grad_clear", "array_grad_
 not_exportable(TRAINING_ONLY, "conv_nd_filter_grad", "conv_nd_input_grad", "cumprod_grad",
                "diag_grad", "embedding_grad", "gather_grad", "gather_nd_grad", "grid_sample_grad",
                "masked_select_grad", "pad_grad", "resample_grad", "split_grad",
-               "strided_slice_grad", "tile_grad", "unbind_grad", "grid_sample_grad_grad")
+               "strided_slice_grad", "tile_grad", "unbind_grad", "grid_sample_grad_grad", "gelu_grad")
 # a compiled train step's gradient bookkeeping (a cleared gradient, accumulation onto it)
 not_exportable(TRAINING_ONLY, "grad_clear", "grad_accumulate")
 # helpers of gradient rules: the winner of each scattered position, a loss's one-hot target
