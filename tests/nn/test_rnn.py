@@ -509,7 +509,7 @@ def _leaves(tree):
 @pytest.mark.parametrize("cell_type", ["SimpleRNNCell", "LSTMCell", "GRUCell"])
 @pytest.mark.parametrize("is_reverse", [False, True])
 def test_projected_input_gates_match_stepping_the_cell(cell_type, is_reverse):
-    from dy2st.nn.layers.rnn import _projects_ahead
+    from dy2st.nn.layers.rnn import projects_ahead
     paddle.seed(3)
     cell = getattr(paddle.nn, cell_type)(5, 4)
 
@@ -518,7 +518,7 @@ def test_projected_input_gates_match_stepping_the_cell(cell_type, is_reverse):
             return super().forward(inputs, states)
     twin = Stepped(5, 4)
     twin.set_state_dict(cell.state_dict())
-    assert _projects_ahead(cell, [None], {}) and not _projects_ahead(twin, [None], {})
+    assert projects_ahead(cell, [None], {}) and not projects_ahead(twin, [None], {})
     x = paddle.to_tensor(np.random.default_rng(4).standard_normal((3, 6, 5)).astype("float32"))
     lengths = paddle.to_tensor(np.array([6, 2, 4], "int64"))
     outs = []

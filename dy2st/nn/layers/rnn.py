@@ -223,7 +223,7 @@ def run_cell(cell: Layer, inputs: Any, initial_states: Any = None, sequence_leng
     flat_states, state_tree = flatten(initial_states)
     out_tree: List[Any] = []
 
-    if _projects_ahead(cell, xs, kwargs):
+    if projects_ahead(cell, xs, kwargs):
         # x W_ih^T + b_ih for every step in one product before the loop: each step then runs
         # only the recurrent product (the cell's forward with its input part taken out)
         gates = cell.input_gates(xs[0])
@@ -265,7 +265,7 @@ def run_cell(cell: Layer, inputs: Any, initial_states: Any = None, sequence_leng
     return unflatten(out_tree[0], outs), final_states
 
 
-def _projects_ahead(cell: Layer, xs: List[Any], kwargs: dict) -> bool:
+def projects_ahead(cell: Layer, xs: List[Any], kwargs: dict) -> bool:
     """Whether run_cell may compute the input gates of all steps first: one of our cells whose
     forward (and gate methods) a subclass did not replace, one input tensor, no extra args."""
     base = next((c for c in (SimpleRNNCell, LSTMCell, GRUCell) if isinstance(cell, c)), None)
