@@ -111,6 +111,14 @@ def test_nn_target_is_met():
     assert _figures()["paddle.nn"] >= 85.0
 
 
+def test_issue_30_namespace_targets_are_met():
+    figures = _figures()
+    for ns in ("paddle.amp", "paddle.autograd", "paddle.device", "paddle.tensor"):
+        assert figures[ns] >= 95.0, ns
+    assert figures["paddle.static"] >= 85.0
+    assert figures["paddle.static.nn"] >= 90.0
+
+
 def test_linalg_diagonal_is_paddles_diagonal():
     import numpy as np
     x = np.arange(24.0).reshape(2, 3, 4)

@@ -235,6 +235,7 @@ REASONS: Dict[str, str] = {
     "dtype": "float8 / bfloat16 / string dtypes",
     "amp": "automatic mixed precision (autocast)",
     "runtime": "Paddle's C++ runtime: PIR blocks, the flag registry, DLPack, raw buffers",
+    "lod": "LoD tensors (variable-length sequences packed in one tensor) of the fluid era",
 }
 
 # name -> reason category; checked against every namespace
@@ -268,6 +269,74 @@ _exclude("runtime", "get_flags set_flags disable_signal_handler MmapStorage from
          "to_dlpack block value get_tensor data_ptr get_strides reconstruct_from_ "
          "element_size")
 
+# issue 30: the namespaces model zoos reach beyond the main ones
+AMP = _names("auto_cast GradScaler decorate is_float16_supported is_bfloat16_supported")
+AUTOGRAD = _names("jacobian hessian backward PyLayer PyLayerContext saved_tensors_hooks")
+DEVICE = _names("""
+get_cudnn_version set_device get_device XPUPlace IPUPlace is_compiled_with_xpu
+is_compiled_with_ipu is_compiled_with_cinn is_compiled_with_cuda is_compiled_with_rocm
+is_compiled_with_distribute is_compiled_with_custom_device get_all_device_type
+get_all_custom_device_type get_available_device get_available_custom_device
+get_device_properties Stream Event current_stream set_stream stream_guard device_guard
+synchronize device_count empty_cache max_memory_allocated max_memory_reserved
+reset_max_memory_allocated reset_max_memory_reserved memory_allocated memory_reserved""")
+STATIC = _names("""
+append_backward gradients Executor global_scope scope_guard BuildStrategy CompiledProgram
+ipu_shard_guard IpuCompiledProgram IpuStrategy Print py_func ExecutionStrategy name_scope
+program_guard WeightNormParamAttr ExponentialMovingAverage default_main_program
+default_startup_program Program data InputSpec save load save_inference_model
+load_inference_model serialize_program serialize_persistables save_to_file
+deserialize_program deserialize_persistables load_from_file normalize_program
+load_program_state set_program_state cpu_places cuda_places xpu_places Variable
+create_global_var accuracy auc device_guard create_parameter set_ipu_shard ctr_metric_bundle""")
+STATIC_NN = _names("""
+fc batch_norm bilinear_tensor_product embedding case cond static_pylayer conv2d
+conv2d_transpose conv3d conv3d_transpose data_norm deform_conv2d group_norm instance_norm
+layer_norm nce prelu py_func row_conv spectral_norm switch_case while_loop sparse_embedding
+sequence_conv sequence_softmax sequence_pool sequence_first_step sequence_last_step
+sequence_slice sequence_expand sequence_expand_as sequence_pad sequence_unpad sequence_reshape
+sequence_scatter sequence_enumerate""")
+INCUBATE_NN = _names("""
+FusedMultiHeadAttention FusedFeedForward FusedTransformerEncoderLayer FusedMultiTransformer
+FusedLinear FusedBiasDropoutResidualLayerNorm FusedEcMoe FusedDropoutAdd""")
+# paddle.tensor: its submodules (the functions in them are paddle's own, counted there)
+TENSOR = _names("attribute creation linalg logic manipulation math random search stat")
+FFT = _names("""
+fft ifft rfft irfft hfft ihfft fft2 ifft2 rfft2 irfft2 hfft2 ihfft2 fftn ifftn rfftn irfftn
+hfftn ihfftn fftfreq rfftfreq fftshift ifftshift""")
+VISION_OPS = _names("""
+yolo_loss yolo_box prior_box box_coder deform_conv2d DeformConv2D distribute_fpn_proposals
+generate_proposals read_file decode_jpeg roi_pool RoIPool psroi_pool PSRoIPool roi_align
+RoIAlign nms matrix_nms""")
+
+_exclude("device", "XPUPlace IPUPlace get_device_properties Stream Event current_stream "
+         "set_stream stream_guard max_memory_allocated max_memory_reserved "
+         "reset_max_memory_allocated reset_max_memory_reserved memory_allocated "
+         "memory_reserved ipu_shard_guard IpuCompiledProgram IpuStrategy set_ipu_shard "
+         "cuda_places xpu_places FusedMultiTransformer FusedEcMoe")
+_exclude("distributed", "ctr_metric_bundle")
+_exclude("lod", "sequence_conv sequence_softmax sequence_pool sequence_first_step "
+         "sequence_last_step sequence_slice sequence_expand sequence_expand_as sequence_pad "
+         "sequence_unpad sequence_reshape sequence_scatter sequence_enumerate row_conv nce "
+         "data_norm")
+_exclude("runtime", "serialize_program serialize_persistables save_to_file deserialize_program "
+         "deserialize_persistables load_from_file normalize_program")
+
+SOURCES.update({
+    "paddle.amp": "python/paddle/amp/__init__.py __all__ (3.x, index id 358024814)",
+    "paddle.autograd": "python/paddle/autograd/__init__.py __all__ (3.x, index id 752850641)",
+    "paddle.device": "python/paddle/device/__init__.py __all__ @ "
+                     "008dc20b4375a5e067d11476684012c4d59b7543",
+    "paddle.static": "python/paddle/static/__init__.pyi __all__ (3.x stub, index id "
+                     "5025873817)",
+    "paddle.static.nn": "python/paddle/static/nn/__init__.py __all__ (3.x, index id 565471936)",
+    "paddle.incubate.nn": "python/paddle/incubate/nn/__init__.pyi __all__ (3.x stub, index id "
+                          "5211663937)",
+    "paddle.tensor": "the submodules of python/paddle/tensor/ (attribute ... stat)",
+    "paddle.fft": "python/paddle/fft.py __all__ (2.x and 3.x lists agree)",
+    "paddle.vision.ops": "python/paddle/vision/ops.py __all__ (2.x/3.x)",
+})
+
 NAMESPACES = {
     "paddle": PADDLE,
     "paddle.nn": NN,
@@ -277,6 +346,15 @@ NAMESPACES = {
     "paddle.io": IO,
     "paddle.metric": METRIC,
     "Tensor methods": TENSOR_METHODS,
+    "paddle.amp": AMP,
+    "paddle.autograd": AUTOGRAD,
+    "paddle.device": DEVICE,
+    "paddle.static": STATIC,
+    "paddle.static.nn": STATIC_NN,
+    "paddle.incubate.nn": INCUBATE_NN,
+    "paddle.tensor": TENSOR,
+    "paddle.fft": FFT,
+    "paddle.vision.ops": VISION_OPS,
 }
 
 # The names issue 13 asks for by name (each must be present in dy2st).

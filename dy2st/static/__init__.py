@@ -18,7 +18,7 @@ __all__ = ["Program", "program_guard", "default_main_program", "data", "InputSpe
            "CompiledProgram", "BuildStrategy", "ExecutionStrategy", "save_inference_model",
            "load_inference_model", "Scope", "global_scope", "scope_guard", "name_scope",
            "create_global_var", "create_parameter", "cpu_places", "save", "load",
-           "load_program_state", "set_program_state"]
+           "load_program_state", "set_program_state", "device_guard"]
 
 
 def data(name: str, shape: Sequence[Optional[int]], dtype: Any = None, lod_level: int = 0) -> Variable:
@@ -52,6 +52,7 @@ _LAZY = {
     "create_global_var": "static.scope:create_global_var",
     "create_parameter": "static.scope:create_parameter",
     "cpu_places": "static.scope:cpu_places",
+    "device_guard": "static.pylayer:device_guard",
     "save": "static.persistence:save",
     "load": "static.persistence:load",
     "load_program_state": "static.persistence:load_program_state",
