@@ -67,6 +67,7 @@ _LAZY = {
     "check_shape": "utils.data_feeder:check_shape",
     "device": "device",
     "amp": "amp",
+    "vision": "vision",
     "incubate": "incubate",
 }
 

@@ -1,0 +1,28 @@
+"""paddle.vision: image transforms, datasets read from local files, and the classic models with
+Paddle's parameter names (submodules load on first use)."""
+from __future__ import annotations
+
+from typing import Any
+
+from ..utils.lazy import lazy_getattr as _lazy_getattr
+
+__all__ = ["transforms", "models", "datasets", "set_image_backend", "get_image_backend"]
+
+_backend = ["pil"]
+
+
+def set_image_backend(backend: str) -> None:
+    """'pil' or 'cv2': which library the datasets decode images with (dy2st's datasets give
+    numpy arrays either way)."""
+    if backend not in ("pil", "cv2", "tensor"):
+        raise ValueError(f"Expected backend are one of ['pil', 'cv2', 'tensor'], but got "
+                         f"{backend}")
+    _backend[0] = backend
+
+
+def get_image_backend() -> str:
+    return _backend[0]
+
+
+__getattr__ = _lazy_getattr(__name__, {"transforms": "transforms", "models": "models",
+                                       "datasets": "datasets"}, globals())

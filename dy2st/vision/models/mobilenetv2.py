@@ -1,0 +1,113 @@
+"""MobileNetV2 as Paddle defines it: features (ConvNormActivation and InvertedResidual blocks),
+pool2d_avg, classifier."""
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from ... import nn
+from ...runtime import ops
+from .pretrained import refuse_download
+
+
+def _make_divisible(v: float, divisor: int = 8, min_value: Optional[int] = None) -> int:
+    if min_value is None:
+        min_value = divisor
+    new_v = max(min_value, int(v + divisor / 2) // divisor * divisor)
+    if new_v < 0.9 * v:
+        new_v += divisor
+    return new_v
+
+
+class ConvNormActivation(nn.Sequential):
+    """Conv2D, then a norm layer and an activation (Paddle's vision.ops.ConvNormActivation)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int = 3,
+                 stride: int = 1, padding: Optional[int] = None, groups: int = 1,
+                 norm_layer: Any = nn.BatchNorm2D, activation_layer: Any = nn.ReLU,
+                 dilation: int = 1, bias: Optional[bool] = None) -> None:
+        if padding is None:
+            padding = (kernel_size - 1) // 2 * dilation
+        if bias is None:
+            bias = norm_layer is None
+        layers = [nn.Conv2D(in_channels, out_channels, kernel_size, stride, padding,
+                            dilation=dilation, groups=groups,
+                            bias_attr=None if bias else False)]
+        if norm_layer is not None:
+            layers.append(norm_layer(out_channels))
+        if activation_layer is not None:
+            layers.append(activation_layer())
+        super().__init__(*layers)
+
+
+class InvertedResidual(nn.Layer):
+    def __init__(self, inp: int, oup: int, stride: int, expand_ratio: float,
+                 norm_layer: Any = nn.BatchNorm2D) -> None:
+        super().__init__()
+        self.stride = stride
+        if stride not in (1, 2):
+            raise ValueError(f"InvertedResidual: stride must be 1 or 2, got {stride}")
+        hidden_dim = int(round(inp * expand_ratio))
+        self.use_res_connect = self.stride == 1 and inp == oup
+        layers = []
+        if expand_ratio != 1:
+            layers.append(ConvNormActivation(inp, hidden_dim, kernel_size=1,
+                                             norm_layer=norm_layer, activation_layer=nn.ReLU6))
+        layers.extend([
+            ConvNormActivation(hidden_dim, hidden_dim, stride=stride, groups=hidden_dim,
+                               norm_layer=norm_layer, activation_layer=nn.ReLU6),
+            nn.Conv2D(hidden_dim, oup, 1, 1, 0, bias_attr=False),
+            norm_layer(oup)])
+        self.conv = nn.Sequential(*layers)
+
+    def forward(self, x: Any) -> Any:
+        if self.use_res_connect:
+            return x + self.conv(x)
+        return self.conv(x)
+
+
+class MobileNetV2(nn.Layer):
+    """MobileNetV2(scale=1.0, num_classes=1000, with_pool=True)."""
+
+    def __init__(self, scale: float = 1.0, num_classes: int = 1000,
+                 with_pool: bool = True) -> None:
+        super().__init__()
+        self.num_classes = num_classes
+        self.with_pool = with_pool
+        input_channel, last_channel, round_nearest = 32, 1280, 8
+        norm_layer = nn.BatchNorm2D
+        setting = [[1, 16, 1, 1], [6, 24, 2, 2], [6, 32, 3, 2], [6, 64, 4, 2], [6, 96, 3, 1],
+                   [6, 160, 3, 2], [6, 320, 1, 1]]
+        input_channel = _make_divisible(input_channel * scale, round_nearest)
+        self.last_channel = _make_divisible(last_channel * max(1.0, scale), round_nearest)
+        features: list = [ConvNormActivation(3, input_channel, stride=2, norm_layer=norm_layer,
+                                             activation_layer=nn.ReLU6)]
+        for t, c, n, s in setting:
+            output_channel = _make_divisible(c * scale, round_nearest)
+            for i in range(n):
+                features.append(InvertedResidual(input_channel, output_channel,
+                                                 s if i == 0 else 1, expand_ratio=t,
+                                                 norm_layer=norm_layer))
+                input_channel = output_channel
+        features.append(ConvNormActivation(input_channel, self.last_channel, kernel_size=1,
+                                           norm_layer=norm_layer, activation_layer=nn.ReLU6))
+        self.features = nn.Sequential(*features)
+        if with_pool:
+            self.pool2d_avg = nn.AdaptiveAvgPool2D(1)
+        if num_classes > 0:
+            self.classifier = nn.Sequential(nn.Dropout(0.2),
+                                            nn.Linear(self.last_channel, num_classes))
+
+    def forward(self, x: Any) -> Any:
+        x = self.features(x)
+        if self.with_pool:
+            x = self.pool2d_avg(x)
+        if self.num_classes > 0:
+            x = ops.flatten(x, 1)
+            x = self.classifier(x)
+        return x
+
+
+def mobilenet_v2(pretrained: bool = False, scale: float = 1.0, **kwargs: Any) -> MobileNetV2:
+    if pretrained:
+        refuse_download("mobilenet_v2")
+    return MobileNetV2(scale=scale, **kwargs)
