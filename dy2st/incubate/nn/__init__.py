@@ -6,8 +6,13 @@ from typing import Any, Optional
 
 from ...nn.layer import Layer
 from . import functional
+from .fused_transformer import (FusedBiasDropoutResidualLayerNorm, FusedDropoutAdd,
+                                FusedFeedForward, FusedMultiHeadAttention,
+                                FusedTransformerEncoderLayer)
 
-__all__ = ["FusedLinear", "functional"]
+__all__ = ["FusedLinear", "functional", "FusedMultiHeadAttention", "FusedFeedForward",
+           "FusedTransformerEncoderLayer", "FusedBiasDropoutResidualLayerNorm",
+           "FusedDropoutAdd"]
 
 
 class FusedLinear(Layer):
