@@ -95,7 +95,7 @@ def _install() -> None:
         state.level, state.dtype, state.white, state.black, state.use_promote)
 
 
-def _check_dtype(dtype: Any) -> str:
+def check_dtype(dtype: Any) -> str:
     name = str(dtype).replace("paddle.", "")
     if name not in ("float16", "bfloat16"):
         raise ValueError(f"auto_cast: dtype must be 'float16' or 'bfloat16', got {dtype!r}")
@@ -119,7 +119,7 @@ def auto_cast(enable: bool = True, custom_white_list: Optional[Sequence[str]] = 
     custom_white_list / custom_black_list move ops (Paddle or dy2st op names) between lists."""
     if level not in LEVELS:
         raise ValueError(f"auto_cast: level must be one of {', '.join(LEVELS)}, got {level!r}")
-    name = _check_dtype(dtype)
+    name = check_dtype(dtype)
     white_extra = lists.dy2st_names(set(custom_white_list or ()))
     black_extra = lists.dy2st_names(set(custom_black_list or ()))
     both = white_extra & black_extra

@@ -11,7 +11,7 @@ from ..nn import (BatchNorm, BatchNorm1D, BatchNorm2D, BatchNorm3D, GroupNorm, I
                   InstanceNorm2D, InstanceNorm3D, Layer, LayerNorm)
 from ..runtime.dtype import DTYPES
 from ..runtime.tensor import Tensor
-from .auto_cast import _check_dtype as check_amp_dtype
+from .auto_cast import check_dtype as check_amp_dtype
 
 NORM_LAYERS = (BatchNorm, BatchNorm1D, BatchNorm2D, BatchNorm3D, GroupNorm, InstanceNorm1D,
                InstanceNorm2D, InstanceNorm3D, LayerNorm)

@@ -7,6 +7,7 @@ from typing import Any, Optional, Sequence
 
 from .. import nn
 from ..nn import functional as F
+from ..runtime import ops
 
 __all__ = ["conv2d", "conv2d_transpose", "conv3d", "conv3d_transpose", "batch_norm",
            "embedding", "sparse_embedding", "layer_norm", "group_norm", "instance_norm",
@@ -172,8 +173,7 @@ def prelu(x: Any, mode: str, param_attr: Any = None, data_format: str = "NCHW",
         for d in x.shape[1:]:
             n *= d
     layer = nn.PReLU(num_parameters=n, weight_attr=param_attr, data_format=data_format)
-    if mode == "element":
-        from ..runtime import ops  # the element-wise slope is the parameter reshaped like x
+    if mode == "element":        # one slope per element: the parameter reshaped like x
         w = ops.reshape(layer._weight, [1] + list(x.shape[1:]))
         return ops.maximum(x, x * 0.0) + w * ops.minimum(x, x * 0.0)
     return layer(x)

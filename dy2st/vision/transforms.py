@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numbers
 import random
-from typing import Any, Callable, List, Sequence, Tuple, Union
+from typing import Any, Callable, Sequence, Tuple, Union
 
 import numpy as np
 
