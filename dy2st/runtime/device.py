@@ -85,14 +85,15 @@ def available_kinds() -> List[str]:
 def set_device(device: Any) -> Place:
     """Make `device` current (Paddle's paddle.device.set_device) and return its Place."""
     kind, index = parse_device(device)
-    if kind not in _KINDS:
+    count = device_count(kind)
+    if kind != "cpu" and count == 0:
         if kind in _NOT_COMPILED:
             raise ValueError(f"The device should not be {device!r}, since dy2st is not compiled "
-                             f"with {_NOT_COMPILED[kind]} (it runs on the CPU only; 'cpu' "
-                             f"is the one device)")
+                             f"with {_NOT_COMPILED[kind]} here (it runs on the CPU only; 'cpu' "
+                             f"is the one device; a backend such as xla provides 'gpu' where "
+                             f"it finds one)")
         raise ValueError(f"set_device: unknown device type {kind!r}; available: "
                          f"{', '.join(available_kinds())}")
-    count = device_count(kind)
     if kind != "cpu" and not 0 <= index < count:
         raise ValueError(f"set_device: {kind}:{index} does not exist ({count} {kind} "
                          f"device{'s' if count != 1 else ''})")

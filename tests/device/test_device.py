@@ -10,11 +10,15 @@ from dy2st.runtime import device as runtime_device
 def fake_gpu():
     """A backend that provides two 'gpu' devices, removed again afterwards."""
     heard = []
+    before = runtime_device._KINDS.get("gpu")       # the xla backend may provide 'gpu' too
     runtime_device.register_device_kind("gpu", lambda: 2)
     runtime_device.on_set_device(lambda kind, index: heard.append((kind, index)))
     yield heard
     runtime_device.set_device("cpu")
-    del runtime_device._KINDS["gpu"]
+    if before is None:
+        del runtime_device._KINDS["gpu"]
+    else:
+        runtime_device._KINDS["gpu"] = before
     runtime_device._LISTENERS.pop()
 
 
