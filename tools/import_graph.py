@@ -25,7 +25,7 @@ LAYERS: Sequence[Tuple[str, ...]] = (
     ("optimizer", "metric", "tensor", "utils", "amp", "device", "incubate"),
     ("jit",),
     ("static", "io", "onnx"),
-    ("hapi", "base"),
+    ("hapi", "base", "vision"),
     ("cli", "__main__", "__init__"),
 )
 LAYER_OF: Dict[str, int] = {pkg: i for i, pkgs in enumerate(LAYERS) for pkg in pkgs}
