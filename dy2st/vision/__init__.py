@@ -2,7 +2,7 @@
 Paddle's parameter names (submodules load on first use)."""
 from __future__ import annotations
 
-from ..utils.lazy import lazy_getattr as _lazy_getattr
+from ..runtime.lazy import lazy_getattr as _lazy_getattr
 
 __all__ = ["transforms", "models", "datasets", "set_image_backend", "get_image_backend"]
 
