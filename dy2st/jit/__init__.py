@@ -10,7 +10,8 @@ from .static_function import StaticFunction, to_static
 from . import load as _load_module  # noqa: F401 - imported first so `load` below stays the function
 from .api import enable_to_static, save, load, set_code_level, set_verbosity, to_code
 from .api import explain
+from .graph import to_dot
 
 __all__ = ["to_static", "StaticFunction", "not_to_static", "ignore_module", "enable_to_static",
            "save", "load", "set_verbosity", "set_code_level", "to_code", "ConversionError",
-           "ModelFormatError", "explain"]
+           "ModelFormatError", "explain", "to_dot"]
