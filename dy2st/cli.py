@@ -5,9 +5,11 @@ import argparse
 import collections
 import importlib
 import importlib.util
+import json
 import os
+import re
 import sys
-from typing import Any, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Iterator, List, NoReturn, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -146,7 +148,6 @@ def _check_npy_size(path: str) -> None:
 def _one_line(e: BaseException) -> str:
     """A multi-line error (e.g. one pointing into the user's code) as one line: the user's
     file and line, then the last line of the message."""
-    import re
     text = str(e).strip()
     if "\n" not in text:
         return text if isinstance(e, UserError) or type(e).__name__ == "ModelFormatError" \
@@ -247,26 +248,73 @@ def _import_file(path: str) -> Any:
     return module
 
 
-def _exportable(obj: Any, qualname: str) -> Any:
+def _init_kwargs(text: Optional[str]) -> dict:
+    """The constructor keyword arguments given as `--init '{"hidden": 64}'`."""
+    if text is None:
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise UserError(f"--init is not valid JSON ({e.msg} at column {e.colno}): {text}") from None
+    if not isinstance(value, dict):
+        raise UserError(f"--init must be a JSON object of keyword arguments, e.g. "
+                        f"'{{\"hidden\": 64}}'; got {type(value).__name__}")
+    return value
+
+
+def _exportable(obj: Any, qualname: str, init: Optional[str] = None,
+                params: Optional[str] = None) -> Any:
+    """The Layer or function to convert: a Layer class is built with the --init keyword
+    arguments, and a Layer takes the --params state dict (saved with paddle.save)."""
     from .nn import Layer
+    kwargs = _init_kwargs(init)
     if isinstance(obj, type):
         if not issubclass(obj, Layer):
             raise UserError(f"{qualname} is a class but not a dy2st.nn.Layer")
         try:
-            return obj()
+            obj = obj(**kwargs)
         except Exception as e:  # noqa: BLE001 - the user's constructor failed
-            raise UserError(f"cannot create {qualname}() with no arguments: "
-                            f"{type(e).__name__}: {e}") from None
-    if isinstance(obj, Layer) or callable(obj):
-        return obj
-    raise UserError(f"{qualname} is not a Layer or a function (it is a {type(obj).__name__})")
+            shown = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
+            hint = "" if kwargs else " (give its arguments with --init '{\"name\": value}')"
+            raise UserError(f"cannot create {qualname}({shown}): {type(e).__name__}: {e}"
+                            f"{hint}") from None
+    elif kwargs:
+        raise UserError(f"--init applies to a Layer class; {qualname} is a "
+                        f"{type(obj).__name__}")
+    if not (isinstance(obj, Layer) or callable(obj)):
+        raise UserError(f"{qualname} is not a Layer or a function (it is a {type(obj).__name__})")
+    if params is not None:
+        if not isinstance(obj, Layer):
+            raise UserError(f"--params applies to a Layer; {qualname} is a {type(obj).__name__}")
+        _load_params(obj, params)
+    return obj
+
+
+def _load_params(layer: Any, path: str) -> None:
+    from .io.serialization import load
+    if not os.path.isfile(path):
+        raise UserError(f"{path}: no such parameters file")
+    try:
+        state = load(path)
+    except Exception as e:  # noqa: BLE001 - any unreadable file is the user's input
+        raise UserError(f"{path}: not a state dict saved with paddle.save ({e})") from None
+    if not isinstance(state, dict):
+        raise UserError(f"{path}: holds a {type(state).__name__}, not a state dict")
+    try:
+        missing, unexpected = layer.set_state_dict(state)
+    except ValueError as e:
+        raise UserError(f"{path}: {_one_line(e)}") from None
+    if missing or unexpected:
+        raise UserError(f"{path}: does not match the Layer: missing {sorted(missing)}, "
+                        f"unexpected {sorted(unexpected)}")
 
 
 def cmd_export(args: argparse.Namespace) -> int:
     if getattr(args, "format", "dy2st") == "onnx":
         return cmd_export_onnx(args)
     specs = _specs(args.input_spec)
-    obj = _exportable(import_object(args.target), args.target.rpartition(":")[2])
+    obj = _exportable(import_object(args.target), args.target.rpartition(":")[2], args.init,
+                      args.params)
     try:
         from .jit import save
     except ImportError:
@@ -287,11 +335,14 @@ def cmd_export_onnx(args: argparse.Namespace) -> int:
     from .onnx import OnnxMissingError, export
     from_model = args.target.endswith(".json") and ":" not in args.target
     if from_model:
-        if args.input_spec:
-            raise UserError("--input-spec does not apply to a saved model (it keeps its specs)")
+        for given, option in ((args.input_spec, "--input-spec"), (args.init, "--init"),
+                              (args.params, "--params")):
+            if given:
+                raise UserError(f"{option} does not apply to a saved model (it keeps its own)")
         obj = _load(args.target)
     else:
-        obj = _exportable(import_object(args.target), args.target.rpartition(":")[2])
+        obj = _exportable(import_object(args.target), args.target.rpartition(":")[2], args.init,
+                          args.params)
     try:
         export(obj, args.output, input_spec=None if from_model else (_specs(args.input_spec) or None),
                opset_version=args.opset_version)
@@ -319,7 +370,7 @@ def cmd_dump(args: argparse.Namespace) -> int:
             from .jit.graph_break.dump_explain import explain_text
             text = explain_text(args.target, specs)
         else:
-            text = dump(args.target, args.passes or None, args.program, specs)
+            text = dump(args.target, args.passes or None, args.program, specs, args.graph)
     except DumpError as e:
         raise UserError(str(e)) from None
     except Exception as e:  # noqa: BLE001 - tracing the user's function failed: status 1
@@ -332,26 +383,77 @@ def cmd_dump(args: argparse.Namespace) -> int:
 
 
 # ----------------------------------------------------------------------------- main
-def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="dy2st", description="Convert, export, inspect and run "
-                                                         "dy2st models.")
-    p.add_argument("--traceback", action="store_true", help="show full tracebacks of errors")
-    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+EXAMPLES = {
+    "dy2st": """examples:
+  dy2st dump model.py:Net --program --input-spec 'x:float32[None,3]'
+  dy2st export model.py:Net --input-spec 'x:float32[None,3]' -o out/net
+  dy2st inspect out/net
+  dy2st run out/net --input x.npy""",
+    "dump": """examples:
+  dy2st dump model.py                       # every function of the file, converted
+  dy2st dump model.py:f --pass ifelse       # the code after the ifelse pass
+  dy2st dump model.py:Net --program --input-spec 'x:float32[None,3]'
+  dy2st dump model.py:Net --program --input-spec 'x:float32[None,3]' --graph net.svg
+  dy2st dump model.py:f --explain --input-spec 'x:float32[4]'""",
+    "export": """examples:
+  dy2st export model.py:Net --input-spec 'x:float32[None,3]' -o out/net
+  dy2st export model.py:Net --init '{"hidden": 64}' --params net.pdparams \\
+      --input-spec 'img:float32[None,3,32,32]' -o out/net
+  dy2st export model.py:Net --input-spec 'x:float32[None,3]' --format onnx -o out/net
+  dy2st export out/net.json --format onnx -o out/net     # a saved model to ONNX""",
+    "inspect": """examples:
+  dy2st inspect out/net
+  dy2st inspect out/net.json --program""",
+    "run": """examples:
+  dy2st run out/net --input x.npy
+  dy2st run out/net --input img=x.npy --output out.npz""",
+}
 
-    d = sub.add_parser("dump", help="show a function's transformed source and program")
-    d.add_argument("target", metavar="FILE.py[:QUALNAME]")
+
+class _Parser(argparse.ArgumentParser):
+    """An argparse parser whose help keeps the examples' layout and whose errors are one line."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(USER_ERROR, f"{self.prog}: error: {message}; see {self.prog} --help\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from . import __version__
+    p = _Parser(prog="dy2st", description="Convert, export, inspect and run dy2st models.",
+                epilog=EXAMPLES["dy2st"])
+    p.add_argument("--version", action="version", version=f"dy2st {__version__}")
+    p.add_argument("--traceback", action="store_true", help="show full tracebacks of errors")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                           parser_class=_Parser)
+
+    d = sub.add_parser("dump", help="show a function's transformed source and program",
+                       epilog=EXAMPLES["dump"])
+    d.add_argument("target", metavar="FILE.py[:QUALNAME]",
+                   help="a file, or one function, method or Layer class in it")
     d.add_argument("--pass", dest="passes", action="append", metavar="NAME",
                    help="stop after this pass (repeatable)")
     d.add_argument("--program", action="store_true", help="also trace and print the Program")
     d.add_argument("--input-spec", action="append", metavar="SPEC", help="e.g. x:float32[None,10]")
+    d.add_argument("--graph", metavar="OUT.dot|OUT.svg",
+                   help="with --program: write the Program's Graphviz picture (.dot text; .svg, "
+                        ".png, .pdf need Graphviz's `dot`)")
     d.add_argument("--explain", action="store_true",
                    help="run it on example inputs (--input-spec) and report its graph breaks")
     d.set_defaults(func=cmd_dump)
 
-    e = sub.add_parser("export", help="convert a Layer or function and save it")
+    e = sub.add_parser("export", help="convert a Layer or function and save it",
+                       epilog=EXAMPLES["export"])
     e.add_argument("target", metavar="MODULE_OR_FILE:OBJECT")
     e.add_argument("--input-spec", action="append", metavar="SPEC", help="e.g. x:float32[None,10]")
     e.add_argument("-o", "--output", required=True, metavar="PATH", help="model path prefix")
+    e.add_argument("--init", metavar="JSON",
+                   help="keyword arguments of a Layer class's constructor, as a JSON object")
+    e.add_argument("--params", metavar="FILE",
+                   help="a state dict saved with paddle.save, loaded into the Layer first")
     e.add_argument("--format", choices=("dy2st", "onnx"), default="dy2st",
                    help="dy2st: PATH.json + .npz (jit.save); onnx: PATH.onnx (TARGET may then "
                         "also be a saved MODEL.json)")
@@ -359,22 +461,46 @@ def build_parser() -> argparse.ArgumentParser:
                    help="ONNX opset (with --format onnx; default: dy2st.onnx's)")
     e.set_defaults(func=cmd_export)
 
-    i = sub.add_parser("inspect", help="describe a saved model")
+    i = sub.add_parser("inspect", help="describe a saved model", epilog=EXAMPLES["inspect"])
     i.add_argument("path", metavar="PATH")
     i.add_argument("--program", action="store_true", help="print the whole Program")
     i.set_defaults(func=cmd_inspect)
 
-    r = sub.add_parser("run", help="run a saved model on .npy inputs")
+    r = sub.add_parser("run", help="run a saved model on .npy inputs", epilog=EXAMPLES["run"])
     r.add_argument("path", metavar="PATH")
     r.add_argument("--input", action="append", metavar="[NAME=]FILE.npy",
                    help="one per model input, in order (or by name)")
     r.add_argument("--output", metavar="OUT.npz", help="write the outputs here instead of printing")
     r.set_defaults(func=cmd_run)
+    p.subcommands = sub.choices          # for the unknown-option check in main
     return p
 
 
+def _unknown_option(parser: argparse.ArgumentParser, command: str, extra: List[str]) -> str:
+    """The error line for arguments no option of `command` takes, with the closest option."""
+    from .jit.keywords import suggestion
+    first = extra[0]
+    sub = parser.subcommands.get(command)
+    if not first.startswith("-"):
+        return f"unexpected argument {first!r}"
+    name = first.split("=", 1)[0]
+    if name in parser._option_string_actions:
+        return f"{name} belongs before the command: dy2st {name} {command} ..."
+    options = set(parser._option_string_actions) | set(sub._option_string_actions if sub else ())
+    long_options = {o for o in options if o.startswith("--")}
+    hint = suggestion(name.lstrip("-").replace("-", "_"),
+                      {o[2:].replace("-", "_") for o in long_options})
+    hint = hint.replace("did you mean ", "did you mean --").replace("_", "-")
+    return f"unknown option {name}{hint}; see dy2st {command} --help"
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        print(f"dy2st {args.command}: error: {_unknown_option(parser, args.command, extra)}",
+              file=sys.stderr)
+        return USER_ERROR
     if not hasattr(args, "traceback"):
         args.traceback = False
     from .format import ModelFormatError

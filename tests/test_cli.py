@@ -299,3 +299,130 @@ def test_a_model_failing_while_it_runs_is_one_line_with_status_1(tmp_path):
     np.save(tmp_path / "neg.npy", np.array([1.0, -1.0], np.float32))
     one_line(cli("run", "m", "--input", "neg.npy", cwd=tmp_path), 1, "x must be positive",
              "test_cli.py")
+
+
+NET_SOURCE = textwrap.dedent("""
+    import dy2st as paddle
+
+    class Net(paddle.nn.Layer):
+        def __init__(self, hidden=4):
+            super().__init__()
+            self.fc = paddle.nn.Linear(3, hidden)
+
+        def forward(self, x):
+            y = self.fc(x)
+            if y.sum() > 0:
+                y = y * 2
+            return y
+""")
+
+
+@pytest.fixture
+def net_file(tmp_path):
+    path = tmp_path / "net.py"
+    path.write_text(NET_SOURCE)
+    return path
+
+
+def test_version(tmp_path):
+    proc = cli("--version", cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stdout.strip() == f"dy2st {dy2st.__version__}"
+
+
+@pytest.mark.parametrize("command", [None, "dump", "export", "inspect", "run"])
+def test_every_help_has_an_example(tmp_path, command):
+    proc = cli(*([command] if command else []), "--help", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "examples:" in proc.stdout and "dy2st " + (command or "") in proc.stdout
+
+
+@pytest.mark.parametrize("wrong, meant", [("--inputspec", "--input-spec"), ("--ouput", "--output"),
+                                          ("--input_spec", "--input-spec")])
+def test_a_misspelled_option_names_the_closest(net_file, wrong, meant):
+    proc = cli("export", f"{net_file}:Net", wrong, "x", "-o", net_file.parent / "m",
+               cwd=net_file.parent)
+    user_error(proc, f"unknown option {wrong} (did you mean {meant}?)")
+
+
+def test_an_argparse_error_is_one_line(net_file):
+    proc = cli("export", f"{net_file}:Net", "--opset-version", "x", "-o", "m", cwd=net_file.parent)
+    user_error(proc, "invalid int value: 'x'", "see dy2st export --help")
+    user_error(cli("export", cwd=net_file.parent), "required")
+
+
+def test_a_top_level_option_after_the_command_says_where_it_goes(net_file):
+    proc = cli("inspect", net_file, "--traceback", cwd=net_file.parent)
+    user_error(proc, "--traceback belongs before the command")
+
+
+def test_dump_accepts_a_layer_class(net_file):
+    proc = cli("dump", f"{net_file}:Net", "--program", "--input-spec", "x:float32[None,3]",
+               cwd=net_file.parent)
+    assert proc.returncode == 0, proc.stderr
+    assert "Net.forward" in proc.stdout and "cond(" in proc.stdout and "linear(" in proc.stdout
+
+
+def test_dump_graph_writes_dot(net_file):
+    out = net_file.parent / "net.dot"
+    proc = cli("dump", f"{net_file}:Net", "--program", "--input-spec", "x:float32[None,3]",
+               "--graph", out, cwd=net_file.parent)
+    assert proc.returncode == 0, proc.stderr
+    text = out.read_text()
+    assert text.startswith('digraph "Net.forward"') and "cluster_b1" in text
+    assert 'label="float32[?, 3]"' in text and "net.py:" in text
+
+
+def test_dump_graph_needs_one_program(net_file):
+    user_error(cli("dump", net_file, "--graph", net_file.parent / "g.dot", cwd=net_file.parent),
+               "--graph draws one Program")
+
+
+def test_dump_svg_without_graphviz_says_how_to_install(net_file, tmp_path):
+    env_path = tmp_path / "empty-bin"
+    env_path.mkdir()
+    env = dict(os.environ, PYTHONPATH=REPO, PATH=str(env_path))
+    proc = subprocess.run([sys.executable, "-m", "dy2st", "dump", f"{net_file}:Net", "--program",
+                           "--input-spec", "x:float32[None,3]", "--graph", str(tmp_path / "g.svg")],
+                          cwd=str(tmp_path), env=env, capture_output=True, text=True, timeout=120)
+    user_error(proc, "apt-get install graphviz")
+    assert not (tmp_path / "g.svg").exists()
+
+
+def test_export_with_init_and_params_matches_the_trained_layer(net_file):
+    folder = net_file.parent
+    sys.path.insert(0, str(folder))
+    try:
+        import net as user_module
+    finally:
+        sys.path.remove(str(folder))
+    trained = user_module.Net(hidden=5)
+    dy2st.save(trained.state_dict(), str(folder / "net.pdparams"))
+    x = np.random.RandomState(0).randn(2, 3).astype(np.float32)
+    np.save(folder / "x.npy", x)
+    proc = cli("export", f"{net_file}:Net", "--init", '{"hidden": 5}', "--params",
+               folder / "net.pdparams", "--input-spec", "x:float32[None,3]", "-o", folder / "m",
+               cwd=folder)
+    assert proc.returncode == 0, proc.stderr
+    loaded = dy2st.jit.load(str(folder / "m"))
+    np.testing.assert_allclose(loaded(x).numpy(), trained(dy2st.to_tensor(x)).numpy(), rtol=1e-5)
+
+
+@pytest.mark.parametrize("extra, fragment", [
+    (["--init", "{hidden: 5}"], "--init is not valid JSON"),
+    (["--init", "[5]"], "--init must be a JSON object"),
+    (["--init", '{"width": 5}'], "cannot create Net(width=5)"),
+    (["--params", "missing.pdparams"], "missing.pdparams: no such parameters file"),
+    (["--params", "net.py"], "not a state dict saved with paddle.save"),
+])
+def test_export_init_and_params_errors_are_one_line(net_file, extra, fragment):
+    proc = cli("export", f"{net_file}:Net", *extra, "-o", net_file.parent / "m",
+               cwd=net_file.parent)
+    user_error(proc, fragment)
+
+
+def test_params_of_another_shape_are_refused(net_file):
+    folder = net_file.parent
+    dy2st.save({"fc.weight": np.zeros((3, 7), np.float32), "fc.bias": np.zeros(7, np.float32)},
+               str(folder / "wide.pdparams"))
+    user_error(cli("export", f"{net_file}:Net", "--params", folder / "wide.pdparams", "-o",
+                   folder / "m", cwd=folder), "wide.pdparams", "shape")

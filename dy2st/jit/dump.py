@@ -12,6 +12,7 @@ from typing import List, Optional
 
 
 from ..format.input_spec import InputSpec
+from ..runtime.graphviz import GraphvizError, program_to_dot, write_graph
 
 
 class DumpError(ValueError):
@@ -70,12 +71,18 @@ def _resolve(module: types.ModuleType, qualname: str):
 
 
 def dump(target: str, passes: Optional[List[str]] = None, program: bool = False,
-         input_specs: Optional[List[InputSpec]] = None) -> str:
-    """Transformed source (and with program=True the traced Program) of FILE.py[:QUALNAME]."""
+         input_specs: Optional[List[InputSpec]] = None, graph: Optional[str] = None) -> str:
+    """Transformed source (and with program=True the traced Program) of FILE.py[:QUALNAME];
+    QUALNAME may name a Layer class (its forward). With `graph`, the Program's Graphviz picture
+    is written there too (.dot text, or .svg/.png/.pdf rendered by `dot`)."""
     from ..transformers.pipeline import PASS_NAMES
     from .transform import to_source, transform_tree
     path, _, qualname = target.partition(":")
+    if graph is not None and not (program and qualname):
+        raise DumpError("--graph draws one Program: give FILE.py:NAME and --program")
     module = _load_module(path)
+    if qualname and _is_layer_class(getattr(module, qualname.split(".")[0], None), qualname):
+        qualname += ".forward"
     names = [qualname] if qualname else _functions(module, path)
     if not names:
         raise DumpError(f"{path} defines no functions")
@@ -95,12 +102,21 @@ def dump(target: str, passes: Optional[List[str]] = None, program: bool = False,
             node, _, _ = transform_tree(fn)
             out.append(to_source(node))
         if program:
-            out.append(_program_text(module, q, fn, input_specs or [], strict=bool(qualname)))
+            out.append(_program_text(module, q, fn, input_specs or [], strict=bool(qualname),
+                                     graph=graph))
     return "\n".join(out) + "\n"
 
 
+def _is_layer_class(obj, qualname: str) -> bool:
+    """Whether QUALNAME (its first part is `obj`) names a Layer class rather than a function."""
+    from ..nn import Layer  # nn is off the import path of `dy2st dump` until a class is named
+    for part in qualname.split(".")[1:]:
+        obj = getattr(obj, part, None)
+    return isinstance(obj, type) and issubclass(obj, Layer)
+
+
 def _program_text(module: types.ModuleType, qualname: str, fn, specs: List[InputSpec],
-                  strict: bool) -> str:
+                  strict: bool, graph: Optional[str] = None) -> str:
     """The traced Program of a plain function, or of a Layer's forward (the Layer is built with
     no arguments); other methods are skipped (an error when named on the command line)."""
     from .static_function import StaticFunction
@@ -113,7 +129,14 @@ def _program_text(module: types.ModuleType, qualname: str, fn, specs: List[Input
         if instance is None:
             return f"# program: skipped ({qualname} is neither a function nor a Layer's forward)"
     sf = StaticFunction(fn, instance=instance)
-    return "# program\n" + str(sf.get_concrete_program(*specs).program)
+    concrete = sf.get_concrete_program(*specs)
+    if graph is not None:
+        names = [s.name or f for s, f in zip(concrete.inputs, concrete.program.feed_names)]
+        try:
+            write_graph(program_to_dot(concrete.program, qualname, names), graph)
+        except (GraphvizError, OSError) as e:
+            raise DumpError(str(e)) from None
+    return "# program\n" + str(concrete.program)
 
 
 def layer_of_forward(module: types.ModuleType, qualname: str, fn, strict: bool, option: str):
