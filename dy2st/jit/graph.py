@@ -7,6 +7,7 @@ from typing import Any, Optional, Sequence
 from ..runtime.graphviz import program_to_dot, write_graph
 from ..runtime.program import Program
 from .concrete import ConcreteProgram
+from .static_function import StaticFunction, layer_forward
 
 
 def concrete_of(obj: Any, input_spec: Optional[Sequence[Any]] = None) -> ConcreteProgram:
@@ -14,7 +15,6 @@ def concrete_of(obj: Any, input_spec: Optional[Sequence[Any]] = None) -> Concret
     (a to_static function or Layer) or the saved one (a model from jit.load)."""
     # nn (and TranslatedLayer, an nn.Layer) is off the import path of dy2st.jit, as in jit.api
     from ..nn import Layer
-    from .static_function import StaticFunction, layer_forward
     from .translated_layer import TranslatedLayer
     if isinstance(obj, ConcreteProgram):
         return obj

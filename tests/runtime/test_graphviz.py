@@ -89,7 +89,7 @@ def test_write_dot_text(tmp_path, dot):
 
 
 def test_render_without_dot_says_how_to_install(tmp_path, dot, monkeypatch):
-    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.setenv("PATH", str(tmp_path))     # no `dot` program on it
     with pytest.raises(GraphvizError, match="apt-get install graphviz"):
         write_graph(dot, str(tmp_path / "g.svg"))
     assert not (tmp_path / "g.svg").exists()
