@@ -368,9 +368,10 @@ def cmd_dump(args: argparse.Namespace) -> int:
     try:
         if getattr(args, "explain", False):
             from .jit.graph_break.dump_explain import explain_text
-            text = explain_text(args.target, specs)
+            text = explain_text(args.target, specs, _init_kwargs(args.init))
         else:
-            text = dump(args.target, args.passes or None, args.program, specs, args.graph)
+            text = dump(args.target, args.passes or None, args.program, specs, args.graph,
+                        _init_kwargs(args.init))
     except DumpError as e:
         raise UserError(str(e)) from None
     except Exception as e:  # noqa: BLE001 - tracing the user's function failed: status 1
@@ -394,6 +395,7 @@ EXAMPLES = {
   dy2st dump model.py:f --pass ifelse       # the code after the ifelse pass
   dy2st dump model.py:Net --program --input-spec 'x:float32[None,3]'
   dy2st dump model.py:Net --program --input-spec 'x:float32[None,3]' --graph net.svg
+  dy2st dump model.py:Net --init '{"hidden": 64}' --program --input-spec 'x:float32[None,3]'
   dy2st dump model.py:f --explain --input-spec 'x:float32[4]'""",
     "export": """examples:
   dy2st export model.py:Net --input-spec 'x:float32[None,3]' -o out/net
@@ -441,6 +443,9 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--graph", metavar="OUT.dot|OUT.svg",
                    help="with --program: write the Program's Graphviz picture (.dot text; .svg, "
                         ".png, .pdf need Graphviz's `dot`)")
+    d.add_argument("--init", metavar="JSON",
+                   help="keyword arguments of the Layer class whose forward --program or "
+                        "--explain runs")
     d.add_argument("--explain", action="store_true",
                    help="run it on example inputs (--input-spec) and report its graph breaks")
     d.set_defaults(func=cmd_dump)

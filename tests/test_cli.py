@@ -426,3 +426,17 @@ def test_params_of_another_shape_are_refused(net_file):
                str(folder / "wide.pdparams"))
     user_error(cli("export", f"{net_file}:Net", "--params", folder / "wide.pdparams", "-o",
                    folder / "m", cwd=folder), "wide.pdparams", "shape")
+
+
+def test_dump_builds_a_layer_class_with_init(net_file):
+    proc = cli("dump", f"{net_file}:Net", "--init", '{"hidden": 6}', "--program", "--input-spec",
+               "x:float32[None,3]", cwd=net_file.parent)
+    assert proc.returncode == 0, proc.stderr
+    assert "float32[3, 6]" in proc.stdout
+    proc = cli("dump", f"{net_file}:Net", "--init", '{"hidden": 6}', "--explain", "--input-spec",
+               "x:float32[2,3]", cwd=net_file.parent)
+    assert proc.returncode == 0, proc.stderr
+    assert "Net.forward" in proc.stdout and "breaks: 0" in proc.stdout
+    user_error(cli("dump", f"{net_file}:Net", "--init", '{"width": 6}', "--program",
+                   "--input-spec", "x:float32[None,3]", cwd=net_file.parent),
+               "cannot build Net(width=6)")

@@ -71,17 +71,19 @@ def _resolve(module: types.ModuleType, qualname: str):
 
 
 def dump(target: str, passes: Optional[List[str]] = None, program: bool = False,
-         input_specs: Optional[List[InputSpec]] = None, graph: Optional[str] = None) -> str:
+         input_specs: Optional[List[InputSpec]] = None, graph: Optional[str] = None,
+         init: Optional[dict] = None) -> str:
     """Transformed source (and with program=True the traced Program) of FILE.py[:QUALNAME];
     QUALNAME may name a Layer class (its forward). With `graph`, the Program's Graphviz picture
-    is written there too (.dot text, or .svg/.png/.pdf rendered by `dot`)."""
+    is written there too (.dot text, or .svg/.png/.pdf rendered by `dot`). A Layer whose forward
+    is traced is built with the keyword arguments `init`."""
     from ..transformers.pipeline import PASS_NAMES
     from .transform import to_source, transform_tree
     path, _, qualname = target.partition(":")
     if graph is not None and not (program and qualname):
         raise DumpError("--graph draws one Program: give FILE.py:NAME and --program")
     module = _load_module(path)
-    if qualname and _is_layer_class(getattr(module, qualname.split(".")[0], None), qualname):
+    if qualname and is_layer_class(getattr(module, qualname.split(".")[0], None), qualname):
         qualname += ".forward"
     names = [qualname] if qualname else _functions(module, path)
     if not names:
@@ -103,11 +105,11 @@ def dump(target: str, passes: Optional[List[str]] = None, program: bool = False,
             out.append(to_source(node))
         if program:
             out.append(_program_text(module, q, fn, input_specs or [], strict=bool(qualname),
-                                     graph=graph))
+                                     graph=graph, init=init))
     return "\n".join(out) + "\n"
 
 
-def _is_layer_class(obj, qualname: str) -> bool:
+def is_layer_class(obj, qualname: str) -> bool:
     """Whether QUALNAME (its first part is `obj`) names a Layer class rather than a function."""
     from ..nn import Layer  # nn is off the import path of `dy2st dump` until a class is named
     for part in qualname.split(".")[1:]:
@@ -116,7 +118,7 @@ def _is_layer_class(obj, qualname: str) -> bool:
 
 
 def _program_text(module: types.ModuleType, qualname: str, fn, specs: List[InputSpec],
-                  strict: bool, graph: Optional[str] = None) -> str:
+                  strict: bool, graph: Optional[str] = None, init: Optional[dict] = None) -> str:
     """The traced Program of a plain function, or of a Layer's forward (the Layer is built with
     no arguments); other methods are skipped (an error when named on the command line)."""
     from .static_function import StaticFunction
@@ -125,7 +127,7 @@ def _program_text(module: types.ModuleType, qualname: str, fn, specs: List[Input
                         "--input-spec 'x:float32[None,4]'")
     instance = None
     if "." in qualname:
-        instance = layer_of_forward(module, qualname, fn, strict, "--program")
+        instance = layer_of_forward(module, qualname, fn, strict, "--program", init)
         if instance is None:
             return f"# program: skipped ({qualname} is neither a function nor a Layer's forward)"
     sf = StaticFunction(fn, instance=instance)
@@ -139,9 +141,11 @@ def _program_text(module: types.ModuleType, qualname: str, fn, specs: List[Input
     return "# program\n" + str(concrete.program)
 
 
-def layer_of_forward(module: types.ModuleType, qualname: str, fn, strict: bool, option: str):
-    """A new instance (in eval mode, built with no arguments) of the Layer whose forward is the
-    method `qualname`; None for another method, an error for it when `strict`."""
+def layer_of_forward(module: types.ModuleType, qualname: str, fn, strict: bool, option: str,
+                     init: Optional[dict] = None):
+    """A new instance (in eval mode, built with the keyword arguments `init`, or none) of the
+    Layer whose forward is the method `qualname`; None for another method, an error for it
+    when `strict`."""
     from ..nn import Layer
     owner = _resolve_owner(module, qualname)
     if not (isinstance(owner, type) and issubclass(owner, Layer) and fn.__name__ == "forward"):
@@ -149,11 +153,14 @@ def layer_of_forward(module: types.ModuleType, qualname: str, fn, strict: bool, 
             raise DumpError(f"{qualname} is a method; {option} works on functions and on "
                             "Layer.forward")
         return None
+    kwargs = init or {}
     try:
-        instance = owner()
+        instance = owner(**kwargs)
     except Exception as e:  # noqa: BLE001 - the user's constructor
-        raise DumpError(f"cannot build {owner.__name__}() to trace its forward: "
-                        f"{type(e).__name__}: {e}") from None
+        shown = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
+        hint = "" if kwargs else " (give its arguments with --init '{\"name\": value}')"
+        raise DumpError(f"cannot build {owner.__name__}({shown}) to trace its forward: "
+                        f"{type(e).__name__}: {e}{hint}") from None
     instance.eval()
     return instance
 

@@ -3,7 +3,7 @@ from --input-spec (unknown dims become 2; seeded random values)."""
 from __future__ import annotations
 
 import os
-from typing import Any, List
+from typing import Any, List, Optional
 
 import numpy as np
 
@@ -31,20 +31,24 @@ def example_inputs(specs: List[InputSpec], seed: int = 0) -> List[Any]:
     return out
 
 
-def explain_text(target: str, specs: List[InputSpec]) -> str:
-    """The report of FILE.py[:QUALNAME] (each function of the file when no name is given)."""
-    from ..dump import DumpError, _functions, _load_module, _resolve, layer_of_forward
+def explain_text(target: str, specs: List[InputSpec], init: Optional[dict] = None) -> str:
+    """The report of FILE.py[:QUALNAME] (each function of the file when no name is given); a
+    Layer class is built with the keyword arguments `init` and its forward is run."""
+    from ..dump import (DumpError, _functions, _load_module, _resolve, is_layer_class,
+                        layer_of_forward)
     if not specs:
         raise DumpError("--explain runs the function: give --input-spec for every tensor "
                         "input, e.g. --input-spec 'x:float32[None,4]'")
     path, _, qualname = target.partition(":")
     module = _load_module(path)
+    if qualname and is_layer_class(getattr(module, qualname.split(".")[0], None), qualname):
+        qualname += ".forward"
     names = [qualname] if qualname else _functions(module, path)
     out = []
     for q in names:
         fn = _resolve(module, q)
         if "." in q:
-            fn = layer_of_forward(module, q, fn, bool(qualname), "--explain")
+            fn = layer_of_forward(module, q, fn, bool(qualname), "--explain", init)
             if fn is None:
                 continue
         out.append(f"# ---- {q} ({os.path.basename(path)})")
