@@ -6,7 +6,7 @@ from typing import Any, Optional, Sequence
 
 from ..runtime.graphviz import program_to_dot, write_graph
 from ..runtime.program import Program
-from .concrete import ConcreteProgram
+from ..format.concrete import ConcreteProgram
 from .static_function import StaticFunction, layer_forward
 
 
