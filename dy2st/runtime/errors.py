@@ -1,7 +1,8 @@
-"""ConversionError, and re-raising an exception with a better message while keeping its type."""
+"""ConversionError, re-raising an exception with a better message while keeping its type, and
+the text of a broadcast mismatch (shared by static shape inference and eager kernels)."""
 from __future__ import annotations
 
-from typing import Any, NoReturn
+from typing import Any, NoReturn, Optional, Sequence
 
 
 class ConversionError(Exception):
@@ -21,3 +22,15 @@ def reraise_as(e: BaseException, message: str, origin: Any = None) -> NoReturn:
     if origin is not None:
         new.dy2st_origin = origin
     raise new.with_traceback(None) from None
+
+
+def broadcast_mismatch(op: str, a: Sequence[int], b: Sequence[int]) -> Optional[str]:
+    """Why shapes `a` and `b` cannot be broadcast, naming the first failing dim of each (counted
+    from the left, as the user wrote the shapes); None when they can (-1 is an unknown dim)."""
+    for i in range(1, min(len(a), len(b)) + 1):
+        da, db = a[-i], b[-i]
+        if da != db and 1 not in (da, db) and -1 not in (da, db):
+            return (f"{op}: shapes {list(a)} and {list(b)} cannot be broadcast: dim "
+                    f"{len(a) - i} of the first is {da} but dim {len(b) - i} of the second is "
+                    f"{db} (sizes must match or be 1)")
+    return None

@@ -2,12 +2,13 @@
 through `apply`, which computes eagerly or appends an Operator to the Block being built."""
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, NoReturn, Optional, Sequence, Tuple
 
 import numpy as np
 
 from . import state
 from .dtype import DType
+from .errors import broadcast_mismatch, reraise_as
 from .origin import user_origin
 from .program import Block, Variable
 from .tensor import Tensor
@@ -101,7 +102,10 @@ def apply(name: str, inputs: Sequence[Any], attrs: Optional[Dict[str, Any]] = No
         except AttributeError:
             values = None
         if values is not None:
-            out = opdef.kernel(*values, **attrs)
+            try:
+                out = opdef.kernel(*values, **attrs)
+            except Exception as e:  # noqa: BLE001 - any kernel failure is named, then re-raised
+                raise_eager_error(name, e, values)
             out = _wrap(out) if opdef.n_outputs == 1 else tuple(_wrap(o) for o in out)
             for x in inputs:    # most ops see no input that needs a gradient: one check each
                 if not x.stop_gradient:
@@ -113,8 +117,28 @@ def apply(name: str, inputs: Sequence[Any], attrs: Optional[Dict[str, Any]] = No
             raise RuntimeError(f"{name}: symbolic tensors can only be used while a Program is "
                                "being built (inside static.program_guard or a to_static call)")
         values = [x if isinstance(x, list) else x._value for x in inputs]
-        return _wrap(opdef.kernel(*values, **attrs))
+        try:
+            return _wrap(opdef.kernel(*values, **attrs))
+        except Exception as e:  # noqa: BLE001 - any kernel failure is named, then re-raised
+            raise_eager_error(name, e, values)
     return append_op(name, inputs, attrs)
+
+
+def raise_eager_error(name: str, e: Exception, values: Sequence[Any]) -> NoReturn:
+    """Re-raise a kernel's error (numpy's own text, say) naming the op and the user's line, as
+    errors of a static Program do; the error keeps its type."""
+    if getattr(e, "dy2st_origin", None) is not None:
+        raise e
+    origin = user_origin(3)
+    text = str(e)
+    if "could not be broadcast" in text and len(values) == 2:
+        text = broadcast_mismatch(name, np.shape(values[0]), np.shape(values[1])) or text
+    message = text if text.startswith(f"{name}:") else f"{name}: {text}"
+    if origin is not None:
+        message += f'\n  File "{origin.file}", line {origin.line}, in {origin.function}'
+        if origin.source:
+            message += f"\n    {origin.source.strip()}"
+    reraise_as(e, message, origin)
 
 
 def to_local(block: Block, x: Any) -> Variable:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any, Iterable, List, Optional, Sequence, Tuple
 
 from ..dtype import DTYPES, DType, bool_, convert_dtype
+from ..errors import broadcast_mismatch
 from ..registry import Meta
 
 # DType.is_floating / is_integer ask numpy on every call; tracing asks per op
@@ -35,8 +36,7 @@ def broadcast_shapes(op: str, a: Sequence[int], b: Sequence[int]) -> Tuple[int, 
         elif da == -1 or db == -1:
             out.append(max(da, db))
         else:
-            raise ValueError(f"{op}: shapes {list(a)} and {list(b)} cannot be broadcast "
-                             f"(dim {len(out) and -i} is {da} vs {db})")
+            raise ValueError(broadcast_mismatch(op, a, b))
     return tuple(reversed(out))
 
 
