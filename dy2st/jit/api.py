@@ -7,10 +7,10 @@ from typing import Any, Callable, Optional, Sequence
 
 from ..autograd.mode import no_grad
 from ..format.input_spec import InputSpec
-from . import keywords, logger
+from . import logger
 from .export_prune import prune_inputs, prune_outputs
 from .keywords import check_keywords
-from .options import options
+from .options import LOAD_KEYWORDS, SAVE_KEYWORDS, options
 from .static_function import StaticFunction, layer_forward
 
 
@@ -75,7 +75,7 @@ def save(layer: Any, path: str, input_spec: Optional[Sequence[Any]] = None, **co
     from ..format import save_concrete
     # imported here: a TranslatedLayer is an nn.Layer, and nn is off the path of `import dy2st.jit`
     from .translated_layer import TranslatedLayer
-    check_keywords("jit.save", configs, keywords.SAVE, ("layer", "path", "input_spec"))
+    check_keywords("jit.save", configs, SAVE_KEYWORDS, ("layer", "path", "input_spec"))
     if not isinstance(path, str) or not path:
         raise ValueError("jit.save needs a non-empty path prefix")
     if isinstance(layer, TranslatedLayer):
@@ -218,7 +218,7 @@ def _mode_copy(root: Any, training: Optional[bool]) -> Any:
 def load(path: str, **configs: Any) -> Any:
     """A saved model as a callable TranslatedLayer (no user source needed). Paddle's
     `model_filename` / `params_filename` are accepted (a dy2st model is one prefix)."""
-    check_keywords("jit.load", configs, keywords.LOAD, ("path",))
+    check_keywords("jit.load", configs, LOAD_KEYWORDS, ("path",))
     from .load import load as _load
     return _load(path, **configs)
 

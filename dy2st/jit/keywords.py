@@ -1,27 +1,9 @@
-"""The keyword options each entry point accepts (Paddle's own, plus dy2st's), and the check that
-turns a misspelled one into a TypeError naming the closest valid keyword."""
+"""The check that turns a misspelled keyword option into a TypeError naming the closest valid
+keyword (the lists of keywords each entry point takes are in jit/options.py)."""
 from __future__ import annotations
 
 import difflib
 from typing import Iterable, Mapping
-
-# to_static(function, input_spec, full_graph, **kwargs): Paddle's `build_strategy` and
-# `property` are accepted and have no effect here (there is one executor and no build passes);
-# `backend` chooses the executor.
-TO_STATIC = frozenset({"build_strategy", "backend", "property"})
-
-# jit.save(layer, path, input_spec, **configs): Paddle's save options. output_spec and
-# input_names_after_prune prune the saved program; the others shape Paddle's own file layout and
-# have nothing to change in dy2st's format. keep_training is dy2st's.
-SAVE = frozenset({"output_spec", "input_names_after_prune", "with_hook", "combine_params",
-                  "clip_extra", "skip_forward", "skip_prune_program", "separate_parameters",
-                  "keep_training"})
-
-# jit.load(path, **configs): Paddle's file-name options (one model file here) and the backend.
-LOAD = frozenset({"model_filename", "params_filename", "backend"})
-
-# onnx.export(layer, path, input_spec, opset_version, **configs): Paddle passes its save options.
-ONNX_EXPORT = SAVE
 
 
 def suggestion(name: str, valid: Iterable[str]) -> str:

@@ -26,9 +26,8 @@ from ..format.input_spec import InputSpec
 from ..format.concrete import ConcreteProgram
 from . import auto_dynamic, cache_limit
 from . import run_program
-from .options import options
+from .options import TO_STATIC_KEYWORDS, options
 from .errors import ConversionError, raise_in_user_code, raise_run_error
-from . import keywords
 from .keywords import check_keywords
 from .guards import GuardSet, build_guards, note_call, recording
 from .guards.recorder import bound_arguments
@@ -693,7 +692,7 @@ def to_static(function: Any = None, input_spec: Optional[Sequence[Any]] = None,
     its programs: None ($DY2ST_BACKEND, else "numpy"), "numpy" or "xla" (docs/backends.md).
     Paddle's keywords `build_strategy` and `property` are accepted; any other raises TypeError
     naming the closest valid one."""
-    check_keywords("to_static", kwargs, keywords.TO_STATIC, _TO_STATIC_PARAMETERS)
+    check_keywords("to_static", kwargs, TO_STATIC_KEYWORDS, _TO_STATIC_PARAMETERS)
     backend = resolve_backend(backend)
 
     def decorate(obj: Any) -> Any:

@@ -6,8 +6,8 @@ import os
 import tempfile
 from typing import Any, Optional, Sequence
 
-from ..jit import keywords
 from ..jit.keywords import check_keywords
+from ..jit.options import ONNX_EXPORT_KEYWORDS
 from . import table
 from .errors import import_onnx
 
@@ -21,7 +21,7 @@ def export(layer: Any, path: str, input_spec: Optional[Sequence[Any]] = None,
     function, or a model loaded with jit.load), traced with `input_spec` (None dims become
     named symbolic dims). Raises NotExportableError naming the op and the user's line when the
     Program uses an op ONNX cannot express; nothing is written then."""
-    check_keywords("onnx.export", configs, keywords.ONNX_EXPORT,
+    check_keywords("onnx.export", configs, ONNX_EXPORT_KEYWORDS,
                    ("layer", "path", "input_spec", "opset_version"))
     onnx = import_onnx()
     opset = _check_opset(onnx, opset_version)
