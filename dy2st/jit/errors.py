@@ -53,7 +53,9 @@ def raise_in_user_code(e: BaseException, tb: Optional[TracebackType] = None) -> 
     if not frames:
         e._dy2st_mapped = True
         raise e
-    message = f"{format_user_code(frames)}\n\n    {type(e).__name__}: {e}"
+    # an eager op's error names its line in its text too: the block below says it once
+    plain = e.__dict__.pop("dy2st_plain", None) if hasattr(e, "__dict__") else None
+    message = f"{format_user_code(frames)}\n\n    {type(e).__name__}: {plain or e}"
     try:
         reraise_as(e, message, origin)
     except BaseException as new:  # noqa: BLE001 - mark it, then let it go

@@ -134,6 +134,7 @@ def raise_eager_error(name: str, e: Exception, values: Sequence[Any]) -> NoRetur
     if "could not be broadcast" in text and len(values) == 2:
         text = broadcast_mismatch(name, np.shape(values[0]), np.shape(values[1])) or text
     message = text if text.startswith(f"{name}:") else f"{name}: {text}"
+    e.dy2st_plain = message     # the text without the location, for an `In user code:` block
     if origin is not None:
         message += f'\n  File "{origin.file}", line {origin.line}, in {origin.function}'
         if origin.source:

@@ -78,3 +78,16 @@ def test_broadcastable_shapes_have_no_mismatch(a, b):
     assert broadcast_mismatch("add", a, b) is None
     assert broadcast_shapes("add", a, b) == tuple(np.broadcast_shapes(
         tuple(2 if d == -1 else d for d in a), tuple(b)))
+
+
+def test_an_eager_error_in_a_graph_break_names_the_line_once():
+    @paddle.jit.to_static
+    def g(a, b):
+        s = paddle.to_tensor(np.sum(a.numpy())) + a + b
+        return s
+
+    with pytest.raises(ValueError) as info:
+        g(paddle.ones([2, 4]), paddle.ones([2, 3]))
+    text = str(info.value)
+    assert text.startswith("In user code:") and "dim 1 of the first is 4" in text
+    assert text.count("np.sum(a.numpy())") == 1
