@@ -13,6 +13,8 @@ from typing import Any, Iterator, List, NoReturn, Optional, Sequence, Tuple
 
 import numpy as np
 
+from . import __version__
+
 USER_ERROR = 2
 RUN_FAILED = 1
 
@@ -291,7 +293,7 @@ def _exportable(obj: Any, qualname: str, init: Optional[str] = None,
 
 
 def _load_params(layer: Any, path: str) -> None:
-    from .io.serialization import load
+    from .io.serialization import load  # io loads only when --params is given
     if not os.path.isfile(path):
         raise UserError(f"{path}: no such parameters file")
     try:
@@ -424,7 +426,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
     p = _Parser(prog="dy2st", description="Convert, export, inspect and run dy2st models.",
                 epilog=EXAMPLES["dy2st"])
     p.add_argument("--version", action="version", version=f"dy2st {__version__}")
@@ -483,7 +484,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _unknown_option(parser: argparse.ArgumentParser, command: str, extra: List[str]) -> str:
     """The error line for arguments no option of `command` takes, with the closest option."""
-    from .jit.keywords import suggestion
+    from .jit.keywords import suggestion  # jit loads only when an option is misspelled
     first = extra[0]
     sub = parser.subcommands.get(command)
     if not first.startswith("-"):

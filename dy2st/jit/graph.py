@@ -15,7 +15,7 @@ def concrete_of(obj: Any, input_spec: Optional[Sequence[Any]] = None) -> Concret
     (a to_static function or Layer) or the saved one (a model from jit.load)."""
     # nn (and TranslatedLayer, an nn.Layer) is off the import path of dy2st.jit, as in jit.api
     from ..nn import Layer
-    from .translated_layer import TranslatedLayer
+    from .translated_layer import TranslatedLayer  # an nn.Layer: nn loads on first use only
     if isinstance(obj, ConcreteProgram):
         return obj
     if isinstance(obj, TranslatedLayer):
