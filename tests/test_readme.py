@@ -34,10 +34,8 @@ def test_sections_come_in_order(text):
 
 
 def test_local_links_resolve(text):
-    # docs/architecture.md is written with the package redesign; it may land after this test
     missing = [link for link in re.findall(r"\]\(([^)#]+)\)", text)
-               if not link.startswith("http") and link != "docs/architecture.md"
-               and not os.path.exists(os.path.join(ROOT, link))]
+               if not link.startswith("http") and not os.path.exists(os.path.join(ROOT, link))]
     assert not missing
 
 
