@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import scipy.special as sp
+
+from .scipy_special import special
 
 # erf(x) ~ x * P(x^2) / Q(x^2) on |x| <= 4, fitted for this project (iterated weighted least
 # squares on the relative error); the fit's own error is 2e-9, below float32's rounding. Past
@@ -70,7 +71,7 @@ def erf_array(x: np.ndarray) -> np.ndarray:
     float32 through erf32, narrower floats through erf32 and back."""
     x = _float_array(np.asarray(x))
     if x.dtype == np.float64:
-        return np.asarray(sp.erf(x))
+        return np.asarray(special().erf(x))
     if x.dtype == np.float32:
         return erf32(x)
     return erf32(x.astype(np.float32)).astype(x.dtype)
@@ -104,7 +105,7 @@ def gelu_array(x: np.ndarray, approximate: bool) -> np.ndarray:
         out *= 0.5
         return out.astype(x.dtype, copy=False)
     if x.dtype == np.float64:
-        return np.asarray(0.5 * x * (1.0 + sp.erf(x * (1.0 / math.sqrt(2.0)))))
+        return np.asarray(0.5 * x * (1.0 + special().erf(x * (1.0 / math.sqrt(2.0)))))
     if x.dtype == np.float32:
         x = np.asarray(x, order="C")
         return _blocked(_gelu32_block, x, np.empty_like(x))
@@ -153,7 +154,7 @@ def gelu_grad_array(x: np.ndarray, approximate: bool) -> np.ndarray:
         slope = c * (1.0 + 3 * 0.044715 * x * x)
         return (0.5 * (1.0 + th) + 0.5 * x * (1.0 - th * th) * slope).astype(x.dtype, copy=False)
     if x.dtype == np.float64:
-        cdf = 0.5 * (1.0 + sp.erf(x * (1.0 / math.sqrt(2.0))))
+        cdf = 0.5 * (1.0 + special().erf(x * (1.0 / math.sqrt(2.0))))
         return np.asarray(cdf + x * np.exp(-0.5 * x * x) * (1.0 / math.sqrt(2.0 * math.pi)))
     if x.dtype == np.float32:
         x = np.asarray(x, order="C")

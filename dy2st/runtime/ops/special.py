@@ -8,12 +8,12 @@ import math as _math
 from typing import Any, Optional
 
 import numpy as np
-import scipy.special as sp
 
 from ..dtype import float32
 from ..registry import Meta, apply, register_op
 from . import infer as I
 from .operands import as_tensor, binary_operands, cast
+from .scipy_special import special
 
 
 def _float_infer(x, **attrs):
@@ -35,13 +35,13 @@ def _poles(x: np.ndarray) -> np.ndarray:
 def _lgamma64(x: np.ndarray) -> np.ndarray:
     """log |Gamma(x)| in float64: inf at the poles and at +inf, NaN at -inf."""
     x = _f64(x)
-    out = sp.gammaln(x)
+    out = special().gammaln(x)
     return np.where(np.isneginf(x), np.nan, out)
 
 
 def _digamma64(x: np.ndarray) -> np.ndarray:
     x = _f64(x)
-    return np.where(_poles(x), np.nan, sp.psi(x))
+    return np.where(_poles(x), np.nan, special().psi(x))
 
 
 def _polygamma64(x: np.ndarray, n: int) -> np.ndarray:
@@ -49,7 +49,7 @@ def _polygamma64(x: np.ndarray, n: int) -> np.ndarray:
         return _digamma64(x)
     x = _f64(x)
     # scipy gives inf at the poles and at -inf; both are NaN here (no one-sided limit)
-    return np.where(_poles(x) | np.isneginf(x), np.nan, sp.polygamma(n, x))
+    return np.where(_poles(x) | np.isneginf(x), np.nan, special().polygamma(n, x))
 
 
 @register_op("lgamma", infer=_float_infer)
@@ -69,22 +69,23 @@ def _polygamma_kernel(x, n):
 
 @register_op("erfinv", infer=_float_infer)
 def _erfinv_kernel(x):
-    return _out(x, sp.erfinv(_f64(x)))
+    return _out(x, special().erfinv(_f64(x)))
 
 
-def _bessel(fn, at_inf: float, odd: bool):
-    """A kernel for fn, with the limits at +-inf (scipy's Chebyshev series give NaN there)."""
+def _bessel(name: str, at_inf: float, odd: bool):
+    """A kernel for scipy.special's `name`, with the limits at +-inf (scipy's Chebyshev series
+    give NaN there)."""
     def kernel(x):
         x64 = _f64(x)
-        out = fn(x64)
+        out = getattr(special(), name)(x64)
         limit = np.copysign(at_inf, x64) if odd else at_inf
         return _out(x, np.where(np.isinf(x64), limit, out))
     return kernel
 
 
-for _name, _fn, _at_inf, _odd in (("i0", sp.i0, np.inf, False), ("i1", sp.i1, np.inf, True),
-                                  ("i0e", sp.i0e, 0.0, False), ("i1e", sp.i1e, 0.0, True)):
-    register_op(_name, infer=_float_infer)(_bessel(_fn, _at_inf, _odd))
+for _name, _at_inf, _odd in (("i0", np.inf, False), ("i1", np.inf, True),
+                             ("i0e", 0.0, False), ("i1e", 0.0, True)):
+    register_op(_name, infer=_float_infer)(_bessel(_name, _at_inf, _odd))
 
 
 def _gamma_infer(x, y, **attrs):
@@ -94,12 +95,12 @@ def _gamma_infer(x, y, **attrs):
 
 @register_op("gammainc", infer=_gamma_infer)
 def _gammainc_kernel(x, y):
-    return _out(x, sp.gammainc(_f64(x), _f64(y)))
+    return _out(x, special().gammainc(_f64(x), _f64(y)))
 
 
 @register_op("gammaincc", infer=_gamma_infer)
 def _gammaincc_kernel(x, y):
-    return _out(x, sp.gammaincc(_f64(x), _f64(y)))
+    return _out(x, special().gammaincc(_f64(x), _f64(y)))
 
 
 def _float(x: Any) -> Any:
