@@ -10,6 +10,7 @@ from ..format.input_spec import InputSpec
 from . import logger
 from .export_prune import prune_inputs, prune_outputs
 from .keywords import check_keywords
+from .layer_hooks import has_forward_hooks, with_forward_hooks
 from .options import LOAD_KEYWORDS, SAVE_KEYWORDS, options
 from .static_function import StaticFunction, layer_forward
 
@@ -129,6 +130,9 @@ def trace_for_export(layer: Any, input_spec: Optional[Sequence[Any]], who: str,
         # Layer, which another thread may be training, never changes, even for a moment.
         twin = _mode_copy(owner, None if configs.get("keep_training", False) else False)
         sf_twin = StaticFunction(sf._function, sf._input_spec, sf._full_graph, instance=twin)
+        if has_forward_hooks(twin):
+            # Layer.__call__ runs the layer's own hooks around forward: the export does too
+            sf_twin.around = with_forward_hooks
     else:
         sf_twin = sf
     try:

@@ -150,6 +150,8 @@ class StaticFunction:
         self._over_limit = False
         self._last: Optional[CacheEntry] = None
         self._converted: Optional[Callable] = None
+        # wraps the converted function once made (jit.save: the Layer's own forward hooks)
+        self.around: Optional[Callable[[Callable], Callable]] = None
         self._bound: "weakref.WeakKeyDictionary[Any, StaticFunction]" = weakref.WeakKeyDictionary()
         self._layer_cls = _layer_class_for(instance)
         self._binder = CallBinder(function, instance is not None)
@@ -186,6 +188,8 @@ class StaticFunction:
             if not isinstance(fn, types.FunctionType):
                 raise TypeError(f"to_static expects a function, method or Layer, got {type(fn).__name__}")
             self._converted = convert_function(fn)
+            if self.around is not None:
+                self._converted = self.around(self._converted)
         if self._instance is not None:
             return types.MethodType(self._converted, self._instance)
         return self._converted

@@ -2,6 +2,7 @@
 Variable builds graph ops, an eager Tensor or a Python value runs plain Python."""
 from __future__ import annotations
 
+import ast
 import threading
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
@@ -491,7 +492,7 @@ def While(cond_fn: Callable, body_fn: Callable, get_args: Callable, set_args: Ca
 def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, set_args: Callable,
                     names: Sequence[str], extra_vars: Tuple = (), set_extra: Callable = None,
                     get_extra: Callable = None, arrays: Sequence[str] = ()) -> None:
-    init = [lists_to_arrays(v) if name in arrays else v
+    init = [carried_arrays(name, v, arrays) if arrays else v
             for name, v in zip(names, get_args())] + list(extra_vars)
     n = len(init) - len(extra_vars)
     parent = state.current_block()
@@ -556,6 +557,21 @@ def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, se
             setattr(obj, attr, before)
             attrs.append((obj, attr))
             attr_init.append(before)
+
+
+def carried_arrays(name: str, value: Any, arrays: Sequence[str]) -> Any:
+    """The loop variable `name` with the lists the loop grows made tensor arrays: the variable
+    itself (`acc` in arrays), or entries of a dict it holds (`d['acc']` in arrays)."""
+    if name in arrays:
+        return lists_to_arrays(value)
+    if type(value) is dict:
+        prefix = name + "["
+        for spec in arrays:
+            if spec.startswith(prefix):
+                key = ast.literal_eval(spec[len(prefix):-1])
+                if key in value:
+                    value[key] = lists_to_arrays(value[key])
+    return value
 
 
 def lists_to_arrays(value: Any) -> Any:

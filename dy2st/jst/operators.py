@@ -5,9 +5,12 @@ from __future__ import annotations
 import operator
 from typing import Any, Callable, Sequence
 
+import numpy as np
+
 from ..runtime import ops
 from ..runtime.control_flow.values import as_pred
 from ..runtime.program import Variable
+from ..runtime.python_value import python_value
 from ..runtime.registry import apply
 from ..runtime.tensor import Tensor, TensorLike
 
@@ -109,24 +112,39 @@ def _as_bool(x: Any) -> Any:
 
 
 # ----------------------------------------------------------------------------- casts
+# int() / float() / bool() of an eager tensor give Python numbers, constants to autograd: in a
+# trace they are PythonValues (runtime/python_value.py), detached and refusing Python logic
 def Int(x: Any) -> Any:
     if _symbolic(x):
-        return ops.cast(x, "int64")
+        return python_value(_scalar(x, "int()", x if x.dtype == "int64" else ops.cast(x, "int64")))
     return int(x)
 
 
 def Float(x: Any) -> Any:
     if _symbolic(x):
-        # float() of an eager tensor is a Python number, a constant to autograd: the symbolic
-        # value is detached so that to_static gives the eager gradient
-        return apply("detach", [x if x.dtype.is_floating else ops.cast(x, "float32")])
+        return python_value(_scalar(x, "float()", x if x.dtype.is_floating
+                                    else ops.cast(x, "float32")))
     return float(x)
 
 
 def Bool(x: Any) -> Any:
     if _symbolic(x):
-        return _as_bool(x)
+        return python_value(_scalar(x, "bool()", _as_bool(x)))
     return bool(x)
+
+
+def _scalar(x: Any, what: str, value: Any) -> Any:
+    """value made 0-d: eager code takes a number from a one-element tensor only."""
+    if x.kind != "dense":
+        raise TypeError(f"{what} of the tensor array {x.name}")
+    if not value._shape:
+        return value
+    if any(d < 0 for d in value._shape):
+        return ops.reshape(value, [])       # a wrong size fails when the program runs
+    if int(np.prod(value._shape)) != 1:
+        raise TypeError(f"{what} of {x.name}: only a tensor with one element converts to a "
+                        f"Python number, this one has shape {list(value._shape)}")
+    return ops.reshape(value, [])
 
 
 def Len(x: Any) -> Any:

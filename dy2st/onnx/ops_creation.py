@@ -98,3 +98,8 @@ def detach(cx: OpContext) -> List[Value]:
 @lowers("py_layer", fold=False)
 def py_layer(cx: OpContext) -> List[Value]:
     return [cx.values[0]]            # the PyLayer's forward, traced before the op, is its value
+
+
+@lowers("no_grad_update", fold=False)
+def no_grad_update(cx: OpContext) -> List[Value]:
+    return [cx.values[0]]            # the new value; only its gradient path is special

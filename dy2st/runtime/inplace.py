@@ -8,6 +8,7 @@ import sys
 from typing import Any, Dict, Iterator, List, Sequence, Tuple
 
 from . import state
+from .registry import no_grad_update
 
 _FIELDS = ("name", "_shape", "dtype", "block", "persistable", "kind", "elem", "stop_gradient")
 
@@ -72,6 +73,8 @@ def assign_in_place(handle: Any, new: Any) -> Any:
     """`handle` (a traced tensor object) takes the value `new` of an in-place op; objects that
     are `handle` on some paths only (directly or through other such objects) take it there."""
     from .program import rebind
+    if not state._state.grad_enabled:
+        new = no_grad_update(new, handle)
     for other, paths in reachable(handle).values():
         if other._shape != new._shape or other.dtype != new.dtype:
             raise ValueError(

@@ -212,6 +212,9 @@ class Block:
         self.owner_kind = ""                # "while" for loop condition and body blocks
         # maybe-unassigned values whose "was it assigned?" check this block has (or must not have)
         self.checked_defined: Set[str] = set()
+        # (array handle, position, tensor object, its variable name then) per `append` of a
+        # loop body: an object changed in place later in the turn is written again (ops/array.py)
+        self.appended: List[Tuple[Any, Variable, Any, str]] = []
 
     @property
     def parent(self) -> Optional["Block"]:
@@ -288,6 +291,10 @@ class Program:
         self.version = 0
         self._counter: Dict[str, int] = {}
         self.persistables: Dict[str, Tensor] = {}   # var name -> tensor read when the program runs
+        # ops built under no_grad pass their results through `detach` (runtime/registry.py), but
+        # only in a program begun with gradients on: one begun under no_grad (an export, an
+        # evaluation call) is never differentiated and keeps its ops unwrapped
+        self.grad_stops = state._state.grad_enabled
         self._captured: Dict[int, str] = {}         # id(tensor) -> var name (tensor kept alive above)
         # var name -> (bool Variable: "was it assigned?", user's name, where it is assigned (text
         # and Origin)): a value merged from a tensor `if` that assigns it on one path only

@@ -166,9 +166,38 @@ def append_op(name: str, inputs: Sequence[Any], attrs: Dict[str, Any],
     if metas is None:
         inferred = opdef.infer(*local, **attrs)
         if opdef.n_outputs == 1:
-            return block.append_op_with_outputs(name, local, (inferred,), attrs, user_origin(2))[0]
+            out = block.append_op_with_outputs(name, local, (inferred,), attrs, user_origin(2))[0]
+            return out if state._state.grad_enabled else _stop_gradients(block, local, [out])[0]
         metas = inferred
-    return tuple(block.append_op_with_outputs(name, local, metas, attrs, user_origin(2)))
+    outs = block.append_op_with_outputs(name, local, metas, attrs, user_origin(2))
+    return tuple(outs if state._state.grad_enabled else _stop_gradients(block, local, outs))
+
+
+def _stop_gradients(block: Block, inputs: Sequence[Any], outs: List[Variable]) -> List[Variable]:
+    """Under no_grad / set_grad_enabled(False) a traced op's float results pass through a
+    `detach`, so static gradients stop where eager ones do (and jit.save keeps the stop)."""
+    if not block.program.grad_stops or \
+            not any(type(x) is Variable and x.dtype.is_floating for x in inputs):
+        return outs         # nothing differentiable flows in: no gradient to stop
+    origin = user_origin(3)
+    return [block.append_op_with_outputs("detach", [o], (Meta(o._shape, o.dtype),), {}, origin)[0]
+            if o.kind == "dense" and o.dtype.is_floating else o for o in outs]
+
+
+def no_grad_update(new: Variable, old: Variable) -> Variable:
+    """The value an in-place change made under no_grad gives its tensor. Eager autograd does not
+    record the change, so gradients reach the value from before it unchanged; the
+    `no_grad_update` op computes `new` and passes its gradient to `old`."""
+    block = state.current_block()
+    if state._state.grad_enabled or block is None or not block.program.grad_stops or \
+            type(new) is not Variable or new.kind != "dense" or not new.dtype.is_floating:
+        return new
+    old = to_local(block, old)
+    if old.kind != "dense" or new.dtype != old.dtype or new._shape != old._shape:
+        return new
+    meta = Meta(new._shape, new.dtype)
+    return block.append_op_with_outputs("no_grad_update", [to_local(block, new), old],
+                                        (meta,), {}, user_origin(2))[0]
 
 
 def _check_inputs_defined(block: Block, inputs: Sequence[Any]) -> None:

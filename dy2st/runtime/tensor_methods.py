@@ -6,7 +6,9 @@ from typing import Any
 from . import ops
 from .ops import indexing
 from .program import Variable
-from .registry import apply
+from .python_value import python_list, python_value
+from .persistable import write_persistable
+from .registry import apply, no_grad_update
 from .tensor import Tensor, TensorLike
 from . import tensor_methods_more
 
@@ -58,22 +60,24 @@ def _pop(self, index=-1):
 
 
 def _item(self, *index):
-    """Static form of Tensor.item(): the one element as a 0-d tensor (known when run)."""
+    """Static form of Tensor.item(): the one element as a Python number known when run."""
     if index:
-        return self[index]
-    return ops.reshape(self, []) if self.ndim else self
+        return python_value(self[index])
+    return python_value(ops.reshape(self, []) if self.ndim else self)
 
 
 def _tolist(self):
-    """Static form of Tensor.tolist(): a Python list of the rows (the first dim must be known)."""
-    if not self._shape:
-        return self
-    return [self[i] for i in range(len(self))]
+    """Static form of Tensor.tolist(): nested lists of Python numbers known when run (the shape
+    must be known)."""
+    return python_list(self)
 
 
 def _numpy_static(self):
     # Converted code often writes `if x.mean().numpy() > 0`: inside a program the value only
-    # exists when it runs, so numpy() stands for the tensor itself (as Paddle's to_static does).
+    # exists when it runs, so numpy() stands for the tensor itself (as Paddle's to_static does),
+    # cut from autograd as an ndarray is
+    if self.kind == "dense" and self.dtype.is_floating:
+        return apply("detach", [self])
     return self
 
 
@@ -113,6 +117,11 @@ def _inplace(fn):
         if isinstance(self, Tensor) and isinstance(out, Tensor):
             self._value = out._value
             self._version = getattr(self, "_version", 0) + 1
+            return self
+        if isinstance(self, Tensor):
+            # a parameter or buffer changed in place while a program is traced: the program
+            # writes it back (under no_grad its gradient still reaches the parameter itself)
+            write_persistable(self, no_grad_update(out, self))
             return self
         from .inplace import assign_in_place
         return assign_in_place(self, out)

@@ -30,12 +30,23 @@ def _target_names(target: gast.AST, out: Set[str]) -> None:
 
 
 def _mutating_call_target(node: gast.AST) -> str:
-    """x for a call `x.append(v)` (any mutating method), else ''."""
+    """x for a call `x.append(v)` or `x["key"].append(v)` (any mutating method), else ''."""
     func = node.func
-    if type(func) is gast.Attribute and func.attr in MUTATING_METHODS and \
-            type(func.value) is gast.Name:
-        return func.value.id
+    if type(func) is gast.Attribute and func.attr in MUTATING_METHODS:
+        if type(func.value) is gast.Name:
+            return func.value.id
+        entry = _constant_entry(func.value)
+        if entry is not None:
+            return entry[0]
     return ""
+
+
+def _constant_entry(node: gast.AST) -> Optional[tuple]:
+    """(name, key) for `name[key]` with a constant key, else None."""
+    if type(node) is gast.Subscript and type(node.value) is gast.Name and \
+            type(node.slice) is gast.Constant and isinstance(node.slice.value, (str, int)):
+        return node.value.id, node.slice.value
+    return None
 
 
 def mutated_names(stmts: Iterable[gast.AST]) -> Set[str]:
@@ -117,9 +128,14 @@ def grown_lists(stmts: Iterable[gast.AST]) -> List[str]:
     for s in stmts:
         for node in all_nodes(s):
             if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
-                    node.func.attr in GROWING_METHODS and isinstance(node.func.value, gast.Name) \
-                    and node.func.value.id not in found:
-                found.append(node.func.value.id)
+                    node.func.attr in GROWING_METHODS:
+                if isinstance(node.func.value, gast.Name):
+                    name = node.func.value.id
+                else:       # a list kept as a dict entry: `d["acc"].append(v)` -> "d['acc']"
+                    entry = _constant_entry(node.func.value)
+                    name = f"{entry[0]}[{entry[1]!r}]" if entry is not None else None
+                if name is not None and name not in found:
+                    found.append(name)
     return found
 
 
@@ -321,3 +337,21 @@ def analyze_function(fn: gast.FunctionDef) -> None:
     defs: Dict[str, List[gast.FunctionDef]] = {}
     _nested_defs(fn.body, defs)
     live_in_block(fn.body, set(), _Reads(defs) if defs else None)
+
+
+def closure_reads(nodes: Iterable[gast.AST]) -> Set[str]:
+    """Names read inside the lambdas and functions the user defines in `nodes` (not the helpers
+    the converter writes, marked SKIP): such a closure reads the enclosing function's variable
+    when it is called, not its value when it was made, so a loop or comprehension that makes
+    it must keep that variable the function's own (Python's late binding)."""
+    out: Set[str] = set()
+    for root in nodes:
+        for node in all_nodes(root):
+            if isinstance(node, (gast.Lambda, gast.FunctionDef, gast.AsyncFunctionDef)) and \
+                    not anno.getanno(node, anno.SKIP):
+                a = node.args
+                own = {x.id for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg]
+                       if isinstance(x, gast.Name)}
+                out |= {n.id for n in all_nodes(node) if isinstance(n, gast.Name) and
+                        isinstance(n.ctx, gast.Load)} - own
+    return out

@@ -10,7 +10,8 @@ from typing import Any
 
 import gast
 
-from . import templates
+from . import anno, templates
+from .analysis import closure_reads
 from .base import Transformer
 from .context import PassContext
 
@@ -23,8 +24,12 @@ class ComprehensionTransformer(Transformer):
         gen = node.generators[0]
         if gen.ifs or gen.is_async or not isinstance(gen.target, gast.Name):
             return node        # filters and unpacking stay Python comprehensions
-        return templates.replace_expr("_jst.ListComp(lambda target: elt, iterable)",
+        if gen.target.id in closure_reads([node.elt]):
+            return node        # closures made here share the one loop variable (late binding)
+        call = templates.replace_expr("_jst.ListComp(lambda target: elt, iterable)",
                                       target=gen.target.id, elt=node.elt, iterable=gen.iter)
+        anno.setanno(call.args[0], anno.SKIP, True)     # a helper, not a user closure
+        return call
 
 
 def transform(node: gast.AST, ctx: PassContext) -> gast.AST:

@@ -34,6 +34,8 @@ def _carried(node: Any, extra: Set[str]) -> Set[str]:
     written = analysis.written_names(node.body) - generated_helpers(node.body)
     if isinstance(node, gast.For):
         analysis._target_names(node.target, written)
+    # a closure made in the body reads the function's variable when called (late binding)
+    extra = extra | (written & analysis.closure_reads(node.body))
     live_out = anno.getanno(node, anno.LIVE_OUT)
     body_in = anno.getanno(node, anno.BODY_LIVE_IN)
     if live_out is None or body_in is None:
@@ -124,7 +126,7 @@ def _index_by_target(node: gast.For) -> None:
 def _add_arrays(call: List[gast.stmt], body: List[gast.stmt], names: List[str]) -> None:
     """`arrays=(...)`: the carried lists the body grows or shrinks (tensor arrays in a tensor
     loop); left out when there are none."""
-    grown = [n for n in analysis.grown_lists(body) if n in names]
+    grown = [n for n in analysis.grown_lists(body) if n.split("[", 1)[0] in names]
     if grown:
         call[0].value.keywords.append(gast.keyword(arg="arrays", value=names_tuple(grown)))
 

@@ -26,9 +26,9 @@ class _PassModule:
 
 
 (assert_, break_continue, call, cast, comprehension, delete, ifelse, logical, loop, print_,
- return_, setitem, try_, unbound_reads) = map(_PassModule, (
+ return_, setitem, try_, unbound_reads, walrus) = map(_PassModule, (
     "assert_", "break_continue", "call", "cast", "comprehension", "delete", "ifelse", "logical",
-    "loop", "print_", "return_", "setitem", "try_", "unbound_reads"))
+    "loop", "print_", "return_", "setitem", "try_", "unbound_reads", "walrus"))
 
 # A pass only runs when the tree has something it rewrites (most functions have no loops, say);
 # `features` finds all of that in one walk.
@@ -37,10 +37,10 @@ TRIGGERS = {
     "break_continue": "break_continue",
     "logical": "logical", "loop": "loop", "ifelse": "if", "try": "try", "print": "print",
     "assert": "assert", "cast": "cast", "call": "call", "comprehension": "listcomp",
-    "unbound_reads": "control",
+    "unbound_reads": "control", "walrus": "walrus",
 }
 # Passes that can add what a later pass rewrites (ifs, loops, `not`): features are re-read after.
-ADDS_FEATURES = {"return", "break_continue"}
+ADDS_FEATURES = {"return", "break_continue", "walrus"}
 _CASTS = {"int", "float", "bool", "len", "sum", "all", "any", "max", "min", "round", "isinstance"}
 # Node kinds whose mere presence is a feature ("global" and "unsupported" are read by the
 # checks before the passes).
@@ -48,7 +48,8 @@ _KIND_FEATURES = {
     gast.If: "if", gast.IfExp: "if", gast.Break: "break_continue",
     gast.Continue: "break_continue", gast.Return: "return", gast.Delete: "delete",
     gast.Try: "try", gast.Assert: "assert", gast.ListComp: "listcomp", gast.Global: "global",
-    gast.BoolOp: "logical", gast.Yield: "unsupported", gast.YieldFrom: "unsupported",
+    gast.BoolOp: "logical", gast.NamedExpr: "walrus", gast.Yield: "unsupported",
+    gast.YieldFrom: "unsupported",
     gast.Await: "unsupported", gast.AsyncFor: "unsupported", gast.AsyncWith: "unsupported",
 }
 
@@ -84,6 +85,7 @@ def features(tree: gast.AST, nodes: Optional[Iterable[gast.AST]] = None) -> set:
 
 
 PASSES: List[Tuple[str, Callable]] = [
+    ("walrus", walrus.transform),            # a `while` test's `:=` becomes a body statement
     ("setitem", setitem.transform),          # first: `x[i] = v` must read as a write of x
     ("delete", delete.transform),            # `del x` too
     ("unbound_reads", unbound_reads.transform),  # reads of maybe-unassigned names, as written
@@ -117,7 +119,8 @@ def run_passes(tree: gast.AST, ctx: PassContext, until: Optional[str] = None,
             continue
         named = dict(ctx.namer.counts)
         tree = fn(tree, ctx)
-        if name in ADDS_FEATURES and ctx.namer.counts != named:   # it rewrote (with new flags)
+        # it rewrote (with new flags; the walrus pass adds an `if` and a `break` without any)
+        if name in ADDS_FEATURES and (ctx.namer.counts != named or name == "walrus"):
             present = features(tree)
         if on_pass is not None:
             on_pass(name, tree)

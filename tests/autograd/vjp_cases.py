@@ -228,6 +228,9 @@ CASES: List[Case] = [
     Case("expand", lambda x: paddle.expand(x, [2, 3, 4]), [f(3, 1)]),
     Case("expand_as", lambda x, y: paddle.expand_as(x, y), [f(1, 4), f(3, 4, diff=False)]),
     Case("assign", lambda x: paddle.assign(x) * 2.0, [f(3)]),
+    # a change made under no_grad (here adding a constant): the gradient reaches the old value
+    Case("no_grad_update", lambda x, c: apply("no_grad_update", [(x + c).detach(), x]) * 2.0,
+         [f(3), f(3, diff=False)]),
     Case("concat", lambda a, b, c: paddle.concat([a, b, c], axis=1),
          [f(2, 1), f(2, 3), f(2, 2)]),
     Case("stack", lambda a, b: paddle.stack([a, b], axis=1), [f(2, 3), f(2, 3)]),

@@ -39,6 +39,11 @@ def _assign(ctx, g):
 mark_no_grad("detach")     # a copy that gradients do not flow through
 
 
+@register_vjp("no_grad_update", saves=())
+def _no_grad_update(ctx, g):
+    return (None, g)        # the change itself was made under no_grad
+
+
 @register_vjp("cast", saves=())
 def _cast(ctx, g):
     x = ctx.inputs[0]

@@ -7,6 +7,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 from .. import ops, state
 from ..dtype import bool_
 from ..inplace import add_path_alias, as_flag, journal
+from ..ops.array import rewrite_appended
 from ..program import Block, Variable, block_guard, rebind
 from ..pytree import LEAF, describe, flatten, unflatten
 from ..registry import Meta, append_op
@@ -127,6 +128,8 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
                         add_path_alias(b_params[i], leaves[i], same, True)
                     out = _as_list(body(*unflatten(tree, b_params)), len(loop_vars))
                     out_leaves, out_tree = flatten(out)
+                    _check_appended(bb, carried, b_params, param_names, out_leaves)
+                    rewrite_appended(bb)
                     # next turn's flags: is the variable still that object (on this turn's
                     # paths through the body's tensor `if`s, where it may be one)?
                     same_now = still_same(out_leaves, followed, leaves)
@@ -460,3 +463,19 @@ def _relax(label: str, spec: Meta, out: Variable, init: Any) -> Meta:
                          f"{made_at(init)} and {list(out._shape)} after the loop body{made_at(out)}; "
                          "a loop variable must keep its rank")
     return Meta(tuple(a if a == b else -1 for a, b in zip(spec.shape, out._shape)), spec.dtype)
+
+
+def _check_appended(block: Block, carried: List[Any], b_params: List[Any],
+                    param_names: List[Optional[str]], out_leaves: List[Any]) -> None:
+    """An object the body appends on every turn (from before the loop, or a loop variable it
+    never rebinds) and changes in place: eager's list holds that one object on every turn, so
+    every entry shows its last value; a tensor array cannot hold one object several times."""
+    same = [p for p, n, o in zip(b_params, param_names, out_leaves)
+            if o is p and isinstance(p, Variable) and p.name != n]
+    for _array, _i, x, _name in block.appended:
+        if any(x is h for h in carried) or any(x is p for p in same):
+            raise ValueError(
+                "a tensor loop appends the same tensor object to a list on every turn and changes "
+                "it in place: in eager code every entry is that one object (all show its last "
+                "value), which a tensor array cannot hold; append a copy (`.clone()`) or make "
+                "a new tensor on each turn")

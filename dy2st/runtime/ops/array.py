@@ -5,6 +5,7 @@ from typing import Any, List, Optional
 
 import numpy as np
 
+from .. import state
 from ..dtype import convert_dtype, int64
 from ..program import Variable
 from ..registry import Meta, apply, register_op
@@ -213,7 +214,21 @@ def array_concat(array: Any, axis: int = 0) -> Any:
 def array_append(array: Variable, x: Any) -> None:
     """array.append(x) on a symbolic array: the handle is rebound to the written array."""
     from ..program import rebind
-    rebind(array, array_write(x, array_length(array), array))
+    i = array_length(array)
+    rebind(array, array_write(x, i, array))
+    if isinstance(x, Variable) and x.kind == "dense":
+        block = state.current_block()
+        if block.owner_kind == "while":
+            block.appended.append((array, i, x, x.name))
+
+
+def rewrite_appended(block: Any) -> None:
+    """At the end of a loop body's turn: an appended tensor changed in place after its append
+    (`acc.append(h); h[0] = v`) is written again, as eager's list holds the object itself."""
+    for array, i, x, name in block.appended:
+        if x.name != name and x.kind == "dense":
+            array_write(x, i, array)
+    block.appended.clear()
 
 
 def array_pop(array: Variable, index: Any = -1) -> Any:

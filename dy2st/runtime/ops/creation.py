@@ -89,6 +89,12 @@ register_op("assign", infer=lambda x: Meta(x._shape, x.dtype, x.kind, x.elem))(_
 register_op("detach", infer=lambda x: Meta(x._shape, x.dtype))(_assign_kernel)
 
 
+# An in-place change made under no_grad: the value `new`, whose gradient goes to `old` (the
+# tensor's value before the change), as eager autograd, which does not record the change, sees it.
+register_op("no_grad_update", infer=lambda new, old: Meta(new._shape, new.dtype))(
+    lambda new, old: _assign_kernel(new))
+
+
 def assign(x: Any, output: Any = None) -> Any:
     """A copy of x (a tensor, array or Python data)."""
     if not is_tensor(x):

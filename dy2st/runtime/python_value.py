@@ -1,0 +1,92 @@
+"""Python numbers read from a traced tensor (`.item()`, `.tolist()`, `float(t)`, `int(t)`,
+`bool(t)`): symbolic stand-ins that act as the number in tensor code and refuse Python logic."""
+from __future__ import annotations
+
+from typing import Any, List
+
+from .program import Variable
+from .registry import apply
+
+_NUMBERS = (bool, int, float, complex)
+
+_HOW = ("it is only known when the program runs, so Python code cannot use its value here; "
+        "with to_static(full_graph=False) this line runs as Python (a graph break), or keep the "
+        "value a tensor (paddle functions) to stay in the graph")
+
+
+class PythonValue(Variable):
+    """What `.item()` and friends give inside a trace: eager code has a Python number there,
+    a constant to autograd. Arithmetic with numbers stays a PythonValue; with tensors it is a
+    tensor, as in eager code. Its value flows into converted `if`/`while` and tensor ops, which
+    give eager's result; Python logic that needs the number itself (a dict or Counter key, a set,
+    an index, text) raises a TypeError at the user's line (a graph break with full_graph=False)
+    instead of computing something else."""
+
+    __slots__ = ()
+
+    def __hash__(self) -> int:
+        raise TypeError(f"a Python number read from a tensor ({self.name}, by .item(), .tolist(), "
+                        f"float(), int() or bool()) is used as a dict, set or Counter key: {_HOW}")
+
+    def __index__(self) -> int:
+        raise TypeError(f"a Python number read from a tensor ({self.name}) is used as an index "
+                        f"or size: {_HOW}")
+
+    def __format__(self, spec: str) -> str:
+        raise TypeError(f"a Python number read from a tensor ({self.name}) is formatted as "
+                        f"text: {_HOW}")
+
+    __str__ = __format__
+
+    def item(self, *index: Any) -> "PythonValue":
+        return self
+
+    def tolist(self) -> "PythonValue":
+        return self
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, _NUMBERS) or type(x) is PythonValue
+
+
+def _number_op(name: str):
+    def op(self: PythonValue, *other: Any) -> Any:
+        out = getattr(Variable, name)(self, *other)
+        # number (op) number is a number; number (op) tensor is a tensor, as in eager code
+        if type(out) is Variable and all(_is_number(o) for o in other):
+            out.__class__ = PythonValue
+        return out
+    op.__name__ = name
+    return op
+
+
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
+              "__truediv__", "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__",
+              "__rmod__", "__pow__", "__rpow__", "__neg__", "__pos__", "__abs__", "__lt__",
+              "__le__", "__gt__", "__ge__", "__eq__", "__ne__", "__and__", "__or__",
+              "__invert__"):
+    setattr(PythonValue, _name, _number_op(_name))
+
+
+def python_value(x: Variable) -> PythonValue:
+    """x (a 0-d Variable) as a Python number read from a tensor: cut from autograd (eager
+    gradients never flow through a Python number)."""
+    if type(x) is PythonValue:
+        return x
+    # a new variable either way: the tensor it was read from stays a tensor
+    x = apply("detach" if x.dtype.is_floating else "assign", [x])
+    x.__class__ = PythonValue
+    return x
+
+
+def python_list(x: Variable) -> Any:
+    """`x.tolist()` in a trace: nested lists of PythonValues (every dim must be known)."""
+    if not x._shape:
+        return python_value(x)
+    if any(d < 0 for d in x._shape):
+        raise TypeError(f"tolist() of {x.name}: its shape {list(x._shape)} is only known when the "
+                        f"program runs, so the length of the list is not: {_HOW}")
+    if len(x._shape) == 1:
+        return [python_value(x[i]) for i in range(x._shape[0])]
+    rows: List[Any] = [python_list(x[i]) for i in range(x._shape[0])]
+    return rows

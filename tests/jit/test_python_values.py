@@ -1,0 +1,173 @@
+"""`.item()`, `.tolist()`, `float(t)`, `int(t)`, `bool(t)`, `.numpy()` in converted code: real
+Python values through a graph break with full_graph=False, a clear error at the user's line with
+full_graph=True where Python logic needs the value, eager's result where tensor code uses it, and
+never a gradient through them."""
+import collections
+
+import numpy as np
+import pytest
+
+import dy2st as paddle
+from tests.support import check_user_error
+
+HERE = __file__
+
+
+def _counter(ids, x):
+    counts = collections.Counter(ids.tolist())
+    return x * paddle.to_tensor([counts[i] for i in range(4)], dtype="float32")
+
+
+def _sorted_numpy(x):
+    values = x.numpy().tolist()
+    return paddle.to_tensor(sorted(values)) + x * 0
+
+
+def _dict_keys(ids, x):
+    seen = {}
+    for v in ids.tolist():
+        seen[v] = seen.get(v, 0) + 1
+    return x * len(seen)
+
+
+def _formatted(ids, x):
+    text = f"{x.sum().item():.1f}"
+    return x + float(text)
+
+
+def _indexed(ids, x):
+    table = [x * 1, x * 2, x * 3, x * 4]
+    return table[int(ids[0])]
+
+
+PYTHON_LOGIC = {
+    _counter: "counts = collections.Counter(ids.tolist())",
+    _dict_keys: "seen[v] = seen.get(v, 0) + 1",
+    _formatted: 'text = f"{x.sum().item():.1f}"',
+    _indexed: "return table[int(ids[0])]",
+}
+
+IDS = [[1, 1, 2, 3], [0, 0, 0, 3], [1, 1, 2, 3], [2, 2, 2, 2], [3, 1, 0, 0]]
+
+
+def _inputs(ids):
+    return (paddle.to_tensor(np.array(ids, "int64")),
+            paddle.to_tensor(np.array([0.5, 1.25, -2.0, 3.0], "float32")))
+
+
+@pytest.mark.parametrize("fn", list(PYTHON_LOGIC), ids=lambda f: f.__name__)
+def test_graph_break_gives_python_values(fn):
+    sf = paddle.jit.to_static(fn, full_graph=False)
+    for ids in IDS:     # the values change between calls: what follows the break sees them
+        args = _inputs(ids)
+        np.testing.assert_allclose(sf(*args).numpy(), fn(*args).numpy(), err_msg=str(ids))
+    assert sf.graph_breaks, "the value must be read by Python code"
+
+
+@pytest.mark.parametrize("fn", list(PYTHON_LOGIC), ids=lambda f: f.__name__)
+def test_full_graph_names_the_line(fn):
+    sf = paddle.jit.to_static(fn, full_graph=True)
+    with pytest.raises(TypeError) as info:
+        sf(*_inputs(IDS[0]))
+    check_user_error(info.value, HERE, PYTHON_LOGIC[fn])
+    assert "Python number read from a tensor" in str(info.value)
+
+
+@pytest.mark.parametrize("values", [[3.0, 1.0, 2.0], [-1.0, 5.0, 0.5]])
+def test_sorted_over_numpy_tolist(values):
+    x = paddle.to_tensor(np.array(values, "float32"))
+    sf = paddle.jit.to_static(_sorted_numpy, full_graph=False)
+    np.testing.assert_allclose(sf(x).numpy(), _sorted_numpy(x).numpy())
+    with pytest.raises(TypeError) as info:
+        paddle.jit.to_static(_sorted_numpy, full_graph=True)(x)
+    check_user_error(info.value, HERE, "return paddle.to_tensor(sorted(values)) + x * 0")
+
+
+def _item_scale(x):
+    s = x.max().item()
+    return (x * s).sum()
+
+
+def _float_scale(x):
+    return (x * float(x.mean()) + x).sum()
+
+
+def _int_scale(x):
+    return (x * int(x.sum())).sum()
+
+
+def _numpy_scale(x):
+    return (x * paddle.to_tensor(x.mean().numpy())).sum()
+
+
+def _item_arithmetic(x):
+    m = x.max().item()
+    n = m * 2 + 1
+    if n > 3:
+        return (x * n).sum()
+    return (x / n).sum()
+
+
+def _bool_branch(x):
+    if bool(x.sum() > 0):
+        return (x * x).sum()
+    return (x - 1).sum()
+
+
+def _tolist_sum(x):
+    total = 0.0
+    for v in x.tolist():
+        total = total + v * v
+    return x.sum() * total
+
+
+TENSOR_USE = [_item_scale, _float_scale, _int_scale, _numpy_scale, _item_arithmetic,
+              _bool_branch, _tolist_sum]
+
+
+@pytest.mark.parametrize("full_graph", [False, True])
+@pytest.mark.parametrize("fn", TENSOR_USE, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("values", [[1.0, 2.0, 0.5], [-1.0, 0.25, -0.5]])
+def test_values_are_constants_to_autograd(fn, full_graph, values):
+    """Where tensor code uses the value the result is eager's on every path, and no gradient
+    flows through it."""
+    results = []
+    for run in (fn, paddle.jit.to_static(fn, full_graph=full_graph)):
+        x = paddle.to_tensor(np.array(values, "float32"), stop_gradient=False)
+        out = run(x)
+        out.backward()
+        results.append((out.numpy(), x.grad.numpy()))
+    (want, want_grad), (got, got_grad) = results
+    np.testing.assert_allclose(got, want, rtol=1e-5)
+    np.testing.assert_allclose(got_grad, want_grad, rtol=1e-5)
+
+
+@pytest.mark.parametrize("fn", TENSOR_USE, ids=lambda f: f.__name__)
+def test_saved_model_agrees(fn, tmp_path):
+    spec = [paddle.static.InputSpec([3], "float32")]
+    sf = paddle.jit.to_static(fn, input_spec=spec, full_graph=True)
+    paddle.jit.save(sf, str(tmp_path / "m"))
+    loaded = paddle.jit.load(str(tmp_path / "m"))
+    for values in ([1.0, 2.0, 0.5], [-1.0, 0.25, -0.5]):
+        x = paddle.to_tensor(np.array(values, "float32"))
+        np.testing.assert_allclose(loaded(x).numpy(), fn(x).numpy(), rtol=1e-5)
+
+
+def test_tolist_nests_like_eager():
+    def rows(x):
+        out = x.tolist()
+        assert len(out) == 2 and all(len(row) == 3 for row in out)
+        return x * sum(v * (i + 1) for row in out for i, v in enumerate(row))
+    x = paddle.to_tensor(np.arange(6, dtype="float32").reshape(2, 3))
+    for full_graph in (False, True):
+        got = paddle.jit.to_static(rows, full_graph=full_graph)(x)
+        np.testing.assert_allclose(got.numpy(), rows(x).numpy())
+
+
+def test_item_of_many_elements_is_refused():
+    def many(x):
+        return x * float(x)
+    with pytest.raises(TypeError) as info:
+        paddle.jit.to_static(many, full_graph=True)(paddle.ones([3]))
+    check_user_error(info.value, HERE, "return x * float(x)")
+    assert "one element" in str(info.value)
