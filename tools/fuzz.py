@@ -24,6 +24,21 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
+
+def _sibling(name: str):
+    """tools/<name>.py, however this file was loaded (a script, or by path from the tests)."""
+    full = f"dy2st_tools_{name}"
+    if full not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            full, os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.py"))
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[full] = module
+        spec.loader.exec_module(module)
+    return sys.modules[full]
+
+
+add_silent = _sibling("fuzz_silent").add_silent
+
 # ----------------------------------------------------------------------------- generator
 TENSORS = ("h", "g")              # [3] float32 tensors, always assigned
 MAYBE = ("z",)                    # a [3] tensor assigned only on some paths
@@ -35,7 +50,8 @@ class Generator:
     def __init__(self, rng: random.Random, closure_rng: Optional[random.Random] = None,
                  holder_rng: Optional[random.Random] = None,
                  extra_rng: Optional[random.Random] = None,
-                 list_rng: Optional[random.Random] = None) -> None:
+                 list_rng: Optional[random.Random] = None,
+                 silent_rng: Optional[random.Random] = None) -> None:
         self.rng = rng
         # closures, attribute holders, extra statements and list loops are drawn from streams
         # of their own, so that adding them left every other program (and the seeds of
@@ -44,6 +60,8 @@ class Generator:
         self.holder_rng = holder_rng or random.Random(0)
         self.extra_rng = extra_rng or random.Random(0)
         self.list_rng = list_rng or random.Random(0)
+        self.silent_rng = silent_rng or random.Random(0)
+        self.full_graph = True      # False: the program needs graph breaks (Python values)
         self.lines: List[str] = []
         self.loop_depth = 0
         self.loop_vars: List[str] = []
@@ -259,8 +277,12 @@ class Generator:
             head = self.add_extras(head)
         if self.list_rng.random() < 0.3:
             self.add_list_loop()
-        lines = head + self.lines
-        if self.holder_rng.random() < 0.3:
+        tail: List[str] = []
+        if self.silent_rng.random() < 0.4:
+            head, tail = add_silent(self, head)
+        lines = head + self.lines + tail
+        # (programs with graph breaks keep their dict: see docs/fuzzing.md, issue 24)
+        if self.holder_rng.random() < 0.3 and self.full_graph:
             lines = self.hold_in_attributes(lines)
         return "\n".join(lines) + "\n"
 
@@ -347,7 +369,7 @@ def _indent(line: str) -> str:
 def generate(seed: int) -> str:
     return Generator(random.Random(seed), random.Random(f"closure {seed}"),
                      random.Random(f"holder {seed}"), random.Random(f"extra {seed}"),
-                     random.Random(f"list {seed}")).program()
+                     random.Random(f"list {seed}"), random.Random(f"silent {seed}")).program()
 
 
 # ----------------------------------------------------------------------------- running
@@ -525,12 +547,19 @@ def check_source(source: str, seed: int, directory: str, save: bool = True,
     from dy2st.static import InputSpec
     name = seed if name is None else name
     module, path = _load_module(source, directory, name)
-    sf = paddle.jit.to_static(module.f, input_spec=[InputSpec([None, 3], "float32")],
-                              full_graph=True)   # strict: a break would hide a conversion bug
+    # strict (full_graph=True): a break would hide a conversion bug; only programs whose
+    # Python code needs tensor values (FULL_GRAPH = False) run with graph breaks
+    full_graph = getattr(module, "FULL_GRAPH", True)
+    make = getattr(module, "make", None)      # a Layer (with hooks) calling f
+    eager_fn = make() if make is not None else module.f
+    sf = paddle.jit.to_static(make() if make is not None else module.f,
+                              input_spec=[InputSpec([None, 3], "float32")],
+                              full_graph=full_graph)
+    save = save and full_graph                 # jit.save refuses graph breaks
     loaded = None
     runs = 0
     for k, x in enumerate(inputs(seed)):
-        eager = _run(module.f, x, path, eager=True)
+        eager = _run(eager_fn, x, path, eager=True)
         static = _run(sf, x, path, eager=False)
         runs += 1
         if not _agree(eager, static):
@@ -541,7 +570,7 @@ def check_source(source: str, seed: int, directory: str, save: bool = True,
         if gradient and eager.error is None:
             # (eager refuses a backward through a tensor changed in place after an op used
             # it, which the static program, where the change is a new value, can do)
-            grad_eager = _run(module.f, x, path, eager=True, gradient=True)
+            grad_eager = _run(eager_fn, x, path, eager=True, gradient=True)
             grad_static = _run(sf, x, path, eager=False, gradient=True)
             if grad_eager.error is None:
                 if report is not None:

@@ -207,6 +207,36 @@ def check_supported(fn_node: Any, filename: str, start: int,
             hit = written_names(node.body + node.orelse) & globals_
             if hit:
                 fail(node, f"assigning the global {sorted(hit)[0]!r} inside an if / loop")
+    if globals_:
+        _check_global_writes_after_return(fn_node, globals_, fail)
+
+
+def _check_global_writes_after_return(fn_node: Any, globals_: set, fail: Callable) -> None:
+    """A global assigned after a `return` inside an if / loop: the converted function runs
+    the rest of its body under an `if` on "not returned yet", where the write would happen
+    whether or not an earlier return was taken."""
+    from ..transformers.analysis import written_names
+    returned = False
+    for stmt in fn_node.body:
+        if returned:
+            hit = written_names([stmt]) & globals_
+            if hit:
+                fail(stmt, f"assigning the global {sorted(hit)[0]!r} after a `return` inside "
+                           "an if / loop")
+        elif isinstance(stmt, (gast.If, gast.While, gast.For, gast.Try, gast.With)) and any(
+                isinstance(n, gast.Return) for n in _walk_no_scopes(stmt)):
+            returned = True
+
+
+def _walk_no_scopes(node: gast.AST) -> List[gast.AST]:
+    out, stack = [], list(gast.iter_child_nodes(node))
+    while stack:
+        n = stack.pop()
+        out.append(n)
+        if not isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda,
+                              gast.ClassDef)):
+            stack.extend(gast.iter_child_nodes(n))
+    return out
 
 
 def _strip_signature_extras(node: gast.FunctionDef) -> None:

@@ -10,7 +10,7 @@ import numpy as np
 from ..runtime import ops
 from ..runtime.control_flow.values import as_pred
 from ..runtime.program import Variable
-from ..runtime.python_value import python_value
+from ..runtime.python_value import number_result, python_value
 from ..runtime.registry import apply
 from ..runtime.tensor import Tensor, TensorLike
 
@@ -186,7 +186,7 @@ def _extreme(args: tuple, kwargs: dict, pick: Callable, elementwise: Callable) -
     out = items[0]
     for v in items[1:]:
         out = elementwise(out, v) if (_symbolic(out) or _symbolic(v)) else pick(out, v)
-    return out
+    return number_result(out, items)
 
 
 def Max(*args: Any, **kwargs: Any) -> Any:
@@ -204,9 +204,9 @@ def Round(x: Any, ndigits: Any = None) -> Any:
     if not _symbolic(x):
         return round(x) if ndigits is None else round(x, ndigits)
     if ndigits is None:
-        return ops.cast(ops.round(x), "int64")
+        return number_result(ops.cast(ops.round(x), "int64"), [x])
     factor = 10.0 ** ndigits
-    return ops.divide(ops.round(ops.multiply(x, factor)), factor)
+    return number_result(ops.divide(ops.round(ops.multiply(x, factor)), factor), [x])
 
 
 def _join_truths(items: Any, builtin: Callable, decisive: bool, join: Callable) -> Any:

@@ -2,7 +2,7 @@
 `bool(t)`): symbolic stand-ins that act as the number in tensor code and refuse Python logic."""
 from __future__ import annotations
 
-from typing import Any, List
+from typing import Any, List, Sequence
 
 from .program import Variable
 from .registry import apply
@@ -66,6 +66,15 @@ for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__
               "__le__", "__gt__", "__ge__", "__eq__", "__ne__", "__and__", "__or__",
               "__invert__"):
     setattr(PythonValue, _name, _number_op(_name))
+
+
+def number_result(out: Any, inputs: Sequence[Any]) -> Any:
+    """out, a PythonValue when the builtin that made it (round, max, min) took only numbers,
+    some of them PythonValues: a number, as eager's builtin gives."""
+    if type(out) is Variable and all(_is_number(v) for v in inputs) and \
+            any(type(v) is PythonValue for v in inputs):
+        out.__class__ = PythonValue
+    return out
 
 
 def python_value(x: Variable) -> PythonValue:

@@ -57,6 +57,21 @@ def test_generator_covers_the_constructs_it_promises():
         assert construct in sources, construct
 
 
+def test_generator_covers_the_silent_cases():
+    """Issue 24's generators (tools/fuzz_silent.py): no_grad, Python values (Counter / sorted /
+    dict keys over them, with graph breaks), globals, closures made in loops, walrus, in-place
+    changes after an append, keys added in loops, Layers with hooks saved by jit.save."""
+    sources = "\n".join(fuzz.generate(s) for s in range(400))
+    for construct in ("with paddle.no_grad():", "paddle.set_grad_enabled(False)",
+                      "@paddle.no_grad()", ".item()", "h.tolist()", "float(g.mean())",
+                      "collections.Counter(", "sorted(h.tolist())", "FULL_GRAPH = False",
+                      "global GN9", "fns9.append(lambda t: t * k9 + s)", "for j9 in range(3)]",
+                      "while (w9 := w9 + 0.5)", "lst9.append(t9)", "box9['acc'].append(",
+                      "dd9['k'] = ", "register_forward_pre_hook(",
+                      "net.inner.register_forward_post_hook("):
+        assert construct in sources, construct
+
+
 def test_a_disagreement_is_reported_with_its_seed_and_source(tmp_path, monkeypatch):
     """A program whose static result differs (a broken comparison) fails with seed and source."""
     monkeypatch.setattr(fuzz, "_agree", lambda a, b: False)

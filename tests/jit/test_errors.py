@@ -130,6 +130,14 @@ def assigns_global_in_loop(x):
     return x
 
 
+def assigns_global_after_return(x):
+    global COUNTER
+    if x.sum() > 0:
+        return x * 2
+    COUNTER = 3
+    return x - COUNTER
+
+
 def undefined_on_some_path(x, flag):
     if flag:
         y = x + 1
@@ -243,7 +251,8 @@ def test_yield_is_a_conversion_error():
 
 
 @pytest.mark.parametrize("fn,text", [(assigns_global, "if x.sum() > 0:"),
-                                     (assigns_global_in_loop, "for k in range(3):")])
+                                     (assigns_global_in_loop, "for k in range(3):"),
+                                     (assigns_global_after_return, "COUNTER = 3")])
 def test_global_assigned_in_control_flow(fn, text):
     msg = conversion_error(fn, T(X))
     assert "global" in msg and "COUNTER" in msg
