@@ -151,6 +151,33 @@ def Range(*args: Any) -> Any:
     return TensorRange(start, stop, step)
 
 
+class ReversedRange(TensorRange):
+    """reversed(range(...)) with a symbolic bound: the range's items, last first."""
+
+    def __init__(self, forward: TensorRange) -> None:
+        super().__init__(forward.start, forward.stop, forward.step)
+        self.forward = forward
+
+    def length(self) -> Any:
+        return self.forward.length()
+
+    def item(self, k: Any) -> Any:
+        last = ops.subtract(self.forward.length(), _as_int64(1))
+        return self.forward.item(ops.subtract(last, k))
+
+
+def Reversed(seq: Any) -> Any:
+    """reversed() in a loop header: a range stays a range (last first), a range with a tensor
+    bound a tensor range."""
+    if isinstance(seq, range):
+        return seq[::-1]
+    if type(seq) is TensorRange:
+        return ReversedRange(seq)
+    if type(seq) is ReversedRange:
+        return seq.forward
+    return reversed(seq)
+
+
 def Enumerate(iterable: Any, start: int = 0) -> Any:
     sym = symbolic_iterable(iterable)
     if sym is None:

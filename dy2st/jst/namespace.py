@@ -19,12 +19,13 @@ from ..runtime.control_flow.unrolled import unrolled_loop
 from . import attribute_writes
 from .branch_aliases import AliasFlags, branch_alias_tests
 from .branch_attributes import take_attributes, with_attribute_outputs
-from .iteration import Enumerate, For, ListComp, Range, Zip  # noqa: F401
+from .iteration import Enumerate, For, ListComp, Range, Reversed, Zip  # noqa: F401
 from .operators import (AllOf, And, AnyOf, Bool, Compare, Float, Int,  # noqa: F401
                         IsInstance, Len, Max, Min, Not, Or, Round, Sum)
 from .printing import Assert, Print  # noqa: F401
 
-__all__ = ["IfElse", "IfElseExpr", "While", "For", "Range", "Enumerate", "Zip", "And", "Or",
+__all__ = ["IfElse", "IfElseExpr", "While", "For", "Range", "Reversed", "Enumerate", "Zip",
+           "And", "Or",
            "Not", "Print", "Assert", "Int", "Float", "Bool", "Len", "SetItem", "GetAttr",
            "UndefinedVar", "ReturnValue", "Call", "TryBlock", "Compare", "IsInstance", "Sum",
            "Defined"]

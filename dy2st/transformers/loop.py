@@ -27,7 +27,8 @@ from .base import copy_origin
 from .scope import ControlFlowTransformer, names_tuple
 from .walk import all_nodes
 
-_ITER_HELPERS = {"range": "Range", "enumerate": "Enumerate", "zip": "Zip"}
+_ITER_HELPERS = {"range": "Range", "enumerate": "Enumerate", "zip": "Zip",
+                 "reversed": "Reversed"}
 
 
 def _carried(node: Any, extra: Set[str]) -> Set[str]:
