@@ -163,3 +163,8 @@ def _cast(cx, x, dtype):
 @lowers("assign", "detach")
 def _identity(cx, x):
     return x
+
+
+@lowers("no_grad_update")
+def _no_grad_update(cx, new, old):
+    return new          # an in-place change made under no_grad: only its gradient differs
