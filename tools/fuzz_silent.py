@@ -123,7 +123,7 @@ def add_silent(gen, head: List[str]) -> Tuple[List[str], List[str]]:
     if kind == "globals":
         # first: a global assigned under an `if`, in a loop or after a `return` inside one
         # is refused (docs/conversion_limits.md)
-        spots = [k for k in spots if len(_indent(gen.lines[k])) == 4][:1]
+        spots = [0]
     elif kind in ("logic", "breaking"):
         # f is only the snippet and the return: with graph breaks, a tensor changed in place
         # in one compiled region does not reach its aliases in the others (docs/fuzzing.md,
