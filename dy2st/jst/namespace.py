@@ -2,7 +2,6 @@
 Variable builds graph ops, an eager Tensor or a Python value runs plain Python."""
 from __future__ import annotations
 
-import ast
 import threading
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
@@ -20,6 +19,7 @@ from . import attribute_writes
 from .branch_aliases import AliasFlags, branch_alias_tests
 from .branch_attributes import take_attributes, with_attribute_outputs
 from .iteration import Enumerate, For, ListComp, Range, Reversed, Zip  # noqa: F401
+from .loop_arrays import carried_arrays
 from .operators import (AllOf, And, AnyOf, Bool, Compare, Float, Int,  # noqa: F401
                         IsInstance, Len, Max, Min, Not, Or, Round, Sum)
 from .printing import Assert, Print  # noqa: F401
@@ -558,28 +558,6 @@ def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, se
             setattr(obj, attr, before)
             attrs.append((obj, attr))
             attr_init.append(before)
-
-
-def carried_arrays(name: str, value: Any, arrays: Sequence[str]) -> Any:
-    """The loop variable `name` with the lists the loop grows made tensor arrays: the variable
-    itself (`acc` in arrays), or entries of a dict it holds (`d['acc']` in arrays)."""
-    if name in arrays:
-        return lists_to_arrays(value)
-    if type(value) is dict:
-        prefix = name + "["
-        for spec in arrays:
-            if spec.startswith(prefix):
-                key = ast.literal_eval(spec[len(prefix):-1])
-                if key in value:
-                    value[key] = lists_to_arrays(value[key])
-    return value
-
-
-def lists_to_arrays(value: Any) -> Any:
-    """A Python list carried by a tensor loop becomes a tensor array (appends become writes)."""
-    if type(value) is list and all(isinstance(v, TensorLike) for v in value):
-        return ops.create_array(value[0].dtype if value else "float32", value)
-    return value
 
 
 # ----------------------------------------------------------------------------- misc
