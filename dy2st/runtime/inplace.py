@@ -85,6 +85,8 @@ def assign_in_place(handle: Any, new: Any) -> Any:
         pred, on_true = condition(paths)
         _unchecked(other)
         value = ops.where(pred, new, other) if on_true else ops.where(pred, other, new)
+        if not state._state.grad_enabled:
+            value = no_grad_update(value, other)    # the alias's gradient passes unchanged too
         rebind(other, value)
     return rebind(handle, new)
 

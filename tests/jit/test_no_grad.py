@@ -71,7 +71,17 @@ def _inplace_method(x):
     return (h * x).sum()
 
 
-CASES = [_no_grad_block, _set_grad_disabled, _decorated_helper, _enable_inside,
+def _alias_on_one_path(x):
+    """h is g on one path (fuzz seed 139): the change under no_grad reaches g there, and the
+    gradients of both pass through it unchanged."""
+    g = x * 0.5
+    h = g if x.sum() > 0.3 else x * 1.0
+    with paddle.no_grad():
+        h[1] = g[0] * 2.0
+    return (h * x + g).sum()
+
+
+CASES = [_alias_on_one_path, _no_grad_block, _set_grad_disabled, _decorated_helper, _enable_inside,
          _tensor_if_inside, _tensor_loop_inside, _inplace_setitem, _inplace_method]
 
 
