@@ -11,7 +11,6 @@ from ..runtime import ops
 from ..runtime.control_flow.values import as_pred
 from ..runtime.program import Variable
 from ..runtime.python_value import number_result, python_value
-from ..runtime.registry import apply
 from ..runtime.tensor import Tensor, TensorLike
 
 
