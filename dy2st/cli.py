@@ -112,36 +112,42 @@ def _read_input(text: str, names: Sequence[str]) -> Tuple[Optional[str], np.ndar
     name, sep, path = text.partition("=")
     if not sep or name not in names:
         name, path = None, text
-    if not os.path.isfile(path):
+    from .format.opener import open_regular_file
+    try:
+        f = open_regular_file(path, missing_ok=True)    # a FIFO or device is refused, not read
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    if f is None:
         raise UserError(f"{path}: no such input file")
     try:
-        _check_npy_size(path)
-        arr = np.load(path, allow_pickle=False)
+        with f:
+            _check_npy_size(f, path)
+            f.seek(0)
+            arr = np.load(f, allow_pickle=False)
+            if not isinstance(arr, np.ndarray):
+                arr.close()
+                raise UserError(f"{path}: is an .npz archive; pass one .npy file per input")
     except (ValueError, OSError, EOFError) as e:
         raise UserError(f"{path}: not a .npy array file ({e})") from None
-    if not isinstance(arr, np.ndarray):
-        arr.close()
-        raise UserError(f"{path}: is an .npz archive; pass one .npy file per input")
     return name, arr
 
 
-def _check_npy_size(path: str) -> None:
+def _check_npy_size(f: Any, path: str) -> None:
     """Refuse an .npy whose header claims more data than the file holds (before numpy would
     try to allocate it)."""
     from numpy.lib import format as npy
-    with open(path, "rb") as f:
-        if f.read(6) != b"\x93NUMPY":
-            return                      # not an .npy: np.load says what it is
-        f.seek(0)
-        version = npy.read_magic(f)
-        read = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
-        shape, _, dtype = read(f)
-        if dtype.hasobject:
-            return                      # np.load refuses it (allow_pickle=False)
-        need = dtype.itemsize
-        for d in shape:
-            need *= d
-        have = os.fstat(f.fileno()).st_size - f.tell()
+    if f.read(6) != b"\x93NUMPY":
+        return                      # not an .npy: np.load says what it is
+    f.seek(0)
+    version = npy.read_magic(f)
+    read = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
+    shape, _, dtype = read(f)
+    if dtype.hasobject:
+        return                      # np.load refuses it (allow_pickle=False)
+    need = dtype.itemsize
+    for d in shape:
+        need *= d
+    have = os.fstat(f.fileno()).st_size - f.tell()
     if need > have:
         raise UserError(f"{path}: its header claims a {dtype.name} array of shape {list(shape)} "
                         f"({need} bytes) but the file holds {have} bytes of data")

@@ -221,6 +221,10 @@ def test_parse_input_spec(text, spec):
     ("x:float32[3,a]", "dim 'a' is not a size"),
     (":float32[3]", "the name before ':' is empty"),
     ("x:float32[3]]", "expected NAME:DTYPE[DIMS]"),
+    ("float32[\u00b2]", "dim '\u00b2' is not a size"),          # a superscript two
+    ("x:float32[\u0663,4]", "dim '\u0663' is not a size"),      # an Arabic-Indic three
+    ("x:float32[3.5]", "dim '3.5' is not a size"),
+    ("x:float32[-2]", "dim '-2' is not a size"),
 ])
 def test_parse_input_spec_errors(text, message):
     with pytest.raises(ValueError) as info:
@@ -440,3 +444,22 @@ def test_dump_builds_a_layer_class_with_init(net_file):
     user_error(cli("dump", f"{net_file}:Net", "--init", '{"width": 6}', "--program",
                    "--input-spec", "x:float32[None,3]", cwd=net_file.parent),
                "cannot build Net(width=6)")
+
+@pytest.mark.parametrize("spec", ["float32[\u00b2]", "x:float32[3,\u0663]", "x:float[3]"])
+def test_bad_input_spec_on_the_command_line_is_quoted(tmp_path, spec):
+    (tmp_path / "m.py").write_text("def f(x):\n    return x + 1\n")
+    for command in (["dump", "m.py:f", "--program"], ["export", "m.py:f", "-o", "out"]):
+        proc = cli(*command, "--input-spec", spec, cwd=tmp_path)
+        one_line(proc, 2, "bad input spec", repr(spec))
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+@pytest.mark.parametrize("command", ["inspect", "run"])
+def test_a_fifo_in_place_of_the_parameters_file_is_refused_not_waited_on(model, command):
+    import json
+    with open(f"{model}.json", encoding="utf-8") as f:
+        npz = os.path.join(model.parent, json.load(f)["parameters_file"]["file"])
+    os.unlink(npz)
+    os.mkfifo(npz)
+    args = [command, model] + (["--input", "x.npy", "--input", "n.npy"] if command == "run" else [])
+    one_line(cli(*args, cwd=model.parent), 2, "FIFO", npz)

@@ -91,9 +91,17 @@ def _build_tree(d: Any, where: str) -> Any:
     if kind != "dict":
         return (kind, items)
     keys = [decode_value(k, where) for k in _get(d, "keys", list, where)]
-    if len(keys) != len(items) or any(isinstance(k, (list, dict)) for k in keys):
-        raise _fail(where, "dict keys do not fit the items")
+    if len(keys) != len(items) or not all(_hashable(k) for k in keys):
+        raise _fail(where, "dict keys do not fit the items (one per item, each hashable)")
     return ("dict", tuple(zip(keys, items)))
+
+
+def _hashable(v: Any) -> bool:
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    return True
 
 
 def _count_leaves(tree: Any) -> int:

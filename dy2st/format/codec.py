@@ -66,7 +66,7 @@ def decode_value(v: Any, where: str) -> Any:
 
 def _decode_ndarray(d: dict, where: str) -> np.ndarray:
     dtype, shape = d.get("dtype"), _int_list(d.get("shape"), where + ".$ndarray.shape", min_=0)
-    if dtype not in DTYPES or set(d) != {"dtype", "shape", "data"} or not isinstance(d["data"], list):
+    if not isinstance(dtype, str) or dtype not in DTYPES or set(d) != {"dtype", "shape", "data"} or not isinstance(d["data"], list):
         raise _fail(where, "malformed $ndarray object")
     data = decode_value(d["data"], where)
     if len(data) != math.prod(shape) or any(

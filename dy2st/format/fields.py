@@ -34,8 +34,8 @@ def _name(v: Any, where: str) -> str:
 
 
 def _dtype(v: Any, where: str) -> str:
-    if v not in DTYPES:
-        raise _fail(where, f"unknown dtype {v!r}; expected one of {', '.join(DTYPES)}")
+    if not isinstance(v, str) or v not in DTYPES:
+        raise _fail(where, f"unknown dtype {str(v)[:80]!r}; expected one of {', '.join(DTYPES)}")
     return DTYPES[v]
 
 

@@ -18,7 +18,9 @@ from .errors import ModelFormatError, _fail
 from .fields import _get
 from .header import check_header
 from .jsontext import parse_json, dumps
+from .npy_member import DEFAULT_MAX_COMPRESSION_RATIO
 from .npz import max_npz_size, npz_bytes, parameter_table, read_npz
+from .opener import open_regular_file, read_regular_file, shown_path
 from .program_doc import concrete_doc
 
 # The parameters file is named PATH.<first hex digits of its sha256>.npz; _own_files recognises our
@@ -50,8 +52,8 @@ def _own_files(prefix: str) -> "re.Pattern[str]":
 def _referenced_npz(json_path: str) -> Optional[str]:
     """The parameters file the model at json_path names, if it is readable."""
     try:
-        with open(json_path, "rb") as f:
-            name = json.loads(f.read().decode("utf-8"))["parameters_file"]["file"]
+        raw = read_regular_file(json_path)
+        name = json.loads(raw.decode("utf-8"))["parameters_file"]["file"]
     except Exception:  # noqa: BLE001 - no usable model: nothing is referenced
         return None
     return name if isinstance(name, str) else None
@@ -129,45 +131,58 @@ def save_concrete(concrete: ConcreteProgram, path: str, extra: Optional[dict] = 
 def model_prefix(path: str) -> str:
     """The model's path prefix (a trailing `.json` is accepted and dropped)."""
     path = os.fspath(path)
-    return path[:-5] if path.endswith(".json") and os.path.isfile(path) else path
+    return path[:-5] if path.endswith(".json") and _is_file(path) else path
 
 
-def read_model(path: str) -> LoadedModel:
-    """Read and check a saved model; nothing in the files is executed or unpickled."""
+def _is_file(path: str) -> bool:
+    try:
+        return os.path.isfile(path)
+    except (OSError, ValueError):       # isfile swallows most, not all, path errors
+        return False
+
+
+def read_model(path: str, max_compression_ratio: Optional[float] = DEFAULT_MAX_COMPRESSION_RATIO
+               ) -> LoadedModel:
+    """Read and check a saved model; nothing in the files is executed or unpickled. Only regular
+    files are opened (a FIFO or device is refused, never waited on); a compressed parameter
+    member inflating beyond `max_compression_ratio` times its size is refused (None: no bound)."""
     prefix = model_prefix(path)
     json_path = prefix + ".json"
-    if not os.path.isfile(json_path):
-        hint = ""
-        if os.path.isfile(prefix):
-            with open(prefix, "rb") as f:
-                kind = "a Python pickle (not loaded)" if f.read(1) == b"\x80" else "some other file"
-            hint = f"; {prefix!r} is {kind}, but a dy2st model is the pair PATH.json + PATH.<hash>.npz"
-        raise ModelFormatError(f"{json_path}: no such model file{hint}")
+    json_raw = read_regular_file(json_path, missing_ok=True)
+    if json_raw is None:
+        raise ModelFormatError(f"{shown_path(json_path)}: no such model file{_not_model_hint(prefix)}")
     # A save that replaces the model deletes the old parameters file after publishing the new
     # JSON: a reader that read the old JSON then finds its npz gone reads the new JSON.
     for _ in range(_READ_ATTEMPTS):
-        with open(json_path, "rb") as f:
-            json_raw = f.read()
         doc = parse_json(json_raw, json_path)
         version = check_header(doc, json_path)
         pf = _get(doc, "parameters_file", dict, json_path)
         file_ = _get(pf, "file", str, json_path + ": parameters_file")
-        if os.path.basename(file_) != file_ or file_ in (".", "..") or not file_.endswith(".npz"):
+        if (os.path.basename(file_) != file_ or file_ in (".", "..") or not file_.endswith(".npz")
+                or "\0" in file_):
             raise _fail(json_path, f"parameters_file {file_[:80]!r} must be a plain .npz file name")
         sha = _get(pf, "sha256", str, json_path + ": parameters_file")
         table = parameter_table(_get(doc, "parameters", list, json_path), json_path)
         npz_path = os.path.join(os.path.dirname(prefix), file_)
         try:
-            raw = _read_bounded(npz_path, max_npz_size(table), json_path)
+            raw = read_regular_file(npz_path, max_npz_size(table),
+                                    f"parameters {json_path} declares", missing_ok=True)
+        except ModelFormatError as e:
+            raise ModelFormatError(f"{e} (the parameters file named by {json_path})") from None
+        if raw is not None:
             break
-        except FileNotFoundError:
-            if _read_or_none(json_path) == json_raw:
-                raise ModelFormatError(f"{npz_path}: the parameters file named by {json_path} "
-                                       "is missing") from None
+        newer = read_regular_file(json_path, missing_ok=True)
+        if newer == json_raw:
+            raise ModelFormatError(f"{shown_path(npz_path)}: the parameters file named by "
+                                   f"{json_path} is missing")
+        if newer is None:
+            raise ModelFormatError(f"{json_path}: the model was deleted while it was being read")
+        json_raw = newer
     else:
         raise ModelFormatError(f"{json_path}: the model was replaced {_READ_ATTEMPTS} times while "
                                "it was being read; try again")
-    values = read_npz(npz_path, raw, sha, _get(doc, "parameters", list, json_path), json_path)
+    values = read_npz(npz_path, raw, sha, _get(doc, "parameters", list, json_path), json_path,
+                      max_compression_ratio)
     try:
         concrete = build_concrete(doc, values, json_path)
         extra = decode_value(doc.get("extra") or {}, json_path + ": extra")
@@ -177,22 +192,21 @@ def read_model(path: str) -> LoadedModel:
                        extra if isinstance(extra, dict) else {}, json_path, npz_path)
 
 
-def _read_bounded(path: str, limit: int, where: str) -> bytes:
-    """The file's bytes, refused without reading it whole when it is larger than `limit`."""
-    with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        if size > limit:
-            raise ModelFormatError(f"{path}: is larger than the parameters {where} declares "
-                                   f"({size} bytes, at most {limit})")
-        return f.read(size)
-
-
-def _read_or_none(path: str) -> Optional[bytes]:
+def _not_model_hint(prefix: str) -> str:
+    """Why `prefix` itself is not the model, when it is some file (e.g. a Paddle pickle)."""
     try:
-        with open(path, "rb") as f:
-            return f.read()
-    except OSError:
-        return None
+        f = open_regular_file(prefix, missing_ok=True)
+    except ModelFormatError:
+        return ""
+    if f is None:
+        return ""
+    with f:
+        try:
+            first = f.read(1)
+        except OSError:
+            return ""
+    kind = "a Python pickle (not loaded)" if first == b"\x80" else "some other file"
+    return f"; {prefix!r} is {kind}, but a dy2st model is the pair PATH.json + PATH.<hash>.npz"
 
 
 def load_concrete(path: str) -> ConcreteProgram:

@@ -8,20 +8,18 @@ import io
 import struct
 import zipfile
 import zlib
-from typing import Any, BinaryIO, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
-import numpy.lib.format as npy_format
 
 from ..runtime.dtype import DTYPES
 from .errors import ModelFormatError, _fail
 from .fields import _dtype, _get, _int_list, _name
+from .npy_member import (COMPRESSIONS, DEFAULT_MAX_COMPRESSION_RATIO, MAX_NPY_HEADER, Expected,
+                         read_npy_member)
 
-# numpy's own bound on an .npy header; a member may be this much larger than its data.
-_MAX_NPY_HEADER = 10000
 _ZIP_OVERHEAD = 4096            # per member: local + central directory entries, extra fields
 _MAX_PARAMETER_BYTES = 8 << 32  # fields.MAX_ELEMENTS elements of 8 bytes
-_COMPRESSIONS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflated"}
 
 Entry = Tuple[str, List[int], str]       # (npz key, shape, dtype name)
 
@@ -64,12 +62,15 @@ def data_nbytes(shape: List[int], dtype: str) -> int:
 def max_npz_size(entries: Dict[str, Entry]) -> int:
     """The largest parameters file the table allows (every member stored, headers at their
     largest): a bigger file is not this model's and is refused before it is read."""
-    return sum(data_nbytes(s, d) + _MAX_NPY_HEADER + _ZIP_OVERHEAD
+    return sum(data_nbytes(s, d) + MAX_NPY_HEADER + _ZIP_OVERHEAD
                for _, s, d in entries.values()) + _ZIP_OVERHEAD
 
 
-def read_npz(path: str, raw: bytes, sha256: str, table: List[Any], where: str) -> Dict[str, np.ndarray]:
-    """{parameter name: array} from the npz bytes, checked against the JSON parameter table."""
+def read_npz(path: str, raw: bytes, sha256: str, table: List[Any], where: str,
+             max_compression_ratio: Optional[float] = DEFAULT_MAX_COMPRESSION_RATIO
+             ) -> Dict[str, np.ndarray]:
+    """{parameter name: array} from the npz bytes, checked against the JSON parameter table
+    (a compressed member inflating beyond `max_compression_ratio` is refused; None: no bound)."""
     entries = parameter_table(table, where)
     if raw.startswith(b"\x80"):
         raise _fail(path, "is a Python pickle, not an .npz of parameters; refusing to load it "
@@ -88,7 +89,8 @@ def read_npz(path: str, raw: bytes, sha256: str, table: List[Any], where: str) -
                 raise _fail(path, f"holds arrays {sorted(keys - want)} that {where} does not list")
             if want - keys:
                 raise _fail(path, f"lacks the parameter arrays {sorted(want - keys)} listed in {where}")
-            return {name: _read_member(zf, members[key], name, shape, dtype, path, where)
+            return {name: _read_member(zf, members[key], name, shape, dtype, path, where,
+                                      max_compression_ratio)
                     for name, (key, shape, dtype) in entries.items()}
     except ModelFormatError:
         raise
@@ -112,54 +114,12 @@ def _members(zf: zipfile.ZipFile, path: str) -> Dict[str, zipfile.ZipInfo]:
 
 
 def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, shape: List[int],
-                 dtype: str, path: str, where: str) -> np.ndarray:
+                 dtype: str, path: str, where: str, max_compression_ratio: Optional[float]
+                 ) -> np.ndarray:
     what = f"array {info.filename!r} (parameter {name!r})"
-    if info.compress_type not in _COMPRESSIONS:
-        raise _fail(path, f"{what} uses zip compression method {info.compress_type}; only "
-                          f"{' and '.join(_COMPRESSIONS.values())} members are read")
-    if info.flag_bits & 0x1:
-        raise _fail(path, f"{what} is encrypted")
     nbytes = data_nbytes(shape, dtype)
-    if info.file_size > nbytes + _MAX_NPY_HEADER:
+    if info.compress_type in COMPRESSIONS and info.file_size > nbytes + MAX_NPY_HEADER:
         raise _fail(path, f"{what} inflates to {info.file_size} bytes, but {where} declares "
                           f"{dtype}{shape} ({nbytes} bytes of data)")
-    with zf.open(info) as raw_member:
-        f = _Counting(raw_member)
-        version = npy_format.read_magic(f)
-        if version == (1, 0):
-            h_shape, fortran, h_dtype = npy_format.read_array_header_1_0(f, _MAX_NPY_HEADER)
-        elif version == (2, 0):
-            h_shape, fortran, h_dtype = npy_format.read_array_header_2_0(f, _MAX_NPY_HEADER)
-        else:
-            raise _fail(path, f"{what} has .npy format version {version}, expected 1.0 or 2.0")
-        if h_dtype.hasobject:
-            raise _fail(path, f"{what} is an object array: pickled objects are never loaded "
-                              "(allow_pickle=False)")
-        if h_dtype.name not in DTYPES:
-            raise _fail(path, f"{what} is not a numeric array (dtype {h_dtype.str!r})")
-        if list(h_shape) != shape or h_dtype.name != dtype:
-            raise _fail(path, f"parameter {name!r} is {h_dtype.name}{list(h_shape)} but "
-                              f"{where} says {dtype}{shape}")
-        if info.file_size != f.count + nbytes:
-            raise _fail(path, f"{what} holds {info.file_size - f.count} bytes of data, but "
-                              f"{dtype}{shape} needs {nbytes}")
-        data = f.read(nbytes)
-        if len(data) != nbytes:
-            raise _fail(path, f"{what} is truncated")
-    arr = np.frombuffer(data, dtype=h_dtype).reshape(shape, order="F" if fortran else "C")
-    return np.array(arr, dtype=h_dtype.newbyteorder("="), order="C")
-
-
-class _Counting:
-    """A read-only stream that counts the bytes read (the .npy header's length)."""
-
-    def __init__(self, f: BinaryIO) -> None:
-        self._f = f
-        self.count = 0
-
-    def read(self, n: int = -1) -> bytes:
-        if n is None or n < 0:
-            raise ValueError("unbounded read of an archive member")
-        data = self._f.read(n)
-        self.count += len(data)
-        return data
+    expect = Expected(shape, dtype, f"parameter {name!r}", where)
+    return read_npy_member(zf, info, path, what, expect, max_compression_ratio)

@@ -28,7 +28,7 @@ def parse_input_spec(text: str) -> InputSpec:
         d = d.strip()
         if d.lower() in _UNKNOWN:
             shape.append(None)
-        elif d.isdigit():
+        elif d.isascii() and d.isdigit():        # str.isdigit() also accepts '²' and '٣'
             shape.append(int(d))
         else:
             raise ValueError(f"bad input spec {text!r}: dim {d!r} is not a size >= 0 or None")

@@ -11,14 +11,19 @@ import io
 import json
 import math
 import os
+import struct
 import zipfile
-from typing import Any, BinaryIO, Dict, List, Union
+import zlib
+from typing import Any, BinaryIO, Dict, List, Optional, Union
 
 import numpy as np
 
 from ..format.atomic import write_atomic
 from ..format.errors import ModelFormatError
 from ..format.jsontext import parse_json
+from ..format.npy_member import (DEFAULT_MAX_COMPRESSION_RATIO, check_member,
+                                       read_npy_member)
+from ..format.opener import read_regular_file
 from ..runtime.dtype import DTYPES
 from ..runtime.program import Variable
 from ..runtime.tensor import Tensor
@@ -28,6 +33,8 @@ __all__ = ["save", "load"]
 FORMAT_NAME = "dy2st.state"
 FORMAT_VERSION = 1
 _STRUCTURE = "dy2st_state.json"
+# The structure is a few bytes per saved value; 256 MiB of it is no state file.
+_MAX_STRUCTURE_BYTES = 256 << 20
 PathOrFile = Union[str, "os.PathLike[str]", BinaryIO]
 
 
@@ -178,19 +185,23 @@ class _Decoder:
 def _read_bytes(path: PathOrFile) -> "tuple[bytes, str]":
     if hasattr(path, "read"):
         return path.read(), "the given file object"
-    path = os.fspath(path)
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"paddle.load: {path!r} does not exist")
-    if os.path.isdir(path):
-        raise ValueError(f"paddle.load: {path!r} is a directory, not a state file")
-    with open(path, "rb") as f:
-        return f.read(), path
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise TypeError(f"paddle.load: path must be a file name or a binary file object, got "
+                        f"{type(path).__name__}")
+    where = os.fsdecode(os.fspath(path))
+    raw = read_regular_file(where, missing_ok=True)
+    if raw is None:
+        raise FileNotFoundError(f"paddle.load: {where!r} does not exist")
+    return raw, where
 
 
 def load(path: PathOrFile, **configs: Any) -> Any:
     """Read what `save` wrote. Tensors come back as Tensors with their names and
-    stop_gradient=True (numpy arrays with `return_numpy=True`)."""
+    stop_gradient=True (numpy arrays with `return_numpy=True`). Only regular files are read;
+    a compressed member inflating beyond `max_compression_ratio` times its size (default
+    100) is refused as a decompression bomb (None: no bound)."""
     return_numpy = bool(configs.pop("return_numpy", False))
+    ratio = configs.pop("max_compression_ratio", DEFAULT_MAX_COMPRESSION_RATIO)
     configs.pop("model_filename", None)
     configs.pop("params_filename", None)
     if configs:
@@ -203,34 +214,46 @@ def load(path: PathOrFile, **configs: Any) -> Any:
         raise _fail(where, "is not a dy2st state file (not a zip archive: foreign or corrupt)")
     try:
         with zipfile.ZipFile(io.BytesIO(raw)) as zf:
-            names = zf.namelist()
-            if _STRUCTURE not in names:
-                raise _fail(where, f"is a zip archive without {_STRUCTURE}, so not a dy2st state "
-                                   "file")
-            doc = parse_json(zf.read(_STRUCTURE), f"{where} ({_STRUCTURE})")
-            _check_header(doc, where)
-            arrays = {}
-            for name in names:
-                if name == _STRUCTURE:
-                    continue
-                if not (name.startswith("arr_") and name.endswith(".npy")
-                        and name[4:-4].isdigit()):
-                    raise _fail(where, f"holds an unexpected member {name!r}")
-                with zf.open(name) as member:
-                    arr = np.lib.format.read_array(member, allow_pickle=False)
-                if arr.dtype.name not in DTYPES:
-                    raise _fail(where, f"array {name!r} has dtype {arr.dtype}, not a dy2st dtype")
-                arrays[name[:-4]] = arr
+            doc, arrays = _read_members(zf, where, ratio)
     except ModelFormatError:
         raise
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError) as e:
-        raise _fail(where, f"is corrupt or truncated ({e})") from None
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError, zlib.error,
+            struct.error, NotImplementedError, RuntimeError, OverflowError, MemoryError) as e:
+        raise _fail(where, f"is corrupt or truncated ({type(e).__name__}: {str(e)[:200]})") from None
     dec = _Decoder(arrays, where, return_numpy)
     out = dec.decode(doc["tree"], "the object")
     unused = sorted(set(arrays) - dec.used)
     if unused:
         raise _fail(where, f"holds arrays {unused} that its structure does not use")
     return out
+
+
+def _read_members(zf: zipfile.ZipFile, where: str, ratio: Optional[float]
+                  ) -> "tuple[Any, Dict[str, np.ndarray]]":
+    """The structure document and {key: array}, every member checked before it is inflated."""
+    infos = zf.infolist()
+    names = [i.filename for i in infos]
+    if len(set(names)) != len(names):
+        raise _fail(where, "holds a member twice")
+    by_name = dict(zip(names, infos))
+    if _STRUCTURE not in by_name:
+        raise _fail(where, f"is a zip archive without {_STRUCTURE}, so not a dy2st state file")
+    structure = by_name[_STRUCTURE]
+    check_member(structure, where, _STRUCTURE, ratio)
+    if structure.file_size > _MAX_STRUCTURE_BYTES:
+        raise _fail(where, f"its {_STRUCTURE} is {structure.file_size} bytes, more than the "
+                           f"{_MAX_STRUCTURE_BYTES} a state file's structure may have")
+    doc = parse_json(zf.read(structure), f"{where} ({_STRUCTURE})")
+    _check_header(doc, where)
+    arrays = {}
+    for name, info in by_name.items():
+        if name == _STRUCTURE:
+            continue
+        if not (name.startswith("arr_") and name.endswith(".npy") and name[4:-4].isdigit()):
+            raise _fail(where, f"holds an unexpected member {name[:80]!r}")
+        arrays[name[:-4]] = read_npy_member(zf, info, where, f"array {name!r}",
+                                            max_compression_ratio=ratio)
+    return doc, arrays
 
 
 def _check_header(doc: Any, where: str) -> None:

@@ -7,6 +7,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from ..autograd.mode import no_grad
 from ..format.input_spec import InputSpec
+from ..format.npy_member import DEFAULT_MAX_COMPRESSION_RATIO
 from . import logger
 from .export_prune import prune_inputs, prune_outputs
 from .keywords import check_keywords
@@ -219,12 +220,15 @@ def _mode_copy(root: Any, training: Optional[bool]) -> Any:
     return copy_layer(root)
 
 
-def load(path: str, **configs: Any) -> Any:
+def load(path: str, max_compression_ratio: Optional[float] = DEFAULT_MAX_COMPRESSION_RATIO,
+         **configs: Any) -> Any:
     """A saved model as a callable TranslatedLayer (no user source needed). Paddle's
-    `model_filename` / `params_filename` are accepted (a dy2st model is one prefix)."""
-    check_keywords("jit.load", configs, LOAD_KEYWORDS, ("path",))
+    `model_filename` / `params_filename` are accepted (a dy2st model is one prefix).
+    `max_compression_ratio` bounds how far a compressed parameter may inflate (None: no bound,
+    for trusted files; docs/format.md)."""
+    check_keywords("jit.load", configs, LOAD_KEYWORDS, ("path", "max_compression_ratio"))
     from .load import load as _load
-    return _load(path, **configs)
+    return _load(path, max_compression_ratio=max_compression_ratio, **configs)
 
 
 # Paddle code imports the decorator from here too (`from paddle.jit.api import to_static`).

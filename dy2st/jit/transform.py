@@ -28,8 +28,9 @@ from .logger import code_level, log
 FACTORY = "dy2st_factory"
 # Parsing, transforming and compiling run one thread at a time: CPython (3.11) keeps the ast
 # module's recursion counter per interpreter, so two threads building ast objects at once can
-# fail with `SystemError: AST constructor recursion depth mismatch` (issue 17). Reentrant: a
-# conversion may start another one. A lock is not state to reset.
+# fail with `SystemError: AST constructor recursion depth mismatch` (issues 17, 31). Every
+# ast.parse and every compile() of an ast tree in dy2st (graph-break outlines included) holds
+# it. Reentrant: a conversion may start another one. A lock is not state to reset.
 conversion_lock = threading.RLock()
 
 
@@ -156,7 +157,12 @@ def parse_function(fn: Callable) -> Tuple[gast.FunctionDef, List[gast.AST], List
     """(gast FunctionDef, all its nodes, the source lines, the file line of their first, file
     name): the def is found by its code object's first line in the cached parse of its file (not
     through inspect, which tokenizes the file and follows functools.wraps `__wrapped__` to the
-    wrong function)."""
+    wrong function). Under conversion_lock, as every ast.parse / compile of an ast tree."""
+    with conversion_lock:
+        return _parse_function(fn)
+
+
+def _parse_function(fn: Callable) -> Tuple[gast.FunctionDef, List[gast.AST], List[str], int, str]:
     code = getattr(fn, "__code__", None)
     if code is None:
         raise TypeError(f"cannot convert {fn!r}: not a Python function")

@@ -160,7 +160,7 @@ HEAD = '{"format": "dy2st.state", "format_version": 1, '
     ({"dy2st_state.json": HEAD + '"tree": 1}', "arr_0.npy": _npy(np.ones(2))}, "does not use"),
     ({"dy2st_state.json": HEAD + '"tree": 1}', "evil.py": "import os"}, "unexpected member"),
     ({"dy2st_state.json": HEAD + '"tree": {"$ndarray": {"key": "arr_0"}}}',
-      "arr_0.npy": _npy(np.array([object()], dtype=object))}, "corrupt"),
+      "arr_0.npy": _npy(np.array([object()], dtype=object))}, "allow_pickle=False"),
     ({"dy2st_state.json": '{"format": "dy2st.state", "format_version": 99, "tree": 1}'},
      "version 99"),
     ({"dy2st_state.json": HEAD + '"tree": {"$code": "x"}}'}, "unknown marker"),

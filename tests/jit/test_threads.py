@@ -33,7 +33,7 @@ def f{i}(x, n):
 
 
 def fresh_functions(tmp_path, tag: str, n: int):
-    source = "import dy2st as paddle\n" + "".join(FUNCTION.format(i=i) for i in range(n))
+    source = "import dy2st as paddle\nimport numpy as np\n" + "".join(FUNCTION.format(i=i) for i in range(n))
     module = import_source(tmp_path, f"threads_{tag}", source)
     return [getattr(module, f"f{i}") for i in range(n)]
 
@@ -116,3 +116,79 @@ def test_a_function_raced_by_many_threads_is_converted_once(tmp_path, monkeypatc
     for i, f in enumerate(fns):
         for t in range(THREADS):
             np.testing.assert_allclose(results[t][i], f(x, 1).numpy(), rtol=1e-6)
+
+
+# A statement that breaks the graph (a tensor's value read in Python): such functions are
+# outlined into regions and islands, which parses and compiles more ast trees (issue 31).
+BREAKING = '''
+def g{i}(x, n):
+    s = x * {i}.0
+    if s.mean() > 0:
+        s = s + 1.0
+    else:
+        s = s - 1.0
+    s = s + float(np.asarray(s.numpy()).sum() * 0)
+    k = 0
+    while k < n:
+        s = s * 0.5 + x
+        k += 1
+    return paddle.tanh(s).sum()
+'''
+
+
+@contextmanager
+def ast_work_outside_the_lock():
+    """Every ast.parse / compile() of an ast tree made without transform.conversion_lock held,
+    as (kind, innermost dy2st frame): each is a chance of CPython's SystemError under threads."""
+    import ast
+    import builtins
+    import traceback
+    found = []
+    parse, compile_ = ast.parse, builtins.compile
+
+    def where():
+        frames = [f for f in traceback.extract_stack()[:-2] if "/dy2st/" in f.filename]
+        return f"{frames[-1].filename}:{frames[-1].lineno}" if frames else "?"
+
+    def checked_parse(*args, **kwargs):
+        if not transform.conversion_lock._is_owned():
+            found.append(("ast.parse", where()))
+        return parse(*args, **kwargs)
+
+    def checked_compile(source, *args, **kwargs):
+        if isinstance(source, ast.AST) and not transform.conversion_lock._is_owned():
+            found.append(("compile", where()))
+        return compile_(source, *args, **kwargs)
+    ast.parse, builtins.compile = checked_parse, checked_compile
+    try:
+        yield found
+    finally:
+        ast.parse, builtins.compile = parse, compile_
+
+
+def test_parallel_first_conversions_with_graph_breaks(tmp_path):
+    """Fresh functions, a quarter of them breaking the graph, first converted by 8 threads at
+    once: eager results, no exception, and no ast work outside the conversion lock."""
+    x = paddle.to_tensor(np.linspace(-1, 1, 6).astype("float32"))
+    failures = []
+    source = "import dy2st as paddle\nimport numpy as np\n" + "".join(
+        (BREAKING if i % 4 == 0 else FUNCTION).format(i=i).replace(f"def f{i}(", f"def g{i}(")
+        for i in range(48))
+    module = import_source(tmp_path, "threads_breaks", source)
+    fns = [getattr(module, f"g{i}") for i in range(48)]
+    statics = [paddle.jit.to_static(f, full_graph=False) for f in fns]
+    wanted = [f(x, 2).numpy() for f in fns]
+
+    def work(t):
+        for k in range(len(fns)):
+            i = (k + 7 * t) % len(fns)
+            try:
+                got = statics[i](x, 2).numpy()
+                if not np.allclose(got, wanted[i], rtol=1e-6):
+                    failures.append((i, "wrong result", got, wanted[i]))
+            except Exception as e:  # noqa: BLE001 - every failure is reported
+                failures.append((i, type(e).__name__, str(e)[:200]))
+    with ast_work_outside_the_lock() as outside, thread_switches_inside_collections():
+        run_threads(work)
+    assert failures == []
+    assert outside == []

@@ -13,6 +13,7 @@ import numpy as np
 
 from ...transformers.analysis import read_names, written_names
 from ...transformers.gast_bridge import gast_to_ast
+from ..transform import conversion_lock
 
 REGIONS = "__dy2st_regions"
 FEED = "__dy2st_feed"
@@ -307,9 +308,10 @@ def build(fdef: gast.FunctionDef, parsed: Tuple, islands: Set[int], opened: Set[
     statements that stay Python and of the if/for/while statements whose header stays Python
     while their bodies are outlined."""
     _node, _nodes, lines, start, filename = parsed
-    outliner = _Outliner(fdef, parsed, islands, opened, fn, bound)
-    body = outliner.block(fdef.body, set(outliner.params), in_loop=False, top=True)
-    driver = _driver_function(fdef, body, outliner.scope_decls, start, filename, fn)
+    with conversion_lock:           # it parses and compiles ast trees (see transform)
+        outliner = _Outliner(fdef, parsed, islands, opened, fn, bound)
+        body = outliner.block(fdef.body, set(outliner.params), in_loop=False, top=True)
+        driver = _driver_function(fdef, body, outliner.scope_decls, start, filename, fn)
     return Outline(driver, outliner.regions), outliner.steps
 
 
@@ -405,16 +407,17 @@ def _compile_ast_function(tree: ast.FunctionDef, start: int, filename: str,
     `extra` names as fresh cells holding the given values)."""
     extra = extra or {}
     freevars = tuple(fn.__code__.co_freevars) + tuple(extra)
-    factory = ast.parse(f"def __dy2st_outline({', '.join(freevars)}):\n    pass\n").body[0]
-    # compiled under a name of its own: under the user's name, a recursive call in the body
-    # would read the factory's local (a closure cell no function has) instead of the global
-    name, tree.name = tree.name, _COMPILED_NAME
-    factory.body = [tree, ast.Return(value=ast.Name(id=tree.name, ctx=ast.Load()))]
-    module = ast.Module(body=[factory], type_ignores=[])
-    ast.fix_missing_locations(module)
-    ast.increment_lineno(tree, start - 1)
-    code = compile(module, filename, "exec")
-    tree.name = name
+    with conversion_lock:
+        factory = ast.parse(f"def __dy2st_outline({', '.join(freevars)}):\n    pass\n").body[0]
+        # compiled under a name of its own: under the user's name, a recursive call in the body
+        # would read the factory's local (a closure cell no function has) instead of the global
+        name, tree.name = tree.name, _COMPILED_NAME
+        factory.body = [tree, ast.Return(value=ast.Name(id=tree.name, ctx=ast.Load()))]
+        module = ast.Module(body=[factory], type_ignores=[])
+        ast.fix_missing_locations(module)
+        ast.increment_lineno(tree, start - 1)
+        code = compile(module, filename, "exec")
+        tree.name = name
     outer = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     inner = next(c for c in outer.co_consts if isinstance(c, types.CodeType) and
                  c.co_name == _COMPILED_NAME)
