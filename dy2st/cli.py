@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import importlib
 import importlib.util
 import json
 import os
 import re
+import signal
 import sys
 from typing import Any, Iterator, List, NoReturn, Optional, Sequence, Tuple
 
@@ -32,9 +34,9 @@ def _specs(texts: Optional[Sequence[str]]) -> List[Any]:
         raise UserError(str(e)) from None
 
 
-def _load(path: str) -> Any:
+def _load(path: str, max_loop_iterations: Optional[int] = None) -> Any:
     from .jit.load import load
-    return load(path)
+    return load(path, max_loop_iterations=max_loop_iterations)
 
 
 def _leaf_paths(tree: Any, prefix: str = "out") -> Iterator[str]:
@@ -166,12 +168,54 @@ def _one_line(e: BaseException) -> str:
     return where + lines[-1]
 
 
+class RunTimeout(Exception):
+    """`dy2st run --timeout S`: the model ran longer than S seconds."""
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: Optional[float]) -> Iterator[None]:
+    """Raise RunTimeout in the main thread after `seconds` (a SIGALRM timer; None: no limit)."""
+    if seconds is None:
+        yield
+        return
+    if not hasattr(signal, "setitimer"):
+        raise UserError("--timeout needs SIGALRM, which this platform does not have")
+
+    def expire(signum: int, frame: Any) -> None:
+        raise RunTimeout(f"the model ran longer than the --timeout of {seconds:g} s")
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _bound_text(e: BaseException) -> str:
+    """A bound's error as one line: the user's file:line (the loop running then), the reason."""
+    import re
+    text = str(e).strip()
+    found = re.findall(r'File "([^"]+)", line (\d+)', text)
+    op = re.search(r"= (\w+)\(", text)
+    where = f"{found[-1][0]}:{found[-1][1]}: " if found else ""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    # the reason's line: user-code frames may be put before it
+    reason = next((line for line in lines if "max_loop_iterations=" in line or "--timeout" in line),
+                  lines[0] if lines else type(e).__name__)
+    return where + reason + (f" (in the {op.group(1)} op there)" if op else "")
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from .runtime.tensor import Tensor
     if args.output and not os.path.isdir(os.path.dirname(args.output) or "."):
         raise UserError(f"{args.output}: the directory {os.path.dirname(args.output)!r} does "
                         "not exist")
-    layer = _load(args.path)
+    if args.max_loop_iterations is not None and args.max_loop_iterations < 0:
+        raise UserError(f"--max-loop-iterations must be >= 0, got {args.max_loop_iterations}")
+    if args.timeout is not None and not args.timeout > 0:
+        raise UserError(f"--timeout must be a number of seconds > 0, got {args.timeout}")
+    layer = _load(args.path, args.max_loop_iterations)
     names = [s.name for s in layer.input_spec]
     positional, named = [], {}
     for text in args.input or []:
@@ -181,10 +225,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         else:
             named[name] = arr
     from .jit.translated_layer import InputMismatchError
+    from .runtime.loop_limit import LoopLimitError
     try:
-        result = layer(*positional, **named)
+        with _time_limit(args.timeout):
+            result = layer(*positional, **named)
     except InputMismatchError as e:
         raise UserError(str(e)) from None
+    except (LoopLimitError, RunTimeout) as e:
+        print(f"dy2st run: the model failed: {_bound_text(e)}", file=sys.stderr)
+        return RUN_FAILED
     except Exception as e:  # noqa: BLE001 - the model itself failed: report it, status 1
         print(f"dy2st run: the model failed: {_one_line(e)}", file=sys.stderr)
         return RUN_FAILED
@@ -483,6 +532,11 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--input", action="append", metavar="[NAME=]FILE.npy",
                    help="one per model input, in order (or by name)")
     r.add_argument("--output", metavar="OUT.npz", help="write the outputs here instead of printing")
+    r.add_argument("--max-loop-iterations", type=int, default=None, metavar="N",
+                   help="fail a while loop that runs more than N turns (default: no bound; set "
+                        "it, or --timeout, for a model you do not trust)")
+    r.add_argument("--timeout", type=float, default=None, metavar="S",
+                   help="fail the run after S seconds (default: no limit)")
     r.set_defaults(func=cmd_run)
     p.subcommands = sub.choices          # for the unknown-option check in main
     return p

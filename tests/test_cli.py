@@ -463,3 +463,26 @@ def test_a_fifo_in_place_of_the_parameters_file_is_refused_not_waited_on(model, 
     os.mkfifo(npz)
     args = [command, model] + (["--input", "x.npy", "--input", "n.npy"] if command == "run" else [])
     one_line(cli(*args, cwd=model.parent), 2, "FIFO", npz)
+
+
+def test_run_with_a_loop_bound(model):
+    """The fixture's while runs n turns: 3 fit a bound of 3, 4 do not (status 1, one line
+    naming the while op and the bound)."""
+    np.save(model.parent / "four.npy", np.array(4))
+    ok = cli("run", model, "--input", "x.npy", "--input", "n.npy", "--max-loop-iterations", "3",
+             cwd=model.parent)
+    assert ok.returncode == 0, ok.stderr
+    one_line(cli("run", model, "--input", "x.npy", "--input", "four.npy",
+                 "--max-loop-iterations", "3", cwd=model.parent),
+             1, "more than 3 iterations", "while op")
+    user_error(cli("run", model, "--max-loop-iterations", "-1", cwd=model.parent), ">= 0")
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "setitimer"), reason="no SIGALRM")
+def test_run_with_a_timeout(model):
+    """n = 10**12 turns would take days: --timeout ends the run (status 1, one line)."""
+    np.save(model.parent / "huge.npy", np.array(10 ** 12))
+    proc = cli("run", model, "--input", "x.npy", "--input", "huge.npy", "--timeout", "1",
+               cwd=model.parent)
+    one_line(proc, 1, "ran longer than the --timeout of 1 s")
+    user_error(cli("run", model, "--timeout", "0", cwd=model.parent), "--timeout")

@@ -221,14 +221,18 @@ def _mode_copy(root: Any, training: Optional[bool]) -> Any:
 
 
 def load(path: str, max_compression_ratio: Optional[float] = DEFAULT_MAX_COMPRESSION_RATIO,
-         **configs: Any) -> Any:
+         max_loop_iterations: Optional[int] = None, **configs: Any) -> Any:
     """A saved model as a callable TranslatedLayer (no user source needed). Paddle's
     `model_filename` / `params_filename` are accepted (a dy2st model is one prefix).
-    `max_compression_ratio` bounds how far a compressed parameter may inflate (None: no bound,
-    for trusted files; docs/format.md)."""
-    check_keywords("jit.load", configs, LOAD_KEYWORDS, ("path", "max_compression_ratio"))
+    For untrusted files: `max_compression_ratio` bounds how far a compressed parameter may
+    inflate (None: no bound; docs/format.md), `max_loop_iterations` the turns of each while loop
+    per call (None, the default: unbounded; past it the call raises LoopLimitError naming the
+    loop's op and line)."""
+    check_keywords("jit.load", configs, LOAD_KEYWORDS,
+                   ("path", "max_compression_ratio", "max_loop_iterations"))
     from .load import load as _load
-    return _load(path, max_compression_ratio=max_compression_ratio, **configs)
+    return _load(path, max_compression_ratio=max_compression_ratio,
+                 max_loop_iterations=max_loop_iterations, **configs)
 
 
 # Paddle code imports the decorator from here too (`from paddle.jit.api import to_static`).
