@@ -11,6 +11,7 @@ from ..runtime.tensor import Tensor
 from ..runtime.ops.grad_kernels import is_cleared
 from . import saved_hooks
 from .rules import RULES, GradientError, VjpContext
+from .stale import stand_in
 from .tape import Node
 
 
@@ -114,10 +115,12 @@ def _run_rule(node: Node, grads: List[Any], create_graph: bool) -> Sequence[Any]
     for i in check:
         x = node.inputs[i]
         if getattr(x, "_version", 0) != node.versions[i]:
-            raise GradientError(
+            # refused only if the rule reads its values (see stale.py)
+            inputs = list(inputs) if inputs is node.inputs else inputs
+            inputs[i] = stand_in(x, (
                 f"input {i} of {node.op_type}{node.where()} was changed in place after the op "
                 "used it, and backward needs its old value; compute on a copy (x.clone()) "
-                "instead of changing it in place")
+                "instead of changing it in place"))
     outputs = [Tensor(v) if type(v) is not list else v for v in node.out_values]
     if create_graph:
         for i, o in enumerate(outputs):
