@@ -16,6 +16,8 @@ from typing import Any, Iterator, List, NoReturn, Optional, Sequence, Tuple
 import numpy as np
 
 from . import __version__
+from .format.opener import open_regular_file
+from .runtime.loop_limit import LoopLimitError
 
 USER_ERROR = 2
 RUN_FAILED = 1
@@ -114,7 +116,6 @@ def _read_input(text: str, names: Sequence[str]) -> Tuple[Optional[str], np.ndar
     name, sep, path = text.partition("=")
     if not sep or name not in names:
         name, path = None, text
-    from .format.opener import open_regular_file
     try:
         f = open_regular_file(path, missing_ok=True)    # a FIFO or device is refused, not read
     except ValueError as e:
@@ -225,7 +226,6 @@ def cmd_run(args: argparse.Namespace) -> int:
         else:
             named[name] = arr
     from .jit.translated_layer import InputMismatchError
-    from .runtime.loop_limit import LoopLimitError
     try:
         with _time_limit(args.timeout):
             result = layer(*positional, **named)

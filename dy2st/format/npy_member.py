@@ -10,7 +10,7 @@ import numpy as np
 import numpy.lib.format as npy_format
 
 from ..runtime.dtype import DTYPES
-from .errors import _fail
+from .errors import ModelFormatError
 
 # numpy's own bound on an .npy header; a member may be this much larger than its data.
 MAX_NPY_HEADER = 10000
@@ -20,6 +20,10 @@ MAX_NPY_HEADER = 10000
 DEFAULT_MAX_COMPRESSION_RATIO = 100
 MIN_INFLATION_ALLOWANCE = 1 << 20
 COMPRESSIONS = {zipfile.ZIP_STORED: "stored", zipfile.ZIP_DEFLATED: "deflated"}
+
+
+def _fail(path: str, problem: str) -> ModelFormatError:
+    return ModelFormatError(f"{path}: {problem}")
 
 
 class Expected(NamedTuple):
