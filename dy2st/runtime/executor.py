@@ -14,7 +14,7 @@ import numpy as np
 
 from .control_flow.counted_loop import CountedLoop, counted_loop, counter_end
 from .direct_calls import direct_kernel, matmul_fn, method_expr
-from .loop_limit import loop_limit, loop_limit_exceeded
+from .loop_limit import check_trip_count, count_turn, start_turn_count
 from .passes.effects import CONTROL
 from .passes.facts import resolve_vars
 from .program import Block, Operator, Program, Variable
@@ -421,9 +421,9 @@ class _Codegen:
         if outs:
             self.emit(f"{ind}{lhs} = {_tuple(ins[:n])}", tag)
         if deep or not INLINE_WHILE:
-            turns = self.start_turn_count(ind, tag)
+            turns = start_turn_count(self, ind, tag)
             self.emit(f"{ind}while {self.call_block(c, True, args)}:", tag)
-            self.count_turn(turns, ind + "    ", tag)
+            count_turn(self, turns, ind + "    ", tag)
             call = self.call_block(b, False, args)
             self.emit(f"{ind}    {lhs + ' = ' if outs else ''}{call}", tag)
             return
@@ -433,11 +433,11 @@ class _Codegen:
             self.counted_while(counted, ind, ins, outs, args, depth, tag,
                                live is None or op.outputs[counted.k] in live)
         else:
-            turns = self.start_turn_count(ind, tag)
+            turns = start_turn_count(self, ind, tag)
             self.emit(f"{ind}while True:", tag)
             # on the last turn the condition's value stays bound (freed when the function returns)
             self.inline(self.program.blocks[c], ind + "    ", args, [], depth + 1, loop=tag)
-            self.count_turn(turns, ind + "    ", tag)
+            count_turn(self, turns, ind + "    ", tag)
             self.inline(self.program.blocks[b], ind + "    ", args, outs, depth + 1, carried=True)
             if turns is not None:
                 self.emit(f"{ind}del {turns}")
@@ -447,23 +447,6 @@ class _Codegen:
                 del self.transposed[param]
             self.emit(f"{ind}del {', '.join(hoisted.values())}")
             self.free.extend(hoisted.values())
-
-    def start_turn_count(self, ind: str, tag: Tuple[int, Operator]) -> Optional[str]:
-        """The local counting a while loop's turns when the program bounds them, set to 0."""
-        if loop_limit(self.program) is None:
-            return None
-        turns = self.new_local()
-        self.emit(f"{ind}{turns} = 0", tag)
-        return turns
-
-    def count_turn(self, turns: Optional[str], ind: str, tag: Tuple[int, Operator]) -> None:
-        """One more turn of the loop: past the program's bound, LoopLimitError (at the op)."""
-        if turns is None:
-            return
-        limit = loop_limit(self.program)
-        self.emit(f"{ind}{turns} += 1", tag)
-        self.emit(f"{ind}if {turns} > {limit}: {self.const('L', loop_limit_exceeded)}({limit})",
-                  tag)
 
     def hoist_transposes(self, body: Block, n: int, args: List[str], sources: List[str],
                          ind: str, tag: Tuple[int, Operator]) -> Dict[str, str]:
@@ -507,10 +490,7 @@ class _Codegen:
             stop = f"{stop} {'+' if counted.step > 0 else '-'} 1"
         start = self._number(tag[1].inputs[k], ins[k])
         self.emit(f"{ind}{turns} = range({start}, {stop}, {counted.step})", tag)
-        limit = loop_limit(self.program)
-        if limit is not None:
-            self.emit(f"{ind}if len({turns}) > {limit}: "
-                      f"{self.const('L', loop_limit_exceeded)}({limit})", tag)
+        check_trip_count(self, turns, ind, tag)
         self.emit(f"{ind}for {outs[k]} in {turns}:", tag)
         n_lines = len(self.lines)
         self.inline(counted.body, ind + "    ", args, outs, depth + 1, carried=True)
