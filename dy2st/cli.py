@@ -195,7 +195,6 @@ def _time_limit(seconds: Optional[float]) -> Iterator[None]:
 
 def _bound_text(e: BaseException) -> str:
     """A bound's error as one line: the user's file:line (the loop running then), the reason."""
-    import re
     text = str(e).strip()
     found = re.findall(r'File "([^"]+)", line (\d+)', text)
     op = re.search(r"= (\w+)\(", text)
