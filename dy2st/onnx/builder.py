@@ -9,6 +9,7 @@ import numpy as np
 
 from ..runtime.program import Block, Operator, Program, Variable
 from . import table
+from .array_types import array_elem_dtype
 from .errors import NotExportableError, where_text
 
 
@@ -109,8 +110,8 @@ class Builder:
         """A typed graph input/output for `var`: a tensor (dims: -1 unknown, a str a named dim)
         or, for a tensor array, a sequence of tensors."""
         if var.kind == "array":
-            elem = var.elem[1] if var.elem is not None else var.dtype
-            return self.helper.make_tensor_sequence_value_info(name, self.tensor_type(elem), None)
+            return self.helper.make_tensor_sequence_value_info(
+                name, self.tensor_type(array_elem_dtype(var)), None)
         shape = dims if dims is not None else var._shape
         shape = [d if isinstance(d, str) else (None if d < 0 else int(d)) for d in shape]
         return self.helper.make_tensor_value_info(name, self.tensor_type(var.dtype), shape)

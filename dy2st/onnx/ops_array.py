@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from typing import List
 
+from .array_types import array_elem_dtype
 from .builder import OpContext
 from .table import lowers
 
 
 def _elem_dtype(cx: OpContext, var) -> str:
-    return str(var.elem[1]) if var.elem is not None else str(var.dtype)
+    return array_elem_dtype(var)
 
 
 @lowers("create_array", fold=False)
