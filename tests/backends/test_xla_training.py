@@ -132,3 +132,35 @@ def test_gradients_through_if_and_data_dependent_while_match_numpy_and_differenc
         lo = float(looped(x, paddle.to_tensor(w0 - d)))
         fd.append((hi - lo) / (2 * eps))
     np.testing.assert_allclose(grads["xla"][1], fd, rtol=1e-4, atol=1e-6)
+
+
+def rearranging(x, w, ids):
+    a, b = paddle.split(x, [2, 3], axis=1)
+    rows = paddle.unbind(x, axis=0)
+    picked = x[paddle.to_tensor([0, 2, 0])]              # advanced index, a repeated row
+    strided = x[:, ::2]
+    gathered = paddle.gather(x, paddle.to_tensor([1, 1, 0]), axis=0)
+    emb = paddle.nn.functional.embedding(ids, w)
+    tiled = paddle.tile(a, [2, 1])
+    sliced = paddle.slice(x, axes=[1], starts=[1], ends=[4])
+    return ((a * 2).sum() + (b ** 2).sum() + (rows[1] * rows[2]).sum() + picked.sum()
+            + (strided ** 3).sum() + (gathered * 1.5).sum() + (emb ** 2).sum()
+            + (tiled ** 2).sum() + sliced.sum())
+
+
+def test_gradients_of_slicing_gathers_and_embedding_match_numpy(monkeypatch):
+    monkeypatch.setenv("DY2ST_XLA_STRICT", "1")      # every op lowered, none on numpy
+    rng = np.random.default_rng(4)
+    x0 = rng.standard_normal((3, 5))
+    w0 = rng.standard_normal((6, 4))
+    ids = paddle.to_tensor(np.array([[1, 5, 1], [0, 2, 2]], "int64"))
+    got = {}
+    for backend in ("numpy", "xla"):
+        x = paddle.to_tensor(x0, stop_gradient=False)
+        w = paddle.to_tensor(w0, stop_gradient=False)
+        out = paddle.jit.to_static(rearranging, backend=backend)(x, w, ids)
+        out.backward()
+        got[backend] = (float(out), x.grad.numpy(), w.grad.numpy())
+    np.testing.assert_allclose(got["xla"][0], got["numpy"][0], rtol=1e-12)
+    np.testing.assert_allclose(got["xla"][1], got["numpy"][1], rtol=1e-12)
+    np.testing.assert_allclose(got["xla"][2], got["numpy"][2], rtol=1e-12)

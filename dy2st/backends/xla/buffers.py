@@ -69,9 +69,10 @@ def from_items(items: List[Any], capacity: int, like: Optional[Any] = None) -> B
 
 
 def stackable(items: List[Any]) -> bool:
-    return bool(items) and all(i is not None for i in items) and \
-        len({(tuple(np.shape(i)), np.asarray(i).dtype.str if not hasattr(i, "aval") else
-              str(i.dtype)) for i in items}) == 1
+    """Whether items are arrays of one shape and dtype (not tensor arrays or missing items)."""
+    if not items or any(i is None or isinstance(i, (list, Buffer)) for i in items):
+        return False
+    return len({(tuple(np.shape(i)), str(i.dtype)) for i in items}) == 1
 
 
 def to_list(data: Any, length: Any) -> List[np.ndarray]:

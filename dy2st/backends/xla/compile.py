@@ -16,7 +16,7 @@ from ...runtime.executor import compile_program, raise_with_op_origin
 from ...runtime.program import Program
 from .buffers import (INITIAL_CAPACITY, Buffer, capacity_for, from_items, register,
                       stackable, to_list)
-from .device import current_device
+from .device import placed
 from .loader import jax_modules, x64
 from .lower import LowerContext
 from .params import device_value, remember_outputs
@@ -30,6 +30,7 @@ CACHE_SIZE = 8
 # DY2ST_XLA_STRICT=1: a program that cannot be lowered raises instead of running on numpy
 STRICT_ENV = "DY2ST_XLA_STRICT"
 _NUMPY = "numpy"
+_NO_SEED = np.zeros(2, np.uint32)      # the seed of programs that draw no random numbers
 
 RANDOM_OPS = frozenset(("uniform_random", "gaussian_random", "randint", "binomial", "poisson",
                         "standard_gamma", "dropout", "fractional_max_pool_nd"))
@@ -87,12 +88,11 @@ class XlaProgram:
             self.cache.move_to_end(key)
         if fn is _NUMPY:
             return self.numpy_run(arrays)
-        m = jax_modules()
-        params = [device_value(self.program.persistables[n]) for n in self.persistable_names]
-        seed = rng().integers(0, 2 ** 32, 2, dtype=np.uint32) if self.random else \
-            np.zeros(2, np.uint32)
-        with x64(), m.jax.default_device(current_device()):
-            outs, status = fn(list(arrays), params, seed)
+        persistables = self.program.persistables
+        params = [device_value(persistables[n]) for n in self.persistable_names]
+        seed = rng().integers(0, 2 ** 32, 2, dtype=np.uint32) if self.random else _NO_SEED
+        with x64(), placed():
+            outs, status = fn(arrays, params, seed)
         # one transfer for both flags: 1 a run-time check failed, 2 a loop buffer overflowed
         status = int(np.asarray(status))
         if status & 2:
@@ -158,8 +158,8 @@ class XlaProgram:
         params = [device_value(program.persistables[n]) for n in persistable_names]
         seed = np.zeros(2, np.uint32)
         try:
-            with x64(), m.jax.default_device(current_device()):
-                compiled = jitted.lower(list(arrays), params, seed).compile()
+            with x64(), placed():
+                jitted.lower(list(arrays), params, seed).compile()
         except NotLowerable as e:
             return self._fall_back(e.op_type, e.reason, e.origin)
         except Exception as e:  # noqa: BLE001 - numpy runs it (and raises a user error there)
@@ -167,7 +167,9 @@ class XlaProgram:
                 raise
             return self._fall_back("", f"{type(e).__name__} while lowering: {e}", None)
         self.compiles += 1
-        return compiled
+        # calls go through the jitted function: jax's C++ dispatch reuses the executable just
+        # compiled, at a fraction of a Compiled object's per-call cost
+        return jitted
 
     def _fall_back(self, op_type: str, reason: str, origin: Any) -> str:
         where = f"{origin.file}:{origin.line}: {origin.source}" if origin is not None else ""
@@ -202,6 +204,8 @@ def _plain(value: Any) -> Any:
 def _signature(value: Any) -> Any:
     """The part of a feed a compiled computation is specialised on: shape and dtype (for a
     tensor array, a Python list, those of its items)."""
+    if type(value) is np.ndarray:       # the usual feed
+        return (value.shape, value.dtype.str)
     if isinstance(value, list):
         return ("array", tuple(map(_signature, value)))
     if value is None:

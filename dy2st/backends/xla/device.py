@@ -2,7 +2,8 @@
 has one, e.g. with `pip install "jax[cuda12]"`; the CPU otherwise)."""
 from __future__ import annotations
 
-from typing import Any, Dict, Tuple
+import contextlib
+from typing import Any, Dict, List, Tuple
 
 from ...runtime.device import current_place
 from .loader import jax_modules
@@ -43,3 +44,22 @@ def gpu_count() -> int:
         return len(jax_modules().jax.devices("gpu"))
     except RuntimeError:
         return 0
+
+
+def placed() -> Any:
+    """A context running jax computations on the current device (nothing to do when that is
+    jax's default device, as the CPU is on a machine without accelerators)."""
+    device = current_device()
+    jax = jax_modules().jax
+    if device is _default():
+        return contextlib.nullcontext()
+    return jax.default_device(device)
+
+
+_default_device: List[Any] = []
+
+
+def _default() -> Any:
+    if not _default_device:
+        _default_device.append(jax_modules().jax.devices()[0])
+    return _default_device[0]

@@ -127,7 +127,28 @@ def rearranged(cx, x, *rest, **attrs):
     return flat[index]
 
 
-lowers("flip", "roll", "tile", "split", "unbind")(rearranged)
+lowers("flip", "roll", "tile")(rearranged)
+
+
+def split_bounds(cx, x, axis, attrs) -> tuple:
+    """[lo, hi) of a split piece along `axis`: the split kernel run on the positions of that
+    axis alone (a thin array: every other dim 1)."""
+    thin = [1] * x.ndim
+    thin[axis] = x.shape[axis]
+    positions = np.arange(x.shape[axis]).reshape(thin)
+    piece = np.asarray(OPS["split"].kernel(positions, axis=axis, **attrs)).reshape(-1)
+    return (int(piece[0]), int(piece[-1]) + 1) if piece.size else (0, 0)
+
+
+@lowers("split")
+def _split(cx, x, axis, num, sections, index):
+    lo, hi = split_bounds(cx, x, axis, {"num": num, "sections": sections, "index": index})
+    return _m().lax.slice_in_dim(x, lo, hi, axis=axis)
+
+
+@lowers("unbind")
+def _unbind(cx, x, axis, index):
+    return _m().lax.index_in_dim(x, index, axis, keepdims=False)
 
 
 @lowers("diag")
