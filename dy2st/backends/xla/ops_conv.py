@@ -8,6 +8,7 @@ from typing import Any, List, Tuple
 
 import numpy as np
 
+from ...runtime.ops.window_index import window_gather_index
 from ...runtime.registry import OPS
 from .loader import jax_modules
 from .table import lowers
@@ -85,25 +86,11 @@ def _max_pool(cx, x, specs, channel_last):
     bounds = _window_bounds(specs, sizes)
     low = -jnp.inf if np.dtype(xf.dtype).kind == "f" else np.iinfo(np.dtype(xf.dtype)).min
     xp = jnp.pad(xf, ((0, 0), (0, 0)) + ((0, 1),) * nd, constant_values=low)
-    index, outs, ks = [], [], []
-    flat = np.zeros((1,) * (2 * nd), dtype=np.int64)
-    for d, (wins, size) in enumerate(zip(bounds, sizes)):
-        k = max([hi - lo for lo, hi in wins] + [1])
-        idx = np.full((len(wins), k), -1, dtype=np.int64)
-        for i, (lo, hi) in enumerate(wins):
-            idx[i, :hi - lo] = np.arange(lo, hi)
-        shape = [1] * (2 * nd)
-        shape[d], shape[nd + d] = len(wins), k
-        idx = idx.reshape(shape)
-        index.append(idx)
-        flat = flat * size + idx
-        outs.append(len(wins))
-        ks.append(k)
-    vals = xp[(slice(None), slice(None)) + tuple(index)]          # [N, C, *outs, *ks]
+    index, flat = window_gather_index(bounds, sizes)
+    vals = xp[(slice(None), slice(None)) + index]          # [N, C, *outs, *ks]
     vals = vals.reshape(vals.shape[:2 + nd] + (-1,))
     best = jnp.argmax(vals, axis=-1)
     out = jnp.max(vals, axis=-1)
-    flat = np.broadcast_to(flat, tuple(outs) + tuple(ks)).reshape(tuple(outs) + (-1,))
     mask = jnp.take_along_axis(jnp.broadcast_to(jnp.asarray(flat), vals.shape), best[..., None],
                                axis=-1)[..., 0]
     return _last(out, channel_last), _last(mask.astype(jnp.int64), channel_last)

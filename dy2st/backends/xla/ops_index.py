@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import Any, List
 
-import numpy as np
-
+from ...runtime.ops.gather import along_index
 from .loader import jax_modules
 from .lower import is_static
 from .table import lowers
@@ -69,25 +68,6 @@ def _scatter(cx, x, index, updates, overwrite):
     return x.at[index].set(0).at[index].add(updates)
 
 
-def along_index(arr_shape, indices, axis):
-    """The full index tuple of take_along_axis: indices along `axis` (broadcast with arr over
-    the other dims), aranges over the others."""
-    jnp = _m().jnp
-    shape = list(np.broadcast_shapes(
-        tuple(1 if i == axis else d for i, d in enumerate(arr_shape)), tuple(indices.shape)))
-    shape[axis] = indices.shape[axis]
-    indices = jnp.broadcast_to(indices, shape)
-    idx = []
-    for i, n in enumerate(shape):
-        if i == axis:
-            idx.append(indices)
-        else:
-            view = [1] * len(shape)
-            view[i] = n
-            idx.append(np.arange(n).reshape(view))
-    return tuple(idx)
-
-
 @lowers("take_along_axis")
 def _take(cx, arr, indices, axis):
-    return arr[along_index(arr.shape, indices, axis)]
+    return arr[along_index(arr.shape, indices, axis, _m().jnp.broadcast_to)[0]]

@@ -10,6 +10,7 @@ import numpy as np
 
 from ...runtime.dtype import int64
 from ...runtime.ops.operands import as_tensor
+from ...runtime.ops.window_index import window_gather_index
 from ...runtime.registry import Meta, apply, register_op
 from .conv_nd import as_ints, padding_pairs, same_pads
 from .dims import known_dims
@@ -58,26 +59,11 @@ def window_max(xf: np.ndarray, spans: List[List[tuple]]):
     low = -np.inf if xf.dtype.kind == "f" else np.iinfo(xf.dtype).min
     # one extra slot per axis holding `low`: index -1 (no input position) reads it
     xp = np.pad(xf, ((0, 0), (0, 0)) + ((0, 1),) * nd, constant_values=low)
-    flat = 0
-    index = []
-    outs, ks = [], []
-    for d, (wins, size) in enumerate(zip(spans, sizes)):
-        k = max([hi - lo for lo, hi in wins] + [1])
-        idx = np.full((len(wins), k), -1, dtype=np.int64)
-        for i, (lo, hi) in enumerate(wins):
-            idx[i, :hi - lo] = np.arange(lo, hi)
-        shape = [1] * (2 * nd)
-        shape[d], shape[nd + d] = len(wins), k
-        idx = idx.reshape(shape)
-        index.append(idx)
-        flat = flat * size + idx
-        outs.append(len(wins))
-        ks.append(k)
-    vals = xp[(slice(None), slice(None)) + tuple(index)]          # [N, C, *outs, *ks]
+    index, flat = window_gather_index(spans, sizes)
+    vals = xp[(slice(None), slice(None)) + index]          # [N, C, *outs, *ks]
     vals = vals.reshape(vals.shape[:2 + nd] + (-1,))
     best = vals.argmax(axis=-1)[..., None]
     out = np.take_along_axis(vals, best, axis=-1)[..., 0]
-    flat = np.broadcast_to(flat, tuple(outs) + tuple(ks)).reshape(tuple(outs) + (-1,))
     mask = np.take_along_axis(np.broadcast_to(flat, vals.shape), best, axis=-1)[..., 0]
     return out, mask.astype(np.int64)
 

@@ -2,7 +2,7 @@
 take_along_axis, put_along_axis."""
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
@@ -124,12 +124,14 @@ def _take_infer(arr, indices, axis):
     return Meta(_along_shape("take_along_axis", arr._shape, indices._shape, axis), arr.dtype)
 
 
-def _along_index(arr_shape, indices, axis):
-    """A full fancy-index tuple: indices along `axis`, aranges broadcast over the other dims."""
+def along_index(arr_shape, indices, axis, broadcast_to: Callable = np.broadcast_to):
+    """A full fancy-index tuple for take_along_axis and its scatters: indices along `axis`
+    (broadcast with arr over the other dims by `broadcast_to`, numpy's or jax's), aranges over
+    the others; and the shape they index."""
     shape = list(np.broadcast_shapes(
-        tuple(1 if i == axis else d for i, d in enumerate(arr_shape)), indices.shape))
+        tuple(1 if i == axis else d for i, d in enumerate(arr_shape)), tuple(indices.shape)))
     shape[axis] = indices.shape[axis]
-    indices = np.broadcast_to(indices, shape)
+    indices = broadcast_to(indices, shape)
     idx = []
     for i, n in enumerate(shape):
         if i == axis:
@@ -143,7 +145,7 @@ def _along_index(arr_shape, indices, axis):
 
 @register_op("take_along_axis", infer=_take_infer)
 def _take_kernel(arr, indices, axis):
-    idx, _ = _along_index(arr.shape, indices, axis)
+    idx, _ = along_index(arr.shape, indices, axis)
     return arr[idx]
 
 
@@ -166,7 +168,7 @@ def _put_infer(arr, indices, values, axis, reduce, include_self):
 
 @register_op("put_along_axis", infer=_put_infer)
 def _put_kernel(arr, indices, values, axis, reduce, include_self):
-    idx, shape = _along_index(arr.shape, indices, axis)
+    idx, shape = along_index(arr.shape, indices, axis)
     values = np.broadcast_to(values, shape).astype(arr.dtype, copy=False)
     out = arr.copy()
     if reduce == "assign":
