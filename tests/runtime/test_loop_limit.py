@@ -69,6 +69,18 @@ def test_the_bound_allows_n_turns_and_refuses_n_plus_one(tmp_path, fn):
     assert f'line {source_line(HERE, f"# LOOP {fn.__name__}")}' in text, text
 
 
+@pytest.mark.parametrize("fn", [counted, general])
+def test_the_xla_backend_leaves_a_bounded_model_to_the_numpy_executor(tmp_path, fn):
+    # lax.while_loop has no turn count that can raise: a bound must not be dropped silently
+    pytest.importorskip("jax", reason="jax is not installed (pip install 'dy2st[xla]')")
+    layer = paddle.jit.load(saved(tmp_path, fn), backend="xla", max_loop_iterations=4)
+    np.testing.assert_allclose(layer(X, np.array(4)).numpy(), eager(fn, 4), rtol=1e-6)
+    with pytest.raises(LoopLimitError, match="max_loop_iterations=4"):
+        layer(X, np.array(5))
+    unbounded = paddle.jit.load(saved(tmp_path, fn), backend="xla")
+    np.testing.assert_allclose(unbounded(X, np.array(9)).numpy(), eager(fn, 9), rtol=1e-6)
+
+
 def test_sub_block_functions_count_turns_too(tmp_path, monkeypatch):
     """Past MAX_INLINE_DEPTH (or with inlining off) a while calls its blocks as functions."""
     monkeypatch.setattr(executor, "INLINE_WHILE", False)

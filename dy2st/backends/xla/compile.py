@@ -13,6 +13,7 @@ import numpy as np
 
 from ...runtime.config import rng
 from ...runtime.executor import compile_program, raise_with_op_origin
+from ...runtime.loop_limit import loop_limit
 from ...runtime.program import Program
 from .buffers import (INITIAL_CAPACITY, Buffer, capacity_for, from_items, register,
                       stackable, to_list)
@@ -121,6 +122,10 @@ class XlaProgram:
 
     # -- compiling -----------------------------------------------------------------------
     def _compile(self, key: Tuple, arrays: Sequence[Any]) -> Any:
+        if self.fallback is None and _bounds_loops(self.program):
+            # lax.while_loop cannot raise on its turn count: the numpy executor enforces it
+            self._fall_back("while", "max_loop_iterations bounds the model's loops, which "
+                            "only the numpy executor counts", None)
         if self.fallback is not None:
             fn = _NUMPY
         else:
@@ -219,6 +224,12 @@ def _shape_text(signature: Any) -> Any:
     if signature is None or signature[0] in ("array", "buffer"):
         return signature[0] if signature else None
     return list(signature[0])
+
+
+def _bounds_loops(program: Program) -> bool:
+    """Whether jit.load(..., max_loop_iterations=N) bounds a while loop of the program."""
+    return loop_limit(program) is not None and any(
+        op.type == "while" for block in program.blocks for op in block.ops)
 
 
 def _name(program: Program) -> str:
