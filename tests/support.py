@@ -207,6 +207,17 @@ def save_branchy_model(prefix):
     return net, randn(5, 3, 4)
 
 
+def json_paths(value, prefix=()):
+    """Every path (tuple of keys / indices) into a JSON value, containers included."""
+    yield prefix
+    if isinstance(value, dict):
+        for k, x in value.items():
+            yield from json_paths(x, prefix + (k,))
+    elif isinstance(value, list):
+        for i, x in enumerate(value):
+            yield from json_paths(x, prefix + (i,))
+
+
 def model_doc(prefix):
     """The JSON document of the model saved at prefix."""
     import json

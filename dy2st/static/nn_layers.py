@@ -31,15 +31,22 @@ def _channels(x: Any, data_format: str, who: str) -> int:
     return c
 
 
+def _conv_layer(layer_cls: Any, who: str, input: Any, num_filters: int, filter_size: Any,
+                stride: Any, padding: Any, dilation: Any, groups: Optional[int],
+                param_attr: Any, bias_attr: Any, data_format: str) -> Any:
+    """A new convolution layer of `layer_cls` for `input`, from fluid-style arguments."""
+    return layer_cls(_channels(input, data_format, who), num_filters, filter_size,
+                     stride=stride, padding=padding, dilation=dilation, groups=groups or 1,
+                     weight_attr=param_attr, bias_attr=bias_attr, data_format=data_format)
+
+
 def _conv(layer_cls: Any, who: str, input: Any, num_filters: int, filter_size: Any,
           stride: Any, padding: Any, dilation: Any, groups: Optional[int], param_attr: Any,
-          bias_attr: Any, act: Optional[str], data_format: str, **extra: Any) -> Any:
+          bias_attr: Any, act: Optional[str], data_format: str) -> Any:
     if filter_size is None:
         raise ValueError(f"{who}: filter_size is required")
-    layer = layer_cls(_channels(input, data_format, who), num_filters, filter_size,
-                      stride=stride, padding=padding, dilation=dilation, groups=groups or 1,
-                      weight_attr=param_attr, bias_attr=bias_attr, data_format=data_format,
-                      **extra)
+    layer = _conv_layer(layer_cls, who, input, num_filters, filter_size, stride, padding,
+                        dilation, groups, param_attr, bias_attr, data_format)
     return _act(layer(input), act, who)
 
 
@@ -67,10 +74,8 @@ def conv2d_transpose(input: Any, num_filters: int, output_size: Any = None,
                      bias_attr: Any = None, use_cudnn: bool = True, act: Optional[str] = None,
                      name: Optional[str] = None, data_format: str = "NCHW") -> Any:
     """A 2-D transposed convolution with new weights (and bias)."""
-    layer = nn.Conv2DTranspose(_channels(input, data_format, "conv2d_transpose"), num_filters,
-                               filter_size, stride=stride, padding=padding, dilation=dilation,
-                               groups=groups or 1, weight_attr=param_attr, bias_attr=bias_attr,
-                               data_format=data_format)
+    layer = _conv_layer(nn.Conv2DTranspose, "conv2d_transpose", input, num_filters, filter_size, stride,
+                        padding, dilation, groups, param_attr, bias_attr, data_format)
     return _act(layer(input, output_size=output_size), act, "conv2d_transpose")
 
 
@@ -80,10 +85,8 @@ def conv3d_transpose(input: Any, num_filters: int, output_size: Any = None,
                      bias_attr: Any = None, use_cudnn: bool = True, act: Optional[str] = None,
                      name: Optional[str] = None, data_format: str = "NCDHW") -> Any:
     """A 3-D transposed convolution with new weights (and bias)."""
-    layer = nn.Conv3DTranspose(_channels(input, data_format, "conv3d_transpose"), num_filters,
-                               filter_size, stride=stride, padding=padding, dilation=dilation,
-                               groups=groups or 1, weight_attr=param_attr, bias_attr=bias_attr,
-                               data_format=data_format)
+    layer = _conv_layer(nn.Conv3DTranspose, "conv3d_transpose", input, num_filters, filter_size, stride,
+                        padding, dilation, groups, param_attr, bias_attr, data_format)
     return _act(layer(input, output_size=output_size), act, "conv3d_transpose")
 
 

@@ -14,7 +14,7 @@ import pytest
 import dy2st as paddle
 from dy2st.format import ModelFormatError
 from dy2st.jit.translated_layer import InputMismatchError
-from tests.support import save_branchy_model
+from tests.support import json_paths, save_branchy_model
 
 SEED = 2024
 PER_LOAD_SECONDS = 5.0              # a hang bound, far above a normal load (milliseconds)
@@ -113,17 +113,6 @@ def _flip(data: bytes, rng, bits: int) -> bytes:
     return bytes(out)
 
 
-def _paths(v, prefix=()):
-    """Every path (tuple of keys / indices) into a JSON value, containers included."""
-    yield prefix
-    if isinstance(v, dict):
-        for k, x in v.items():
-            yield from _paths(x, prefix + (k,))
-    elif isinstance(v, list):
-        for i, x in enumerate(v):
-            yield from _paths(x, prefix + (i,))
-
-
 def _set(doc, path, value):
     target = doc
     for k in path[:-1]:
@@ -161,7 +150,7 @@ def test_field_edits(tmp_path, pristine):
     rng = np.random.default_rng(SEED + 2)
     text, _, npz = pristine
     doc = json.loads(text)
-    paths = [p for p in _paths(doc) if p]
+    paths = [p for p in json_paths(doc) if p]
     for i in range(400):
         path = paths[int(rng.integers(len(paths)))]
         value = WEIRD[int(rng.integers(len(WEIRD)))]

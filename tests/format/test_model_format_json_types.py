@@ -11,6 +11,7 @@ import pytest
 import dy2st as paddle
 from dy2st.format import ModelFormatError
 from dy2st.static import InputSpec
+from tests.support import json_paths
 
 # Values that hashing, comparing or indexing would trip on: a marker object (a dict) and an
 # unhashable list. (test_model_format_fuzz runs the models that load; this sweep only loads.)
@@ -42,16 +43,6 @@ def doc(tmp_path_factory):
     return d, doc
 
 
-def _paths(v, prefix=()):
-    yield prefix
-    if isinstance(v, dict):
-        for k, x in v.items():
-            yield from _paths(x, prefix + (k,))
-    elif isinstance(v, list):
-        for i, x in enumerate(v):
-            yield from _paths(x, prefix + (i,))
-
-
 def test_the_array_element_dtype_position(doc):
     """The reviewed case: a marker object where an array variable's element dtype belongs."""
     d, pristine = doc
@@ -80,7 +71,7 @@ def test_unhashable_output_dict_keys(doc, key, value):
 
 def test_every_position_with_every_wrong_type(doc):
     d, pristine = doc
-    paths = [p for p in _paths(pristine) if p]
+    paths = [p for p in json_paths(pristine) if p]
     outcomes = {"loaded": 0, "refused": 0}
     for path in paths:
         for value in WRONG:
