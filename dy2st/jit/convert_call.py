@@ -54,6 +54,11 @@ def _skip_function(fn: types.FunctionType) -> bool:
             or source_maps.is_generated(fn.__code__.co_filename))
 
 
+def skips_conversion(fn: types.FunctionType) -> bool:
+    """Whether convert_call calls fn as it is (library code, @not_to_static, ignored modules)."""
+    return _skip_function(fn)
+
+
 def convert_function_or_self(fn: types.FunctionType) -> Callable:
     from .transform import convert_function
     try:

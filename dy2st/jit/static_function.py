@@ -29,7 +29,7 @@ from . import run_program
 from .options import TO_STATIC_KEYWORDS, options
 from .errors import ConversionError, raise_in_user_code, raise_run_error
 from .keywords import check_keywords
-from .guards import GuardSet, build_guards, note_call, recording
+from .guards import build_guards, note_call, recording
 from .guards.recorder import bound_arguments
 from ..jst.namespace import fails_on_its_path, raise_when_reached
 from .signature import CallBinder, describe_change, spec_key, value_key
@@ -213,14 +213,16 @@ class StaticFunction:
                 return cache_limit.run_eagerly(self, args, kwargs, key)
             if self._programs >= auto_dynamic.SHAPES_BEFORE_DYNAMIC - 1:
                 entry = self._widened(args, kwargs)
-        if entry is None:
-            if not self._full_graph:    # graph breaks: dy2st/jit/graph_break
-                from .graph_break.miss import Result, on_miss
-                entry = on_miss(self, args, kwargs, key)
-                if type(entry) is Result:
-                    return entry.value
-            else:
-                entry = self._trace(args, kwargs, key)
+            if entry is None:
+                if not self._full_graph:    # graph breaks: dy2st/jit/graph_break
+                    from .graph_break.miss import Result, on_miss
+                    entry = on_miss(self, args, kwargs, key)
+                    if type(entry) is Result:
+                        return entry.value
+                else:
+                    entry = self._trace(args, kwargs, key)
+            if entry.guards is not None and entry.guards.never:
+                return self.dygraph_function(*args, **kwargs)   # see _side_effects
         self._last = entry
         feeds = entry.feeds(args, kwargs)
         if state._state.grad_enabled and run_program.wants_grad(entry, args, kwargs):
@@ -278,13 +280,18 @@ class StaticFunction:
             last = self._last.key if self._last is not None else next(iter(self._entries))
             log.info("to_static: tracing %s again: %s; give an InputSpec with None for the dims "
                      "that vary to trace once", self.__name__, describe_change(names, last, key))
+        effects = self._side_effects(args, kwargs) if self._full_graph else None
         with recording() as calls:
             note_call(self._function, bound_arguments(self._function, self._instance, args,
                                                       kwargs))
-            traced = self.trace_program(args, kwargs)
+            try:
+                traced = self.trace_program(args, kwargs)
+            finally:
+                if effects is not None:
+                    effects[1].restore()    # the trace's changes (with symbolic values) undone
         guards = build_guards(calls)
-        if self._full_graph:
-            self._refuse_reuse_after_side_effects(guards, args, kwargs)
+        if effects is not None:
+            guards.add_never(effects[0])
         program = traced.program
         # new values of persistable tensors are fetched after the outputs (and so kept by DCE)
         n_out = len(program.fetch_names)
@@ -306,20 +313,22 @@ class StaticFunction:
         self._last = entry
         return entry
 
-    def _refuse_reuse_after_side_effects(self, guards: GuardSet, args: Tuple,
-                                         kwargs: Dict) -> None:
-        """full_graph=True has no islands: a statement that changes Python state ran once, in
-        the trace. Its program is never reused (each call traces, up to the cache limit, then
-        runs eagerly), so the change happens on every call as in eager mode."""
+    def _side_effects(self, args: Tuple, kwargs: Dict) -> Optional[Tuple[str, Any]]:
+        """full_graph=True has no islands: a statement that changes Python state (its own, or
+        a helper's it calls) would run once, in the trace, with symbolic values. So the state
+        it changes is copied before the trace and put back after it, the program is never
+        reused, and the call runs eagerly: the change happens on every call with real values.
+        (what the never-holding guard says, the copy) or None when there is no such statement."""
         # graph_break loads lazily: a function that traces whole never needs the rest of it
-        from .graph_break.side_effects import side_effect_islands
+        from .graph_break.side_effects import side_effect_islands, touched_state
         effects = side_effect_islands(self, args, kwargs)
-        if effects:
-            _index, line, reason = effects[0]
-            code = self._function.__code__
-            where = f"{code.co_filename}:{code.co_firstlineno + line - 1}"
-            guards.add_never(f"a Python side effect at {where} ({reason}), which full_graph=True "
-                             "runs only while tracing")
+        if not effects:
+            return None
+        _index, line, reason = effects[0]
+        code = self._function.__code__
+        where = f"{code.co_filename}:{code.co_firstlineno + line - 1}"
+        return (f"a Python side effect at {where} ({reason}), which full_graph=True runs "
+                "eagerly on every call", touched_state(self, args, kwargs))
 
     def trace_program(self, args: Tuple, kwargs: Dict) -> "TracedProgram":
         """Trace the converted function on symbolic inputs into a new (unoptimised) Program."""

@@ -8,13 +8,14 @@
 from __future__ import annotations
 
 import copy
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Set
 
 import gast
 
 from .context import PassContext
 from . import templates
 from .base import Transformer, copy_origin
+from .analysis import written_names
 from .walk import all_nodes
 
 
@@ -60,12 +61,51 @@ def rebind_item(target: gast.Subscript, value: gast.expr) -> List[gast.stmt]:
     return templates.replace("target = value", target=copy.deepcopy(target), value=value)
 
 
+def _bound_names(fdef: gast.FunctionDef) -> Set[str]:
+    """Names fdef binds (parameters, assignments) or declares global / nonlocal; any other
+    name it reads is a global or a closure variable."""
+    a = fdef.args
+    params = {x.id for x in a.posonlyargs + a.args + a.kwonlyargs}
+    params |= {x.id for x in (a.vararg, a.kwarg) if x is not None}
+    declared = {n for s in all_nodes(fdef) if isinstance(s, (gast.Global, gast.Nonlocal))
+                for n in s.names}
+    return declared | params | written_names(fdef.body, mutations=False)
+
+
+def set_item_in_place(target: gast.Subscript, value: gast.expr) -> List[gast.stmt]:
+    """`_jst.SetItem(root..., index, value)` as a statement: the outermost container is changed
+    in place and keeps its name."""
+    call = templates.replace_expr("_jst.SetItem(container, index, value)",
+                                  container=_load(target.value),
+                                  index=index_expr(copy.deepcopy(target.slice)), value=value)
+    return [gast.Expr(value=call)]
+
+
 class SetItemTransformer(Transformer):
+    def __init__(self, ctx: PassContext) -> None:
+        super().__init__(ctx)
+        self.bound: List[Set[str]] = []     # per enclosing function: the names it binds
+
+    def visit_FunctionDef(self, node: gast.FunctionDef) -> Any:
+        self.bound.append(_bound_names(node))
+        try:
+            return self.generic_visit(node)
+        finally:
+            self.bound.pop()
+
+    def _outer(self, target: gast.Subscript) -> bool:
+        """An item of a global or closure container: rebinding its name would make it a local
+        of the converted function (an UnboundLocalError), so the item is set in place."""
+        root = _root(target)
+        return isinstance(root, gast.Name) and bool(self.bound) and root.id not in self.bound[-1]
+
     def visit_Assign(self, node: gast.Assign) -> Any:
         if len(node.targets) != 1:
             return node
         t = node.targets[0]
         if isinstance(t, gast.Subscript) and _root(t) is not None:
+            if self._outer(t):
+                return set_item_in_place(t, node.value)
             return rebind_item(t, node.value)
         if isinstance(t, (gast.Tuple, gast.List)) and any(
                 isinstance(e, gast.Subscript) and _root(e) is not None for e in t.elts) and \
@@ -89,6 +129,8 @@ class SetItemTransformer(Transformer):
         t = node.target
         if isinstance(t, gast.Subscript) and _root(t) is not None:
             new_value = gast.BinOp(left=_load(t), op=node.op, right=node.value)
+            if self._outer(t):
+                return set_item_in_place(t, new_value)
             return rebind_item(t, new_value)
         return node
 

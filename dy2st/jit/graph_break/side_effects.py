@@ -6,6 +6,7 @@ from __future__ import annotations
 import collections
 import dis
 import functools
+import os
 import types
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -28,9 +29,9 @@ def _may_mutate(code: types.CodeType) -> bool:
     return not _STORES.isdisjoint(code.co_code[::2])
 
 
-# (statement index, how: "call" | "item" | "attr", root name, attribute after the root or "",
-#  method, line)
-Candidate = Tuple[int, str, str, str, str, int]
+# (statement index, how: "call" | "item" | "attr" | "global" | "helper", root name, attribute
+#  after the root or "", the method (for "helper": the arguments, see _call_args), line)
+Candidate = Tuple[int, str, str, str, Any, int]
 
 
 def _root(node: gast.AST) -> Optional[Tuple[str, str]]:
@@ -62,11 +63,33 @@ def _global_names(fdef: gast.FunctionDef) -> frozenset:
     return frozenset(out)
 
 
+def _call_args(call: gast.Call) -> Tuple[Optional[Tuple[str, str]], ...]:
+    """(name, attribute or "") of each positional argument of a call that is a name or
+    `name.attr`; None for any other expression."""
+    out: List[Optional[Tuple[str, str]]] = []
+    for a in call.args:
+        if isinstance(a, gast.Name):
+            out.append((a.id, ""))
+        elif isinstance(a, gast.Attribute) and isinstance(a.value, gast.Name):
+            out.append((a.value.id, a.attr))
+        else:
+            out.append(None)
+    return tuple(out)
+
+
 def _candidates_in(index: int, stmt: gast.stmt, declared: frozenset = frozenset()) -> List[Candidate]:
     out: List[Candidate] = []
     for n in gast.walk(stmt):
         if isinstance(n, (gast.FunctionDef, gast.Lambda, gast.AsyncFunctionDef)):
             continue
+        if isinstance(n, gast.Call) and not (isinstance(n.func, gast.Attribute) and
+                                             n.func.attr in MUTATING):
+            # a call of a helper: what it changes is found in its own code (helper_effect)
+            f = n.func
+            if isinstance(f, gast.Name):
+                out.append((index, "helper", f.id, "", _call_args(n), n.lineno))
+            elif isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name):
+                out.append((index, "helper", f.value.id, f.attr, _call_args(n), n.lineno))
         if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and \
                 n.func.attr in MUTATING:
             root = _root(n.func.value)
@@ -107,8 +130,84 @@ def side_effect_islands(sf: Any, args: Tuple, kwargs: Dict) -> List[Tuple[int, i
     call can reach (an argument, a global, a closure cell, an attribute of the instance)."""
     fn = sf._function
     code = getattr(fn, "__code__", None)
-    if code is None or not _may_mutate(code):
+    if code is None or not (_may_mutate(code) or _may_call_mutating(fn, sf._instance, 0)):
         return []
+    bound = sf._instance is not None
+    return [(index, line, reason) for index, line, reason, _own, _touched in
+            _effects(fn, sf._instance if bound else _NOTHING, args, kwargs, 0)]
+
+
+def touched_state(sf: Any, args: Tuple, kwargs: Dict) -> "StateCopy":
+    """A copy of the Python state the call's side effects (as side_effect_islands finds them)
+    change, which `restore()` puts back: the containers, attributes and globals written."""
+    fn = sf._function
+    code = getattr(fn, "__code__", None)
+    if code is None or not (_may_mutate(code) or _may_call_mutating(fn, sf._instance, 0)):
+        return StateCopy([])
+    bound = sf._instance is not None
+    touched = [t for e in _effects(fn, sf._instance if bound else _NOTHING, args, kwargs, 0)
+               for t in e[4]]
+    return StateCopy(touched)
+
+
+class StateCopy:
+    """Shallow copies of containers (and of the containers in them), attribute and global
+    values, taken before a trace that runs side effects once, and put back after it."""
+
+    def __init__(self, touched: List[Tuple]) -> None:
+        self.saved: List[Tuple] = []
+        seen = set()
+        for t in touched:
+            if t[0] == "container":
+                self._copy(t[1], seen, 0)
+            elif t[0] == "attr":
+                d = getattr(t[1], "__dict__", None)
+                if type(d) is dict:
+                    self.saved.append(("item", d, t[2], d.get(t[2], _NOTHING)))
+                    self._copy(d.get(t[2]), seen, 1)
+            else:
+                self.saved.append(("item", t[1], t[2], t[1].get(t[2], _NOTHING)))
+
+    def __bool__(self) -> bool:
+        return bool(self.saved)
+
+    def _copy(self, obj: Any, seen: set, depth: int) -> None:
+        if not isinstance(obj, CONTAINERS) or id(obj) in seen or depth > 3:
+            return
+        seen.add(id(obj))
+        items = list(obj.items()) if isinstance(obj, dict) else list(obj)
+        self.saved.append(("container", obj, items))
+        for v in (obj.values() if isinstance(obj, dict) else obj if isinstance(obj, list)
+                  else ()):
+            self._copy(v, seen, depth + 1)
+
+    def restore(self) -> None:
+        for entry in reversed(self.saved):
+            if entry[0] == "item":
+                _kind, table, name, value = entry
+                if value is _NOTHING:
+                    table.pop(name, None)
+                else:
+                    table[name] = value
+                continue
+            obj, items = entry[1], entry[2]
+            obj.clear()
+            if isinstance(obj, (dict, set)):
+                obj.update(items)
+            else:
+                obj.extend(items)
+
+
+MAX_HELPER_DEPTH = 3    # helpers calling helpers: how deep their own changes are looked for
+
+
+def _effects(fn: types.FunctionType, self_obj: Any, args: Tuple, kwargs: Dict,
+             depth: int) -> List[Tuple[int, int, str, bool, List[Tuple]]]:
+    """[(statement index, line, reason, whether it only changes self, what it changes)] of
+    fn's statements that change a Python object the call reaches, with its parameters bound
+    to `args` (_NOTHING for a value not known before the call: a tensor the trace computes).
+    What a statement changes: ("container", obj), ("attr", obj, name) or ("global", the
+    globals dict, name)."""
     try:
         found, params, _local = _candidates(fn.__code__, fn)
     except Exception:  # noqa: BLE001 - no source: nothing to split anyway
@@ -117,23 +216,123 @@ def side_effect_islands(sf: Any, args: Tuple, kwargs: Dict) -> List[Tuple[int, i
         return []
     values: Dict[str, Any] = {}
     names = list(params)
-    bound = sf._instance is not None
+    bound = self_obj is not _NOTHING
     if bound and names:
-        values[names[0]] = sf._instance
+        values[names[0]] = self_obj
         names = names[1:]
     values.update(zip(names, args))
     values.update(kwargs)
+    values = {k: v for k, v in values.items() if v is not _NOTHING}
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     out = []
     for index, how, root, attr, method, line in found:
         obj = _lookup(root, values, cells, fn.__globals__)
         if obj is _NOTHING:
             continue
-        is_self = bound and params and root == params[0]
+        is_self = bool(bound and params and root == params[0])
+        if how == "helper":
+            if depth < MAX_HELPER_DEPTH:
+                found_in = _helper_effect(obj, attr, method, values, cells, fn.__globals__,
+                                          depth)
+                if found_in is not None:
+                    out.append((index, line, found_in[0], is_self and found_in[1],
+                                found_in[2]))
+            continue
         reason = _reason(how, root, attr, method, obj, is_self)
         if reason:
-            out.append((index, line, reason))
+            out.append((index, line, reason, is_self and how != "global",
+                        [_touched(how, obj, attr, root, fn.__globals__)]))
     return out
+
+
+def _touched(how: str, obj: Any, attr: str, root: str, globals_: Dict) -> Tuple:
+    if how == "global":
+        return ("global", globals_, root)
+    if how == "attr":
+        return ("attr", obj, attr)
+    return ("container", getattr(obj, attr, None) if attr else obj)
+
+
+def _helper_effect(obj: Any, attr: str, arg_roots: Tuple, values: Dict[str, Any],
+                   cells: Dict[str, Any], globals_: Dict,
+                   depth: int) -> Optional[Tuple[str, bool, List[Tuple]]]:
+    """(reason, whether it only changes the helper's own instance, what it changes) when the
+    called helper (obj, or its attribute `attr`) changes Python state the call reaches."""
+    target = _callee(obj, attr)
+    if target is None:
+        return None
+    func, self_obj = target
+    args = []
+    for a in arg_roots:
+        value = _NOTHING
+        if a is not None:
+            value = _lookup(a[0], values, cells, globals_)
+            if a[1] and value is not _NOTHING:
+                value = getattr(value, a[1], _NOTHING)
+        args.append(value)
+    found = _effects(func, self_obj, tuple(args), {}, depth + 1)
+    if not found:
+        return None
+    _index, line, reason, own, _ = found[0]
+    touched = [t for e in found for t in e[4]]
+    code = func.__code__
+    where = f"{os.path.basename(code.co_filename)}:{code.co_firstlineno + line - 1}"
+    name = f"{attr}" if attr else getattr(func, "__name__", "helper")
+    if own:
+        return f"`{name}(...)` (at {where}): {reason}", True, touched
+    return (f"`{name}(...)` changes Python state inside the function it calls (at {where}), "
+            "which a compiled program would not repeat: it runs as Python on every call"), \
+        False, touched
+
+
+def _callee(obj: Any, attr: str) -> Optional[Tuple[types.FunctionType, Any]]:
+    """(user function, its bound instance or _NOTHING) of a call of obj (or of obj.attr)."""
+    from ..convert_call import skips_conversion     # convert_call imports graph_break lazily
+    from ...nn import Layer     # nn loads after jit: a Layer exists only once it is imported
+    if attr:
+        if isinstance(obj, types.ModuleType) or isinstance(obj, Layer) and \
+                attr in obj.__dict__.get("_sub_layers", {}):
+            obj = getattr(obj, attr, None)
+        else:
+            method = getattr(type(obj), attr, None)
+            if isinstance(method, types.FunctionType):
+                obj = types.MethodType(method, obj)
+            else:
+                obj = obj.__dict__.get(attr) if isinstance(getattr(obj, "__dict__", None),
+                                                           dict) else None
+    self_obj: Any = _NOTHING
+    if isinstance(obj, Layer):
+        forward = type(obj).forward
+        obj, self_obj = getattr(forward, "_function", forward), obj
+    elif isinstance(obj, types.MethodType):
+        obj, self_obj = obj.__func__, obj.__self__
+    obj = getattr(obj, "_function", obj)            # a to_static function: its own code
+    if type(obj) is not types.FunctionType or skips_conversion(obj):
+        return None
+    return obj, self_obj
+
+
+def _may_call_mutating(fn: types.FunctionType, instance: Any, depth: int) -> bool:
+    """A cheap look before parsing: whether fn's code names a user function or method (of the
+    instance, or a sublayer's forward) whose code may change Python state."""
+    if depth >= MAX_HELPER_DEPTH:
+        return False
+    for name in fn.__code__.co_names:
+        obj = fn.__globals__.get(name)
+        if instance is not None and obj is None:
+            obj = getattr(type(instance), name, None)
+            if obj is None and isinstance(getattr(instance, "__dict__", None), dict):
+                obj = instance.__dict__.get("_sub_layers", {}).get(name)
+        if obj is None or isinstance(obj, (int, float, str, list, dict, tuple)):
+            continue
+        found = _callee(obj, "")
+        if found is None:
+            continue
+        func, self_obj = found
+        if _may_mutate(func.__code__) or _may_call_mutating(
+                func, self_obj if self_obj is not _NOTHING else None, depth + 1):
+            return True
+    return False
 
 
 _NOTHING = object()

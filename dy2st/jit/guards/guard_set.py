@@ -12,9 +12,9 @@ from ...runtime.program import Variable
 from ...runtime.tensor import Tensor
 from ...format.input_spec import InputSpec
 from .compiled import compile_check
-from .reads import reads_of
+from .reads import ITEMS, reads_of
 from .recorder import Call
-from .values import MISSING, checker, describe
+from .values import MAX_ITEMS, MISSING, checker, describe
 
 # modules whose attributes a trace reads are not guarded (they are the library, not user state):
 # the module object itself is
@@ -53,14 +53,18 @@ class Guard:
 class GuardSet:
     """The guards of one cache entry, checked in order (cheapest first) before it is reused."""
 
-    __slots__ = ("guards", "check")
+    __slots__ = ("guards", "check", "never")
 
     def __init__(self, guards: List[Guard]) -> None:
         self.guards = guards
         self.check: Callable[[], bool] = compile_check(guards)
+        self.never = False      # a guard never holds: the entry is never reused
 
     def failure(self) -> Optional[str]:
-        """The first guard that fails, described; None when all hold."""
+        """The first guard that fails, described; None when all hold. A guard that never
+        holds is named first: it is why the entry is not reused."""
+        if self.never:
+            return next(g.what for g in self.guards if g.value is _NEVER)
         for g in self.guards:
             text = g.failure()
             if text is not None:
@@ -71,6 +75,7 @@ class GuardSet:
         """A guard that never holds: the entry is not reused (`what` says why)."""
         self.guards.append(Guard(_fresh, _NEVER, what))
         self.check = compile_check(self.guards)
+        self.never = True
 
     def __len__(self) -> int:
         return len(self.guards)
@@ -122,6 +127,48 @@ def _attr_reader(base: Callable[[], Any], attr: str) -> Callable[[], Any]:
             return MISSING
     read.base = base
     return read
+
+
+def _item_reader(base: Callable[[], Any], item: Any) -> Callable[[], Any]:
+    def read() -> Any:
+        obj = base()
+        if obj is MISSING or isinstance(obj, _OPAQUE):
+            return MISSING
+        try:
+            return obj[item]
+        except Exception:  # noqa: BLE001 - a missing key or index, or no __getitem__
+            return MISSING
+    return read
+
+
+def _items_reader(base: Callable[[], Any]) -> Callable[[], Any]:
+    """The items a loop over a list, tuple or dict (its keys) would bind, as a tuple."""
+    def read() -> Any:
+        obj = base()
+        if type(obj) not in (list, tuple, dict) or len(obj) > MAX_ITEMS:
+            return MISSING
+        return tuple(obj)
+    return read
+
+
+def _each_reader(base: Callable[[], Any], step: Any) -> Callable[[], Any]:
+    """A path step taken on every item (a tensor or library item stands for nothing)."""
+    def one(obj: Any) -> Any:
+        if obj is MISSING or isinstance(obj, _OPAQUE) or _library_module(obj):
+            return None
+        try:
+            return getattr(obj, step) if type(step) is str else obj[step[1]]
+        except Exception:  # noqa: BLE001
+            return MISSING
+
+    def read() -> Any:
+        items = base()
+        return MISSING if items is MISSING else tuple(map(one, items))
+    return read
+
+
+def _step_text(step: Any) -> str:
+    return f".{step}" if type(step) is str else f"[{step[1]!r}]"
 
 
 class _Fixed:
@@ -181,23 +228,38 @@ class _Builder:
         return value
 
     def chain(self, root_key: Tuple, root_read: Callable[[], Any], root_name: str,
-              path: Tuple[str, ...]) -> None:
+              path: Tuple) -> None:
         obj = root_read()
         read, key, name = root_read, root_key, root_name
-        for attr in path:
-            if attr in _GRAD_NAMES:
+        each = False        # past an ITEMS step: the path is followed on every item
+        for step in path:
+            if step in _GRAD_NAMES:
                 self.grad = True
-            if obj is MISSING or isinstance(obj, _OPAQUE) or _library_module(obj):
+            if not each and (obj is MISSING or isinstance(obj, _OPAQUE) or _library_module(obj)):
                 return      # a tensor's shape and dtype are in the key; the library is no state
-            layer_owned = _in_layer_tables(obj, attr)
-            read, key, name = _attr_reader(read, attr), key + (attr,), f"{name}.{attr}"
+            if step == ITEMS[0]:
+                if each or type(obj) not in (list, tuple, dict):
+                    return  # iterating another kind of object may run code or consume it
+                read, key, name, each = _items_reader(read), key + (step,), f"{name}[...]", True
+                obj = read()
+                continue
+            if each:
+                read = _each_reader(read, step)
+                key, name = key + (step,), f"{name}{_step_text(step)}"
+                obj = self.add(key, read, f"every item of `{name}`")
+                continue
+            layer_owned = type(step) is str and _in_layer_tables(obj, step)
+            read = _attr_reader(read, step) if type(step) is str else _item_reader(read, step[1])
+            key, name = key + (step,), f"{name}{_step_text(step)}"
             if layer_owned:
                 try:
-                    obj = getattr(obj, attr)
+                    obj = getattr(obj, step)
                 except Exception:  # noqa: BLE001
                     return
                 continue
-            obj = self.add(key, read, f"attribute `{name}`", _instance_slot(read, obj, attr))
+            source = _instance_slot(read, obj, step) if type(step) is str else None
+            obj = self.add(key, read, f"attribute `{name}`" if type(step) is str else
+                           f"item `{name}`", source)
             if type(obj) is types.MethodType:
                 return
 
@@ -221,7 +283,7 @@ class _Builder:
             read = self.seen.get(key) or _cell_reader(cell)
             self.add(key, read, f"closure variable `{name}`")
             roots[("cell", name)] = (key, read, name)
-        for kind, name, path in sorted(reads.chains):
+        for kind, name, path in sorted(reads.chains, key=repr):
             if kind == "local":
                 if name not in bound:
                     continue

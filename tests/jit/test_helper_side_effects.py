@@ -1,0 +1,167 @@
+"""Changes of Python state made inside a called helper (issue 23, item 3): a global function,
+a helper given an object, a method of the instance, a sublayer's forward and a helper of a
+helper are found before tracing, so they happen on every call and a later read sees the new
+value, with full_graph True and False, with and without a graph break."""
+import numpy as np
+import pytest
+
+import dy2st as paddle
+
+X = np.arange(6, dtype="float32").reshape(2, 3) - 2.0
+MODES = [pytest.param(True, False, id="full_graph"),
+         pytest.param(False, False, id="default"),
+         pytest.param(False, True, id="default-with-break")]
+
+
+def _brk(x):
+    return float(np.tanh(x.numpy()).sum())
+
+
+class Holder:
+    def __init__(self):
+        self.calls = 0
+
+
+HOLD = Holder()
+LOG = []
+
+
+def _bump():
+    HOLD.calls += 1
+
+
+def _log(v):
+    LOG.append(v)
+
+
+def _bump_obj(o):
+    o.calls += 1
+
+
+def _outer_helper():
+    _bump()
+
+
+def _scale_in_place(t, v):
+    t[0] += v           # a tensor argument changed in place: no Python state
+
+
+def global_helper(x, brk):
+    if brk:
+        _brk(x)
+    _bump()
+    return x * HOLD.calls
+
+
+def list_helper(x, brk):
+    if brk:
+        _brk(x)
+    _log(1)
+    return x * len(LOG)
+
+
+def object_helper(x, brk, o=HOLD):
+    if brk:
+        _brk(x)
+    _bump_obj(o)
+    return x * o.calls
+
+
+def helper_of_a_helper(x, brk):
+    if brk:
+        _brk(x)
+    _outer_helper()
+    return x + HOLD.calls
+
+
+def _state():
+    return HOLD.calls, list(LOG)
+
+
+def _set_state(s):
+    HOLD.calls, LOG[:] = s[0], list(s[1])
+
+
+@pytest.fixture(autouse=True)
+def fresh_state():
+    _set_state((0, []))
+    yield
+    _set_state((0, []))
+
+
+@pytest.mark.parametrize("full_graph,brk", MODES)
+@pytest.mark.parametrize("fn", [global_helper, list_helper, object_helper, helper_of_a_helper],
+                         ids=lambda f: f.__name__)
+def test_helper_changes_happen_on_every_call(fn, full_graph, brk):
+    static = paddle.jit.to_static(fn, full_graph=full_graph)
+    for i in range(5):
+        before = _state()
+        got = static(paddle.to_tensor(X), brk).numpy()
+        after_static = _state()
+        _set_state(before)
+        expected = fn(paddle.to_tensor(X), brk).numpy()
+        np.testing.assert_allclose(got, expected, err_msg=f"call {i + 1}")
+        assert after_static == _state(), f"call {i + 1}"
+
+
+def tensor_helper(x):
+    h = x * 1.0
+    _scale_in_place(h, 2.0)
+    return h
+
+
+def test_a_helper_changing_only_a_tensor_keeps_one_program():
+    static = paddle.jit.to_static(tensor_helper)
+    for _ in range(3):
+        np.testing.assert_allclose(static(paddle.to_tensor(X)).numpy(),
+                                   tensor_helper(paddle.to_tensor(X)).numpy())
+    assert static.num_programs == 1 and static.graph_breaks == []
+
+
+class Inner(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.seen = 0
+
+    def forward(self, x):
+        self.seen += 1
+        return x * 2.0
+
+
+class Net(paddle.nn.Layer):
+    def __init__(self, brk):
+        super().__init__()
+        self.brk = brk
+        self.calls = 0
+        self.history = []
+        self.inner = Inner()
+
+    def count(self, x):
+        self.calls += 1
+        self.history.append(self.calls)
+
+    def forward(self, x):
+        if self.brk:
+            _brk(x)
+        self.count(x)
+        h = self.inner(x)
+        return h * self.calls + self.inner.seen + len(self.history)
+
+
+@pytest.mark.parametrize("full_graph,brk", MODES)
+def test_layer_methods_and_sublayers_change_state_on_every_call(full_graph, brk):
+    eager, net = Net(brk), Net(brk)
+    static = paddle.jit.to_static(net, full_graph=full_graph)
+    for i in range(4):
+        expected = eager(paddle.to_tensor(X)).numpy()
+        got = static(paddle.to_tensor(X)).numpy()
+        np.testing.assert_allclose(got, expected, err_msg=f"call {i + 1}")
+        assert (net.calls, net.history, net.inner.seen) == \
+            (eager.calls, eager.history, eager.inner.seen)
+
+
+def test_the_break_names_the_helper():
+    static = paddle.jit.to_static(global_helper)
+    static(paddle.to_tensor(X), False)
+    reasons = [b.reason for b in static.graph_breaks if b.kind == "side-effect"]
+    assert reasons and "`_bump(...)`" in reasons[0] and "test_helper_side_effects.py" in reasons[0]
