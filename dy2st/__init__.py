@@ -69,6 +69,8 @@ _LAZY = {
     "amp": "amp",
     "vision": "vision",
     "incubate": "incubate",
+    "distributed": "distributed",
+    "DataParallel": "distributed.parallel:DataParallel",
 }
 
 

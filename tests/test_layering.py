@@ -21,7 +21,7 @@ KNOWN_UPWARD = {
 KNOWN_MODULE_CIRCLES: list = []
 # Ceilings: the counts measured when this test was written; they may only go down.
 MAX_PACKAGE_CIRCLES = 1          # closed by the KNOWN_UPWARD imports
-MAX_IMPORTS_IN_FUNCTIONS_WITHOUT_REASON = 283
+MAX_IMPORTS_IN_FUNCTIONS_WITHOUT_REASON = 270
 MAX_PRIVATE_IMPORTS = 77
 
 

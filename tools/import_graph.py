@@ -22,7 +22,7 @@ LAYERS: Sequence[Tuple[str, ...]] = (
     ("autograd",),
     ("format", "jst", "transformers", "linalg", "backends"),
     ("nn", "regularizer"),
-    ("optimizer", "metric", "tensor", "utils", "amp", "device", "incubate"),
+    ("optimizer", "metric", "tensor", "utils", "amp", "device", "incubate", "distributed"),
     ("jit",),
     ("static", "io", "onnx"),
     ("hapi", "base", "vision"),

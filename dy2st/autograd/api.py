@@ -10,6 +10,7 @@ from ..runtime.program import Variable
 from ..runtime.ops.grad_kernels import cleared
 from ..runtime.state import _state
 from ..runtime.tensor import Tensor
+from .backward_hooks import run_after_backward
 from .engine import GradientError, _as_grad, _ones_like, run_backward
 from .tape import adopt, check_inplace, needs_tape
 
@@ -50,9 +51,13 @@ def backward(tensors: Tensors, grad_tensors: Any = None, retain_graph: bool = Fa
     outputs = _as_list(tensors)
     if outputs and isinstance(outputs[0], Variable):
         from .static_api import traced_backward
-        return traced_backward(outputs, grad_tensors)
+        traced_backward(outputs, grad_tensors)
+        run_after_backward()
+        return None
     _check_differentiable(outputs, "backward")
     run_backward(outputs, _seeds(outputs, grad_tensors), retain_graph, False)
+    run_after_backward()
+    return None
 
 
 def grad(outputs: Tensors, inputs: Tensors, grad_outputs: Any = None,

@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ...runtime.collective import COLLECTIVE_OPS, communicator
 from ...runtime.config import rng
 from ...runtime.executor import compile_program, raise_with_op_origin
 from ...runtime.loop_limit import loop_limit
@@ -21,6 +22,7 @@ from .device import placed
 from .loader import jax_modules, x64
 from .lower import LowerContext
 from .params import device_value, remember_outputs
+from .spmd import AXIS, OverProcesses
 from .table import NotLowerable, load_table
 
 # the retrace / fallback log lines go where to_static's retrace lines go (jit.set_verbosity)
@@ -146,9 +148,14 @@ class XlaProgram:
         persistable_names = self.persistable_names
 
         capacity = self.capacity
+        # a program with collectives, in a job of several processes, is one computation every
+        # process runs together (its collectives reach across them)
+        spmd = communicator().spmd and any(
+            op.type in COLLECTIVE_OPS for b in program.blocks for op in b.ops)
 
         def computation(feeds, params, seed):
             cx = LowerContext(program)
+            cx.axis = AXIS if spmd else None
             cx.key = m.random.wrap_key_data(seed) if self.random else None
             cx.failed = m.jnp.zeros((), bool)
             cx.overflow = m.jnp.zeros((), bool)
@@ -159,7 +166,7 @@ class XlaProgram:
             status = cx.failed.astype(np.int32) + 2 * cx.overflow.astype(np.int32)
             return [env[n] for n in fetch_names], status
 
-        jitted = m.jax.jit(computation)
+        jitted = OverProcesses(computation) if spmd else m.jax.jit(computation)
         params = [device_value(program.persistables[n]) for n in persistable_names]
         seed = np.zeros(2, np.uint32)
         try:

@@ -27,7 +27,8 @@ def _lookup(place: Any) -> Any:
     jax = jax_modules().jax
     kind = place.kind
     try:
-        devices = jax.devices(kind)
+        # this process's devices: in a job of several processes jax.devices lists all of them
+        devices = jax.local_devices(backend=kind)
     except RuntimeError as e:
         raise RuntimeError(f"set_device({kind!r}): jax has no {kind} device here ({e}); install "
                            "jax for that platform (e.g. pip install \"jax[cuda12]\") or use "
@@ -61,5 +62,5 @@ _default_device: List[Any] = []
 
 def _default() -> Any:
     if not _default_device:
-        _default_device.append(jax_modules().jax.devices()[0])
+        _default_device.append(jax_modules().jax.local_devices()[0])
     return _default_device[0]

@@ -8,6 +8,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
+from ...runtime.collective import COLLECTIVE_OPS
 from ...runtime.passes.facts import resolve_vars
 from ...runtime.program import Block, Operator, Program
 from ...runtime.registry import OPS
@@ -24,7 +25,7 @@ NOT_FOLDED = frozenset((
     "array_concat", "array_slice", "array_join", "tape_create", "tape_push", "tape_read",
     "array_grad_add", "array_grad_clear", "array_grad_head", "array_grad_insert", "array_grad_put",
     "array_grad_read", "array_grad_split", "array_grad_tail", "array_grad_unslice",
-    "array_grad_unstack", "fractional_max_pool_nd", "grad_clear"))
+    "array_grad_unstack", "fractional_max_pool_nd", "grad_clear")) | COLLECTIVE_OPS
 # constants larger than this are computed by XLA, not embedded into the computation
 FOLD_LIMIT = 1 << 16
 
@@ -48,6 +49,7 @@ class LowerContext:
         self.overflow: Any = None     # bool scalar: a loop buffer ran out of room (buffers.py)
         self.capacity = 32            # the capacity of the buffers loops append into
         self.probing = False          # a loop body traced once to learn what it appends
+        self.axis: Optional[str] = None   # the process axis of a job's collectives (spmd.py)
 
     # -- state threaded through cond / while ---------------------------------------------
     def get_state(self) -> List[Any]:

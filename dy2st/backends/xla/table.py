@@ -49,7 +49,8 @@ def load_table() -> None:
     global _loaded
     if _loaded:
         return
-    from . import (ops_array, ops_control, ops_conv, ops_creation, ops_grad,  # noqa: F401
-                   ops_host,
+    # the families import jax: loaded when the first program compiles, never by `import dy2st`
+    from . import (ops_array, ops_collective, ops_control, ops_conv, ops_creation,  # noqa: F401
+                   ops_grad, ops_host,
                    ops_index, ops_linalg, ops_math, ops_nn, ops_random, ops_reduce, ops_shape)
     _loaded = True

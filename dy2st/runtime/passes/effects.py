@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional,
 
 import numpy as np
 
+from ..collective import COLLECTIVE_OPS
 from ..program import Block, Operator, Program
 from ..registry import INTO, OPS
 
@@ -17,9 +18,11 @@ if TYPE_CHECKING:
 NONDETERMINISTIC = frozenset({"dropout", "uniform_random", "gaussian_random", "randint"})
 # Run for their effect (output, a check, a fresh or mutated list): never folded or merged.
 EFFECTS = frozenset({"print", "assert", "raise", "check_defined", "array_write", "array_pop", "create_array",
-                     "array_join", "array_slice", "tape_create", "tape_push"})
+                     "array_join", "array_slice", "tape_create", "tape_push"}) | COLLECTIVE_OPS
 # DCE keeps these even when nothing reads their outputs.
-KEEP_ALWAYS = frozenset({"print", "assert", "raise", "check_defined", "array_write", "array_pop"})
+# (a collective too: every process must run the same collectives, in the same order)
+KEEP_ALWAYS = frozenset({"print", "assert", "raise", "check_defined", "array_write",
+                         "array_pop"}) | COLLECTIVE_OPS
 # Read a tensor array, a Python list that array_write mutates in place: the same inputs may give
 # a different value later, so never folded or merged.
 READS_STATE = frozenset({"array_read", "array_length", "array_stack", "array_concat", "tape_read"})

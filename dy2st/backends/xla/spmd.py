@@ -1,0 +1,79 @@
+"""One computation run by every process of a data-parallel job (SPMD): each process passes its
+own arrays, jax stacks them into global arrays over a mesh of one device per process, and the
+collectives inside (`lax.psum` over AXIS) reach across processes through JAX's runtime."""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, Tuple
+
+import numpy as np
+
+from .device import current_device
+from .loader import jax_modules
+
+# the mesh axis the collective lowerings reduce over (ops_collective.py)
+AXIS = "dp"
+
+_meshes: Dict[Tuple[str, int], Any] = {}
+
+
+def process_mesh() -> Any:
+    """A 1-d mesh with, in process order, the device each process computes on."""
+    jax = jax_modules().jax
+    local = current_device()
+    key = (local.platform, local.id)
+    mesh = _meshes.get(key)
+    if mesh is None:
+        first: Dict[int, Any] = {}
+        for d in jax.devices(local.platform):
+            first.setdefault(d.process_index, d)
+        first[jax.process_index()] = local
+        devices = [first[p] for p in range(jax.process_count())]
+        mesh = _meshes[key] = jax.sharding.Mesh(np.array(devices), (AXIS,))
+    return mesh
+
+
+class OverProcesses:
+    """`fn` (traced with collectives over AXIS) as one SPMD computation of the job. Called with
+    this process's arrays, it gives this process's results; `lower` is the ahead-of-time
+    compile of jax.jit, on the same arguments."""
+
+    def __init__(self, fn: Callable) -> None:
+        m = jax_modules()
+        jax = m.jax
+        self.mesh = process_mesh()
+        spec = jax.sharding.PartitionSpec(AXIS)
+        self.sharding = jax.sharding.NamedSharding(self.mesh, spec)
+        self.device = current_device()
+        self.world = self.mesh.devices.size
+
+        def body(*args: Any) -> Any:
+            # each process's block is its own arrays with a leading axis of 1
+            local = jax.tree.map(lambda a: a[0], args)
+            return jax.tree.map(lambda a: m.jnp.expand_dims(a, 0), fn(*local))
+
+        self.jitted = jax.jit(jax.shard_map(body, mesh=self.mesh, in_specs=spec, out_specs=spec,
+                                            check_vma=False))
+
+    def _global(self, a: Any) -> Any:
+        jax = jax_modules().jax
+        if isinstance(a, jax.Array):
+            block = a.reshape((1,) + a.shape)
+            block = jax.device_put(block, self.device)
+        else:
+            a = np.asarray(a)
+            block = jax.device_put(a.reshape((1,) + a.shape), self.device)
+        return jax.make_array_from_single_device_arrays(
+            (self.world,) + tuple(block.shape[1:]), self.sharding, [block])
+
+    def _local(self, a: Any) -> Any:
+        return a.addressable_shards[0].data[0]
+
+    def _globals(self, args: Tuple[Any, ...]) -> Any:
+        return jax_modules().jax.tree.map(self._global, args)
+
+    def lower(self, *args: Any) -> Any:
+        return self.jitted.lower(*self._globals(args))
+
+    def __call__(self, *args: Any) -> Any:
+        out = self.jitted(*self._globals(args))
+        return jax_modules().jax.tree.map(self._local, out)
