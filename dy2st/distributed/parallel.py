@@ -5,12 +5,12 @@ program). In a job of one process it only wraps the layer, as Paddle does on one
 from __future__ import annotations
 
 import contextlib
-import weakref
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
 
 from ..autograd.backward_hooks import register_after_backward
+from ..autograd.mode import is_grad_enabled
 from ..autograd.traced import slot_of
 from ..nn.layer.layers import Layer
 from ..runtime import ops, state
@@ -20,9 +20,11 @@ from ..runtime.registry import apply
 from ..runtime.tensor import Tensor
 from .collective import Group, get_world_size, init_parallel_env
 
-# the DataParallel layers of a job of several processes; each averages its gradients after
-# every backward() (all processes run the same backward calls, so they meet in the same order)
-_REPLICAS: "weakref.WeakSet[DataParallel]" = weakref.WeakSet()
+# the DataParallel layers whose forward ran (with gradients on) since the last backward(): that
+# backward averages their gradients. Every process runs the same forwards and backwards, so the
+# collectives meet in the same order (a set of all live replicas would not: the garbage
+# collector frees old ones at different times in different processes)
+_PENDING: List["DataParallel"] = []
 
 
 class DataParallel(Layer):
@@ -47,12 +49,15 @@ class DataParallel(Layer):
                 init_parallel_env()
             self._nranks = get_world_size()
             sync_params_buffers(layers)
-            _REPLICAS.add(self)
         else:
             self._nranks = 1
 
     def forward(self, *inputs: Any, **kwargs: Any) -> Any:
-        return self._layers(*inputs, **kwargs)
+        outputs = self._layers(*inputs, **kwargs)
+        if self._nranks > 1 and self.grad_need_sync and is_grad_enabled() and \
+                all(r is not self for r in _PENDING):
+            _PENDING.append(self)
+        return outputs
 
     @contextlib.contextmanager
     def no_sync(self) -> Iterator[None]:
@@ -153,9 +158,9 @@ def _average_traced(program: Program, params: List[Tensor]) -> None:
 
 def _after_backward() -> None:
     program = state.current_program()
-    for replica in list(_REPLICAS):
-        if not replica.grad_need_sync:
-            continue
+    replicas = list(_PENDING)
+    _PENDING.clear()
+    for replica in replicas:
         params = replica._trainable()
         if program is not None:
             _average_traced(program, params)
