@@ -53,7 +53,12 @@ class DataParallel(Layer):
             self._nranks = 1
 
     def forward(self, *inputs: Any, **kwargs: Any) -> Any:
-        outputs = self._layers(*inputs, **kwargs)
+        return self._layers(*inputs, **kwargs)
+
+    def __call__(self, *inputs: Any, **kwargs: Any) -> Any:
+        # marked at every call, not in forward: to_static(DataParallel(net)) replaces forward
+        # by its compiled program, and its gradients still need averaging by the next backward
+        outputs = super().__call__(*inputs, **kwargs)
         if self._nranks > 1 and self.grad_need_sync and is_grad_enabled() and \
                 all(r is not self for r in _PENDING):
             _PENDING.append(self)

@@ -24,6 +24,10 @@ def cnn():
 
 
 MODELS = {"mlp": (mlp, (5,)), "cnn": (cnn, (1, 6, 6))}
+# (model, how it trains): eagerly, as a whole step compiled by XLA, with only the forward compiled
+# (and with gradients accumulated over two halves, the first without averaging: no_sync)
+RUNS = [("mlp", "eager"), ("mlp", "xla"), ("mlp", "xla_forward"), ("mlp", "eager_no_sync"),
+        ("cnn", "eager"), ("cnn", "xla")]
 
 
 def batches(kind, steps=STEPS):
@@ -32,6 +36,9 @@ def batches(kind, steps=STEPS):
     shape = MODELS[kind][1]
     return [(rng.standard_normal((GLOBAL_BATCH,) + shape).astype("float32"),
              rng.standard_normal((GLOBAL_BATCH, 3)).astype("float32")) for _ in range(steps)]
+
+
+GRADS = []      # the first layer's gradient after each backward of the no_sync run
 
 
 def train(kind, mode, rank, world, seed=0, steps=STEPS):
@@ -48,7 +55,24 @@ def train(kind, mode, rank, world, seed=0, steps=STEPS):
         opt.clear_grad()
         return loss
 
-    if mode != "eager":
+    def accumulated(x, y):
+        # two halves: the first backward under no_sync (local only), the second averages the
+        # sum of both over the processes
+        half = x.shape[0] // 2
+        with model.no_sync():
+            (((model(x[:half]) - y[:half]) ** 2).mean() * 0.5).backward()
+        GRADS.append(net[0].weight.grad.numpy().copy())     # this process's own gradient
+        (((model(x[half:]) - y[half:]) ** 2).mean() * 0.5).backward()
+        GRADS.append(net[0].weight.grad.numpy().copy())     # the average over the processes
+        opt.step()
+        opt.clear_grad()
+
+    if mode == "eager_no_sync":
+        step = accumulated
+    elif mode == "xla_forward":
+        # the forward compiled (DataParallel inside to_static), backward and step eager
+        model = paddle.jit.to_static(model, backend="xla")
+    elif mode != "eager":
         step = paddle.jit.to_static(step, backend=mode, full_graph=True)
     share = GLOBAL_BATCH // world
     for x, y in batches(kind, steps):
@@ -90,12 +114,12 @@ def main(out_dir):
     dist.init_parallel_env()
     rank, world = dist.get_rank(), dist.get_world_size()
     result = collectives(rank)
-    for kind in MODELS:
-        for mode in ("eager", "xla"):
-            # each rank starts from its own random parameters: DataParallel gives it rank 0's
-            params = train(kind, mode, rank, world, seed=rank)
-            for k, v in params.items():
-                result[f"{kind}/{mode}/{k}"] = v
+    for kind, mode in RUNS:
+        # each rank starts from its own random parameters: DataParallel gives it rank 0's
+        params = train(kind, mode, rank, world, seed=rank)
+        for k, v in params.items():
+            result[f"{kind}/{mode}/{k}"] = v
+    result["no_sync_grads"] = np.stack(GRADS)
     np.savez(f"{out_dir}/rank{rank}.npz", **result)
 
 

@@ -29,8 +29,7 @@ def ranks(tmp_path_factory):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("kind", sorted(dp_worker.MODELS))
-@pytest.mark.parametrize("mode", ["eager", "xla"])
+@pytest.mark.parametrize("kind, mode", dp_worker.RUNS)
 def test_two_processes_train_to_the_one_process_parameters(ranks, kind, mode):
     # one process, the whole batch of every step, plain training (DataParallel is a no-op)
     reference = dp_worker.train(kind, "eager", rank=0, world=1, seed=0)
@@ -61,3 +60,11 @@ def test_collectives_across_two_processes(ranks):
         for backend in ("numpy", "xla"):
             np.testing.assert_allclose(saved["to_static_all_reduce_" + backend], [7.0])
         assert list(saved["world"]) == [2, r, r]
+
+
+@pytest.mark.slow
+def test_no_sync_keeps_the_local_gradient_until_the_next_backward(ranks):
+    local = [saved["no_sync_grads"][0::2] for saved in ranks]
+    averaged = [saved["no_sync_grads"][1::2] for saved in ranks]
+    assert np.abs(local[0] - local[1]).max() > 1e-4     # each process kept its own
+    np.testing.assert_array_equal(averaged[0], averaged[1])
