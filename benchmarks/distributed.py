@@ -15,7 +15,7 @@ import statistics
 import subprocess
 import sys
 import time
-from typing import Any, Callable, Dict
+from typing import Any, Callable, Dict, Tuple
 
 import numpy as np
 
@@ -40,6 +40,7 @@ def median_ms(fn: Callable[[], Any]) -> float:
 
 def worker() -> None:
     """One process of the job: times its steps and (rank 0) prints them as one JSON line."""
+    # imported here: the launching side (main) needs none of dy2st
     import dy2st as paddle
     import dy2st.distributed as dist
     from dy2st.runtime.collective import communicator
@@ -53,23 +54,7 @@ def worker() -> None:
     y = paddle.to_tensor(rng.integers(0, CLASSES, (GLOBAL_BATCH,))[rank * share:(rank + 1) * share])
     out: Dict[str, float] = {"world": world}
     for mode in ("eager", "xla"):
-        paddle.seed(0)
-        net = paddle.nn.Sequential(paddle.nn.Linear(FEATURES, HIDDEN), paddle.nn.ReLU(),
-                                   paddle.nn.Linear(HIDDEN, HIDDEN), paddle.nn.ReLU(),
-                                   paddle.nn.Linear(HIDDEN, CLASSES))
-        model = paddle.DataParallel(net)
-        opt = paddle.optimizer.SGD(0.01, parameters=model.parameters())
-
-        def step(x, y):
-            loss = paddle.nn.functional.cross_entropy(model(x), y)
-            loss.backward()
-            opt.step()
-            opt.clear_grad()
-            return loss
-
-        if mode == "xla":
-            step = paddle.jit.to_static(step, backend="xla", full_graph=True)
-        out[mode] = median_ms(lambda: step(x, y))
+        out[mode], net = time_steps(paddle, mode, x, y)
     # the all-reduce DataParallel runs after each eager backward: every gradient in one buffer
     size = sum(int(np.prod(p.shape)) for p in net.parameters()) + len(net.parameters())
     grads = np.ones(size, np.float32)
@@ -77,6 +62,27 @@ def worker() -> None:
     out["all_reduce_mb"] = grads.nbytes / 2 ** 20
     if rank == 0:
         print("RESULT " + json.dumps(out), flush=True)
+
+
+def time_steps(paddle: Any, mode: str, x: Any, y: Any) -> Tuple[float, Any]:
+    """Median ms of a DataParallel MLP's train step (eager, or one XLA computation)."""
+    paddle.seed(0)
+    net = paddle.nn.Sequential(paddle.nn.Linear(FEATURES, HIDDEN), paddle.nn.ReLU(),
+                               paddle.nn.Linear(HIDDEN, HIDDEN), paddle.nn.ReLU(),
+                               paddle.nn.Linear(HIDDEN, CLASSES))
+    model = paddle.DataParallel(net)
+    opt = paddle.optimizer.SGD(0.01, parameters=model.parameters())
+
+    def step(x, y):
+        loss = paddle.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        return loss
+
+    if mode == "xla":
+        step = paddle.jit.to_static(step, backend="xla", full_graph=True)
+    return median_ms(lambda: step(x, y)), net
 
 
 def run_job(nproc: int) -> Dict[str, float]:
