@@ -14,6 +14,7 @@ import numpy as np
 
 from .control_flow.counted_loop import CountedLoop, counted_loop, counter_end
 from .direct_calls import direct_kernel, matmul_fn, method_expr
+from .fused_cells import KERNELS as FUSED_KERNELS, fuse_block_ops
 from .loop_limit import check_trip_count, count_turn, start_turn_count
 from .passes.effects import CONTROL
 from .passes.facts import resolve_vars
@@ -128,6 +129,9 @@ class _Codegen:
         # loop-invariant matmul operand (a while body's param) -> the local holding its
         # transpose as a contiguous array, made once before the loop (see hoist_transposes)
         self.transposed: Dict[str, str] = {}
+        # id(block) -> (block, its ops with fused_cells' fusions), worked out once per block (the
+        # block is held so that its id is not reused: counted loops make view blocks)
+        self.block_ops: Dict[int, Tuple[Block, List[Operator]]] = {}
 
     def ident(self, name: str) -> str:
         """The local holding variable `name` (a free one is taken for a new name)."""
@@ -197,7 +201,7 @@ class _Codegen:
         dying op's own output when it has one (freed at that moment, like `del`), else deleted.
         A value read only by the next op is written into that op's line instead of a local of
         its own (see _fusable): fewer statements make compile() cheaper."""
-        ops = block.ops
+        ops = self.ops_of(block, keep)
         last_use: Dict[str, int] = {}
         reads: Dict[str, int] = {}
         for i, op in enumerate(ops):
@@ -274,6 +278,14 @@ class _Codegen:
         if not ops:
             self.emit(f"{ind}pass")
 
+    def ops_of(self, block: Block, keep: Sequence[str]) -> List[Operator]:
+        """The ops to generate for block: its own, with fused_cells' fusions (keep: the values
+        leaving the block, the same at every call for a block)."""
+        held = self.block_ops.get(id(block))
+        if held is None:
+            held = self.block_ops[id(block)] = (block, fuse_block_ops(block.ops, self.vars, keep))
+        return held[1]
+
     def _fusable(self, ops: List[Operator], i: int, keep: set) -> bool:
         """Whether op i's one output, read once and by op i+1 only (the caller checked), can be
         computed in op i+1's line: never a value that leaves the block, the buffer op i+1
@@ -308,6 +320,9 @@ class _Codegen:
                 spare.insert(0, buffer)
             # out= by keyword: numpy deprecates a positional out for some ufuncs (maximum)
             return f"{self.const('U', reuse[2])}({', '.join(ins)}, out={buffer})"
+        fused = FUSED_KERNELS.get(op.type)
+        if fused is not None:
+            return f"{self.const('F', fused)}({', '.join(ins)})"
         if op.type in HOISTABLE and not op.inputs and _small(self.vars, op):
             name = self.const("H", self.hoist(block, op))
             if self.fold_constants and len(op.outputs) == 1 and op.outputs[0] not in self.idents:
@@ -362,10 +377,11 @@ class _Codegen:
             self.idents[p] = a
         params = set(block.params)
         self.free.save()          # every path through an if / loop starts with the same free locals
-        direct = _direct_results(block, args, outs, carried)
+        keep = list(block.results) + list(block.params)
+        direct = _direct_results(block, self.ops_of(block, keep), args, outs, carried)
         for j in direct:
             self.idents[block.results[j]] = outs[j]
-        self.body(block, ind, list(block.results) + list(block.params), depth)
+        self.body(block, ind, keep, depth)
         res = [self.ident(r) for r in block.results]
         if loop is not None:
             self.emit(f"{ind}if not {res[0]}:", loop)
@@ -511,11 +527,16 @@ class _Codegen:
     def _read_as_index(self, op: Operator, name: str) -> bool:
         """Whether op reads value `name` only as an index that its generated code turns into
         a Python int (getitem written out as x[...]), so a Python int may stand for it."""
+        if op.type in ("array_write", "array_read"):
+            # their kernels take int(i): a Python int is the same index
+            return len(op.inputs) >= 2 and op.inputs[1] == name and op.inputs[0] != name and \
+                name not in op.inputs[2:]
         return op.type == "getitem" and op.inputs[0] != name and \
             getitem_expr(self.vars, op, list(op.inputs)) is not None
 
 
-def _direct_results(block: Block, args: Sequence[str], outs: Sequence[str], carried: bool) -> Dict[int, str]:
+def _direct_results(block: Block, ops: List[Operator], args: Sequence[str], outs: Sequence[str],
+                    carried: bool) -> Dict[int, str]:
     """Results j an op of the block can write straight into outs[j] (saving a move and a del):
     made by exactly one op, listed once, and outs[j] is read by nothing in the block after that
     op. A cond's outs are fresh locals; a while body's outs[j] is its param j (the loop
@@ -524,7 +545,7 @@ def _direct_results(block: Block, args: Sequence[str], outs: Sequence[str], carr
         return {}
     made: Dict[str, int] = {}
     twice = set()
-    for k, op in enumerate(block.ops):
+    for k, op in enumerate(ops):
         for o in op.outputs:
             if o in made:
                 twice.add(o)
@@ -534,7 +555,7 @@ def _direct_results(block: Block, args: Sequence[str], outs: Sequence[str], carr
         counts[r] = counts.get(r, 0) + 1
     last_read: Dict[str, int] = {}
     if carried:
-        for k, op in enumerate(block.ops):
+        for k, op in enumerate(ops):
             for n in op.inputs:
                 last_read[n] = k
     direct = {}
@@ -548,7 +569,7 @@ def _direct_results(block: Block, args: Sequence[str], outs: Sequence[str], carr
             if p in counts:               # moved into another loop variable at the end
                 continue
             read = last_read.get(p, -1)
-            if read > k or (read == k and block.ops[k].type in CONTROL):
+            if read > k or (read == k and ops[k].type in CONTROL):
                 continue
         direct[j] = r
     return direct

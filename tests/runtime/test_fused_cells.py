@@ -1,0 +1,146 @@
+"""The numpy executor's fused LSTM gate kernel (runtime/fused_cells.py): the same bits as the
+unfused ops, in to_static programs with and without the fusion, values and gradients, and the
+chains it must leave alone."""
+import numpy as np
+import pytest
+
+import dy2st as paddle
+import dy2st.runtime.executor as executor
+from dy2st.runtime.fused_cells import LSTM_GATES, lstm_gates
+from dy2st.runtime.registry import OPS
+
+RNG = np.random.default_rng(5)
+
+
+def _unfused(gates, c):
+    sig, tanh, mul = OPS["sigmoid"].kernel, OPS["tanh"].kernel, np.multiply
+    i, f, g, o = np.split(gates, 4, axis=-1)
+    c_new = np.add(mul(sig(f), c), mul(sig(i), tanh(g)))
+    return c_new, mul(sig(o), tanh(c_new))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shapes", [((3, 8), (3, 2)), ((1, 4), (1, 1)), ((2, 5, 12), (2, 5, 3)),
+                                    ((4, 8), (1, 2)), ((0, 8), (0, 2))])
+def test_kernel_gives_the_bits_of_the_unfused_ops(dtype, shapes):
+    gshape, cshape = shapes
+    gates = (RNG.standard_normal(gshape) * 4).astype(dtype)
+    gates.flat[:3] = [np.inf, -np.inf, np.nan][:gates.size]
+    c = RNG.standard_normal(cshape).astype(dtype)
+    before = gates.copy()
+    with np.errstate(invalid="ignore"):
+        got, want = lstm_gates(gates, c), _unfused(gates, c)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and g.shape == w.shape
+        np.testing.assert_array_equal(g, w)
+    np.testing.assert_array_equal(gates, before)        # the gates are only read
+
+
+class LM(paddle.nn.Layer):
+    def __init__(self, cell: bool):
+        super().__init__()
+        self.cell = cell
+        self.lstm = paddle.nn.LSTMCell(6, 5) if cell else paddle.nn.LSTM(6, 5, num_layers=2)
+
+    def forward(self, x):
+        if not self.cell:
+            return self.lstm(x)[0]
+        h = c = paddle.zeros([x.shape[0], 5])
+        outs = []
+        for t in range(x.shape[1]):
+            _, (h, c) = self.lstm(x[:, t], (h, c))
+            outs.append(h)
+        return paddle.stack(outs, axis=1)
+
+
+def _run(model, x, fused: bool, monkeypatch):
+    """Output and gradients of a fresh to_static copy of model, compiled with or without fusion."""
+    if not fused:
+        monkeypatch.setattr(executor, "fuse_block_ops", lambda ops, vars, keep: ops)
+    static = paddle.jit.to_static(model, full_graph=True)
+    xt = paddle.to_tensor(x, stop_gradient=False)
+    out = static(xt)
+    (out * paddle.to_tensor(np.linspace(-1, 1, out.size).reshape(out.shape).astype("float32"))).sum().backward()
+    grads = [p.grad.numpy().copy() for p in model.parameters()] + [xt.grad.numpy()]
+    model.clear_gradients()
+    with paddle.no_grad():
+        inference = static(paddle.to_tensor(x)).numpy()
+    source = static.forward._last.compiled.source
+    monkeypatch.undo()
+    return out.numpy(), grads, inference, source
+
+
+@pytest.mark.parametrize("cell", [False, True])
+def test_to_static_lstm_fused_equals_unfused_and_eager(cell, monkeypatch):
+    paddle.seed(0)
+    x = RNG.standard_normal((3, 7, 6)).astype("float32")
+    out_f, grads_f, inf_f, src_f = _run(LM(cell), x, True, monkeypatch)
+    paddle.seed(0)
+    out_u, grads_u, inf_u, src_u = _run(LM(cell), x, False, monkeypatch)
+    paddle.seed(0)
+    eager = LM(cell)
+    xt = paddle.to_tensor(x, stop_gradient=False)
+    want = eager(xt)
+    (want * paddle.to_tensor(np.linspace(-1, 1, want.size).reshape(want.shape).astype("float32"))).sum().backward()
+    # the inference program fuses; with and without, the same bits
+    assert "F" in src_f and src_f.count("lstm") == 0 and src_f != src_u
+    np.testing.assert_array_equal(inf_f, inf_u)
+    np.testing.assert_allclose(inf_f, want.numpy(), rtol=1e-6, atol=1e-6)
+    np.testing.assert_array_equal(out_f, out_u)
+    for gf, gu in zip(grads_f, grads_u):
+        np.testing.assert_array_equal(gf, gu)
+    eager_grads = [p.grad.numpy() for p in eager.parameters()] + [xt.grad.numpy()]
+    for gf, ge in zip(grads_f, eager_grads):
+        np.testing.assert_allclose(gf, ge, rtol=1e-5, atol=1e-6)
+
+
+def test_inference_program_calls_the_fused_kernel_in_a_counted_loop():
+    paddle.seed(0)
+    model = paddle.jit.to_static(LM(False), full_graph=True)
+    with paddle.no_grad():
+        model(paddle.to_tensor(RNG.standard_normal((2, 5, 6)).astype("float32")))
+    compiled = model.forward._last.compiled
+    fused = [k for k, v in compiled._run.__globals__.items() if v is lstm_gates]
+    assert fused and compiled.source.count(f"{fused[0]}(") == 2          # one per layer
+    # the time loops count with Python ints (array_write takes the counter as an index)
+    assert compiled.source.count(" = range(") == 2 and "K_less_than" not in compiled.source
+
+
+def test_chain_with_an_intermediate_read_elsewhere_is_not_fused():
+    F = paddle.nn.functional
+
+    def step(gates, c):
+        i, f, g, o = paddle.split(gates, 4, axis=-1)
+        forget = F.sigmoid(f)
+        c = forget * c + F.sigmoid(i) * paddle.tanh(g)
+        return F.sigmoid(o) * paddle.tanh(c), c, forget      # the forget gate leaves
+
+    gates = RNG.standard_normal((3, 8)).astype("float32")
+    c = RNG.standard_normal((3, 2)).astype("float32")
+    static = paddle.jit.to_static(step, full_graph=True)
+    got = static(paddle.to_tensor(gates), paddle.to_tensor(c))
+    assert LSTM_GATES not in str(static._last.compiled.program.global_block().ops)
+    assert not any(v is lstm_gates for v in static._last.compiled._run.__globals__.values())
+    want = step(paddle.to_tensor(gates), paddle.to_tensor(c))
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.numpy(), w.numpy())
+
+
+def test_program_keeps_the_unfused_ops():
+    def step(gates, c):
+        i, f, g, o = paddle.split(gates, 4, axis=-1)
+        c = paddle.nn.functional.sigmoid(f) * c + paddle.nn.functional.sigmoid(i) * paddle.tanh(g)
+        return paddle.nn.functional.sigmoid(o) * paddle.tanh(c), c
+
+    static = paddle.jit.to_static(step, full_graph=True)
+    gates = RNG.standard_normal((3, 8)).astype("float32")
+    c = RNG.standard_normal((3, 2)).astype("float32")
+    h, c_new = static(paddle.to_tensor(gates), paddle.to_tensor(c))
+    compiled = static._last.compiled
+    assert any(v is lstm_gates for v in compiled._run.__globals__.values())
+    # exports and other backends read the Program: it still holds the ops the user wrote
+    types = [op.type for op in compiled.program.global_block().ops]
+    assert LSTM_GATES not in types and types.count("sigmoid") == 3
+    want_c, want_h = lstm_gates(gates, c)
+    np.testing.assert_array_equal(h.numpy(), want_h)
+    np.testing.assert_array_equal(c_new.numpy(), want_c)
