@@ -7,7 +7,7 @@ from typing import Any, List, Sequence, Tuple
 import numpy as np
 
 from ...runtime.registry import Meta, register_op
-from . import im2col
+from . import depthwise, im2col
 
 
 def _pad_input(x: np.ndarray, pads: Sequence[Sequence[int]]) -> np.ndarray:
@@ -35,7 +35,10 @@ def conv_adjoint(g: np.ndarray, w: np.ndarray, sizes: Sequence[int], stride: Seq
     """The adjoint of conv_forward in its input: g [N, O, *out] -> [N, C, *sizes] (the unpadded
     input sizes; positions no window covers get zero)."""
     padded = [s + lo + hi for s, (lo, hi) in zip(sizes, pads)]
-    xp = im2col.adjoint(g, w, padded, stride, dilation, groups)
+    xp = depthwise.adjoint(g, w, padded, stride, dilation) \
+        if depthwise.is_depthwise(w, groups) and g.shape[1] == groups else None
+    if xp is None:
+        xp = im2col.adjoint(g, w, padded, stride, dilation, groups)
     crop = tuple(slice(lo, lo + s) for s, (lo, _) in zip(sizes, pads))
     return xp[(slice(None), slice(None)) + crop]
 
