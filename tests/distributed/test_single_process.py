@@ -2,6 +2,10 @@
 collectives that give their input back, DataParallel as a no-op wrapper with the wrapped layer's
 state_dict keys, and clear errors for a job of several processes that cannot start."""
 import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -9,6 +13,8 @@ import pytest
 import dy2st as paddle
 import dy2st.distributed as dist
 from dy2st.distributed import collective
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -20,6 +26,15 @@ def fresh(monkeypatch):
     dist.destroy_process_group()
     yield monkeypatch
     dist.destroy_process_group()
+
+
+def test_one_process_job_needs_no_jax(fresh):
+    code = ("import sys, dy2st as paddle, dy2st.distributed as dist; dist.init_parallel_env(); "
+            "paddle.DataParallel(paddle.nn.Linear(2, 2)); print('jax' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={k: v for k, v in os.environ.items() if not k.startswith("PADDLE_")},
+                         cwd=ROOT, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "False", out.stderr
 
 
 def test_one_process_job(fresh):
@@ -79,10 +94,13 @@ def test_collective_errors(fresh):
         dist.new_group([0, 1])
 
 
-def test_all_reduce_in_a_converted_function(fresh):
+@pytest.mark.parametrize("backend", [
+    "numpy", pytest.param("xla", marks=pytest.mark.skipif(
+        importlib.util.find_spec("jax") is None, reason="jax is not installed"))])
+def test_all_reduce_in_a_converted_function(fresh, backend):
     dist.init_parallel_env()
 
-    @paddle.jit.to_static(full_graph=True)
+    @paddle.jit.to_static(full_graph=True, backend=backend)
     def f(x):
         y = x * 2.0
         dist.all_reduce(y)
