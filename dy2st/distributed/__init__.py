@@ -10,9 +10,10 @@ from .env import ParallelEnv
 __all__ = ["DataParallel", "Group", "ParallelEnv", "ReduceOp", "Task", "all_gather",
            "all_gather_object", "all_reduce", "barrier", "broadcast", "destroy_process_group",
            "get_group", "get_rank", "get_world_size", "init_parallel_env", "is_available",
-           "is_initialized", "new_group", "sync_params_buffers"]
+           "is_initialized", "new_group", "spawn", "sync_params_buffers"]
 
 # DataParallel loads paddle.nn: on first use, so the launcher (python -m ...launch) starts fast
 __getattr__ = lazy_getattr(__name__, {"DataParallel": "parallel:DataParallel",
                                       "sync_params_buffers": "parallel:sync_params_buffers",
-                                      "launch": "launch"}, globals())
+                                      "launch": "launch", "spawn": "multiprocess:spawn"},
+                            globals())
