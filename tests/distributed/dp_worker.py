@@ -81,6 +81,44 @@ def train(kind, mode, rank, world, seed=0, steps=STEPS):
     return {k: v.numpy().copy() for k, v in model.state_dict().items()}
 
 
+class Looped(paddle.nn.Layer):
+    """A layer applied as many times as its input says (a loop with a data-dependent trip
+    count: its gradient reads per-turn buffers that a long loop outgrows)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = paddle.nn.Linear(4, 4)
+
+    def forward(self, x, n):
+        i = paddle.zeros([], "int64")
+        while i < n:
+            x = paddle.tanh(self.fc(x))
+            i = i + 1
+        return x
+
+
+def looped(mode, rank):
+    """Parameters after 2 steps in which rank 1 loops 40 times (past the first buffers of 32
+    turns, so its step is compiled again larger: every rank must do so with it) and rank 0 3."""
+    paddle.seed(0)
+    model = paddle.DataParallel(Looped())
+    opt = paddle.optimizer.SGD(learning_rate=0.1, parameters=model.parameters())
+
+    def step(x, n):
+        loss = (model(x, n) ** 2).mean()
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        return loss
+
+    if mode == "xla":
+        step = paddle.jit.to_static(step, backend="xla", full_graph=True)
+    x = paddle.to_tensor(np.full((2, 4), 0.1 * (rank + 1), "float32"))
+    for _ in range(2):
+        step(x, paddle.to_tensor(40 if rank == 1 else 3, dtype="int64"))
+    return {k: v.numpy().copy() for k, v in model.state_dict().items()}
+
+
 def collectives(rank):
     out = {}
     for name in ("SUM", "MAX", "MIN", "AVG", "PROD"):
@@ -120,6 +158,9 @@ def main(out_dir):
         for k, v in params.items():
             result[f"{kind}/{mode}/{k}"] = v
     result["no_sync_grads"] = np.stack(GRADS)
+    for mode in ("eager", "xla"):
+        for k, v in looped(mode, rank).items():
+            result[f"looped/{mode}/{k}"] = v
     np.savez(f"{out_dir}/rank{rank}.npz", **result)
 
 

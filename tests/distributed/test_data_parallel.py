@@ -68,3 +68,14 @@ def test_no_sync_keeps_the_local_gradient_until_the_next_backward(ranks):
     averaged = [saved["no_sync_grads"][1::2] for saved in ranks]
     assert np.abs(local[0] - local[1]).max() > 1e-4     # each process kept its own
     np.testing.assert_array_equal(averaged[0], averaged[1])
+
+
+@pytest.mark.slow
+def test_a_step_compiled_again_on_one_process_is_compiled_again_on_all(ranks):
+    # rank 1's loop outgrows the loop buffers; both ranks compile again and stay in step
+    for saved in ranks:
+        for name in ("fc.weight", "fc.bias"):
+            np.testing.assert_allclose(saved[f"looped/xla/{name}"], saved[f"looped/eager/{name}"],
+                                       rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(ranks[0]["looped/xla/fc.weight"],
+                                  ranks[1]["looped/xla/fc.weight"])

@@ -163,6 +163,11 @@ class XlaProgram:
             env = dict(zip(feed_names, feeds))
             env.update(zip(persistable_names, params))
             cx.run_ops(program.global_block(), env)
+            if spmd:
+                # every process sees a flag any of them raised, so all run again together
+                # (one running again alone would wait forever in its collectives)
+                cx.failed = m.lax.pmax(cx.failed.astype(np.int32), AXIS)
+                cx.overflow = m.lax.pmax(cx.overflow.astype(np.int32), AXIS)
             status = cx.failed.astype(np.int32) + 2 * cx.overflow.astype(np.int32)
             return [env[n] for n in fetch_names], status
 
