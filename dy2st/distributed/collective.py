@@ -11,6 +11,7 @@ from typing import Any, List, Optional, Sequence
 
 import numpy as np
 
+from ..runtime import ops
 from ..runtime.collective import Communicator, communicator, set_communicator
 from ..runtime.inplace import assign_in_place
 from ..runtime.program import Variable
@@ -224,11 +225,11 @@ def all_gather(tensor_list: List[Any], tensor: Any, group: Optional[Group] = Non
     world = get_world_size()
     source = tensor if isinstance(tensor, Variable) else Tensor(tensor._value)
     gathered = apply("c_allgather", [source], {"world_size": world})
-    scalar = len(tensor.shape) == 0
     tensor_list.clear()
-    for r in range(world):
-        part = gathered[r] if scalar else gathered[r * tensor.shape[0]:(r + 1) * tensor.shape[0]]
-        tensor_list.append(part)
+    if len(tensor.shape) == 0:
+        tensor_list.extend(gathered[r] for r in range(world))
+    else:
+        tensor_list.extend(ops.split(gathered, world, axis=0) if world > 1 else [gathered])
     return Task()
 
 

@@ -138,8 +138,12 @@ def collectives(rank):
 
     def summed(x):
         y = x * 2.0
-        dist.all_reduce(y)
-        return y + 1.0
+        dist.all_reduce(y)              # 2 * (1 + 2)
+        parts = []
+        dist.all_gather(parts, x)       # [1], [2]
+        z = x + 0.0
+        dist.broadcast(z, src=0)        # 1
+        return y + 1.0 + parts[1] * 10.0 + z * 100.0
 
     for backend in ("numpy", "xla"):
         f = paddle.jit.to_static(summed, backend=backend, full_graph=True)

@@ -29,7 +29,7 @@ class JaxCommunicator(Communicator):
                                        local_device_ids=device_ids,
                                        initialization_timeout=timeout)
         except RuntimeError as e:
-            if "before" in str(e) or "already" in str(e):
+            if any(w in str(e) for w in ("before", "already", "once")):
                 raise RuntimeError(
                     "init_parallel_env() must run before anything runs on the xla backend (jax "
                     f"was already started in this process): {e}") from None
