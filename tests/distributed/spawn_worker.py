@@ -6,10 +6,9 @@ import time
 
 def report(out_dir, tag):
     """Write what this process's environment says of the job."""
-    import dy2st.distributed as dist
-    env = dist.ParallelEnv()
-    with open(os.path.join(out_dir, f"rank{env.rank}"), "w") as f:
-        f.write(f"{tag} {env.rank} {env.world_size} {os.environ['PADDLE_MASTER']}")
+    rank, size = os.environ["PADDLE_TRAINER_ID"], os.environ["PADDLE_TRAINERS_NUM"]
+    with open(os.path.join(out_dir, f"rank{rank}"), "w") as f:
+        f.write(f"{tag} {rank} {size} {os.environ['PADDLE_MASTER']}")
 
 
 def fail_on_rank_1(out_dir):

@@ -52,21 +52,22 @@ SPAWNS = """
 
 
 def test_processes_get_paddles_environment_and_a_rank_prefix(tmp_path):
+    # (ParallelEnv's reading of these variables: tests/distributed/test_single_process.py)
     proc = launch(tmp_path, """
         import os, sys
-        import dy2st.distributed as dist
-        env = dist.ParallelEnv()
-        print("rank", env.rank, "of", env.world_size, os.environ["PADDLE_LOCAL_RANK"],
-              os.environ["PADDLE_MASTER"].startswith("127.0.0.1:"), len(env.trainer_endpoints),
-              sys.argv[1:])
+        e = os.environ
+        print("rank", e["PADDLE_TRAINER_ID"], "of", e["PADDLE_TRAINERS_NUM"],
+              e["PADDLE_LOCAL_RANK"], e["PADDLE_MASTER"].startswith("127.0.0.1:"),
+              len(e["PADDLE_TRAINER_ENDPOINTS"].split(",")),
+              e["PADDLE_CURRENT_ENDPOINT"] in e["PADDLE_TRAINER_ENDPOINTS"], sys.argv[1:])
         print("to stderr", file=sys.stderr)
-    """, "--nproc_per_node", "3")
+    """, "--nproc_per_node", "2")
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     lines = sorted(line for line in out.splitlines() if "rank" in line)
-    assert lines == [f"[rank {r}] rank {r} of 3 {r} True 3 []" for r in range(3)]
+    assert lines == [f"[rank {r}] rank {r} of 2 {r} True 2 True []" for r in range(2)]
     assert sorted(line for line in err.splitlines() if "stderr" in line) == \
-        [f"[rank {r}] to stderr" for r in range(3)]
+        [f"[rank {r}] to stderr" for r in range(2)]
 
 
 def test_a_failing_rank_stops_the_others_leaving_no_process(tmp_path):
