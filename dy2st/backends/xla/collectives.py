@@ -58,7 +58,7 @@ class JaxCommunicator(Communicator):
                 "max": lambda x: lax.pmax(x, AXIS), "min": lambda x: lax.pmin(x, AXIS),
                 "prod": lambda x: jnp.prod(lax.all_gather(x, AXIS), axis=0)}[op]
         dtype = np.asarray(array).dtype
-        if op in ("sum", "avg", "prod") and dtype == np.bool_:
+        if dtype == np.bool_:          # lax reduces numbers; a bool comes back as any/all
             array = np.asarray(array, np.int32)
         return self._run(("reduce", op), body, array).astype(dtype, copy=False)
 
