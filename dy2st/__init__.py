@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from .runtime import ops as _ops
 from .runtime.config import get_default_dtype, seed, set_default_dtype
-from .runtime.dtype import (DType, bool_ as bool, float16, float32, float64, int8, int16, int32,
-                            int64, uint8)
+from .runtime.dtype import (DType, bool_ as bool, complex64, complex128, float16, float32,
+                            float64, int8, int16, int32, int64, uint8)
 from .runtime.ops import *  # noqa: F401,F403 - the public op functions
 from .runtime.ops import is_tensor
 from .runtime.tensor import Parameter, Tensor
@@ -71,6 +71,7 @@ _LAZY = {
     "incubate": "incubate",
     "distributed": "distributed",
     "DataParallel": "distributed.parallel:DataParallel",
+    "fft": "fft",
 }
 
 

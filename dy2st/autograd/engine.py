@@ -124,7 +124,7 @@ def _run_rule(node: Node, grads: List[Any], create_graph: bool) -> Sequence[Any]
     outputs = [Tensor(v) if type(v) is not list else v for v in node.out_values]
     if create_graph:
         for i, o in enumerate(outputs):
-            if isinstance(o, Tensor) and o._value.dtype.kind == "f":
+            if isinstance(o, Tensor) and o._value.dtype.kind in "fc":
                 o.stop_gradient, o._node, o._out_index = False, node, i
     for i, g in enumerate(grads):
         if g is None and type(outputs[i]) is not list:

@@ -17,7 +17,7 @@ mark_no_grad("tape_create", "tape_push", "tape_read")
 
 def is_differentiable_value(v: Variable) -> bool:
     """Float tensors and tensor arrays of float items (their gradient is an array too)."""
-    return v.dtype.is_floating and (v.kind == "dense" or not _is_tape(v))
+    return v.dtype.is_inexact and (v.kind == "dense" or not _is_tape(v))
 
 
 def _is_tape(v: Variable) -> bool:

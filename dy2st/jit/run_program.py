@@ -80,7 +80,7 @@ def _input_tensors(entry: Any, args: Tuple, kwargs: Dict) -> List[Any]:
 
 
 def _needs(t: Any) -> bool:
-    return isinstance(t, Tensor) and not t.stop_gradient and t._value.dtype.kind == "f"
+    return isinstance(t, Tensor) and not t.stop_gradient and t._value.dtype.kind in "fc"
 
 
 def wants_grad(entry: Any, args: Tuple, kwargs: Dict) -> bool:
@@ -226,7 +226,7 @@ def call_with_grad(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict,
             values.append(v)
     differentiable = grad_state.differentiable_outputs(entry, flags)
     for index, t in results:
-        if differentiable[index] and t._value.dtype.kind == "f":
+        if differentiable[index] and t._value.dtype.kind in "fc":
             attach(node, [None] * index + [t])
     return unflatten(concrete.output_tree, values)
 

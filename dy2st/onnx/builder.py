@@ -11,6 +11,7 @@ from ..runtime.program import Block, Operator, Program, Variable
 from . import table
 from .array_types import array_elem_dtype
 from .errors import NotExportableError, where_text
+from .ops_complex import COMPLEX_REASON
 
 
 class Const:
@@ -146,6 +147,8 @@ class Builder:
             if reason is None:
                 reason = "the op has no ONNX lowering and is not in dy2st.onnx's table"
             raise NotExportableError(op.type, reason, op.origin)
+        if any(block.program.find_var(n).dtype.is_complex for n in op.outputs):
+            raise NotExportableError(op.type, COMPLEX_REASON, op.origin)
         if self.opset < lowering.min_opset:
             raise NotExportableError(op.type, f"ONNX opset {self.opset} cannot express it; "
                                               f"export with opset_version >= {lowering.min_opset}",

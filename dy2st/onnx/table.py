@@ -50,3 +50,5 @@ def load_table() -> None:
     from . import ops_pool  # noqa: F401
     from . import ops_special  # noqa: F401
     from . import ops_resample  # noqa: F401
+    # the complex and FFT ops' refusals register on import, when the table is first needed
+    from . import ops_complex  # noqa: F401

@@ -23,14 +23,25 @@ class DType(str):
     def is_integer(self) -> bool:
         return self in _INTEGER
 
+    @property
+    def is_complex(self) -> bool:
+        return self in _COMPLEX
+
+    @property
+    def is_inexact(self) -> bool:
+        """Float or complex: the dtypes a gradient flows through."""
+        return self in _FLOATING or self in _COMPLEX
+
     def __repr__(self) -> str:
         return f"paddle.{str(self)}"
 
 
-_NAMES = ["float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool"]
+_NAMES = ["float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool",
+          "complex64", "complex128"]
 _NUMPY = {n: np.dtype(n) for n in _NAMES}
 _FLOATING = frozenset(n for n in _NAMES if _NUMPY[n].kind == "f")
 _INTEGER = frozenset(n for n in _NAMES if _NUMPY[n].kind in "iu")
+_COMPLEX = frozenset(n for n in _NAMES if _NUMPY[n].kind == "c")
 DTYPES = {n: DType(n) for n in _NAMES}
 
 float16 = DTYPES["float16"]
@@ -42,6 +53,12 @@ int32 = DTYPES["int32"]
 int64 = DTYPES["int64"]
 uint8 = DTYPES["uint8"]
 bool_ = DTYPES["bool"]
+complex64 = DTYPES["complex64"]
+complex128 = DTYPES["complex128"]
+
+# the complex dtype of a float one's precision, and back (Paddle's real / imag / as_real)
+COMPLEX_OF = {float16: complex64, float32: complex64, float64: complex128}
+REAL_OF = {complex64: float32, complex128: float64}
 
 
 def convert_dtype(dtype: Any) -> DType:
@@ -54,6 +71,8 @@ def convert_dtype(dtype: Any) -> DType:
         return int64
     if dtype is float:
         return float32
+    if dtype is complex:
+        return complex64
     if isinstance(dtype, str):
         name = dtype.replace("paddle.", "")
         if name in DTYPES:

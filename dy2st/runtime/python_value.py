@@ -83,7 +83,7 @@ def python_value(x: Variable) -> PythonValue:
     if type(x) is PythonValue:
         return x
     # a new variable either way: the tensor it was read from stays a tensor
-    x = apply("detach" if x.dtype.is_floating else "assign", [x])
+    x = apply("detach" if x.dtype.is_inexact else "assign", [x])
     x.__class__ = PythonValue
     return x
 

@@ -177,11 +177,11 @@ def _stop_gradients(block: Block, inputs: Sequence[Any], outs: List[Variable]) -
     """Under no_grad / set_grad_enabled(False) a traced op's float results pass through a
     `detach`, so static gradients stop where eager ones do (and jit.save keeps the stop)."""
     if not block.program.grad_stops or \
-            not any(type(x) is Variable and x.dtype.is_floating for x in inputs):
+            not any(type(x) is Variable and x.dtype.is_inexact for x in inputs):
         return outs         # nothing differentiable flows in: no gradient to stop
     origin = user_origin(3)
     return [block.append_op_with_outputs("detach", [o], (Meta(o._shape, o.dtype),), {}, origin)[0]
-            if o.kind == "dense" and o.dtype.is_floating else o for o in outs]
+            if o.kind == "dense" and o.dtype.is_inexact else o for o in outs]
 
 
 def no_grad_update(new: Variable, old: Variable) -> Variable:
@@ -190,7 +190,7 @@ def no_grad_update(new: Variable, old: Variable) -> Variable:
     `no_grad_update` op computes `new` and passes its gradient to `old`."""
     block = state.current_block()
     if state._state.grad_enabled or block is None or not block.program.grad_stops or \
-            type(new) is not Variable or new.kind != "dense" or not new.dtype.is_floating:
+            type(new) is not Variable or new.kind != "dense" or not new.dtype.is_inexact:
         return new
     old = to_local(block, old)
     if old.kind != "dense" or new.dtype != old.dtype or new._shape != old._shape:

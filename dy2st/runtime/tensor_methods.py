@@ -219,7 +219,8 @@ NOT_METHODS = {"to_tensor", "full", "zeros", "ones", "empty", "arange", "eye", "
                "rand", "randn", "randint", "uniform", "normal", "shape"}
 NOT_METHODS |= {"column_stack", "dstack", "hstack", "row_stack", "vstack", "standard_normal",
                 "randperm", "tril_indices", "triu_indices", "log_normal"}
-NOT_METHODS |= {"cat", "concatenate", "range", "logspace", "cartesian_prod", "binomial"}
+NOT_METHODS |= {"cat", "concatenate", "range", "logspace", "cartesian_prod", "binomial",
+                "complex"}
 
 
 def install(extra: Any = None) -> None:

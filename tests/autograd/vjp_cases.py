@@ -766,3 +766,33 @@ CASES.extend([
 REFUSING["rnnt_loss_grad"] = Case("grad2_rnnt_loss", second_order(
     lambda x: F.rnnt_loss(x, *[paddle.to_tensor(a) for a in _RNNT_ARGS], reduction="sum"), 1),
     [Float((2, 3, 3, 4), -2.0, 0.0)])
+# Complex ops: real inputs are the real and imaginary parts, so finite differences on each check
+# Paddle's conjugate convention (and the real rules' conjugation for complex values).
+_Z = paddle.complex
+CASES.extend([
+    Case("complex_real", lambda a, b: paddle.real(_Z(a, b) * _Z(b, a)), [f(2, 3), f(2, 3)]),
+    Case("complex_broadcast_imag", lambda a, b: paddle.imag(_Z(a, b) * _Z(a, b)), [f(2, 3), f(3)]),
+    Case("complex_conj", lambda a, b: paddle.imag(paddle.conj(_Z(a, b)) * _Z(a, b * 2.0) * _Z(b, a)),
+         [f(4), f(4)]),
+    Case("complex_angle", lambda a, b: paddle.angle(_Z(a, b)), [pos(4), f(4)]),
+    Case("complex_as_real", lambda x: paddle.as_real(paddle.as_complex(x) * paddle.as_complex(x)),
+         [f(3, 2)]),
+    Case("complex_abs_exp_divide", lambda a, b: paddle.abs(paddle.exp(_Z(a, b)) / _Z(b + 2.0, a)),
+         [f(3), pos(3)]),
+    Case("complex_matmul_mean", lambda a, b, c: paddle.real(paddle.mean(paddle.matmul(
+        _Z(a, b), _Z(c, c * c)), axis=0)), [f(2, 3), f(2, 3), f(3, 2)]),
+    Case("complex_cast_from_real", lambda a, b: paddle.imag((a * 1j + b) * (a + 2j)),
+         [f(3), f(3)]),
+])
+SECOND_ORDER.append(Case("grad2_complex_abs", second_order(
+    lambda a, b: paddle.abs(_Z(a, b) * _Z(b, a) + 1.0), 2), [f(3), pos(3)]))
+# FFT ops: each transform's rule is its adjoint; second order checks the adjoint ops' rules.
+CASES.extend([
+    Case("fft_rfft_irfft", lambda x, w: paddle.fft.irfft(paddle.fft.rfft(x, n=5) * _Z(w, x[:3]),
+                                                         n=5), [f(5), f(3)]),
+    Case("fft_fft2_abs", lambda a, b: paddle.abs(paddle.fft.fft2(_Z(a, b), norm="ortho")),
+         [f(2, 3), f(2, 3)]),
+    Case("fft_hfft_ihfft", lambda x: paddle.fft.hfft(paddle.fft.ihfft(x * x), n=4), [f(4)]),
+])
+SECOND_ORDER.append(Case("grad2_fft_real", second_order(
+    lambda x: paddle.fft.irfft(paddle.fft.rfft(x * x) * (1 + 2j), n=4), 1), [f(4)]))

@@ -8,6 +8,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Set
 
+from ...runtime import ops
+from ...runtime.dtype import complex64, complex128
+
+_COMPLEX = (complex64, complex128)
+
 
 class GradientError(RuntimeError):
     """A gradient cannot be computed (freed graph, changed input, missing rule, ...)."""
@@ -24,15 +29,48 @@ RULES: Dict[str, Rule] = {}
 NO_GRAD: Set[str] = set()     # ops whose outputs never carry a gradient (comparisons, argmax, ...)
 
 
-def register_vjp(*names: str, saves: Optional[Sequence[int]] = None) -> Callable:
-    """Declare the decorated function as the VJP rule of the ops `names`."""
+def register_vjp(*names: str, saves: Optional[Sequence[int]] = None,
+                 complex_aware: bool = False) -> Callable:
+    """Declare the decorated function as the VJP rule of the ops `names`. A rule written for
+    real tensors serves complex ones through `conjugate_convention` (see there); a rule that
+    handles complex values itself says complex_aware=True."""
     def deco(fn: Callable) -> Callable:
+        rule = fn if complex_aware else conjugate_convention(fn)
         for name in names:
             if name in RULES or name in NO_GRAD:
                 raise ValueError(f"op {name!r} has a gradient rule already")
-            RULES[name] = Rule(fn, tuple(saves) if saves is not None else None)
+            RULES[name] = Rule(rule, tuple(saves) if saves is not None else None)
         return fn
     return deco
+
+
+def conjugate_convention(fn: Callable[..., Sequence[Any]]) -> Callable[..., Sequence[Any]]:
+    """A real rule `g * f'(x)` made to give Paddle's complex gradient `g * conj(f'(z))`
+    (dL/dRe z + i dL/dIm z for a real loss L): for ops holomorphic or real-linear in their
+    complex inputs that is conj(rule(conj(g))). Each input's gradient then takes its dtype: the
+    real part for a real input, a complex one for a complex input."""
+    def rule(ctx: "VjpContext", *gs: Any) -> Sequence[Any]:
+        if not any(getattr(g, "dtype", None) in _COMPLEX for g in gs):
+            if not any(getattr(x, "dtype", None) in _COMPLEX for x in ctx.inputs):
+                return fn(ctx, *gs)
+            return _as_input_dtypes(ctx, fn(ctx, *gs))
+        res = fn(ctx, *[ops.conj(g) if getattr(g, "dtype", None) in _COMPLEX else g
+                        for g in gs])
+        return _as_input_dtypes(ctx, [ops.conj(r) if getattr(r, "dtype", None) in _COMPLEX
+                                      else r for r in res])
+    rule.__name__ = getattr(fn, "__name__", "rule")
+    rule.__doc__ = fn.__doc__
+    return rule
+
+
+def _as_input_dtypes(ctx: "VjpContext", res: Sequence[Any]) -> List[Any]:
+    out = list(res)
+    for i, (x, r) in enumerate(zip(ctx.inputs, out)):
+        rd, xd = getattr(r, "dtype", None), getattr(x, "dtype", None)
+        if rd is None or xd is None or rd == xd or not (rd.is_complex or xd.is_complex):
+            continue
+        out[i] = ops.cast(r, xd) if xd.is_inexact else None     # a real input keeps Re(g)
+    return out
 
 
 def mark_no_grad(*names: str) -> None:
@@ -66,3 +104,5 @@ def load_rules() -> None:
     from . import decomposition_rules  # noqa: F401
     from . import special_rules  # noqa: F401
     from . import factor_rules  # noqa: F401
+    # the complex and FFT rules register on import, when the other rule modules load
+    from . import complex_rules, fft_rules  # noqa: F401

@@ -111,7 +111,13 @@ def _reciprocal(ctx, g):
 
 @register_vjp("abs")
 def _abs(ctx, g):
-    return (g * ops.sign(ctx.inputs[0]),)
+    x = ctx.inputs[0]
+    if x.dtype.is_complex:
+        # g * z / |z| (0 at z = 0), written without sign(), whose rule is 0, so that second
+        # derivatives see that z / |z| varies
+        out = ctx.outputs[0]
+        return (g / ops.where(out == 0, ops.ones_like(out), out) * x,)
+    return (g * ops.sign(x),)
 
 
 @register_vjp("sin")

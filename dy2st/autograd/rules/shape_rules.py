@@ -47,7 +47,7 @@ def _no_grad_update(ctx, g):
 @register_vjp("cast", saves=())
 def _cast(ctx, g):
     x = ctx.inputs[0]
-    if x.dtype.is_floating:
+    if x.dtype.is_inexact:
         return (ops.cast(g, x.dtype),)
     return (None,)
 

@@ -42,8 +42,8 @@ def _binary(name: str):
 
 def _unary(name: str, floating: bool):
     def lower(cx, x):
-        if floating and cx.out_dtype().kind == "f":
-            x = _float(cx, x)
+        if floating and cx.out_dtype().kind == "f" and x.dtype.kind != "c":
+            x = _float(cx, x)       # (abs of a complex tensor is real: its input stays complex)
         return getattr(_m().jnp, name)(x)
     return lower
 

@@ -53,4 +53,6 @@ def load_table() -> None:
     from . import (ops_array, ops_collective, ops_control, ops_conv, ops_creation,  # noqa: F401
                    ops_grad, ops_host,
                    ops_index, ops_linalg, ops_math, ops_nn, ops_random, ops_reduce, ops_shape)
+    # the complex and FFT lowerings register on import, when the table is first needed
+    from . import ops_complex, ops_fft  # noqa: F401
     _loaded = True

@@ -89,3 +89,8 @@ __all__ += [_n for _n in ("argwhere", "broadcast_shapes", "cat", "concatenate", 
 from .counting import histogramdd  # noqa: E402
 from .strided import as_strided  # noqa: E402
 __all__ += ["histogramdd", "as_strided"]
+from .complex import (angle, as_complex, as_real, complex, conj, imag, is_complex,  # noqa: E402
+                      isreal, polar, real, sgn, view_as_complex, view_as_real)
+__all__ += ["angle", "as_complex", "as_real", "complex", "conj", "imag", "is_complex", "isreal",
+            "polar", "real", "sgn", "view_as_complex", "view_as_real"]
+from . import fft as _fft_ops  # noqa: E402,F401 - the fft ops dy2st.fft applies

@@ -6,7 +6,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .. import state
-from ..dtype import DType, bool_, convert_dtype, int64
+from ..dtype import COMPLEX_OF, DType, bool_, convert_dtype, int64
 from ..registry import Meta, apply, register_op
 from ..tensor import Tensor
 from .infer import attr_dtype
@@ -26,6 +26,8 @@ def _infer_data_dtype(data: Any) -> Optional[DType]:
         return int64
     if isinstance(data, float):
         return default_float()
+    if isinstance(data, complex):
+        return COMPLEX_OF[default_float()]
     return None
 
 
@@ -45,15 +47,18 @@ def _to_array(data: Any, dtype: Optional[DType]) -> np.ndarray:
             arr = arr.astype(guessed.np)
         elif arr.dtype.kind == "f" and dtype is None and not isinstance(data, np.generic):
             arr = arr.astype(default_float().np)   # Python float lists become float32
+        elif arr.dtype.kind == "c" and dtype is None and not isinstance(data, np.generic):
+            arr = arr.astype(COMPLEX_OF[default_float()].np)   # and complex lists complex64
         elif arr.dtype.kind in "iu" and arr.dtype != np.int64 and not isinstance(data, np.generic):
             arr = arr.astype(np.int64)
-    if arr.dtype.kind not in "biuf":
+    if arr.dtype.kind not in "biufc":
         raise TypeError(f"to_tensor: cannot make a tensor of {arr.dtype} data")
     if dtype is not None:
         arr = arr.astype(dtype.np)
     elif arr.dtype.name not in ("float16", "float32", "float64", "int8", "int16", "int32", "int64",
-                                "uint8", "bool"):
-        arr = arr.astype(np.int64 if arr.dtype.kind in "iu" else np.float64)
+                                "uint8", "bool", "complex64", "complex128"):
+        arr = arr.astype({"i": np.int64, "u": np.int64, "c": np.complex128}.get(arr.dtype.kind,
+                                                                                 np.float64))
     return arr
 
 
@@ -105,6 +110,8 @@ def assign(x: Any, output: Any = None) -> Any:
 # ----------------------------------------------------------------------------- cast
 @register_op("cast", infer=lambda x, dtype: Meta(x._shape, attr_dtype(dtype)))
 def _cast_kernel(x, dtype):
+    if x.dtype.kind == "c" and np.dtype(dtype).kind != "c":
+        x = x.real      # as Paddle: a complex tensor cast to a real dtype keeps its real part
     return x.astype(dtype)
 
 

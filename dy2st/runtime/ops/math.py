@@ -5,7 +5,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..dtype import float32
+from ..dtype import REAL_OF, float32
 from ..registry import Meta, apply, register_op
 from ..tensor import Tensor
 from . import infer as I
@@ -30,7 +30,7 @@ def _pow(x, y):
 def _divide(x, y):
     out = np.true_divide(x, y)
     # Paddle: integer / integer is float32 (numpy would give float64).
-    return out.astype(x.dtype if x.dtype.kind == "f" else np.float32)
+    return out.astype(x.dtype if x.dtype.kind in "fc" else np.float32)
 
 
 _BINARY = {
@@ -53,7 +53,7 @@ for _name, _fn in _COMPARE.items():
 
 def _divide_infer(x, y):
     shape = I.broadcast_shapes("divide", x._shape, y._shape)
-    return Meta(shape, x.dtype if x.dtype in I.FLOATING else float32)
+    return Meta(shape, x.dtype if x.dtype.is_inexact else float32)
 
 
 register_op("divide", infer=_divide_infer)(_divide)
@@ -124,18 +124,23 @@ _UNARY_FLOAT = {
     "sinh": np.sinh, "cosh": np.cosh, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
     "floor": np.floor, "ceil": np.ceil, "round": _round_half_away,
 }
-_UNARY_SAME = {"abs": np.abs, "neg": np.negative, "sign": np.sign, "square": np.square}
+_UNARY_SAME = {"neg": np.negative, "sign": np.sign, "square": np.square}
 
 
 def _float_kernel(f):
     def k(x):
         out = f(x)
-        return out if x.dtype.kind == "f" else out.astype(np.float32)
+        return out if x.dtype.kind in "fc" else out.astype(np.float32)
     return k
 
 
 def _float_infer(x):
-    return Meta(x._shape, x.dtype if x.dtype in I.FLOATING else float32)
+    return Meta(x._shape, x.dtype if x.dtype.is_inexact else float32)
+
+
+@register_op("abs", infer=lambda x: Meta(x._shape, REAL_OF.get(x.dtype, x.dtype)))
+def _abs(x):
+    return np.abs(x)     # the modulus of a complex tensor, in its parts' float dtype
 
 
 for _name, _fn in _UNARY_FLOAT.items():
@@ -146,12 +151,12 @@ for _name, _fn in _UNARY_SAME.items():
 
 @register_op("rsqrt", infer=_float_infer)
 def _rsqrt(x):
-    return (1.0 / np.sqrt(x)).astype(x.dtype if x.dtype.kind == "f" else np.float32)
+    return (1.0 / np.sqrt(x)).astype(x.dtype if x.dtype.kind in "fc" else np.float32)
 
 
 @register_op("reciprocal", infer=_float_infer)
 def _reciprocal(x):
-    return (1.0 / x).astype(x.dtype if x.dtype.kind == "f" else np.float32)
+    return (1.0 / x).astype(x.dtype if x.dtype.kind in "fc" else np.float32)
 
 
 @register_op("sigmoid", infer=_float_infer)
@@ -182,7 +187,7 @@ def _unary(op: str):
     return fn
 
 
-for _name in list(_UNARY_FLOAT) + list(_UNARY_SAME) + ["rsqrt", "reciprocal", "sigmoid",
+for _name in list(_UNARY_FLOAT) + list(_UNARY_SAME) + ["abs", "rsqrt", "reciprocal", "sigmoid",
                                                        "logical_not", "bitwise_not", "isnan",
                                                        "isinf", "isfinite"]:
     globals()[_name] = _unary(_name)

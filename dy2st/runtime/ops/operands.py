@@ -6,7 +6,7 @@ from typing import Any, Tuple
 import numpy as np
 
 from .. import state
-from ..dtype import DType, bool_, convert_dtype, float32, int64
+from ..dtype import COMPLEX_OF, DType, bool_, complex64, complex128, convert_dtype, float32, int64
 from ..registry import apply
 from ..tensor import Tensor, TensorLike
 from .infer import FLOATING, INTEGER
@@ -31,6 +31,8 @@ def _py(value: Any, dtype: DType) -> Any:
         return bool(value)
     if dtype in INTEGER:
         return int(value)
+    if dtype.is_complex:
+        return complex(value)
     return float(value)
 
 
@@ -39,12 +41,19 @@ def scalar_dtype(value: Any) -> DType:
         return bool_
     if isinstance(value, (int, np.integer)):
         return int64
+    if isinstance(value, (complex, np.complexfloating)):
+        return complex64
     return float32
 
 
 def promote(a: DType, b: DType) -> DType:
     if a == b:
         return a
+    if a.is_complex or b.is_complex:
+        # as Paddle: complex wins, at the wider precision of the two (float64 + complex64 is
+        # complex128); integers and bools take the complex dtype
+        wide = "complex128" in (a, b) or "float64" in (a, b)
+        return complex128 if wide else complex64
     fa, fb = a in FLOATING, b in FLOATING
     if fa and not fb:
         return a
@@ -65,9 +74,11 @@ def scalar_result_dtype(t: DType, value: Any) -> DType:
     if isinstance(value, (int, np.integer)):
         return int64 if t == bool_ else t
     if isinstance(value, (float, np.floating)):
-        return t if t in FLOATING else float32
-    if isinstance(value, complex):
-        raise TypeError("complex scalars are not supported")
+        return t if t.is_inexact else float32
+    if isinstance(value, (complex, np.complexfloating)):
+        if t.is_complex:
+            return t
+        return COMPLEX_OF.get(t, complex64)     # float64 * 1j is complex128, as Paddle
     if getattr(value, "dy2st_undefined", False):
         value._fail()       # a name with no value on the path taken: UnboundLocalError
     raise TypeError(f"unsupported operand type {type(value).__name__}")
@@ -94,7 +105,8 @@ def as_tensor(x: Any, dtype: Any = None) -> Any:
     """A tensor operand from a tensor, Python number, list or numpy array."""
     if is_tensor(x):
         return x if dtype is None else cast(x, convert_dtype(dtype))
-    if isinstance(x, (bool, int, float, np.number, np.bool_)) and not isinstance(x, np.ndarray):
+    if isinstance(x, (bool, int, float, complex, np.number, np.bool_)) and \
+            not isinstance(x, np.ndarray):
         return constant(x, convert_dtype(dtype) if dtype is not None else scalar_dtype(x))
     if getattr(x, "dy2st_undefined", False):
         x._fail()

@@ -44,13 +44,13 @@ register_op("sum", infer=_sum_infer)(_sum_kernel)
 
 def _float_reduce_infer(x, axis, keepdim):
     from ..dtype import float32
-    return Meta(I.reduced_shape(x._shape, axis, keepdim), x.dtype if x.dtype.is_floating else float32)
+    return Meta(I.reduced_shape(x._shape, axis, keepdim), x.dtype if x.dtype.is_inexact else float32)
 
 
 @register_op("mean", infer=_float_reduce_infer)
 def _mean_kernel(x, axis, keepdim):
     out = np.mean(x, axis=_np_axis(axis), keepdims=keepdim)
-    return np.asarray(out, dtype=x.dtype if x.dtype.kind == "f" else np.float32)
+    return np.asarray(out, dtype=x.dtype if x.dtype.kind in "fc" else np.float32)
 
 
 def _same_reduce(np_fn):

@@ -1,0 +1,90 @@
+"""dy2st against the installed PaddlePaddle on the same inputs: complex results, Paddle's complex
+gradient convention, and every paddle.fft transform with its gradient. Importing paddle takes
+seconds, so the module is slow; tests/runtime/test_complex.py and tests/test_fft.py check the
+same behaviour against numpy and finite differences quickly."""
+import numpy as np
+import pytest
+
+import dy2st
+
+pytestmark = pytest.mark.slow
+real_paddle = pytest.importorskip("paddle", reason="PaddlePaddle is not installed: the numpy "
+                                                   "references in tests/test_fft.py stand in")
+
+RNG = np.random.default_rng(3)
+X = RNG.standard_normal((3, 4))
+C = X + 1j * RNG.standard_normal((3, 4))
+W = RNG.standard_normal((3, 4)) + 1j * RNG.standard_normal((3, 4))
+
+
+def both(fn, *arrays, grad=True):
+    """fn's value (and the gradient of sum(|fn|^2 + Re fn) at each input) in dy2st and paddle."""
+    results = []
+    for lib in (dy2st, real_paddle):
+        ts = [lib.to_tensor(a, stop_gradient=not grad) for a in arrays]
+        out = fn(lib, *ts)
+        grads = []
+        if grad:
+            loss = (lib.abs(out) ** 2).sum() + lib.real(out).sum() if out.dtype in (
+                lib.complex64, lib.complex128) else (out * out + out).sum()
+            grads = [g.numpy() for g in lib.grad(loss, ts)]
+        results.append((out.numpy(), grads))
+    return results
+
+
+def check(fn, *arrays, grad=True):
+    (ours, our_grads), (theirs, their_grads) = both(fn, *arrays, grad=grad)
+    assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
+    np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-8)  # Paddle's complex exp is ~1e-7 off
+    for a, b in zip(our_grads, their_grads):
+        assert a.dtype == b.dtype
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-8)  # Paddle's complex exp is ~1e-7 off
+
+
+COMPLEX = {
+    "mul_conj": lambda p, z, w: z * p.conj(w) + z / (w + 2.0),
+    "abs_angle": lambda p, z, w: p.abs(z * w) + p.angle(z),
+    "exp_sum_mean": lambda p, z, w: p.exp(z).sum(axis=0) + p.mean(w * w, axis=0),
+    "matmul": lambda p, z, w: p.matmul(z, w.T),
+    "real_imag": lambda p, z, w: p.real(z * w) - p.imag(z) * 2.0,
+    "as_real": lambda p, z, w: p.as_real(z * w),
+    "complex_of_parts": lambda p, z, w: p.complex(p.real(z), p.imag(w)) * z,
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPLEX))
+def test_complex_values_and_gradients(name):
+    check(COMPLEX[name], C, W)
+
+
+def test_promotion_and_sgn_polar():
+    check(lambda p, x, z: x + z, X, C.astype("complex64"), grad=False)
+    check(lambda p, x, z: p.sgn(z) * x, X, C)
+    check(lambda p, r, a: p.polar(r, a), np.abs(X), X)
+
+
+FFT = [
+    ("fft", C, {}), ("ifft", C, {"n": 3, "norm": "ortho"}), ("rfft", X, {"n": 7}),
+    ("irfft", C, {}), ("irfft", C, {"n": 5}), ("hfft", C, {"n": 5, "norm": "forward"}),
+    ("ihfft", X, {}), ("fft2", C, {}), ("ifft2", C, {"s": [2, 5]}), ("rfft2", X, {}),
+    ("irfft2", C, {"s": [3, 5]}), ("hfft2", C, {}), ("ihfft2", X, {"norm": "ortho"}),
+    ("fftn", C, {"axes": [0]}), ("ifftn", C, {}), ("rfftn", X, {}), ("irfftn", C, {}),
+    ("hfftn", C, {"s": [2, 6]}), ("ihfftn", X, {}),
+]
+
+
+@pytest.mark.parametrize("name, data, kw", FFT, ids=[f"{c[0]}-{i}" for i, c in enumerate(FFT)])
+def test_fft_values_and_gradients(name, data, kw):
+    check(lambda p, x: getattr(p.fft, name)(x, **kw), data)
+
+
+def test_fft_helpers():
+    for lib_fn, args in (("fftfreq", (5, 0.3)), ("rfftfreq", (6,))):
+        np.testing.assert_allclose(getattr(dy2st.fft, lib_fn)(*args).numpy(),
+                                   getattr(real_paddle.fft, lib_fn)(*args).numpy(), rtol=1e-6)
+    data = np.arange(12).reshape(3, 4)
+    for fn in ("fftshift", "ifftshift"):
+        for axes in (None,):        # Paddle 3.3.1's roll fails on an axes list (its bug)
+            np.testing.assert_array_equal(
+                getattr(dy2st.fft, fn)(dy2st.to_tensor(data), axes).numpy(),
+                getattr(real_paddle.fft, fn)(real_paddle.to_tensor(data), axes).numpy())
