@@ -117,7 +117,18 @@ def test_updated_parameter_is_seen_without_retrace():
     assert net.forward.num_programs == 1
 
 
-def test_new_layers_at_recycled_addresses_get_their_own_program():
+@pytest.fixture
+def quick_full_gc():
+    """Make gc.collect() in the loops below cheap: objects that exist before the test are
+    frozen, so a full collection only walks what the test itself made (in a whole-suite run
+    the heap is large and each full collection took about a second)."""
+    gc.collect()
+    gc.freeze()
+    yield
+    gc.unfreeze()
+
+
+def test_new_layers_at_recycled_addresses_get_their_own_program(quick_full_gc):
     x = T([3], 1.0)
     for w in range(20):
         net = paddle.jit.to_static(Net(float(w)))
@@ -131,7 +142,7 @@ def calls_obj(x, obj):
     return obj(x)
 
 
-def test_new_functions_at_recycled_addresses_as_arguments():
+def test_new_functions_at_recycled_addresses_as_arguments(quick_full_gc):
     sf = paddle.jit.to_static(calls_obj)
     x = T([2], 1.0)
     for k in range(20):
@@ -141,7 +152,7 @@ def test_new_functions_at_recycled_addresses_as_arguments():
         gc.collect()
 
 
-def test_new_static_functions_of_new_closures():
+def test_new_static_functions_of_new_closures(quick_full_gc):
     x = T([2], 1.0)
     for k in range(20):
         sf = paddle.jit.to_static(make_adder(float(k)))
@@ -154,7 +165,7 @@ def calls_layer(x, layer):
     return layer(x)
 
 
-def test_layers_passed_as_arguments_at_recycled_addresses():
+def test_layers_passed_as_arguments_at_recycled_addresses(quick_full_gc):
     sf = paddle.jit.to_static(calls_layer)
     x = T([3], 1.0)
     for w in range(15):
@@ -200,7 +211,7 @@ class DecoratedNet(paddle.nn.Layer):
         return x + self.w + self.offset
 
 
-def test_decorated_forward_new_instances_at_recycled_addresses():
+def test_decorated_forward_new_instances_at_recycled_addresses(quick_full_gc):
     x = T([3], 1.0)
     for w in range(15):
         net = DecoratedNet(float(w))
