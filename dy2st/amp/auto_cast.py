@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Sequence
 
 from ..runtime import ops
-from ..runtime.dtype import DTYPES
+from ..runtime.dtype import BF16_INSTALL, DTYPES
 from ..runtime.registry import hooks
 from ..runtime.tensor import TensorLike
 from . import lists
@@ -44,8 +44,8 @@ def is_float16_supported(device: Any = None) -> bool:
 
 
 def is_bfloat16_supported(device: Any = None) -> bool:
-    """Whether bfloat16 tensors exist (not yet: dy2st has no bfloat16 dtype; its kernels run on
-    numpy, which has none, and ml_dtypes' arrays lack einsum and keep matmul in float32)."""
+    """Whether bfloat16 tensors exist: with the optional ml_dtypes package (dy2st[bf16]), whose
+    bfloat16 numpy dtype dy2st's kernels compute on in float32, rounding each result."""
     return "bfloat16" in DTYPES
 
 
@@ -100,8 +100,9 @@ def check_dtype(dtype: Any) -> str:
     if name not in ("float16", "bfloat16"):
         raise ValueError(f"auto_cast: dtype must be 'float16' or 'bfloat16', got {dtype!r}")
     if name == "bfloat16" and not is_bfloat16_supported():
-        raise ValueError("auto_cast(dtype='bfloat16'): dy2st has no bfloat16 tensors yet; use "
-                         "dtype='float16' (paddle.amp.is_bfloat16_supported() says which)")
+        raise ValueError("auto_cast(dtype='bfloat16') needs the ml_dtypes package, which is not "
+                         f"installed: {BF16_INSTALL}; or use dtype='float16' "
+                         "(paddle.amp.is_bfloat16_supported() says which)")
     return name
 
 

@@ -122,7 +122,7 @@ def _clear_grad(self: Tensor, set_to_zero: bool = True) -> None:
     g = getattr(self, "_grad", None)
     if g is None:
         return
-    self._grad = Tensor(cleared(g._value.shape, g._value.dtype.str)) if set_to_zero else None
+    self._grad = Tensor(cleared(g._value.shape, g._value.dtype)) if set_to_zero else None
 
 
 def _register_hook(self: Tensor, hook: Callable[[Tensor], Optional[Tensor]]) -> Any:

@@ -6,6 +6,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..runtime.dtype import INEXACT_NUMPY
 from ..runtime.state import _state
 from ..runtime.tensor import Tensor
 from ..runtime.ops.grad_kernels import is_cleared
@@ -124,7 +125,7 @@ def _run_rule(node: Node, grads: List[Any], create_graph: bool) -> Sequence[Any]
     outputs = [Tensor(v) if type(v) is not list else v for v in node.out_values]
     if create_graph:
         for i, o in enumerate(outputs):
-            if isinstance(o, Tensor) and o._value.dtype.kind in "fc":
+            if isinstance(o, Tensor) and o._value.dtype in INEXACT_NUMPY:
                 o.stop_gradient, o._node, o._out_index = False, node, i
     for i, g in enumerate(grads):
         if g is None and type(outputs[i]) is not list:

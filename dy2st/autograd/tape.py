@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence
 
+from ..runtime.dtype import INEXACT_NUMPY
 from ..runtime.origin import user_origin
 from ..runtime.state import _state
 from ..runtime.tensor import Tensor
@@ -54,7 +55,7 @@ def edge_of(x: Any) -> Optional[tuple]:
 
 
 def _is_float(t: Any) -> bool:
-    return type(t) is not list and t._value.dtype.kind in "fc"
+    return type(t) is not list and t._value.dtype in INEXACT_NUMPY
 
 
 def record(opdef: Any, inputs: Sequence[Any], attrs: Dict[str, Any], out: Any) -> None:

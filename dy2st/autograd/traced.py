@@ -36,7 +36,7 @@ class GradSlot(Tensor):
         if g is not None:
             return g._value
         v = self.owner._value
-        return cleared(v.shape, v.dtype.str)
+        return cleared(v.shape, v.dtype)
 
     @_value.setter
     def _value(self, value: np.ndarray) -> None:

@@ -34,6 +34,8 @@ def _name(v: Any, where: str) -> str:
 
 
 def _dtype(v: Any, where: str) -> str:
+    if v == "bfloat16":
+        return DTYPES[v]        # without ml_dtypes: an ImportError naming the extra to install
     if not isinstance(v, str) or v not in DTYPES:
         raise _fail(where, f"unknown dtype {str(v)[:80]!r}; expected one of {', '.join(DTYPES)}")
     return DTYPES[v]

@@ -75,9 +75,11 @@ def read_npy_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, path: str, what:
         if dtype.hasobject:
             raise _fail(path, f"{what} is an object array: pickled objects are never loaded "
                               "(allow_pickle=False)")
-        if dtype.name not in DTYPES or dtype.fields is not None or dtype.subdtype is not None:
+        if (dtype.name not in DTYPES and dtype.name not in BIT_VIEWS.values()) or \
+                dtype.fields is not None or dtype.subdtype is not None:
             raise _fail(path, f"{what} is not a numeric array (dtype {dtype.str!r})")
-        if expect is not None and (list(shape) != expect.shape or dtype.name != expect.dtype):
+        if expect is not None and (list(shape) != expect.shape or dtype.name not in (
+                expect.dtype, BIT_VIEWS.get(expect.dtype))):
             raise _fail(path, f"{expect.owner} is {dtype.name}{list(shape)} but "
                               f"{expect.declared_by} says {expect.dtype}{expect.shape}")
         nbytes = dtype.itemsize
@@ -90,7 +92,28 @@ def read_npy_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, path: str, what:
         if len(data) != nbytes:
             raise _fail(path, f"{what} is truncated")
     arr = np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
-    return np.array(arr, dtype=dtype.newbyteorder("="), order="C")
+    arr = np.array(arr, dtype=dtype.newbyteorder("="), order="C")
+    if expect is not None and dtype.name == BIT_VIEWS.get(expect.dtype):
+        arr = from_bits(arr, expect.dtype)
+    return arr
+
+
+# dtypes numpy's .npy header cannot name (ml_dtypes' bfloat16 is a void type to it), stored as
+# the unsigned integers of their bits; the table beside the array names the real dtype
+BIT_VIEWS = {"bfloat16": "uint16"}
+
+
+def to_bits(arr: np.ndarray) -> np.ndarray:
+    """arr as storable .npy data: bfloat16 as its uint16 bits, other dtypes unchanged."""
+    bits = BIT_VIEWS.get(arr.dtype.name)
+    return arr.view(bits) if bits is not None else arr
+
+
+def from_bits(arr: np.ndarray, dtype: str) -> np.ndarray:
+    """The array of `dtype` whose bits `arr` holds (see to_bits)."""
+    if BIT_VIEWS.get(dtype) != arr.dtype.name:
+        raise ValueError(f"an array of {arr.dtype} does not hold {dtype} bits")
+    return arr.view(DTYPES[dtype].np)
 
 
 class _Counting:

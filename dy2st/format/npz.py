@@ -16,7 +16,7 @@ from ..runtime.dtype import DTYPES
 from .errors import ModelFormatError, _fail
 from .fields import _dtype, _get, _int_list, _name
 from .npy_member import (COMPRESSIONS, DEFAULT_MAX_COMPRESSION_RATIO, MAX_NPY_HEADER, Expected,
-                         read_npy_member)
+                         read_npy_member, to_bits)
 
 _ZIP_OVERHEAD = 4096            # per member: local + central directory entries, extra fields
 _MAX_PARAMETER_BYTES = 8 << 32  # fields.MAX_ELEMENTS elements of 8 bytes
@@ -26,7 +26,8 @@ Entry = Tuple[str, List[int], str]       # (npz key, shape, dtype name)
 
 def npz_bytes(values: List[np.ndarray]) -> bytes:
     buf = io.BytesIO()
-    np.savez(buf, *values)          # positional: keys arr_0, arr_1, ... named by the JSON table
+    # positional: keys arr_0, arr_1, ... named by the JSON table (which names bfloat16 too)
+    np.savez(buf, *[to_bits(v) for v in values])
     return buf.getvalue()
 
 

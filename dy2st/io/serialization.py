@@ -21,8 +21,8 @@ import numpy as np
 from ..format.atomic import write_atomic
 from ..format.errors import ModelFormatError
 from ..format.jsontext import parse_json
-from ..format.npy_member import (DEFAULT_MAX_COMPRESSION_RATIO, check_member,
-                                       read_npy_member)
+from ..format.npy_member import (BIT_VIEWS, DEFAULT_MAX_COMPRESSION_RATIO, check_member,
+                                 from_bits, read_npy_member, to_bits)
 from ..format.opener import read_regular_file
 from ..runtime.dtype import DTYPES
 from ..runtime.program import Variable
@@ -49,7 +49,7 @@ class _Encoder:
         if arr.dtype.name not in DTYPES:
             raise TypeError(f"paddle.save: {where} is an array of dtype {arr.dtype}, which cannot "
                             f"be saved (only {', '.join(DTYPES)})")
-        self.arrays.append(np.ascontiguousarray(arr))
+        self.arrays.append(to_bits(np.ascontiguousarray(arr)))
         return f"arr_{len(self.arrays) - 1}"
 
     def encode(self, v: Any, where: str) -> Any:
@@ -68,10 +68,16 @@ class _Encoder:
             raise TypeError(f"paddle.save: {where} is a symbolic Variable of a static Program; "
                             "save eager tensors (e.g. a Layer's or optimizer's state_dict())")
         if isinstance(v, Tensor):
-            return {"$tensor": {"key": self._array(np.asarray(v._value), where),
-                                "name": v.name}}
+            arr = np.asarray(v._value)
+            spec = {"key": self._array(arr, where), "name": v.name}
+            if arr.dtype.name in BIT_VIEWS:
+                spec["dtype"] = arr.dtype.name      # stored as its bits (npy_member.to_bits)
+            return {"$tensor": spec}
         if isinstance(v, np.ndarray):
-            return {"$ndarray": {"key": self._array(v, where)}}
+            spec = {"key": self._array(v, where)}
+            if v.dtype.name in BIT_VIEWS:
+                spec["dtype"] = v.dtype.name
+            return {"$ndarray": spec}
         if isinstance(v, list):
             return [self.encode(x, f"{where}[{i}]") for i, x in enumerate(v)]
         if isinstance(v, tuple):
@@ -137,7 +143,13 @@ class _Decoder:
         if not isinstance(key, str) or key not in self.arrays:
             raise _fail(self.where, f"{at} refers to an array {key!r} the file does not hold")
         self.used.add(key)
-        return self.arrays[key]
+        arr = self.arrays[key]
+        dtype = spec.get("dtype")
+        if dtype is None:
+            return arr
+        if dtype not in BIT_VIEWS or arr.dtype.name != BIT_VIEWS[dtype]:
+            raise _fail(self.where, f"{at}: an array of {arr.dtype} cannot hold {str(dtype)[:40]}")
+        return from_bits(arr, dtype)
 
     def decode(self, v: Any, at: str) -> Any:
         if v is None or isinstance(v, (bool, int, float, str)):

@@ -18,6 +18,7 @@ from ..autograd.static_backward import (append_backward_ops, is_differentiable_v
                                        requires_grad)
 from ..autograd.tape import Node, attach, edge_of
 from ..backends import compile_for
+from ..runtime.dtype import INEXACT_NUMPY
 from ..runtime.origin import user_origin
 from ..runtime.passes import optimize
 from ..runtime.passes.roll import roll_loops
@@ -80,7 +81,7 @@ def _input_tensors(entry: Any, args: Tuple, kwargs: Dict) -> List[Any]:
 
 
 def _needs(t: Any) -> bool:
-    return isinstance(t, Tensor) and not t.stop_gradient and t._value.dtype.kind in "fc"
+    return isinstance(t, Tensor) and not t.stop_gradient and t._value.dtype in INEXACT_NUMPY
 
 
 def wants_grad(entry: Any, args: Tuple, kwargs: Dict) -> bool:
@@ -226,7 +227,7 @@ def call_with_grad(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict,
             values.append(v)
     differentiable = grad_state.differentiable_outputs(entry, flags)
     for index, t in results:
-        if differentiable[index] and t._value.dtype.kind in "fc":
+        if differentiable[index] and t._value.dtype in INEXACT_NUMPY:
             attach(node, [None] * index + [t])
     return unflatten(concrete.output_tree, values)
 

@@ -19,6 +19,8 @@ def method_expr(vars: Dict[str, Variable], op: Operator, ins: Sequence[str]) -> 
     arguments of np.matmul for) a matmul with transposed operands, without the kernel's Python
     wrapper; None for other ops or when a shape is unknown (the kernel then checks and explains).
     vars: resolve_vars(program)."""
+    if op.type == "matmul" and _bfloat16_inputs(vars, op):
+        return None     # np.matmul gives float32 for bfloat16: the kernel rounds back
     shapes = []
     for n in op.inputs:
         v = vars.get(n)
@@ -52,6 +54,10 @@ def method_expr(vars: Dict[str, Variable], op: Operator, ins: Sequence[str]) -> 
     return None
 
 
+def _bfloat16_inputs(vars: Dict[str, Variable], op: Operator) -> bool:
+    return any(getattr(vars.get(n), "dtype", None) == "bfloat16" for n in op.inputs)
+
+
 def matmul_fn(vars: Dict[str, Variable], op: Operator) -> Callable:
     """np.matmul, or matmul_rows for an x of rank > 2 against a 2-D y (one GEMM, not one per
     batch index)."""
@@ -74,7 +80,8 @@ def direct_kernel(vars: Dict[str, Variable], op: Operator) -> Optional[Callable]
     inputs, called without the kernel's Python wrapper; None when there is none.
     vars: resolve_vars(program)."""
     attrs = op.attrs
-    if op.type == "matmul" and not attrs.get("transpose_x") and not attrs.get("transpose_y"):
+    if op.type == "matmul" and not attrs.get("transpose_x") and not attrs.get("transpose_y") \
+            and not _bfloat16_inputs(vars, op):
         if len(op.inputs) != 2:
             return None
         # known shapes were checked when the op was built, so np.matmul cannot fail

@@ -1,7 +1,8 @@
 """Paddle-named dtypes: string-like objects that map to numpy dtypes."""
 from __future__ import annotations
 
-from typing import Any
+import importlib.util
+from typing import Any, Callable, List
 
 import numpy as np
 
@@ -42,7 +43,37 @@ _NUMPY = {n: np.dtype(n) for n in _NAMES}
 _FLOATING = frozenset(n for n in _NAMES if _NUMPY[n].kind == "f")
 _INTEGER = frozenset(n for n in _NAMES if _NUMPY[n].kind in "iu")
 _COMPLEX = frozenset(n for n in _NAMES if _NUMPY[n].kind == "c")
-DTYPES = {n: DType(n) for n in _NAMES}
+
+BF16_INSTALL = 'pip install "dy2st[bf16]"'
+
+
+class _DTypeTable(dict):
+    """name -> DType. bfloat16 joins on first use (its numpy dtype comes from the optional
+    ml_dtypes package, whose import is too slow for `import dy2st`): asking for it registers it
+    when ml_dtypes is installed; indexing it without ml_dtypes raises an ImportError saying how
+    to install it."""
+
+    def __missing__(self, key: Any) -> "DType":
+        if key == "bfloat16":
+            return register_bfloat16()
+        raise KeyError(key)
+
+    def __contains__(self, key: object) -> bool:
+        if key == "bfloat16" and not dict.__contains__(self, key) and _bfloat16_installed():
+            register_bfloat16()
+        return dict.__contains__(self, key)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return self[key] if key in self else default
+
+
+DTYPES = _DTypeTable((n, DType(n)) for n in _NAMES)
+# the float dtypes, one set that grows when bfloat16 joins (ops/infer.py shares it)
+FLOATING_DTYPES = {DTYPES[n] for n in _FLOATING}
+# the numpy dtypes a gradient flows through (float, complex, bfloat16 once registered)
+INEXACT_NUMPY = {_NUMPY[n] for n in _NAMES if _NUMPY[n].kind in "fc"}
+# called with the DType when bfloat16 registers (runtime/bfloat16.py adapts the kernels)
+ON_BFLOAT16: List[Callable[["DType"], None]] = []
 
 float16 = DTYPES["float16"]
 float32 = DTYPES["float32"]
@@ -75,18 +106,58 @@ def convert_dtype(dtype: Any) -> DType:
         return complex64
     if isinstance(dtype, str):
         name = dtype.replace("paddle.", "")
-        if name in DTYPES:
+        if name in DTYPES or name == "bfloat16":   # bfloat16 without ml_dtypes: ImportError
             return DTYPES[name]
     try:
         name = np.dtype(dtype).name
     except TypeError:
         name = None
-    if name in DTYPES:
-        return DTYPES[name]
+    if name in DTYPES or name == "bfloat16":
+        return DTYPES[name]         # bfloat16 without ml_dtypes: an ImportError naming the extra
     raise TypeError(f"unsupported dtype {dtype!r}; use one of {', '.join(_NAMES)}")
 
 
 _BY_NUMPY = {np.dtype(n): d for n, d in DTYPES.items()}
+
+
+def _bfloat16_installed() -> bool:
+    try:
+        return importlib.util.find_spec("ml_dtypes") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def register_bfloat16() -> DType:
+    """Make bfloat16 a dtype (numpy's through ml_dtypes), once; without ml_dtypes an ImportError
+    naming the extra to install."""
+    global _FLOATING
+    if dict.__contains__(DTYPES, "bfloat16"):
+        return dict.__getitem__(DTYPES, "bfloat16")
+    try:
+        # the optional extra, imported on the first use of bfloat16 (it is slow to import)
+        import ml_dtypes
+    except ImportError:
+        raise ImportError("bfloat16 tensors need the ml_dtypes package, which is not "
+                          f"installed: {BF16_INSTALL} (or pip install ml_dtypes)") from None
+    d = DType("bfloat16")
+    np_dtype = np.dtype(ml_dtypes.bfloat16)
+    _NUMPY["bfloat16"] = np_dtype
+    _NAMES.append("bfloat16")
+    _FLOATING = _FLOATING | {"bfloat16"}
+    FLOATING_DTYPES.add(d)
+    INEXACT_NUMPY.add(np_dtype)
+    _BY_NUMPY[np_dtype] = d
+    COMPLEX_OF[d] = complex64
+    dict.__setitem__(DTYPES, "bfloat16", d)
+    for hook in ON_BFLOAT16:
+        hook(d)
+    return d
+
+
+def __getattr__(name: str) -> Any:
+    if name == "bfloat16":      # paddle.bfloat16: registered on first use
+        return DTYPES["bfloat16"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def dtype_of_array(a: np.ndarray) -> DType:

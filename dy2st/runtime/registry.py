@@ -54,9 +54,24 @@ def register_op(name: str, infer: Callable[..., Any], n_outputs: int = 1) -> Cal
     def deco(kernel: Callable) -> Callable:
         if name in OPS:
             raise ValueError(f"op {name!r} is declared twice")
-        OPS[name] = OpDef(name, kernel, infer, n_outputs, (kernel.__doc__ or "").strip())
+        run = kernel
+        for adapter in KERNEL_ADAPTERS:
+            run = adapter(name, run)
+        OPS[name] = OpDef(name, run, infer, n_outputs, (kernel.__doc__ or "").strip())
         return kernel
     return deco
+
+
+# fn(op name, kernel) -> kernel, applied to every kernel, those declared later too (bfloat16's
+# compute-in-float32 adapter, runtime/bfloat16.py, added when the dtype registers)
+KERNEL_ADAPTERS: List[Callable[[str, Callable], Callable]] = []
+
+
+def adapt_kernels(adapter: Callable[[str, Callable], Callable]) -> None:
+    """Wrap every op's kernel, now and when declared, with `adapter(name, kernel)`."""
+    KERNEL_ADAPTERS.append(adapter)
+    for name, opdef in list(OPS.items()):
+        OPS[name] = opdef._replace(kernel=adapter(name, opdef.kernel))
 
 
 # op name -> into(*arrays, out=buffer, **attrs): the op's kernel writing its result into `out`, an

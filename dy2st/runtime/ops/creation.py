@@ -51,12 +51,12 @@ def _to_array(data: Any, dtype: Optional[DType]) -> np.ndarray:
             arr = arr.astype(COMPLEX_OF[default_float()].np)   # and complex lists complex64
         elif arr.dtype.kind in "iu" and arr.dtype != np.int64 and not isinstance(data, np.generic):
             arr = arr.astype(np.int64)
-    if arr.dtype.kind not in "biufc":
+    if arr.dtype.kind not in "biufc" and arr.dtype.name != "bfloat16":
         raise TypeError(f"to_tensor: cannot make a tensor of {arr.dtype} data")
     if dtype is not None:
         arr = arr.astype(dtype.np)
     elif arr.dtype.name not in ("float16", "float32", "float64", "int8", "int16", "int32", "int64",
-                                "uint8", "bool", "complex64", "complex128"):
+                                "uint8", "bool", "complex64", "complex128", "bfloat16"):
         arr = arr.astype({"i": np.int64, "u": np.int64, "c": np.complex128}.get(arr.dtype.kind,
                                                                                  np.float64))
     return arr

@@ -342,33 +342,34 @@ def _array_grad_tail_kernel(garr, a):
 # ----------------------------------------------------------------------------- cleared gradients
 # A cleared gradient (clear_grad(set_to_zero=True)) is one shared read-only zeros array per shape
 # and dtype: clearing costs no fill, and accumulating onto it costs no addition. Read-only, so
-# nothing can write into the shared array; a bounded cache, so tests can reset it.
+# nothing can write into the shared array; a bounded cache, so tests can reset it. Keyed by the
+# numpy dtype itself (its .str is "<V2" for bfloat16, which names no dtype).
 @functools.lru_cache(maxsize=512)
-def _shared_zeros(shape: tuple, dtype: str, role: str) -> np.ndarray:
+def _shared_zeros(shape: tuple, dtype: np.dtype, role: str) -> np.ndarray:
     z = np.zeros(shape, dtype=dtype)
     z.flags.writeable = False
     return z
 
 
-def cleared(shape: tuple, dtype: str) -> np.ndarray:
+def cleared(shape: tuple, dtype: np.dtype) -> np.ndarray:
     return _shared_zeros(shape, dtype, "cleared")
 
 
 def is_cleared(a: np.ndarray) -> bool:
     return type(a) is np.ndarray and not a.flags.writeable and \
-        a is _shared_zeros(a.shape, a.dtype.str, "cleared")
+        a is _shared_zeros(a.shape, a.dtype, "cleared")
 
 
 # A dropped gradient (clear_grad(set_to_zero=False) in a traced step) is another shared
 # read-only zeros array: it reads as zeros inside the program, and writing it back to a
 # tensor's `.grad` leaves None (autograd/traced.py), as the eager call does.
-def dropped(shape: tuple, dtype: str) -> np.ndarray:
+def dropped(shape: tuple, dtype: np.dtype) -> np.ndarray:
     return _shared_zeros(shape, dtype, "dropped")
 
 
 def is_dropped(a: np.ndarray) -> bool:
     return type(a) is np.ndarray and not a.flags.writeable and \
-        a is _shared_zeros(a.shape, a.dtype.str, "dropped")
+        a is _shared_zeros(a.shape, a.dtype, "dropped")
 
 
 def accumulate_arrays(old: np.ndarray, new: np.ndarray) -> np.ndarray:
@@ -379,7 +380,7 @@ def accumulate_arrays(old: np.ndarray, new: np.ndarray) -> np.ndarray:
 def _grad_clear_kernel(x, set_to_zero=True):
     """The cleared (zero) gradient of a tensor shaped like x; with set_to_zero=False, the
     dropped one (the tensor is left without a gradient)."""
-    return (cleared if set_to_zero else dropped)(x.shape, x.dtype.str)
+    return (cleared if set_to_zero else dropped)(x.shape, x.dtype)
 
 
 @register_op("grad_accumulate", infer=lambda old, new: Meta(old._shape, old.dtype))

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from typing import Any, Iterable, List, Optional, Sequence, Tuple
 
-from ..dtype import DTYPES, DType, bool_, convert_dtype
+from ..dtype import DTYPES, FLOATING_DTYPES, DType, bool_, convert_dtype
 from ..errors import broadcast_mismatch
 from ..registry import Meta
 
 # DType.is_floating / is_integer ask numpy on every call; tracing asks per op
-FLOATING = frozenset(d for d in DTYPES.values() if d.is_floating)
+FLOATING = FLOATING_DTYPES     # one set: bfloat16 joins it when it registers
 INTEGER = frozenset(d for d in DTYPES.values() if d.is_integer)
 
 

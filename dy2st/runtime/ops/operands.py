@@ -12,7 +12,7 @@ from ..tensor import Tensor, TensorLike
 from .infer import FLOATING, INTEGER
 
 _RANK = {"bool": 0, "uint8": 1, "int8": 1, "int16": 2, "int32": 3, "int64": 4,
-         "float16": 5, "float32": 6, "float64": 7}
+         "float16": 5, "bfloat16": 5, "float32": 6, "float64": 7}
 
 
 def is_tensor(x: Any) -> bool:
@@ -54,6 +54,8 @@ def promote(a: DType, b: DType) -> DType:
         # complex128); integers and bools take the complex dtype
         wide = "complex128" in (a, b) or "float64" in (a, b)
         return complex128 if wide else complex64
+    if {a, b} == {"float16", "bfloat16"}:
+        return float32      # neither holds the other: float32 holds both
     fa, fb = a in FLOATING, b in FLOATING
     if fa and not fb:
         return a
