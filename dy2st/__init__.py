@@ -72,6 +72,7 @@ _LAZY = {
     "distributed": "distributed",
     "DataParallel": "distributed.parallel:DataParallel",
     "fft": "fft",
+    "signal": "signal",
     "bfloat16": "runtime.dtype:bfloat16",
 }
 

@@ -88,3 +88,21 @@ def test_fft_helpers():
             np.testing.assert_array_equal(
                 getattr(dy2st.fft, fn)(dy2st.to_tensor(data), axes).numpy(),
                 getattr(real_paddle.fft, fn)(real_paddle.to_tensor(data), axes).numpy())
+
+
+SIGNAL = [dict(n_fft=8), dict(n_fft=8, hop_length=3, pad_mode="constant", normalized=True),
+          dict(n_fft=16, hop_length=4, win_length=10), dict(n_fft=8, center=False)]
+
+
+@pytest.mark.parametrize("kw", SIGNAL, ids=[str(sorted(k)) for k in SIGNAL])
+def test_stft_and_istft(kw):
+    signal = RNG.standard_normal((2, 40))
+    window = np.hanning(kw.get("win_length", kw["n_fft"])) + 0.1
+
+    def stft(p, x, w):
+        return p.signal.stft(x, window=w, **kw)
+    check(stft, signal, window)
+    inverse = {k: v for k, v in kw.items() if k != "pad_mode"}
+    spec = stft(dy2st, dy2st.to_tensor(signal), dy2st.to_tensor(window)).numpy()
+    check(lambda p, s, w: p.signal.istft(s, window=w, length=40 if kw.get("center", True)
+                                         else None, **inverse), spec, window)

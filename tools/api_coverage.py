@@ -33,6 +33,7 @@ MODULES = {
     "paddle.incubate.nn": "dy2st.incubate.nn",
     "paddle.tensor": "dy2st.tensor",
     "paddle.fft": "dy2st.fft",
+    "paddle.signal": "dy2st.signal",
     "paddle.vision.ops": "dy2st.vision.ops",
 }
 

@@ -20,7 +20,7 @@ from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 LAYERS: Sequence[Tuple[str, ...]] = (
     ("runtime",),
     ("autograd",),
-    ("format", "jst", "transformers", "linalg", "fft", "backends"),
+    ("format", "jst", "transformers", "linalg", "fft", "signal", "backends"),
     ("nn", "regularizer"),
     ("optimizer", "metric", "tensor", "utils", "amp", "device", "incubate", "distributed"),
     ("jit",),

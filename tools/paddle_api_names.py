@@ -260,8 +260,6 @@ _exclude("sparse", "sparse_attention to_sparse_coo to_sparse_csr to_dense coales
 # issue 30 built the complex dtypes and functions; left: the general eigensolver, whose complex
 # results need complex gradients of a non-Hermitian decomposition
 _exclude("complex", "eig eigvals")
-# stft returns (and istft reads) a complex spectrum
-_exclude("complex", "stft istft")
 _exclude("dtype", "bfloat16 float8_e4m3fn float8_e5m2 BFloat16Tensor pstring raw "
          "fp8_fp8_half_gemm_fused set_string_list set_vocab get_map_tensor")
 _exclude("amp", "is_autocast_enabled get_autocast_dtype get_autocast_cpu_dtype "
@@ -302,6 +300,7 @@ FusedMultiHeadAttention FusedFeedForward FusedTransformerEncoderLayer FusedMulti
 FusedLinear FusedBiasDropoutResidualLayerNorm FusedEcMoe FusedDropoutAdd""")
 # paddle.tensor: its submodules (the functions in them are paddle's own, counted there)
 TENSOR = _names("attribute creation linalg logic manipulation math random search stat")
+SIGNAL = _names("stft istft")
 FFT = _names("""
 fft ifft rfft irfft hfft ihfft fft2 ifft2 rfft2 irfft2 hfft2 ihfft2 fftn ifftn rfftn irfftn
 hfftn ihfftn fftfreq rfftfreq fftshift ifftshift""")
@@ -335,6 +334,7 @@ SOURCES.update({
                           "5211663937)",
     "paddle.tensor": "the submodules of python/paddle/tensor/ (attribute ... stat)",
     "paddle.fft": "python/paddle/fft.py __all__ (2.x and 3.x lists agree)",
+    "paddle.signal": "python/paddle/signal.py __all__ (3.3.1)",
     "paddle.vision.ops": "python/paddle/vision/ops.py __all__ (2.x/3.x)",
 })
 
@@ -355,6 +355,7 @@ NAMESPACES = {
     "paddle.incubate.nn": INCUBATE_NN,
     "paddle.tensor": TENSOR,
     "paddle.fft": FFT,
+    "paddle.signal": SIGNAL,
     "paddle.vision.ops": VISION_OPS,
 }
 

@@ -116,9 +116,27 @@ def tensor_create_parameter(self: Any, dtype: Any = None, name: Optional[str] = 
 
 
 def install_methods() -> None:
-    """Tensor.create_parameter (the runtime below cannot build a Layer's Parameter)."""
+    """Tensor.create_parameter (the runtime below cannot build a Layer's Parameter), and
+    Tensor.stft / istft (paddle.signal sits above the runtime)."""
     if "create_parameter" not in vars(TensorLike):
         TensorLike.create_parameter = tensor_create_parameter
+    for name, fn in (("stft", _tensor_stft), ("istft", _tensor_istft)):
+        if name not in vars(TensorLike):
+            setattr(TensorLike, name, fn)
+
+
+def _tensor_stft(self: Any, *args: Any, **kwargs: Any) -> Any:
+    """paddle.signal.stft(self, ...)."""
+    # paddle.signal (and paddle.fft) load on first use, not with `import dy2st`
+    from ..signal import stft
+    return stft(self, *args, **kwargs)
+
+
+def _tensor_istft(self: Any, *args: Any, **kwargs: Any) -> Any:
+    """paddle.signal.istft(self, ...)."""
+    # paddle.signal (and paddle.fft) load on first use, not with `import dy2st`
+    from ..signal import istft
+    return istft(self, *args, **kwargs)
 
 
 def batch(reader: Callable[[], Iterator[Any]], batch_size: int, drop_last: bool = False
