@@ -93,6 +93,9 @@ class Tensor(TensorLike):
     def __float__(self) -> float:
         return float(self._scalar("float"))
 
+    def __complex__(self) -> complex:
+        return complex(self._scalar("complex"))
+
     def __index__(self) -> int:
         if self._value.dtype.kind not in "iub" or self._value.size != 1:
             raise TypeError("only integer tensors of one element can be used as an index")

@@ -196,3 +196,27 @@ def test_onnx_refuses_complex_naming_the_line(tmp_path):
     with pytest.raises(NotExportableError, match=r"op complex .*test_complex.py.*complex\(x, x"
                        r".*do not compute on complex"):
         paddle.onnx.export(f, str(tmp_path / "m"), input_spec=spec)
+
+
+def test_norm_and_python_complex():
+    z = paddle.to_tensor(Z)
+    np.testing.assert_allclose(float(paddle.linalg.norm(z)), np.linalg.norm(Z), rtol=1e-6)
+    np.testing.assert_allclose(paddle.linalg.norm(z, p=1, axis=1).numpy(),
+                               np.linalg.norm(Z, 1, axis=1), rtol=1e-6)
+    with pytest.raises(ValueError, match="matrix norm p=2.0 of a complex tensor"):
+        paddle.linalg.norm(z, p=2, axis=[0, 1])
+    assert complex(paddle.to_tensor(1 + 2j)) == 1 + 2j
+    w = paddle.to_tensor(Z, stop_gradient=False)
+    (g,) = paddle.grad(paddle.linalg.norm(w), w)
+    np.testing.assert_allclose(g.numpy(), Z / np.linalg.norm(Z), rtol=1e-5)
+
+
+def test_common_ops_keep_complex_values_eager_and_static():
+    z = paddle.to_tensor(Z)
+    for fn in (lambda t: paddle.concat([t, t * 1j]), lambda t: t[0, 1:] ** 2,
+               lambda t: paddle.where(paddle.abs(t) > 1, t, paddle.zeros_like(t)),
+               lambda t: paddle.cumsum(t, 1), lambda t: paddle.einsum("ij,kj->ik", t, t),
+               lambda t: paddle.log(t) + paddle.sin(t), lambda t: paddle.prod(t, axis=0)):
+        eager = fn(z)
+        assert eager.dtype == "complex64"
+        np.testing.assert_allclose(paddle.jit.to_static(fn)(z).numpy(), eager.numpy(), rtol=1e-6)

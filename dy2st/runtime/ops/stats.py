@@ -124,4 +124,12 @@ def norm(x: Any, p: Any = None, axis: Any = None, keepdim: bool = False,
         ax = [int(a) % max(x.ndim, 1) for a in ax]
     elif ax is not None:
         ax = int(ax) % max(x.ndim, 1)
-    return apply("norm", [as_tensor(x)], {"p": _norm_p(p), "axis": ax, "keepdim": bool(keepdim)})
+    x = as_tensor(x)
+    p = _norm_p(p)
+    if x.dtype.is_complex:
+        # entrywise norms depend on |z| only; spectral ones would need a complex SVD
+        if isinstance(ax, list) and len(ax) == 2 and p not in (None, "fro", "inf", "-inf", 1, -1):
+            raise ValueError(f"norm: the matrix norm p={p!r} of a complex tensor is not supported "
+                             "(entrywise norms and p='fro' are)")
+        x = apply("abs", [x])
+    return apply("norm", [x], {"p": p, "axis": ax, "keepdim": bool(keepdim)})
