@@ -142,7 +142,9 @@ def _build(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict, flags: Tuple[b
     for k, name in enumerate(outputs):
         var = g.vars[name]
         if is_differentiable_value(var):
-            seed = g.create_var(var._shape, var.dtype, name=f"{name}@GRAD_SEED")
+            # one seed per output, also when a variable is returned twice (`return h, h`)
+            seed_name = f"{name}@GRAD_SEED" + (f"{k}" if name in outputs[:k] else "")
+            seed = g.create_var(var._shape, var.dtype, name=seed_name)
             targets.append(var)
             seeds.append(seed.name)
             seeded.append(k)

@@ -46,6 +46,7 @@ class TracedProgram(NamedTuple):
     in_tree: Any
     positions: Optional[List[int]]
     input_structure: Any = None
+    identity: Any = None        # graph_break.identity.Identity (regions of a broken function)
 
 
 def _is_input(x: Any) -> bool:
@@ -56,6 +57,7 @@ class CacheEntry:
     """One traced signature: the program, its compiled callable and how to call it."""
 
     guards: Any = None      # a GuardSet (guards/), None when the trace read no Python state
+    identity: Any = None    # graph_break.identity.Identity: eager object identities to restore
     sibling: Optional["CacheEntry"] = None      # an older entry of the same key, other guards
 
     def __init__(self, concrete: ConcreteProgram, compiled: CompiledProgram, in_tree: Any,
@@ -154,6 +156,9 @@ class StaticFunction:
         self.around: Optional[Callable[[Callable], Callable]] = None
         self._bound: "weakref.WeakKeyDictionary[Any, StaticFunction]" = weakref.WeakKeyDictionary()
         self._layer_cls = _layer_class_for(instance)
+        # graph_break.identity for a region of a broken function (object identities kept
+        # across its boundary), None otherwise
+        self._identity: Any = None
         self._binder = CallBinder(function, instance is not None)
         self._n_args = self._binder._fast_len
         functools.update_wrapper(self, function)
@@ -226,10 +231,14 @@ class StaticFunction:
         self._last = entry
         feeds = entry.feeds(args, kwargs)
         if state._state.grad_enabled and run_program.wants_grad(entry, args, kwargs):
-            return run_program.call_with_grad(self, entry, args, kwargs, feeds)
-        outs = run_entry(entry, feeds)
-        entry.last_outs = outs          # jit.save's output_spec finds returned tensors here
-        return entry.build(outs)
+            value = run_program.call_with_grad(self, entry, args, kwargs, feeds)
+        else:
+            outs = run_entry(entry, feeds)
+            entry.last_outs = outs          # jit.save's output_spec finds returned tensors here
+            value = entry.build(outs)
+        if entry.identity is not None:
+            return self._identity.restore(entry.identity, value, args, kwargs)
+        return value
 
     def _widened(self, args: Tuple, kwargs: Dict) -> Optional[CacheEntry]:
         """A program with unknown dims for the arguments whose shapes kept changing."""
@@ -260,6 +269,8 @@ class StaticFunction:
         kw = tuple((k, value_key(v)) for k, v in sorted(kwargs.items())) if kwargs else ()
         inst = self._instance
         training = bool(inst.training) if inst is not None and hasattr(inst, "training") else None
+        if self._identity is not None:          # which inputs are one object
+            kw = kw + self._identity.key_part(args, kwargs)
         if _hooks.autocast_key is not None:     # under paddle.amp.auto_cast: its own programs
             return (key, kw, training, _hooks.autocast_key)
         return (key, kw, training)
@@ -307,6 +318,7 @@ class StaticFunction:
         entry.epoch = self._layer_cls.structure_epoch
         entry.owned = self._owned_tensors()
         entry.guards = guards if len(guards) else None
+        entry.identity = traced.identity
         entry.sibling = same_key
         self._entries[key] = entry
         self._programs += 1
@@ -343,6 +355,8 @@ class StaticFunction:
         pos_iter = iter(positions or [])
         # inside containers (a list of tensors): names and specs from the path to each tensor
         nested = iter(_nested_inputs(args, arg_names, specs) if positions is None else ())
+        tracer = self._identity.Tracer() if self._identity is not None else None
+        identity = None
         with program_guard(program):
             for leaf in leaves:
                 if not _is_input(leaf):
@@ -356,14 +370,19 @@ class StaticFunction:
                 base = base or f"input{len(inputs)}"
                 name = base if base not in program.global_block().vars else f"{base}_{len(inputs)}"
                 spec = _spec_for(leaf, given if isinstance(given, InputSpec) else None, name)
-                sym_leaves.append(program.add_input(name, list(spec.shape), spec.dtype))
+                symbol = program.add_input(name, list(spec.shape), spec.dtype)
+                sym_leaves.append(tracer.input(leaf, symbol) if tracer else symbol)
                 inputs.append(spec)
             _check_unique_names(inputs, self.__name__)
             sym_args, sym_kwargs = unflatten(in_tree, sym_leaves)
+            if tracer is not None:
+                tracer.arguments((sym_args, sym_kwargs))
             saved_globals = self._global_values()
             try:
                 with dynamic_view(not self._full_graph):
                     out = fn(*sym_args, **sym_kwargs)
+                if tracer is not None:
+                    out, identity = tracer.outputs(out)
                 out_leaves, out_tree = flatten(out)
                 leaves_desc, fetch = _outputs(out_leaves)
             except Exception as e:  # noqa: BLE001
@@ -376,6 +395,7 @@ class StaticFunction:
                 raise_when_reached(e)
                 out_leaves, out_tree = flatten(None)
                 leaves_desc, fetch = _outputs(out_leaves)
+                identity = None
             finally:
                 leaked = self._restore_symbolic_globals(saved_globals)
             if leaked:
@@ -386,7 +406,8 @@ class StaticFunction:
                     "global outlives the traced program; return the value instead")
         program.fetch_names = fetch
         return TracedProgram(program, inputs, out_tree, leaves_desc, in_tree, positions,
-                             _input_structure(args, kwargs, arg_names, leaves, in_tree))
+                             _input_structure(args, kwargs, arg_names, leaves, in_tree),
+                             identity)
 
     def _global_writes(self) -> Dict[str, Any]:
         from .transform import cache

@@ -69,9 +69,24 @@ def alias_changed_in_place_on_later_turns(x):
     return h + g
 
 
+def value_handed_to_another_loop_variable(x):
+    # g is keep[0]'s object after one turn only: later turns hand g a new h (fuzzer seed
+    # 2403007304, where a swap after the loop then changed it in place)
+    h = x.mean(axis=0)
+    g = x.max(axis=0) * 0.5
+    keep = [h]
+    for row in x:
+        g = h
+        h = h * 0.5 + row
+    if h[1] <= 10.0:
+        g, h = h * 0.5, g
+        h.add_(x[0])
+    return h + g + keep[0] * 10.0
+
+
 CASES = [alias_under_a_tensor_if_in_the_body, list_entry_aliased_under_a_tensor_if_in_the_body,
          two_loop_variables_made_one_object, alias_made_in_an_inner_loop,
-         alias_changed_in_place_on_later_turns]
+         alias_changed_in_place_on_later_turns, value_handed_to_another_loop_variable]
 
 
 @pytest.mark.parametrize("fn", CASES)

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..errors import SourceUnavailableError, raise_in_user_code
 from ..logger import log
+from . import identity
 from .outline import REGIONS, Outline, Region, build, locate, set_cell, unfeed
 from .reasons import GraphBreakInfo, break_origin, classify, value_hint
 from .output_kinds import RegionCall, output_kinds, remember_kinds
@@ -151,6 +152,7 @@ class BreakState:
             rsf = StaticFunction(region.plain, full_graph=False, instance=sf._instance,
                                   backend=sf.backend)
             rsf._gb_region = (self, region)
+            rsf._identity = identity
             specs = self._param_specs()
             if specs and any(p in specs for p in region.params):
                 # a parameter given an InputSpec keeps its unknown dims in the regions

@@ -132,6 +132,18 @@ def _names(stmts: Sequence[gast.stmt]) -> Tuple[Set[str], Set[str]]:
     return reads, written_names(stmts, mutations=False)
 
 
+def _live_in(stmts: Sequence[gast.stmt]) -> Set[str]:
+    """Names the statements read before they assign them: a name assigned first (`k = ...`,
+    at the top of the run) is not taken from before, where it may have no value on this path."""
+    assigned: Set[str] = set()
+    live: Set[str] = set()
+    for s in stmts:
+        live |= read_names(s) - assigned
+        if isinstance(s, (gast.Assign, gast.AnnAssign)):
+            assigned |= written_names([s], mutations=False)
+    return live
+
+
 def _header_reads(s: gast.stmt) -> Set[str]:
     return read_names(s.iter if isinstance(s, gast.For) else s.test)
 
@@ -244,7 +256,8 @@ class _Outliner:
         reads, writes = _names(stmts)
         returns = isinstance(stmts[-1], gast.Return) or (
             tail and any(_nested_return(s) for s in stmts))
-        ins = sorted(((reads & self.local & defined) | (reads & self.guarded)) - {self.self_name})
+        ins = sorted(((_live_in(stmts) & self.local & defined) | (reads & self.guarded))
+                     - {self.self_name})
         if returns:
             outs: List[str] = []
         else:

@@ -69,7 +69,9 @@ def newly_followed(leaves: List[Any], init: List[Any], b_params: List[Any],
       or `return d[0]`; the other name may be a loop variable that starts as that object too),
       so that the other name sees the change within the turn;
     - starting as an object the body changes in place under another name (`acc.append(h)`
-      before the loop, `h.multiply_(v)` in it)."""
+      before the loop, `h.multiply_(v)` in it);
+    - rebound while another loop variable takes its value from the start of the turn
+      (`g = h; h = h * 2`): after one turn `g` is the object from before, after more it is not."""
     if len(out_leaves) != len(leaves):
         return []
     read = set()
@@ -86,7 +88,10 @@ def newly_followed(leaves: List[Any], init: List[Any], b_params: List[Any],
         changed = isinstance(p, Variable) and p.name != param_names[i]
         rebound = isinstance(o, Variable) and o is not p
         read_elsewhere = changed and o is p and leaf.name in read
-        if rebound and (changed or i in kept) or read_elsewhere or \
+        # rebound, while another loop variable takes the value the turn started with
+        # (`g = h; h = h * 2`): that one is the object from before after the first turn only
+        handed_on = rebound and any(o2 is p for j, o2 in enumerate(out_leaves) if j != i)
+        if rebound and (changed or i in kept) or read_elsewhere or handed_on or \
                 any(leaf is h for h in carried):
             found.append(i)
     return found
