@@ -3,6 +3,7 @@ jit.save / jit.load round trip must agree (same values, or the same exception ty
 user line), and so must eager's and to_static's gradients.
 
     python tools/fuzz.py --count 5000 --seed 0      # a long run; prints every failure
+    python tools/fuzz.py --count 5000 --workers 4   # the same in 4 processes
     python tools/fuzz.py --seed 1234 --count 1 --show   # one program's source and outcomes
     python tools/fuzz.py --guards --count 2000          # guard mode (tools/fuzz_guards.py)
 
@@ -691,8 +692,60 @@ def minimize(source: str, seed: int, directory: str, save: bool = True,
     return "\n".join(lines) + "\n"
 
 
+def _check_in_worker(job: Tuple[int, bool, bool]) -> Tuple[int, int, int, Optional[Tuple]]:
+    """One program in a worker process: (seed, runs, gradients, the failure's fields)."""
+    program_seed, save, gradient = job
+    report = Report()
+    directory = _WORKER_DIRECTORY[0]
+    try:
+        runs, failure = check_program(program_seed, directory, save, gradient, report)
+    except Exception as e:  # noqa: BLE001 - a crash of the harness is a failure too
+        runs, failure = 0, Failure(program_seed, generate(program_seed),
+                                   f"crashed: {type(e).__name__}: {e}")
+    fields = None if failure is None else (failure.seed, failure.source, failure.detail,
+                                           failure.kind)
+    return program_seed, runs, report.gradients, fields
+
+
+_WORKER_DIRECTORY: List[str] = []
+
+
+def _start_worker(directory: str) -> None:
+    _WORKER_DIRECTORY[:] = [tempfile.mkdtemp(prefix="worker_", dir=directory)]
+    sys.path.insert(0, _WORKER_DIRECTORY[0])
+
+
+def _add(report: Report, runs: int, failure: Optional[Failure], verbose: bool) -> None:
+    report.programs += 1
+    report.runs += runs
+    if failure is not None and failure.kind == "refused":
+        report.refused.append(failure)
+    elif failure is not None:
+        report.failures.append(failure)
+        if verbose:
+            print(failure, flush=True)
+
+
+def _fuzz_in_workers(seed: int, count: int, save: bool, verbose: bool, gradient: bool,
+                     workers: int) -> Report:
+    """fuzz() over `workers` processes (each program is independent: its own file and cache);
+    programs are reported in seed order."""
+    import multiprocessing
+    report = Report()
+    jobs = [(seed * 1_000_003 + k, save, gradient) for k in range(count)]
+    with tempfile.TemporaryDirectory(prefix="dy2st_fuzz_") as directory:
+        context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+        with context.Pool(workers, initializer=_start_worker, initargs=(directory,)) as pool:
+            for _seed, runs, gradients, fields in pool.imap(_check_in_worker, jobs, chunksize=4):
+                report.gradients += gradients
+                _add(report, runs, Failure(*fields) if fields else None, verbose)
+    return report
+
+
 def fuzz(seed: int, count: int, save: bool = True, stop_after: Optional[int] = None,
-         verbose: bool = False, gradient: bool = True) -> Report:
+         verbose: bool = False, gradient: bool = True, workers: int = 1) -> Report:
+    if workers > 1:
+        return _fuzz_in_workers(seed, count, save, verbose, gradient, workers)
     report = Report()
     with tempfile.TemporaryDirectory(prefix="dy2st_fuzz_") as directory:
         sys.path.insert(0, directory)
@@ -705,16 +758,9 @@ def fuzz(seed: int, count: int, save: bool = True, stop_after: Optional[int] = N
                 except Exception as e:  # noqa: BLE001 - a crash of the harness is a failure too
                     runs, failure = 0, Failure(program_seed, generate(program_seed),
                                                f"crashed: {type(e).__name__}: {e}")
-                report.programs += 1
-                report.runs += runs
-                if failure is not None and failure.kind == "refused":
-                    report.refused.append(failure)
-                elif failure is not None:
-                    report.failures.append(failure)
-                    if verbose:
-                        print(failure, flush=True)
-                    if stop_after is not None and len(report.failures) >= stop_after:
-                        break
+                _add(report, runs, failure, verbose)
+                if stop_after is not None and len(report.failures) >= stop_after:
+                    break
         finally:
             sys.path.remove(directory)
     return report
@@ -735,6 +781,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--no-save", action="store_true", help="skip the jit.save/jit.load round trip")
     p.add_argument("--no-gradient", action="store_true",
                    help="skip comparing to_static's gradients with eager's")
+    p.add_argument("--workers", type=int, default=1,
+                   help="check programs in this many processes (the long run on idle cores)")
     p.add_argument("--show", action="store_true", help="print the first program's source")
     p.add_argument("--program-seed", type=int, help="check only this program seed")
     p.add_argument("--minimize", action="store_true",
@@ -758,7 +806,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.show:
         print(generate(args.seed * 1_000_003))
     report = fuzz(args.seed, args.count, not args.no_save, verbose=True,
-                  gradient=not args.no_gradient)
+                  gradient=not args.no_gradient, workers=args.workers)
     print(f"{report.programs} programs, {report.runs} runs, {report.gradients} gradients, "
           f"{len(report.failures)} failures"
           f"{' (' + report.by_kind() + ')' if report.failures else ''}, {len(report.refused)} "

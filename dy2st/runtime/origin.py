@@ -22,6 +22,9 @@ class Origin:
     col: int = 0
     end_col: int = 0
 
+    def __deepcopy__(self, memo: Dict[int, Any]) -> "Origin":
+        return self         # frozen: a copied Program shares its origins
+
     def short(self) -> str:
         return f"{os.path.basename(self.file)}:{self.line}"
 
