@@ -692,30 +692,8 @@ def minimize(source: str, seed: int, directory: str, save: bool = True,
     return "\n".join(lines) + "\n"
 
 
-def _check_in_worker(job: Tuple[int, bool, bool]) -> Tuple[int, int, int, Optional[Tuple]]:
-    """One program in a worker process: (seed, runs, gradients, the failure's fields)."""
-    program_seed, save, gradient = job
-    report = Report()
-    directory = _WORKER_DIRECTORY[0]
-    try:
-        runs, failure = check_program(program_seed, directory, save, gradient, report)
-    except Exception as e:  # noqa: BLE001 - a crash of the harness is a failure too
-        runs, failure = 0, Failure(program_seed, generate(program_seed),
-                                   f"crashed: {type(e).__name__}: {e}")
-    fields = None if failure is None else (failure.seed, failure.source, failure.detail,
-                                           failure.kind)
-    return program_seed, runs, report.gradients, fields
-
-
-_WORKER_DIRECTORY: List[str] = []
-
-
-def _start_worker(directory: str) -> None:
-    _WORKER_DIRECTORY[:] = [tempfile.mkdtemp(prefix="worker_", dir=directory)]
-    sys.path.insert(0, _WORKER_DIRECTORY[0])
-
-
-def _add(report: Report, runs: int, failure: Optional[Failure], verbose: bool) -> None:
+def add_outcome(report: Report, runs: int, failure: Optional[Failure], verbose: bool) -> None:
+    """Count one program's outcome in the report (a failure printed with `verbose`)."""
     report.programs += 1
     report.runs += runs
     if failure is not None and failure.kind == "refused":
@@ -726,26 +704,11 @@ def _add(report: Report, runs: int, failure: Optional[Failure], verbose: bool) -
             print(failure, flush=True)
 
 
-def _fuzz_in_workers(seed: int, count: int, save: bool, verbose: bool, gradient: bool,
-                     workers: int) -> Report:
-    """fuzz() over `workers` processes (each program is independent: its own file and cache);
-    programs are reported in seed order."""
-    import multiprocessing
-    report = Report()
-    jobs = [(seed * 1_000_003 + k, save, gradient) for k in range(count)]
-    with tempfile.TemporaryDirectory(prefix="dy2st_fuzz_") as directory:
-        context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
-        with context.Pool(workers, initializer=_start_worker, initargs=(directory,)) as pool:
-            for _seed, runs, gradients, fields in pool.imap(_check_in_worker, jobs, chunksize=4):
-                report.gradients += gradients
-                _add(report, runs, Failure(*fields) if fields else None, verbose)
-    return report
-
-
 def fuzz(seed: int, count: int, save: bool = True, stop_after: Optional[int] = None,
          verbose: bool = False, gradient: bool = True, workers: int = 1) -> Report:
     if workers > 1:
-        return _fuzz_in_workers(seed, count, save, verbose, gradient, workers)
+        return _sibling("fuzz_workers").fuzz_in_workers(sys.modules[__name__], seed, count, save,
+                                                        verbose, gradient, workers)
     report = Report()
     with tempfile.TemporaryDirectory(prefix="dy2st_fuzz_") as directory:
         sys.path.insert(0, directory)
@@ -758,7 +721,7 @@ def fuzz(seed: int, count: int, save: bool = True, stop_after: Optional[int] = N
                 except Exception as e:  # noqa: BLE001 - a crash of the harness is a failure too
                     runs, failure = 0, Failure(program_seed, generate(program_seed),
                                                f"crashed: {type(e).__name__}: {e}")
-                _add(report, runs, failure, verbose)
+                add_outcome(report, runs, failure, verbose)
                 if stop_after is not None and len(report.failures) >= stop_after:
                     break
         finally:
