@@ -19,7 +19,8 @@ from ..backends import compile_for, resolve_backend
 from ..runtime.executor import CompiledProgram
 from ..runtime.passes import optimize
 from ..runtime.program import Program, Variable, program_guard
-from ..runtime.pytree import flatten, unflatten
+from ..runtime.pytree import flatten, leaves_at, unflatten
+from ..runtime.python_value import PythonValue
 from ..runtime.registry import hooks as _hooks
 from ..runtime.tensor import Tensor, TensorLike
 from ..format.input_spec import InputSpec
@@ -47,6 +48,7 @@ class TracedProgram(NamedTuple):
     positions: Optional[List[int]]
     input_structure: Any = None
     identity: Any = None        # graph_break.identity.Identity (regions of a broken function)
+    python_leaves: Tuple[int, ...] = ()     # result leaves that eager code has as numbers
 
 
 def _is_input(x: Any) -> bool:
@@ -58,6 +60,9 @@ class CacheEntry:
 
     guards: Any = None      # a GuardSet (guards/), None when the trace read no Python state
     identity: Any = None    # graph_break.identity.Identity: eager object identities to restore
+    # result leaves read by .item() / float() / int() / bool() / .tolist(): returned as the
+    # Python numbers eager code returns (the program computes them), None when there are none
+    python_leaves: Optional[Tuple[int, ...]] = None
     sibling: Optional["CacheEntry"] = None      # an older entry of the same key, other guards
 
     def __init__(self, concrete: ConcreteProgram, compiled: CompiledProgram, in_tree: Any,
@@ -237,7 +242,9 @@ class StaticFunction:
             entry.last_outs = outs          # jit.save's output_spec finds returned tensors here
             value = entry.build(outs)
         if entry.identity is not None:
-            return self._identity.restore(entry.identity, value, args, kwargs)
+            value = self._identity.restore(entry.identity, value, args, kwargs)
+        if entry.python_leaves is not None:
+            value = _as_numbers(value, entry)
         return value
 
     def _widened(self, args: Tuple, kwargs: Dict) -> Optional[CacheEntry]:
@@ -319,6 +326,7 @@ class StaticFunction:
         entry.owned = self._owned_tensors()
         entry.guards = guards if len(guards) else None
         entry.identity = traced.identity
+        entry.python_leaves = traced.python_leaves or None
         entry.sibling = same_key
         self._entries[key] = entry
         self._programs += 1
@@ -381,6 +389,7 @@ class StaticFunction:
             try:
                 with dynamic_view(not self._full_graph):
                     out = fn(*sym_args, **sym_kwargs)
+                python_leaves = _python_leaves(out)
                 if tracer is not None:
                     out, identity = tracer.outputs(out)
                 out_leaves, out_tree = flatten(out)
@@ -395,7 +404,7 @@ class StaticFunction:
                 raise_when_reached(e)
                 out_leaves, out_tree = flatten(None)
                 leaves_desc, fetch = _outputs(out_leaves)
-                identity = None
+                identity, python_leaves = None, ()
             finally:
                 leaked = self._restore_symbolic_globals(saved_globals)
             if leaked:
@@ -407,7 +416,7 @@ class StaticFunction:
         program.fetch_names = fetch
         return TracedProgram(program, inputs, out_tree, leaves_desc, in_tree, positions,
                              _input_structure(args, kwargs, arg_names, leaves, in_tree),
-                             identity)
+                             identity, python_leaves)
 
     def _global_writes(self) -> Dict[str, Any]:
         from .transform import cache
@@ -675,6 +684,23 @@ def _may_fail_before(program: Program, e: BaseException) -> bool:
     failure the program traced so far raises on some paths only (when it runs)."""
     return fails_on_its_path(e) and any(
         op.type in _RUN_TIME_FAILURES for block in program.blocks for op in block.ops)
+
+
+def _python_leaves(out: Any) -> Tuple[int, ...]:
+    """The leaves of a traced result that eager code has as Python numbers."""
+    leaves, _ = flatten(out)
+    return tuple(k for k, leaf in enumerate(leaves) if type(leaf) is PythonValue)
+
+
+def _as_numbers(value: Any, entry: CacheEntry) -> Any:
+    """A call's result with its numbers read from tensors (`return x.sum().item()`) as the
+    Python numbers eager code returns."""
+    tree = entry.identity.tree if entry.identity is not None else entry.concrete.output_tree
+    leaves = leaves_at(value, tree)
+    for k in entry.python_leaves:
+        if isinstance(leaves[k], Tensor):
+            leaves[k] = leaves[k]._value.item()
+    return unflatten(tree, leaves)
 
 
 def _outputs(out_leaves: List[Any]):

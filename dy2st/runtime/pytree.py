@@ -56,6 +56,27 @@ def unflatten(structure: Any, leaves: List[Any]) -> Any:
     return build(structure)
 
 
+def leaves_at(value: Any, structure: Any) -> List[Any]:
+    """The values at the leaf places of `structure` in `value` (a value built from it, whose
+    leaves may be containers themselves: a returned tensor array is a list)."""
+    out: List[Any] = []
+
+    def walk(v: Any, s: Any) -> None:
+        if s is LEAF:
+            out.append(v)
+            return
+        kind, items = s
+        if kind == "dict":
+            for k, sub in items:
+                walk(v[k], sub)
+        else:
+            for x, sub in zip(v, items):
+                walk(x, sub)
+
+    walk(value, structure)
+    return out
+
+
 def describe(structure: Any) -> str:
     if structure is LEAF:
         return "value"

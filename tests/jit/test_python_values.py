@@ -171,3 +171,50 @@ def test_item_of_many_elements_is_refused():
         paddle.jit.to_static(many, full_graph=True)(paddle.ones([3]))
     check_user_error(info.value, HERE, "return x * float(x)")
     assert "one element" in str(info.value)
+
+
+# A number read from a tensor and returned (`return x.sum().item()`) is the Python number
+# eager code returns, in both modes: the program computes it, the call hands it out as a number.
+
+def returns_an_item(x):
+    return x.sum().item()
+
+
+def returns_numbers(x):
+    return float(x.mean()), int(x.sum()), bool(x.max() > 0.0), x.tolist(), x * 2.0
+
+
+def returns_a_number_from_a_branch(x):
+    if x.sum() > 0.0:
+        v = x.max().item()
+    else:
+        v = x.min().item() * 2.0
+    return {"v": v, "t": x + v}
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+@pytest.mark.parametrize("fn", [returns_an_item, returns_numbers, returns_a_number_from_a_branch])
+def test_a_returned_number_is_a_python_number(fn, full_graph):
+    sf = paddle.jit.to_static(fn, full_graph=full_graph)
+    for values in ([1.5, -2.0, 3.25], [-1.0, -2.5, 0.5], [0.0, 0.0, 0.0]):
+        for _ in range(2):          # the trace's call and a cached one
+            got, want = sf(paddle.to_tensor(values)), fn(paddle.to_tensor(values))
+            got_leaves = paddle.utils.flatten(got)
+            want_leaves = paddle.utils.flatten(want)
+            assert [type(v) for v in got_leaves] == [type(v) for v in want_leaves]
+            for g, w in zip(got_leaves, want_leaves):
+                if isinstance(w, paddle.Tensor):
+                    np.testing.assert_allclose(g.numpy(), w.numpy())
+                else:
+                    assert g == w
+
+
+def test_a_returned_number_carries_no_gradient_and_the_tensors_do():
+    sf = paddle.jit.to_static(returns_numbers)
+    x = paddle.to_tensor([1.5, 2.0])
+    x.stop_gradient = False
+    mean, total, positive, values, doubled = sf(x)
+    assert [type(v) for v in (mean, total, positive, *values)] == [float, int, bool, float, float]
+    assert (mean, total, positive, values) == (1.75, 3, True, [1.5, 2.0])
+    doubled.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [2.0, 2.0])

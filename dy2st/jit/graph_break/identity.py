@@ -9,7 +9,7 @@ import numpy as np
 
 from ...autograd.tape import adopt
 from ...format.input_spec import InputSpec
-from ...runtime.pytree import LEAF, flatten, unflatten
+from ...runtime.pytree import flatten, leaves_at, unflatten
 from ...runtime.tensor import Tensor
 
 
@@ -126,21 +126,6 @@ class Tracer:
         return (out, tuple(self.symbols[k] for k in changed), contents), identity
 
 
-def _leaves(value: Any, tree: Any, out: List[Any]) -> None:
-    """The values at the leaf places of `tree` (a returned tensor array is one leaf, though the
-    call gives it as a list)."""
-    if tree is LEAF:
-        out.append(value)
-        return
-    kind, items = tree
-    if kind == "dict":
-        for k, sub in items:
-            _leaves(value[k], sub, out)
-    else:
-        for v, sub in zip(value, items):
-            _leaves(v, sub, out)
-
-
 def _follow(root: Any, path: Tuple) -> Any:
     for k in path:
         root = root[k]
@@ -160,8 +145,7 @@ def restore(identity: Identity, value: Any, args: Tuple, kwargs: Dict) -> Any:
         for k, new in zip(identity.changed, news):
             if isinstance(inputs[k], Tensor) and isinstance(new, Tensor):
                 adopt(inputs[k], new)
-    leaves: List[Any] = []
-    _leaves((value, contents), identity.whole, leaves)
+    leaves = leaves_at((value, contents), identity.whole)
     for j, how in enumerate(identity.same):
         if how is None:
             continue

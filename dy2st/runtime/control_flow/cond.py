@@ -10,6 +10,7 @@ import numpy as np
 from .. import ops, state
 from ..dtype import bool_
 from ..program import Block, Variable, block_guard
+from ..python_value import PythonValue
 from ..pytree import describe, flatten, unflatten
 from ..registry import Meta, append_op, register_op
 from ..tensor import Tensor, TensorLike
@@ -220,9 +221,17 @@ def _merge(pred: Variable, t_out: Any, f_out: Any, tb: Block, fb: Block,
         append_op("cond", [pred, *sources], {"true_block": tb.idx, "false_block": fb.idx}, metas=[])
     for i, v in zip(slots, outs):
         result[i] = v
+        if type(v) is Variable and _numbers(t_leaves[i], f_leaves[i]):
+            v.__class__ = PythonValue   # a number read from a tensor on either path stays one
     for i, j in same_as:
         result[i] = result[j]
     return unflatten(t_tree, result)
+
+
+def _numbers(a: Any, b: Any) -> bool:
+    """Both branch values are Python numbers, at least one read from a tensor (`.item()`)."""
+    kinds = (type(a) is PythonValue, type(b) is PythonValue)
+    return any(kinds) and all(k or is_number(v) for k, v in zip(kinds, (a, b)))
 
 
 def _number_like(label: str, number: Any, other: Any) -> Any:
