@@ -19,8 +19,8 @@ from ..backends import compile_for, resolve_backend
 from ..runtime.executor import CompiledProgram
 from ..runtime.passes import optimize
 from ..runtime.program import Program, Variable, program_guard
-from ..runtime.pytree import flatten, leaves_at, unflatten
-from ..runtime.python_value import PythonValue
+from ..runtime.pytree import flatten, unflatten
+from ..runtime.python_value import as_numbers, number_leaves
 from ..runtime.registry import hooks as _hooks
 from ..runtime.tensor import Tensor, TensorLike
 from ..format.input_spec import InputSpec
@@ -244,7 +244,9 @@ class StaticFunction:
         if entry.identity is not None:
             value = self._identity.restore(entry.identity, value, args, kwargs)
         if entry.python_leaves is not None:
-            value = _as_numbers(value, entry)
+            tree = entry.identity.tree if entry.identity is not None else \
+                entry.concrete.output_tree
+            value = as_numbers(value, tree, entry.python_leaves)
         return value
 
     def _widened(self, args: Tuple, kwargs: Dict) -> Optional[CacheEntry]:
@@ -389,7 +391,7 @@ class StaticFunction:
             try:
                 with dynamic_view(not self._full_graph):
                     out = fn(*sym_args, **sym_kwargs)
-                python_leaves = _python_leaves(out)
+                python_leaves = number_leaves(out)
                 if tracer is not None:
                     out, identity = tracer.outputs(out)
                 out_leaves, out_tree = flatten(out)
@@ -684,23 +686,6 @@ def _may_fail_before(program: Program, e: BaseException) -> bool:
     failure the program traced so far raises on some paths only (when it runs)."""
     return fails_on_its_path(e) and any(
         op.type in _RUN_TIME_FAILURES for block in program.blocks for op in block.ops)
-
-
-def _python_leaves(out: Any) -> Tuple[int, ...]:
-    """The leaves of a traced result that eager code has as Python numbers."""
-    leaves, _ = flatten(out)
-    return tuple(k for k, leaf in enumerate(leaves) if type(leaf) is PythonValue)
-
-
-def _as_numbers(value: Any, entry: CacheEntry) -> Any:
-    """A call's result with its numbers read from tensors (`return x.sum().item()`) as the
-    Python numbers eager code returns."""
-    tree = entry.identity.tree if entry.identity is not None else entry.concrete.output_tree
-    leaves = leaves_at(value, tree)
-    for k in entry.python_leaves:
-        if isinstance(leaves[k], Tensor):
-            leaves[k] = leaves[k]._value.item()
-    return unflatten(tree, leaves)
 
 
 def _outputs(out_leaves: List[Any]):

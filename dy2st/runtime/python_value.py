@@ -2,10 +2,12 @@
 `bool(t)`): symbolic stand-ins that act as the number in tensor code and refuse Python logic."""
 from __future__ import annotations
 
-from typing import Any, List, Sequence
+from typing import Any, List, Sequence, Tuple
 
 from .program import Variable
+from .pytree import flatten, leaves_at, unflatten
 from .registry import apply
+from .tensor import Tensor
 
 _NUMBERS = (bool, int, float, complex)
 
@@ -99,3 +101,20 @@ def python_list(x: Variable) -> Any:
         return [python_value(x[i]) for i in range(x._shape[0])]
     rows: List[Any] = [python_list(x[i]) for i in range(x._shape[0])]
     return rows
+
+
+def number_leaves(out: Any) -> Tuple[int, ...]:
+    """The leaves of a traced result that eager code has as Python numbers."""
+    leaves, _ = flatten(out)
+    return tuple(k for k, leaf in enumerate(leaves) if type(leaf) is PythonValue)
+
+
+def as_numbers(value: Any, structure: Any, indices: Sequence[int]) -> Any:
+    """A program's result (built from `structure`) with the tensors at the leaf `indices`
+    (numbers read from tensors and returned, `return x.sum().item()`) made the Python numbers
+    eager code returns."""
+    leaves = leaves_at(value, structure)
+    for k in indices:
+        if isinstance(leaves[k], Tensor):
+            leaves[k] = leaves[k]._value.item()
+    return unflatten(structure, leaves)
