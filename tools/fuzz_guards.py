@@ -1,7 +1,9 @@
 """Guard fuzzer: random functions and Layers that read and change Python state (globals, closure
-cells, Layer attributes, attributes of an argument object, containers, mode flags, shapes) are
-called several times with that state changed at random between calls; every call of the
-to_static version must agree with eager, and so must the state after it.
+cells, Layer attributes, attributes of an argument object, containers, mode flags, shapes; reads
+through getattr, vars, aliases, subscripts, loops and lists of callables; helpers that change
+state; numbers that change on every call) are called several times with that state changed at
+random between calls; every call of the to_static version must agree with eager, and so must
+the state after it.
 
     python tools/fuzz_guards.py --count 2000 --calls 5 --seed 0     # a long run
     python tools/fuzz_guards.py --program-seed 17 --show             # one program and its calls
@@ -68,11 +70,27 @@ def deep_helper(h, c):
 class Cfg:
     def __init__(self):
         self.k = 0.5
+        self.k2 = 0.25
+        self.name = "k"
         self.count = 0
         self.inner = types.SimpleNamespace(m=1.0)
 
 
 cfg = Cfg()
+CFGS = [Cfg(), Cfg()]
+FNS = [helper, read_c]
+
+
+def bump(c):
+    c.count += 1
+
+
+def log_it(v):
+    LOG.append(1.0)
+
+
+def log_deep(v):
+    log_it(v)
 '''
 
 # statements that read state; {s} is "self" in a Layer's forward
@@ -115,6 +133,31 @@ LAYER_EFFECTS = [
     "{s}.calls += 1\nh = h * {s}.calls",
     "{s}.table['n'] = {s}.table.get('n', 0) + 1\nh = h + {s}.table['n']",
 ]
+# indirect reads, helpers that change state and numbers changed on every call: drawn from
+# their own random stream (generate), so the programs without them are as before
+INDIRECT_READS = [
+    "h = h * getattr(cfg, cfg.name)",
+    "if hasattr(cfg, 'extra'):\n    h = h + 1.0",
+    "h = h * vars(cfg)['k']",
+    "h = h + cfg.__dict__['k2']",
+    "c_ = cfg.inner\nh = h + c_.m",
+    "c_ = cfg\nh = h * c_.k",
+    "h = h + CFGS[1].k",
+    "for c_ in CFGS:\n    h = h + c_.k",
+    "h = FNS[0](h)",
+]
+HELPER_EFFECTS = [
+    "bump(cfg)\nh = h + cfg.count",
+    "log_it(h)\nh = h * len(LOG)",
+    "log_deep(h)\nh = h + len(LOG)",
+]
+LAYER_HELPER_EFFECTS = ["{s}.count_up()\nh = h * {s}.calls"]
+INDIRECT_CHANGES = [
+    "cfg.name = 'k2' if cfg.name == 'k' else 'k'", "cfg.k2 = {f}", "cfg.extra = 1",
+    "CFGS[1].k = {f}", "CFGS[0].k = {f}", "FNS.reverse()",
+]
+COUNTERS = ["K = K + 0.25", "cfg.k = cfg.k + 0.5", "N = (N + 1) % 4"]
+LAYER_COUNTERS = ["net.scale = net.scale + 0.5"]
 BREAKS = [
     "h = paddle.to_tensor(np.tanh(h.numpy()))",
     "b_ = float(np.sum(np.abs(h.numpy())))\nh = h + b_ * 0.0",
@@ -135,6 +178,9 @@ class Net(paddle.nn.Layer):
 
     def helper(self, h):
         return h * self.scale + self.table["w"]
+
+    def count_up(self):
+        self.calls += 1
 
     def forward(self, x, cfg):
 '''
@@ -168,6 +214,7 @@ class Program:
 def generate(seed: int, n_calls: int = 5) -> Program:
     """Program `seed`: a module source and the changes made between its calls."""
     r = random.Random(seed)
+    more = random.Random(f"more {seed}")
     layer = r.random() < 0.5
     s = "self"
     pool = READS + (LAYER_READS if layer else [])
@@ -179,6 +226,11 @@ def generate(seed: int, n_calls: int = 5) -> Program:
         body.insert(r.randint(0, len(body)), r.choice(effects).format(s=s))
     if r.random() < 0.5:
         body.insert(r.randint(0, len(body)), r.choice(BREAKS))
+    for _ in range(more.randint(0, 2)):
+        body.insert(more.randint(0, len(body)), more.choice(INDIRECT_READS))
+    if more.random() < 0.3:
+        body.insert(more.randint(0, len(body)), more.choice(
+            HELPER_EFFECTS + (LAYER_HELPER_EFFECTS if layer else [])).format(s=s))
     uses_total = any("TOTAL" in b for b in body)
     lines = (["global TOTAL"] if uses_total else []) + ["h = x[0] * 1.0"] + body + ["return h"]
     if layer:
@@ -186,11 +238,17 @@ def generate(seed: int, n_calls: int = 5) -> Program:
     else:
         source = HEADER + "\n\ndef f(x, cfg):\n" + _indent("\n".join(lines), " " * 4) + "\n"
     changes = CHANGES + (LAYER_CHANGES if layer else [])
+    counter = more.choice(COUNTERS + (LAYER_COUNTERS if layer else [])) \
+        if more.random() < 0.4 else None
     calls = []
     for i in range(n_calls):
         picked = [] if i == 0 else [r.choice(changes).format(
             f=round(r.uniform(-2, 2), 2), i=r.randint(0, 3), act=r.choice(ACTS))
             for _ in range(r.randint(0, 3))]
+        if i and more.random() < 0.3:
+            picked.append(more.choice(INDIRECT_CHANGES).format(f=round(more.uniform(-2, 2), 2)))
+        if i and counter:
+            picked.append(counter)      # a number that changes on every call
         batch = r.choice([1, 2, 3]) if r.random() < 0.3 else 2
         calls.append((picked, batch, r.random() < 0.15))
     return Program(seed, source, layer, calls)
@@ -209,7 +267,8 @@ def _load(source: str, directory: str, name: str) -> Any:
 def _state(m: Any, layer: bool) -> Any:
     out = {k: getattr(m, k) for k in ("K", "N", "FLAG", "TOTAL")}
     out.update(L=list(m.L), D=dict(m.D), LOG=list(m.LOG), ARR=m.ARR.tolist(),
-               cfg=(m.cfg.k, m.cfg.count, m.cfg.inner.m))
+               cfg=(m.cfg.k, m.cfg.count, m.cfg.inner.m, m.cfg.name, m.cfg.k2),
+               CFGS=[c.k for c in m.CFGS], FNS=[f.__name__ for f in m.FNS])
     if layer:
         n = m.net
         out["net"] = (n.scale, n.steps, n.flag, list(n.items), dict(n.table), n.calls,

@@ -96,7 +96,8 @@ def wants_grad(entry: Any, args: Tuple, kwargs: Dict) -> bool:
     if entry.flat_positions is not None and not kwargs:
         for i in entry.flat_positions:
             a = args[i]
-            if type(a) is not np.ndarray and not a.stop_gradient:
+            t = type(a)     # a number is an input when auto_numbers made it one
+            if t is not np.ndarray and t is not float and t is not int and not a.stop_gradient:
                 return True
         return False
     return any(_needs(t) for t in _input_tensors(entry, args, kwargs))

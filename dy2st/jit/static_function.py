@@ -21,11 +21,12 @@ from ..runtime.passes import optimize
 from ..runtime.program import Program, Variable, program_guard
 from ..runtime.pytree import flatten, unflatten
 from ..runtime.python_value import as_numbers, number_leaves
+from ..runtime.python_value import PythonValue
 from ..runtime.registry import hooks as _hooks
 from ..runtime.tensor import Tensor, TensorLike
 from ..format.input_spec import InputSpec
 from ..format.concrete import ConcreteProgram
-from . import auto_dynamic, cache_limit
+from . import auto_dynamic, auto_numbers, cache_limit
 from . import run_program
 from .options import TO_STATIC_KEYWORDS, options
 from .errors import ConversionError, raise_in_user_code, raise_run_error
@@ -49,6 +50,7 @@ class TracedProgram(NamedTuple):
     input_structure: Any = None
     identity: Any = None        # graph_break.identity.Identity (regions of a broken function)
     python_leaves: Tuple[int, ...] = ()     # result leaves that eager code has as numbers
+    numbers: Any = None     # (argument numbers, sources) made inputs: auto_numbers.make_feeds
 
 
 def _is_input(x: Any) -> bool:
@@ -63,6 +65,7 @@ class CacheEntry:
     # result leaves read by .item() / float() / int() / bool() / .tolist(): returned as the
     # Python numbers eager code returns (the program computes them), None when there are none
     python_leaves: Optional[Tuple[int, ...]] = None
+    numbers: Any = None     # the Python numbers that are inputs (auto_numbers), else None
     sibling: Optional["CacheEntry"] = None      # an older entry of the same key, other guards
 
     def __init__(self, concrete: ConcreteProgram, compiled: CompiledProgram, in_tree: Any,
@@ -164,6 +167,9 @@ class StaticFunction:
         # graph_break.identity for a region of a broken function (object identities kept
         # across its boundary), None otherwise
         self._identity: Any = None
+        self._numbers: Optional[auto_numbers.Layout] = None     # numbers that are inputs
+        self._number_plan: Optional[auto_numbers.Layout] = None  # ... in the current trace
+        self._rekey: Optional[Callable] = None      # Layout.rekey once it has positions
         self._binder = CallBinder(function, instance is not None)
         self._n_args = self._binder._fast_len
         functools.update_wrapper(self, function)
@@ -232,10 +238,14 @@ class StaticFunction:
                 else:
                     entry = self._trace(args, kwargs, key)
             if entry.guards is not None and entry.guards.never:
-                return self.dygraph_function(*args, **kwargs)   # see _side_effects
+                return self.dygraph_function(*args, **kwargs)   # see full_graph_effects
         self._last = entry
         feeds = entry.feeds(args, kwargs)
         if state._state.grad_enabled and run_program.wants_grad(entry, args, kwargs):
+            if entry.numbers is not None:
+                if entry.numbers[1]:    # guarded numbers: no gradient program takes them (yet)
+                    return self.dygraph_function(*args, **kwargs)
+                self._number_plan = self._numbers   # its gradient program traces them alike
             value = run_program.call_with_grad(self, entry, args, kwargs, feeds)
         else:
             outs = run_entry(entry, feeds)
@@ -278,6 +288,8 @@ class StaticFunction:
         kw = tuple((k, value_key(v)) for k, v in sorted(kwargs.items())) if kwargs else ()
         inst = self._instance
         training = bool(inst.training) if inst is not None and hasattr(inst, "training") else None
+        if self._rekey is not None:     # number arguments that are inputs (auto_numbers)
+            key = self._rekey(key, args)
         if self._identity is not None:          # which inputs are one object
             kw = kw + self._identity.key_part(args, kwargs)
         if _hooks.autocast_key is not None:     # under paddle.amp.auto_cast: its own programs
@@ -290,7 +302,7 @@ class StaticFunction:
             params = params[1:]
         return [params[i] if i < len(params) else f"arg{i}" for i in range(n)]
 
-    def _trace(self, args: Tuple, kwargs: Dict, key: Tuple) -> CacheEntry:
+    def _trace(self, args: Tuple, kwargs: Dict, key: Tuple, numbers: bool = True) -> CacheEntry:
         same_key = self._entries.get(key)
         if same_key is not None and same_key.guards is not None:
             log.info("to_static: tracing %s again: guard failed: %s", self.__name__,
@@ -300,16 +312,29 @@ class StaticFunction:
             last = self._last.key if self._last is not None else next(iter(self._entries))
             log.info("to_static: tracing %s again: %s; give an InputSpec with None for the dims "
                      "that vary to trace once", self.__name__, describe_change(names, last, key))
-        effects = self._side_effects(args, kwargs) if self._full_graph else None
+        numbers = numbers and auto_numbers.ENABLED
+        entries = self._entries
+        if numbers:
+            auto_numbers.before_trace(self, args, kwargs, same_key)
+        effects = None
+        if self._full_graph:    # no islands: side effects run eagerly (full_graph_effects)
+            # graph_break loads lazily: a function that traces whole never needs the rest of it
+            from .graph_break.side_effects import full_graph_effects
+            effects = full_graph_effects(self, args, kwargs)
         with recording() as calls:
             note_call(self._function, bound_arguments(self._function, self._instance, args,
                                                       kwargs))
             try:
-                traced = self.trace_program(args, kwargs)
+                traced = auto_numbers.trace(self, args, kwargs) if numbers else \
+                    self.trace_program(args, kwargs)
             finally:
                 if effects is not None:
                     effects[1].restore()    # the trace's changes (with symbolic values) undone
-        guards = build_guards(calls)
+        if traced.numbers is not None or self._entries is not entries:
+            # numbers made inputs (or refused again) change the key and drop the entries
+            key = self._key(args, kwargs)
+            same_key = self._entries.get(key)
+        guards = build_guards(calls, auto_numbers.number_keys(self) if traced.numbers else ())
         if effects is not None:
             guards.add_never(effects[0])
         program = traced.program
@@ -330,31 +355,18 @@ class StaticFunction:
         entry.identity = traced.identity
         entry.python_leaves = traced.python_leaves or None
         entry.sibling = same_key
+        if traced.numbers is not None:
+            auto_numbers.make_feeds(entry, *traced.numbers)
         self._entries[key] = entry
         self._programs += 1
         self._last = entry
         return entry
 
-    def _side_effects(self, args: Tuple, kwargs: Dict) -> Optional[Tuple[str, Any]]:
-        """full_graph=True has no islands: a statement that changes Python state (its own, or
-        a helper's it calls) would run once, in the trace, with symbolic values. So the state
-        it changes is copied before the trace and put back after it, the program is never
-        reused, and the call runs eagerly: the change happens on every call with real values.
-        (what the never-holding guard says, the copy) or None when there is no such statement."""
-        # graph_break loads lazily: a function that traces whole never needs the rest of it
-        from .graph_break.side_effects import side_effect_islands, touched_state
-        effects = side_effect_islands(self, args, kwargs)
-        if not effects:
-            return None
-        _index, line, reason = effects[0]
-        code = self._function.__code__
-        where = f"{code.co_filename}:{code.co_firstlineno + line - 1}"
-        return (f"a Python side effect at {where} ({reason}), which full_graph=True runs "
-                "eagerly on every call", touched_state(self, args, kwargs))
-
     def trace_program(self, args: Tuple, kwargs: Dict) -> "TracedProgram":
         """Trace the converted function on symbolic inputs into a new (unoptimised) Program."""
         fn = self.converted_callable()
+        plan, self._number_plan = self._number_plan, None
+        args, made = auto_numbers.trace_args(plan, args)
         program = Program()
         leaves, in_tree = flatten((args, kwargs), is_leaf=_is_input)
         arg_names = self._arg_names(len(args))
@@ -381,6 +393,8 @@ class StaticFunction:
                 name = base if base not in program.global_block().vars else f"{base}_{len(inputs)}"
                 spec = _spec_for(leaf, given if isinstance(given, InputSpec) else None, name)
                 symbol = program.add_input(name, list(spec.shape), spec.dtype)
+                if type(leaf) is auto_numbers.NumberSpec:
+                    symbol.__class__ = PythonValue
                 sym_leaves.append(tracer.input(leaf, symbol) if tracer else symbol)
                 inputs.append(spec)
             _check_unique_names(inputs, self.__name__)
@@ -388,6 +402,8 @@ class StaticFunction:
             if tracer is not None:
                 tracer.arguments((sym_args, sym_kwargs))
             saved_globals = self._global_values()
+            installed = auto_numbers.Installed(plan, program)
+            inputs += installed.specs
             try:
                 with dynamic_view(not self._full_graph):
                     out = fn(*sym_args, **sym_kwargs)
@@ -395,6 +411,8 @@ class StaticFunction:
                 if tracer is not None:
                     out, identity = tracer.outputs(out)
                 out_leaves, out_tree = flatten(out)
+                if plan is not None and auto_numbers.escapes(out_leaves):
+                    raise TypeError("a Python number that is a program input is returned")
                 leaves_desc, fetch = _outputs(out_leaves)
             except Exception as e:  # noqa: BLE001
                 if not _may_fail_before(program, e):
@@ -408,6 +426,7 @@ class StaticFunction:
                 leaves_desc, fetch = _outputs(out_leaves)
                 identity, python_leaves = None, ()
             finally:
+                installed.restore()
                 leaked = self._restore_symbolic_globals(saved_globals)
             if leaked:
                 name, origin = leaked
@@ -416,9 +435,10 @@ class StaticFunction:
                     f'to_static (File "{origin.file}", line {origin.line}: {origin.source}): a '
                     "global outlives the traced program; return the value instead")
         program.fetch_names = fetch
+        numbers = (made, installed.sources()) if made or installed.saved else None
         return TracedProgram(program, inputs, out_tree, leaves_desc, in_tree, positions,
                              _input_structure(args, kwargs, arg_names, leaves, in_tree),
-                             identity, python_leaves)
+                             identity, python_leaves, numbers)
 
     def _global_writes(self) -> Dict[str, Any]:
         from .transform import cache
@@ -477,7 +497,7 @@ class StaticFunction:
             saved = self._input_spec
             self._input_spec = specs
             try:
-                entry = self._trace(tuple(specs), kwargs, key)
+                entry = self._trace(tuple(specs), kwargs, key, numbers=False)
             finally:
                 self._input_spec = saved
         return entry.concrete

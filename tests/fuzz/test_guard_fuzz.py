@@ -38,8 +38,16 @@ def test_generated_programs_cover_every_kind_of_state(seed):
     body = "\n".join(s.split("cfg = Cfg()")[1] for s in sources)
     for read in ("K", "len(L)", "D['a']", "ARR", "T", "ACT(", "range(N)", "FLAG", "cfg.k",
                  "cfg.inner.m", "read_c", "deep_helper", "self.scale", "self.training",
-                 "np.tanh(h.numpy())", "self.calls += 1", "LOG.append", "TOTAL = TOTAL"):
+                 "np.tanh(h.numpy())", "self.calls += 1", "LOG.append", "TOTAL = TOTAL",
+                 "getattr(cfg, cfg.name)", "vars(cfg)", "c_ = cfg.inner", "CFGS[1].k",
+                 "for c_ in CFGS", "FNS[0](h)", "bump(cfg)", "log_it(h)", "log_deep(h)",
+                 "self.count_up()"):
         assert read in body, read
+    changes = {c for k in range(200) for call in fuzz_guards.generate(seed * 1000 + k).calls
+               for c in call[0]}
+    for change in ("K = K + 0.25", "cfg.k = cfg.k + 0.5", "net.scale = net.scale + 0.5",
+                   "FNS.reverse()"):
+        assert change in changes, change
 
 
 def test_a_stale_program_is_reported(monkeypatch):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
-from dy2st.jit import cache_limit
+from dy2st.jit import auto_numbers, cache_limit
 
 X = np.arange(6, dtype="float32").reshape(2, 3) - 2.0
 
@@ -330,6 +330,8 @@ def f_scale(x, s):
 
 def test_cache_is_bounded_and_warns_once(monkeypatch):
     monkeypatch.setattr(cache_limit, "CACHE_LIMIT", 5)
+    # (a number that keeps changing becomes an input instead: tests/jit/test_auto_numbers.py)
+    monkeypatch.setattr(auto_numbers, "ENABLED", False)
     static = paddle.jit.to_static(f_scale, full_graph=True)
     x = paddle.to_tensor(X)
     with pytest.warns(cache_limit.CacheLimitWarning) as record:
@@ -345,6 +347,7 @@ def test_cache_is_bounded_and_warns_once(monkeypatch):
 
 def test_cache_limit_names_a_failing_guard(monkeypatch):
     monkeypatch.setattr(cache_limit, "CACHE_LIMIT", 3)
+    monkeypatch.setattr(auto_numbers, "ENABLED", False)
     static = paddle.jit.to_static(f_float, full_graph=True)
     with pytest.warns(cache_limit.CacheLimitWarning, match="guard failed: global `K`"):
         for k in range(6):

@@ -137,6 +137,22 @@ def side_effect_islands(sf: Any, args: Tuple, kwargs: Dict) -> List[Tuple[int, i
             _effects(fn, sf._instance if bound else _NOTHING, args, kwargs, 0)]
 
 
+def full_graph_effects(sf: Any, args: Tuple, kwargs: Dict) -> Optional[Tuple[str, "StateCopy"]]:
+    """full_graph=True has no islands: a statement that changes Python state (its own, or a
+    helper's it calls) would run once, in the trace, with symbolic values. So the state it
+    changes is copied before the trace and put back after it, the program is never reused (a
+    guard that never holds, saying this text), and the call runs eagerly: the change happens on
+    every call with real values. (the text, the copy), or None without such a statement."""
+    effects = side_effect_islands(sf, args, kwargs)
+    if not effects:
+        return None
+    _index, line, reason = effects[0]
+    code = sf._function.__code__
+    where = f"{code.co_filename}:{code.co_firstlineno + line - 1}"
+    return (f"a Python side effect at {where} ({reason}), which full_graph=True runs eagerly "
+            "on every call", touched_state(sf, args, kwargs))
+
+
 def touched_state(sf: Any, args: Tuple, kwargs: Dict) -> "StateCopy":
     """A copy of the Python state the call's side effects (as side_effect_islands finds them)
     change, which `restore()` puts back: the containers, attributes and globals written."""

@@ -28,7 +28,7 @@ def _always() -> bool:
 def _term(i: int, g: Any, env: Dict[str, Any]) -> str:
     snap = snapshot(g.value)
     kind = snap[0]
-    src = g.source
+    src = g.source if not g.by_type else None
     if kind == "f" and g.value == g.value and g.value != 0.0:
         kind = "v"          # a float that is not 0.0 or NaN: == of two floats is exact
     if src is not None and kind in ("o", "v"):

@@ -14,7 +14,7 @@ from ...format.input_spec import InputSpec
 from .compiled import compile_check
 from .reads import ITEMS, reads_of
 from .recorder import Call
-from .values import MAX_ITEMS, MISSING, checker, describe
+from .values import MAX_ITEMS, MISSING, checker, describe, same_number_type
 
 # modules whose attributes a trace reads are not guarded (they are the library, not user state):
 # the module object itself is
@@ -28,12 +28,15 @@ _GRAD_NAMES = frozenset(("is_grad_enabled", "set_grad_enabled", "no_grad", "enab
 class Guard:
     """One guarded value: `read()` gives its value now, `ok(value)` whether it is unchanged."""
 
-    __slots__ = ("read", "ok", "what", "value", "source")
+    __slots__ = ("read", "ok", "what", "value", "source", "key", "by_type")
 
     def __init__(self, read: Callable[[], Any], value: Any, what: str,
-                 source: Optional[Tuple] = None) -> None:
+                 source: Optional[Tuple] = None, key: Any = None, by_type: bool = False) -> None:
         self.read = read
-        self.ok = checker(value)
+        # a number that is a program input (jit/auto_numbers.py) is compared by its type only
+        self.ok = same_number_type(value) if by_type else checker(value)
+        self.by_type = by_type
+        self.key = key          # identifies where the value is read (the builder's key)
         self.what = what
         self.value = value
         # ("global", module dict, name, builtins dict) or ("dict", an object's __dict__, name):
@@ -48,6 +51,10 @@ class Guard:
         if self.value is _NEVER:
             return self.what
         return f"{self.what}: {describe(self.value)} -> {describe(now)}"
+
+    @property
+    def never(self) -> bool:
+        return self.value is _NEVER
 
 
 class GuardSet:
@@ -69,6 +76,13 @@ class GuardSet:
             text = g.failure()
             if text is not None:
                 return text
+        return None
+
+    def failed(self) -> Optional[Guard]:
+        """The first guard that fails; None when all hold."""
+        for g in self.guards:
+            if not g.ok(g.read()):
+                return g
         return None
 
     def add_never(self, what: str) -> None:
@@ -213,10 +227,11 @@ def _in_layer_tables(obj: Any, attr: str) -> bool:
 
 
 class _Builder:
-    def __init__(self) -> None:
+    def __init__(self, by_type: Iterable[Tuple] = ()) -> None:
         self.guards: List[Guard] = []
         self.seen: Dict[Tuple, Callable[[], Any]] = {}
         self.grad = False
+        self.by_type = frozenset(by_type)
 
     def add(self, key: Tuple, read: Callable[[], Any], what: str,
             source: Optional[Tuple] = None) -> Any:
@@ -224,7 +239,7 @@ class _Builder:
             return read()
         self.seen[key] = read
         value = read()
-        self.guards.append(Guard(read, value, what, source))
+        self.guards.append(Guard(read, value, what, source, key, key in self.by_type))
         return value
 
     def chain(self, root_key: Tuple, root_read: Callable[[], Any], root_name: str,
@@ -296,9 +311,10 @@ class _Builder:
             self.chain(root[0], root[1], root[2], path)
 
 
-def build_guards(calls: Iterable[Call]) -> GuardSet:
-    """The guards of a trace that ran `calls` (see recorder.py)."""
-    b = _Builder()
+def build_guards(calls: Iterable[Call], by_type: Iterable[Tuple] = ()) -> GuardSet:
+    """The guards of a trace that ran `calls` (see recorder.py); those whose key is in
+    `by_type` (numbers that are program inputs) compare the value's type only."""
+    b = _Builder(by_type)
     done = set()
     for fn, bound in calls:
         key = (fn.__code__, tuple(sorted((k, id(v)) for k, v in bound.items())))

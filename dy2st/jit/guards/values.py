@@ -118,6 +118,15 @@ def checker(value: Any) -> Callable[[Any], bool]:
     return lambda v: matches(snap, v)
 
 
+def same_number_type(value: Any) -> Callable[[Any], bool]:
+    """A test `value_now -> a number of the same type` (an int within int32, the input's
+    dtype)."""
+    t = type(value)
+    if t is int:
+        return lambda v: type(v) is int and -2 ** 31 <= v < 2 ** 31
+    return lambda v: type(v) is t
+
+
 def describe(value: Any) -> str:
     """A short text of a guarded value for the re-trace log."""
     if value is MISSING:
