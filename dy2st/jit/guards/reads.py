@@ -122,13 +122,13 @@ class _Walk:
             self.aliases.setdefault(local, []).append(chain)
 
     def resolved(self, params: FrozenSet[str]) -> set:
-        """The chains, with those rooted at an alias (a local assigned only from access paths)
-        also rooted where the alias may point."""
+        """The chains, with those rooted at an alias (a local assigned only from access paths,
+        or a parameter assigned so in the body) also rooted where the alias may point."""
         out = set(self.chains)
         for _ in range(3):          # an alias of an alias
             more = set()
             for kind, name, path in out:
-                if kind != "local" or name in params:
+                if kind != "local" or name in params and name not in self.aliases:
                     continue
                 targets = self.aliases.get(name, ())
                 if _ELSEWHERE in targets:

@@ -85,6 +85,14 @@ def alias_of_an_argument(x, brk, cfg=CFG):
     return x * c.k + c.inner.m
 
 
+def parameter_reassigned(x, brk, c=CFGS[0]):
+    h = x * c.k
+    if brk:
+        _brk(x)
+    c = CFG
+    return h + c.k
+
+
 def constant_subscript(x, brk):
     if brk:
         _brk(x)
@@ -137,7 +145,7 @@ def _changes():
 
 
 CASES = [computed_getattr, has_attribute, vars_entry, dict_entry, local_alias,
-         alias_of_an_argument, constant_subscript, loop_over_objects,
+         alias_of_an_argument, parameter_reassigned, constant_subscript, loop_over_objects,
          through_a_list_of_callables, through_a_dict_of_callables]
 
 
