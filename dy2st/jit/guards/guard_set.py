@@ -263,13 +263,15 @@ class _Builder:
                 key, name = key + (step,), f"{name}{_step_text(step)}"
                 obj = self.add(key, read, f"every item of `{name}`")
                 continue
-            layer_owned = type(step) is str and _in_layer_tables(obj, step)
+            # a parameter, sublayer or buffer (the structure epoch covers it), or an entry of a
+            # list, tuple or dict whose own guard compares its entries: followed, not guarded
+            covered = _in_layer_tables(obj, step) if type(step) is str else \
+                type(obj) in (list, tuple, dict) and len(obj) <= MAX_ITEMS
             read = _attr_reader(read, step) if type(step) is str else _item_reader(read, step[1])
             key, name = key + (step,), f"{name}{_step_text(step)}"
-            if layer_owned:
-                try:
-                    obj = getattr(obj, step)
-                except Exception:  # noqa: BLE001
+            if covered:
+                obj = read()
+                if obj is MISSING:
                     return
                 continue
             source = _instance_slot(read, obj, step) if type(step) is str else None
