@@ -120,6 +120,9 @@ def trace_for_export(layer: Any, input_spec: Optional[Sequence[Any]], who: str,
         specs = list(sf._input_spec)
     elif sf.last_input_spec:
         specs = _call_specs(sf._last.concrete)
+        numbers = sf._last.numbers      # guarded numbers fed as inputs are no arguments
+        if numbers is not None and numbers[1]:
+            specs = specs[:len(specs) - len(numbers[1])]
         relaxed = _any_batch(specs)
     else:
         raise ValueError(f"{who}: cannot tell the inputs of {sf.__name__}: give input_spec "

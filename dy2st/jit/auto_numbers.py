@@ -77,7 +77,9 @@ def before_trace(sf: Any, args: Tuple, kwargs: Dict, same_key: Any) -> bool:
     if layout.off:
         return False
     grew = False
-    for i, a in enumerate(args):
+    # (number arguments are fed by position: only in calls whose arguments hold no containers)
+    flat = not any(type(a) in (list, tuple, dict) for a in args)
+    for i, a in enumerate(args if flat else ()):
         t = _number(a)
         if t is None or i in layout.positions or not _fits(a, t):
             continue

@@ -182,3 +182,16 @@ def test_switched_off_keys_numbers_by_value(monkeypatch):
         for i in range(5):
             static(paddle.to_tensor(X), float(i), False)
     assert static.num_programs == 5
+
+
+def test_save_after_a_number_became_an_input(tmp_path):
+    net = Scheduled()
+    static = paddle.jit.to_static(net)
+    for i in range(5):
+        net.scale = 0.5 * i
+        static(paddle.to_tensor(X))
+    assert static.forward._last.numbers is not None
+    paddle.jit.save(static, str(tmp_path / "m"))       # the call's own inputs: x only
+    loaded = paddle.jit.load(str(tmp_path / "m"))
+    np.testing.assert_allclose(loaded(paddle.to_tensor(X)).numpy(),
+                               static(paddle.to_tensor(X)).numpy(), rtol=1e-6)
