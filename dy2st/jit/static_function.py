@@ -237,8 +237,11 @@ class StaticFunction:
                         return entry.value
                 else:
                     entry = self._trace(args, kwargs, key)
-            if entry.guards is not None and entry.guards.never:
-                return self.dygraph_function(*args, **kwargs)   # see full_graph_effects
+            if entry.guards is not None and entry.guards.never:    # see full_graph_effects
+                try:
+                    return self.dygraph_function(*args, **kwargs)
+                except Exception as e:  # noqa: BLE001 - at the user's line, as a traced error
+                    raise_in_user_code(e)
         self._last = entry
         feeds = entry.feeds(args, kwargs)
         if state._state.grad_enabled and run_program.wants_grad(entry, args, kwargs):
