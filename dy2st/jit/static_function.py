@@ -31,6 +31,7 @@ from . import run_program
 from .options import TO_STATIC_KEYWORDS, options
 from .errors import ConversionError, raise_in_user_code, raise_run_error
 from .keywords import check_keywords
+from .global_writes import global_values, restore_symbolic_globals
 from .guards import build_guards, note_call, recording
 from .guards.recorder import bound_arguments
 from ..jst.namespace import fails_on_its_path, raise_when_reached
@@ -404,7 +405,7 @@ class StaticFunction:
             sym_args, sym_kwargs = unflatten(in_tree, sym_leaves)
             if tracer is not None:
                 tracer.arguments((sym_args, sym_kwargs))
-            saved_globals = self._global_values()
+            saved_globals = global_values(self._function)
             installed = auto_numbers.Installed(plan, program)
             inputs += installed.specs
             try:
@@ -430,7 +431,7 @@ class StaticFunction:
                 identity, python_leaves = None, ()
             finally:
                 installed.restore()
-                leaked = self._restore_symbolic_globals(saved_globals)
+                leaked = restore_symbolic_globals(self._function, saved_globals)
             if leaked:
                 name, origin = leaked
                 raise ConversionError(
@@ -442,29 +443,6 @@ class StaticFunction:
         return TracedProgram(program, inputs, out_tree, leaves_desc, in_tree, positions,
                              _input_structure(args, kwargs, arg_names, leaves, in_tree),
                              identity, python_leaves, numbers)
-
-    def _global_writes(self) -> Dict[str, Any]:
-        from .transform import cache
-        converted = cache.get(getattr(self._function, "__code__", None))
-        return (converted.global_writes or {}) if converted is not None else {}
-
-    def _global_values(self) -> Dict[str, Any]:
-        g = self._function.__globals__
-        return {n: g.get(n, _MISSING) for n in self._global_writes()}
-
-    def _restore_symbolic_globals(self, saved: Dict[str, Any]):
-        """Put back globals the trace bound to symbolic values; (name, origin) of the first."""
-        g = self._function.__globals__
-        leaked = None
-        for name, old in saved.items():
-            leaves, _ = flatten(g.get(name))
-            if any(isinstance(v, Variable) for v in leaves):
-                if old is _MISSING:
-                    g.pop(name, None)
-                else:
-                    g[name] = old
-                leaked = leaked or (name, self._global_writes()[name])
-        return leaked
 
     def _owned_tensors(self) -> frozenset:
         """Identities of the bound Layer's parameters and buffers (what its programs read)."""
@@ -558,8 +536,6 @@ class StaticFunction:
     def __repr__(self) -> str:
         return f"<StaticFunction {self.__name__}: {self.num_programs} program(s)>"
 
-
-_MISSING = object()
 
 
 def _passing_sibling(entry: Optional[CacheEntry]) -> Optional[CacheEntry]:

@@ -27,12 +27,7 @@ BUDGET = 100
 
 # Programs of the budget that still disagree, each an open bug (docs/fuzzing.md lists them).
 # The test fails on any other disagreement, and on a listed one that is fixed (drop it then).
-OPEN: dict = {
-    # eager fails with NameError reading the unassigned `z` at its line; to_static raises the
-    # NameError without the user's line (a program with `global GN9` and the attribute holder;
-    # fails on main since the guards' side-effect change, not looked into yet)
-    28: "NameError without the user's line",
-}
+OPEN: dict = {}
 
 
 @pytest.mark.slow
