@@ -9,11 +9,12 @@ from .runtime.ops.decompositions import (cholesky, det, eigh, eigvalsh, qr, slog
                                          svd)
 from .runtime.ops.dims import dims as _dims
 from .runtime.ops.extra_math import cross  # noqa: F401
+from .runtime.ops.eig import eig, eigvals  # noqa: F401
 from .runtime.ops.linalg import bmm, dot, inv, matmul, mm, outer  # noqa: F401
 from .runtime.ops.stats import norm  # noqa: F401
 
 __all__ = ["inv", "norm", "matmul", "mm", "bmm", "dot", "outer", "det", "slogdet", "cholesky",
-           "eigh", "eigvalsh", "svd", "qr", "solve", "pinv", "lstsq", "matrix_power",
+           "eig", "eigvals", "eigh", "eigvalsh", "svd", "qr", "solve", "pinv", "lstsq", "matrix_power",
            "multi_dot", "cond", "matrix_rank", "triangular_solve", "cholesky_solve",
            "vector_norm", "matrix_norm", "cross", "cov", "corrcoef", "svdvals"]
 

@@ -106,3 +106,18 @@ def test_stft_and_istft(kw):
     spec = stft(dy2st, dy2st.to_tensor(signal), dy2st.to_tensor(window)).numpy()
     check(lambda p, s, w: p.signal.istft(s, window=w, length=40 if kw.get("center", True)
                                          else None, **inverse), spec, window)
+
+
+def test_eig_values_and_gradients():
+    a = RNG.standard_normal((3, 3))
+    weights = RNG.standard_normal((3, 3))
+
+    def loss_of(p, x):      # the eigenvectors' free phase does not enter
+        w, v = p.linalg.eig(x)
+        return (p.abs(v) * p.to_tensor(weights)).sum() + p.real(w * w * w).sum()
+    check(lambda p, x: p.abs(p.linalg.eigvals(x)).sum() + loss_of(p, x) * 0.0, a, grad=False)
+    grads = []
+    for lib in (dy2st, real_paddle):
+        x = lib.to_tensor(a, stop_gradient=False)
+        grads.append(lib.grad(loss_of(lib, x), x)[0].numpy())
+    np.testing.assert_allclose(grads[0], grads[1], rtol=1e-6, atol=1e-8)

@@ -257,9 +257,6 @@ _exclude("distributed", "DataParallel SyncBatchNorm DistributedBatchSampler shar
 _exclude("sparse", "sparse_attention to_sparse_coo to_sparse_csr to_dense coalesce values "
          "indices crows cols nnz is_sparse is_sparse_coo is_sparse_csr get_selected_rows "
          "is_selected_rows rows")
-# issue 30 built the complex dtypes and functions; left: the general eigensolver, whose complex
-# results need complex gradients of a non-Hermitian decomposition
-_exclude("complex", "eig eigvals")
 _exclude("dtype", "bfloat16 float8_e4m3fn float8_e5m2 BFloat16Tensor pstring raw "
          "fp8_fp8_half_gemm_fused set_string_list set_vocab get_map_tensor")
 _exclude("amp", "is_autocast_enabled get_autocast_dtype get_autocast_cpu_dtype "

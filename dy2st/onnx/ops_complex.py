@@ -8,5 +8,6 @@ COMPLEX_REASON = ("ONNX operators do not compute on complex tensors; export a mo
                   "inputs, parameters and outputs are real (take paddle.real / paddle.abs "
                   "before returning)")
 
-not_exportable(COMPLEX_REASON, "complex", "real", "imag", "conj", "angle", "as_complex", "as_real")
+not_exportable(COMPLEX_REASON, "complex", "real", "imag", "conj", "angle", "as_complex", "as_real",
+               "eig")
 not_exportable(COMPLEX_REASON, "fft_c2c", "fft_r2c", "fft_c2r", "fft_r2c_grad", "fft_c2r_grad")

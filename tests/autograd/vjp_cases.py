@@ -796,3 +796,7 @@ CASES.extend([
 ])
 SECOND_ORDER.append(Case("grad2_fft_real", second_order(
     lambda x: paddle.fft.irfft(paddle.fft.rfft(x * x) * (1 + 2j), n=4), 1), [f(4)]))
+# eig: losses that do not depend on the eigenvectors' free phase (|v|, eigenvalues)
+CASES.append(Case("eig_general", lambda x: (paddle.abs(paddle.linalg.eig(x)[1]) ** 2).sum(axis=0)
+                  + paddle.real(paddle.linalg.eigvals(x) ** 2),
+                  [f(3, 3, data=[[2.0, 1.0, 0.3], [0.5, -1.0, 2.0], [0.1, 0.4, 3.0]])]))

@@ -3,6 +3,7 @@ gradient of a real loss L at z is dL/dRe z + 1j * dL/dIm z."""
 from __future__ import annotations
 
 from ...runtime import ops
+from ...runtime.ops.linalg import inv
 from ...runtime.registry import apply
 from . import register_vjp
 from .util import unbroadcast
@@ -51,3 +52,32 @@ def _as_complex(ctx, g):
 @register_vjp("as_real", saves=(), complex_aware=True)
 def _as_real(ctx, g):
     return (apply("as_complex", [g]),)
+
+
+def _mH(a):
+    n = len(a.shape)
+    return apply("conj", [ops.transpose(a, list(range(n - 2)) + [n - 1, n - 2])])
+
+
+@register_vjp("eig", complex_aware=True)
+def _eig(ctx, gw, gv):
+    """For distinct eigenvalues: gA = V^-H (diag(gw) + (V^H gV - V^H V Re diag(V^H gV)) / E) V^H
+    with E_ij = conj(w_j) - conj(w_i) off the diagonal (the unit-norm eigenvectors' phase is
+    free, so only losses that do not depend on it have a gradient); the real part for a real
+    input."""
+    x = ctx.inputs[0]
+    w, v = ctx.outputs
+    vh = _mH(v)
+    # the identity from index grids, so that a dim unknown while tracing is fine
+    count = ops.cumsum(ops.ones_like(apply("real", [w])), axis=-1)
+    eye = ops.cast(ops.unsqueeze(count, -1) == ops.unsqueeze(count, -2), v.dtype)
+    inner = ops.unsqueeze(gw, -2) * eye if gw is not None else ops.zeros_like(v)
+    if gv is not None:
+        vhgv = ops.matmul(vh, gv)
+        re_diag = apply("real", [ops.sum(vhgv * eye, axis=-2)])     # Re diag(V^H gV)
+        term = vhgv - ops.matmul(vh, v * ops.cast(ops.unsqueeze(re_diag, -2), v.dtype))
+        wc = apply("conj", [w])
+        e = ops.unsqueeze(wc, -2) - ops.unsqueeze(wc, -1) + eye
+        inner = inner + term / e * (1.0 - eye)
+    ga = ops.matmul(inv(vh), ops.matmul(inner, vh))
+    return (ga if x.dtype.is_complex else apply("real", [ga]),)

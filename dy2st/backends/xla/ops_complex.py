@@ -41,3 +41,9 @@ def _as_complex(cx, x):
 def _as_real(cx, x):
     jnp = _m().jnp
     return jnp.stack([jnp.real(x), jnp.imag(x)], axis=-1)
+
+
+@lowers("eig")
+def _eig(cx, x):
+    w, v = _m().jnp.linalg.eig(x)      # XLA's general eigensolver runs on the CPU
+    return w.astype(cx.out_dtype(0)), v.astype(cx.out_dtype(1))

@@ -130,8 +130,9 @@ def _inv_infer(x):
     s = x._shape
     if len(s) < 2 or (s[-1] >= 0 and s[-2] >= 0 and s[-1] != s[-2]):
         raise ValueError(f"inv: the input must be a (batch of) square matrices, got shape {list(s)}")
-    if not x.dtype.is_floating:
-        raise TypeError(f"inv: the input must be float32 or float64, got {x.dtype}")
+    if not x.dtype.is_inexact:
+        raise TypeError(f"inv: the input must be float32, float64, complex64 or complex128, got "
+                        f"{x.dtype}")
     return Meta(s, x.dtype)
 
 
