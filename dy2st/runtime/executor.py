@@ -8,6 +8,7 @@ import linecache
 import math
 import sys
 import zlib
+from functools import lru_cache
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -663,6 +664,14 @@ def _slice_bound(vars: Dict[str, Variable], op: Operator, ins: Sequence[str], b:
     return None
 
 
+@lru_cache(maxsize=64)
+def compiled_source(source: str, filename: str) -> Any:
+    """The code object of a generated program's source. Code objects are immutable and exec'd
+    into a fresh namespace each time, so a program traced or loaded again (a retrace, a model
+    loaded twice) reuses the compile, which dominates building a large program."""
+    return compile(source, filename, "exec")
+
+
 class CompiledProgram:
     """A callable running a Program: arrays in (feed order), arrays out (fetch order)."""
 
@@ -690,7 +699,7 @@ class CompiledProgram:
         digest = f"{zlib.crc32(data):08x}{zlib.adler32(data):08x}"
         self.filename = f"<dy2st program {digest}>"
         linecache.cache[self.filename] = (len(source), None, source.splitlines(True), self.filename)
-        exec(compile(source, self.filename, "exec"), gen.ns)
+        exec(compiled_source(source, self.filename), gen.ns)
         self.source = source
         self.program = program
         self.line_ops = gen.line_ops

@@ -73,15 +73,19 @@ def test_every_position_with_every_wrong_type(doc):
     d, pristine = doc
     paths = [p for p in json_paths(pristine) if p]
     outcomes = {"loaded": 0, "refused": 0}
+    # one working copy edited in place and restored after each load: a deepcopy of the whole
+    # document per edit, and json.dump's pure-Python encoder, were most of this test's time
+    edited = copy.deepcopy(pristine)
     for path in paths:
+        target = edited
+        for k in path[:-1]:
+            target = target[k]
+        original = target[path[-1]]
         for value in WRONG:
-            edited = copy.deepcopy(pristine)
-            target = edited
-            for k in path[:-1]:
-                target = target[k]
             target[path[-1]] = copy.deepcopy(value)
             with open(d / "m.json", "w", encoding="utf-8") as fh:
-                json.dump(edited, fh)
+                fh.write(json.dumps(edited))
+            target[path[-1]] = original
             what = f"{'/'.join(map(str, path))} = {value!r}"
             try:
                 layer = paddle.jit.load(str(d / "m"))
