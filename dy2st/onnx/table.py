@@ -52,3 +52,4 @@ def load_table() -> None:
     from . import ops_resample  # noqa: F401
     # the complex and FFT ops' refusals register on import, when the table is first needed
     from . import ops_complex  # noqa: F401
+    from . import ops_detection  # noqa: F401 - registers the vision ops on import

@@ -1,10 +1,10 @@
-"""paddle.vision: image transforms, datasets read from local files, and the classic models with
-Paddle's parameter names (submodules load on first use)."""
+"""paddle.vision: image transforms, datasets read from local files, the classic models with
+Paddle's parameter names, and the detection ops (submodules load on first use)."""
 from __future__ import annotations
 
 from ..runtime.lazy import lazy_getattr as _lazy_getattr
 
-__all__ = ["transforms", "models", "datasets", "set_image_backend", "get_image_backend"]
+__all__ = ["transforms", "models", "datasets", "ops", "set_image_backend", "get_image_backend"]
 
 _backend = ["pil"]
 
@@ -23,4 +23,4 @@ def get_image_backend() -> str:
 
 
 __getattr__ = _lazy_getattr(__name__, {"transforms": "transforms", "models": "models",
-                                       "datasets": "datasets"}, globals())
+                                       "datasets": "datasets", "ops": "ops"}, globals())

@@ -800,3 +800,60 @@ SECOND_ORDER.append(Case("grad2_fft_real", second_order(
 CASES.append(Case("eig_general", lambda x: (paddle.abs(paddle.linalg.eig(x)[1]) ** 2).sum(axis=0)
                   + paddle.real(paddle.linalg.eigvals(x) ** 2),
                   [f(3, 3, data=[[2.0, 1.0, 0.3], [0.5, -1.0, 2.0], [0.1, 0.4, 3.0]])]))
+# The vision ops (paddle.vision.ops): RoI pooling and deformable convolution in x (and the
+# offsets, mask, weight); box_coder and yolo_loss are built from differentiable ops.
+_BOXES = const([[0.5, 0.5, 4.2, 3.6], [1.3, 0.2, 5.5, 4.9], [-1.0, 1.0, 2.5, 3.0]], "float64")
+_BOXES_NUM = const([2, 1], "int32")
+_YOLO_GT = np.array([[[0.3, 0.4, 0.5, 0.3], [0.7, 0.6, 0.2, 0.4]], [[0.5, 0.5, 0.3, 0.6],
+                                                                   [0.0, 0.0, 0.0, 0.0]]])
+
+
+def _vision_ops() -> Any:
+    import dy2st.vision.ops as vops  # noqa: PLC0415 - the lazy vision namespace, for these cases
+    return vops
+
+
+CASES.extend([
+    Case("roi_align_adaptive", lambda x, b, n: _vision_ops().roi_align(x, b, n, (2, 3), 0.8),
+         [f(2, 2, 5, 6), _BOXES, _BOXES_NUM]),
+    Case("roi_align_unaligned_ratio",
+         lambda x, b, n: _vision_ops().roi_align(x, b, n, 2, 1.0, sampling_ratio=2,
+                                                 aligned=False), [f(2, 1, 6, 6), _BOXES, _BOXES_NUM]),
+    Case("roi_pool", lambda x, b, n: _vision_ops().roi_pool(x, b, n, (2, 2), 1.0),
+         [f(2, 2, 6, 6, data=np.random.default_rng(3).permutation(144).reshape(2, 2, 6, 6) / 9.0),
+          _BOXES, _BOXES_NUM]),
+    Case("psroi_pool", lambda x, b, n: _vision_ops().psroi_pool(x, b, n, 2, 0.9),
+         [f(2, 8, 5, 6), _BOXES, _BOXES_NUM]),
+    Case("deform_conv2d_v1", lambda x, o, w, b: _vision_ops().deform_conv2d(x, o, w, b, padding=1),
+         [f(1, 2, 4, 4), f(1, 18, 4, 4, low=-1.4, high=1.4), f(3, 2, 3, 3), f(3)]),
+    Case("deform_conv2d_v2_groups",
+         lambda x, o, w, m: _vision_ops().deform_conv2d(x, o, w, stride=2, dilation=(1, 2),
+                                                        deformable_groups=2, groups=2, mask=m),
+         [f(1, 4, 5, 6), f(1, 16, 2, 2, low=-2.0, high=2.0), f(2, 2, 2, 2), f(1, 8, 2, 2)]),
+    Case("box_coder_encode",
+         lambda p, v, t: _vision_ops().box_coder(p, v, t, "encode_center_size", False),
+         [f(3, 4, data=[[0, 0, 2, 3], [1, 1, 4, 2], [0.5, 0, 3, 3]]), pos(3, 4),
+          f(2, 4, data=[[0.2, 0.1, 2.5, 2.0], [1, 0.5, 3, 4]])]),
+    Case("box_coder_decode_axis1",
+         lambda p, t: _vision_ops().box_coder(p, [0.1, 0.1, 0.2, 0.2], t,
+                                              "decode_center_size", axis=1),
+         [f(2, 4, data=[[0, 0, 2, 3], [1, 1, 4, 2]]), f(2, 3, 4)]),
+    Case("yolo_loss", lambda x, s: _vision_ops().yolo_loss(
+        x, paddle.to_tensor(_YOLO_GT), paddle.to_tensor([[1, 0], [1, 0]]),
+        [10, 13, 16, 30, 33, 23], [1, 2], 2, 0.6, 8, gt_score=s, scale_x_y=1.05),
+        [f(2, 14, 3, 3, low=-2.0, high=2.0), Float((2, 2), 0.5, 1.0, diff=False)]),
+])
+SECOND_ORDER.extend([
+    Case("grad2_roi_align", second_order(
+        lambda x: _vision_ops().roi_align(x, paddle.to_tensor(_BOXES.data, "float64"),
+                                          paddle.to_tensor([2, 1]), 2), 1), [f(2, 1, 5, 5)]),
+    Case("grad2_psroi_pool", second_order(
+        lambda x: _vision_ops().psroi_pool(x, paddle.to_tensor(_BOXES.data, "float64"),
+                                           paddle.to_tensor([2, 1]), 1), 1), [f(2, 2, 5, 5)]),
+])
+REFUSING["roi_pool_grad"] = Case("grad2_roi_pool", second_order(
+    lambda x: _vision_ops().roi_pool(x, paddle.to_tensor(_BOXES.data, "float64"),
+                                     paddle.to_tensor([2, 1]), 2), 1), [f(2, 1, 5, 5)])
+REFUSING["deform_sample_grad"] = Case("grad2_deform_conv2d", second_order(
+    lambda x, o, w: _vision_ops().deform_conv2d(x, o, w), 1),
+    [f(1, 1, 3, 3), f(1, 8, 2, 2), f(1, 1, 2, 2)])

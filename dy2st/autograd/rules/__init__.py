@@ -106,3 +106,4 @@ def load_rules() -> None:
     from . import factor_rules  # noqa: F401
     # the complex and FFT rules register on import, when the other rule modules load
     from . import complex_rules, fft_rules  # noqa: F401
+    from . import detection  # noqa: F401 - registers the vision ops on import

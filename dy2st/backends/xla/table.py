@@ -55,4 +55,5 @@ def load_table() -> None:
                    ops_index, ops_linalg, ops_math, ops_nn, ops_random, ops_reduce, ops_shape)
     # the complex and FFT lowerings register on import, when the table is first needed
     from . import ops_complex, ops_fft  # noqa: F401
+    from . import ops_detection  # noqa: F401 - registers the vision ops on import
     _loaded = True

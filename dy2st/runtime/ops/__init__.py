@@ -95,4 +95,5 @@ __all__ += ["angle", "as_complex", "as_real", "complex", "conj", "imag", "is_com
             "polar", "real", "sgn", "view_as_complex", "view_as_real"]
 from . import fft as _fft_ops  # noqa: E402,F401 - the fft ops dy2st.fft applies
 from . import eig as _eig_ops  # noqa: E402,F401 - the eig op dy2st.linalg applies
+from . import deform, detection, roi, yolo  # noqa: E402,F401 - the ops dy2st.vision.ops builds on
 from .. import bfloat16 as _bfloat16  # noqa: E402,F401 - adapts the kernels when bfloat16 registers
