@@ -102,7 +102,10 @@ def _matrix_decay(iou: np.ndarray, use_gaussian: bool, sigma: float) -> np.ndarr
     if use_gaussian:
         decay = np.exp((comp[:, None] ** 2 - upper ** 2) * sigma)
     else:
-        decay = (1.0 - upper) / (1.0 - comp[:, None])
+        # a box that duplicates a better one (overlap 1) decays nothing below it
+        with np.errstate(divide="ignore", invalid="ignore"):
+            decay = (1.0 - upper) / (1.0 - comp[:, None])
+        decay = np.where(np.isnan(decay), np.inf, decay)
     decay = np.where(np.triu(np.ones((n, n), dtype=bool), k=1), decay, np.inf)
     return np.minimum(decay.min(axis=0), 1.0) if n else np.zeros(0)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, List, Optional, Sequence, Tuple
 
+from ...nn.functional.dims import known_dims
 from ...runtime import ops
 from ...runtime.ops.operands import as_tensor
 from ...runtime.registry import apply
@@ -30,7 +31,7 @@ def nms(boxes: Any, iou_threshold: float = 0.3, scores: Any = None, category_idx
     if categories is None:
         raise ValueError("nms: categories (the list of category ids) is required with "
                          "category_idxs")
-    n = boxes.shape[0]
+    n = known_dims(boxes)[0]
     if top_k is not None and n >= 0 and top_k > n:
         raise ValueError(f"nms: top_k ({top_k}) must not exceed the number of boxes ({n})")
     attrs.update(categories=[int(c) for c in categories],

@@ -7,6 +7,7 @@ from typing import Any, List, Optional, Tuple
 import numpy as np
 
 from ... import nn
+from ...nn.functional.dims import known_dims
 from ...runtime.ops.operands import as_tensor
 from ...runtime.registry import apply
 
@@ -33,10 +34,10 @@ def roi_operands(op: str, x: Any, boxes: Any, boxes_num: Any) -> Tuple[Any, Any,
     if boxes_num is None:
         raise ValueError(f"{op}: boxes_num (the number of boxes of each image, [N]) is required")
     boxes_num = as_tensor(boxes_num)
-    if len(x.shape) != 4:
-        raise ValueError(f"{op}: x must be [N, C, H, W], got shape {list(x.shape)}")
-    if len(boxes.shape) != 2 or boxes.shape[1] not in (4, -1):
-        raise ValueError(f"{op}: boxes must be [num_boxes, 4], got shape {list(boxes.shape)}")
+    if len(known_dims(x)) != 4:
+        raise ValueError(f"{op}: x must be [N, C, H, W], got shape {known_dims(x)}")
+    if len(known_dims(boxes)) != 2 or known_dims(boxes)[1] not in (4, -1):
+        raise ValueError(f"{op}: boxes must be [num_boxes, 4], got shape {known_dims(boxes)}")
     if boxes.dtype != x.dtype:
         boxes = boxes.astype(x.dtype)
     return x, boxes, boxes_num
@@ -71,7 +72,7 @@ def psroi_pool(x: Any, boxes: Any, boxes_num: Any, output_size: Any, spatial_sca
     (i, j) of output channel c averages channel (c * ph + i) * pw + j."""
     x, boxes, boxes_num = roi_operands("psroi_pool", x, boxes, boxes_num)
     pair = output_pair(output_size, "psroi_pool")
-    c = x.shape[1]
+    c = known_dims(x)[1]
     if c >= 0 and c % (pair[0] * pair[1]):
         raise ValueError(f"psroi_pool: the {c} input channels must be a multiple of "
                          f"output_size[0] * output_size[1] = {pair[0] * pair[1]}")
