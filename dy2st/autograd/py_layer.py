@@ -2,9 +2,10 @@
 
 Eagerly, forward runs without recording and one tape node carries the outputs; its backward
 calls the user's backward. While a Program is traced (to_static), forward is traced on detached
-inputs and its output passes through one `py_layer` op whose gradient rule traces the user's
-backward (after tracing forward again for the tensors it saved); the op itself is the identity,
-so the program saves, loads and exports for inference like any other."""
+inputs and its outputs pass through one `py_layer` op (one output) or `py_layer_multi` op
+(several) whose gradient rule traces the user's backward with a cotangent per output (after
+tracing forward again for the tensors it saved); the op itself is the identity, so the program
+saves, loads and exports for inference like any other."""
 from __future__ import annotations
 
 import itertools
@@ -12,7 +13,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 import numpy as np
 
-from ..runtime import state
+from ..runtime import ops, state
 from ..runtime.origin import user_origin
 from ..runtime.pytree import flatten, unflatten
 from ..runtime.registry import Meta, apply, register_op
@@ -154,18 +155,31 @@ def _apply_traced(cls: type, args: Tuple, kwargs: Dict) -> Any:
     out = cls.forward(ctx, *a, **k)
     out_leaves, out_tree = flatten(out, is_leaf=lambda x: isinstance(x, TensorLike))
     outs = [i for i, o in enumerate(out_leaves) if isinstance(o, TensorLike)]
-    if len(outs) != 1:
-        raise TypeError(f"{cls.__name__}.apply inside to_static: a PyLayer traced into a program "
-                        f"may return one tensor, this forward returned {len(outs)}; run it "
-                        f"eagerly (mark the caller with paddle.jit.not_to_static) or split it")
+    if not outs:
+        raise TypeError(f"{cls.__name__}.forward returned no tensor; a PyLayer must return at "
+                        f"least one")
     key = f"{cls.__qualname__}#{next(_ids)}"
     _CALLS[key] = (cls, (tree, [None if i in positions else x for i, x in enumerate(leaves)]),
                    positions)
-    frozen = any(o is out_leaves[outs[0]] for o in ctx.non_differentiable)
-    result = apply("py_layer", [out_leaves[outs[0]]] + inputs,
-                   {"layer": f"{cls.__module__}.{cls.__qualname__}", "call": key,
-                    "frozen": frozen})
-    out_leaves[outs[0]] = result
+    layer = f"{cls.__module__}.{cls.__qualname__}"
+    frozen_ids = {id(o) for o in ctx.non_differentiable}
+    if len(outs) == 1:
+        frozen = id(out_leaves[outs[0]]) in frozen_ids
+        out_leaves[outs[0]] = apply("py_layer", [out_leaves[outs[0]]] + inputs,
+                                    {"layer": layer, "call": key, "frozen": frozen})
+        return unflatten(out_tree, out_leaves)
+    # several outputs: the ones that can carry a gradient pass through one py_layer_multi op
+    # (its rule calls backward once with every output's cotangent); the others stop gradients
+    live = [j for j, i in enumerate(outs) if id(out_leaves[i]) not in frozen_ids
+            and out_leaves[i].dtype.is_floating]
+    for j, i in enumerate(outs):
+        if j not in live:
+            out_leaves[i] = out_leaves[i].detach()
+    if live:
+        results = apply("py_layer_multi", [out_leaves[outs[j]] for j in live] + inputs,
+                        {"layer": layer, "call": key, "live": live, "n_outs": len(outs)})
+        for j, r in zip(live, results):
+            out_leaves[outs[j]] = r
     return unflatten(out_tree, out_leaves)
 
 
@@ -178,24 +192,59 @@ register_op("py_layer", infer=lambda out, *inputs, layer, call, frozen: Meta(
     out._shape, out.dtype))(_py_layer_kernel)
 
 
-@register_vjp("py_layer", saves=())
-def _py_layer_vjp(ctx: Any, g: Any) -> Tuple[Any, ...]:
-    attrs = ctx.attrs
-    if attrs["frozen"]:
-        return (None,) * len(ctx.inputs)
+def _multi_infer(*ins: Any, layer: str, call: str, live: List[int], n_outs: int) -> Any:
+    return tuple(Meta(x._shape, x.dtype) for x in ins[:len(live)])
+
+
+@register_op("py_layer_multi", infer=_multi_infer, n_outputs=2)
+def _py_layer_multi_kernel(*ins: Any, layer: str, call: str, live: List[int],
+                           n_outs: int) -> Any:
+    """The forward's differentiable results (traced before this op), passed on."""
+    return tuple(ins[:len(live)])
+
+
+def _rerun(attrs: Dict[str, Any], inputs: List[Any]) -> Tuple[type, PyLayerContext, Any]:
+    """The PyLayer class of a traced call, and its forward run again on `inputs` (for the
+    tensors it saves; its values equal the first run's)."""
     found = _CALLS.get(attrs["call"])
     if found is None:
         raise GradientError(f"the PyLayer {attrs['layer']} of this program was traced in "
                             f"another process: its backward is not known here, so the program "
                             f"cannot be differentiated (it still runs for inference)")
     cls, (tree, template), positions = found
-    inputs = list(ctx.inputs[1:])
     leaves = list(template)
     for p, x in zip(positions, inputs):
         leaves[p] = x.detach()
     a, k = unflatten(tree, leaves)
-    # forward again, for the tensors it saves (its values equal the first run's)
     layer_ctx = PyLayerContext()
-    cls.forward(layer_ctx, *a, **k)
+    out = cls.forward(layer_ctx, *a, **k)
+    return cls, layer_ctx, out
+
+
+@register_vjp("py_layer", saves=())
+def _py_layer_vjp(ctx: Any, g: Any) -> Tuple[Any, ...]:
+    if ctx.attrs["frozen"]:
+        return (None,) * len(ctx.inputs)
+    inputs = list(ctx.inputs[1:])
+    cls, layer_ctx, _ = _rerun(ctx.attrs, inputs)
     grads = _check_grads(cls, cls.backward(layer_ctx, g), len(inputs))
     return (None,) + tuple(grads)
+
+
+@register_vjp("py_layer_multi", saves=())
+def _py_layer_multi_vjp(ctx: Any, *gs: Any) -> Tuple[Any, ...]:
+    live = list(ctx.attrs["live"])
+    inputs = list(ctx.inputs[len(live):])
+    cls, layer_ctx, out = _rerun(ctx.attrs, inputs)
+    values = [o for o in flatten(out, is_leaf=lambda x: isinstance(x, TensorLike))[0]
+              if isinstance(o, TensorLike)]
+    full = []
+    for j, value in enumerate(values):
+        g = gs[live.index(j)] if j in live else None
+        # an output without a gradient: zeros, or None when the layer asked for no zeros
+        # (a non-differentiable output always gets zeros, as eagerly)
+        if g is None and (layer_ctx.materialize_grads or j not in live):
+            g = ops.zeros_like(value)
+        full.append(g)
+    grads = _check_grads(cls, cls.backward(layer_ctx, *full), len(inputs))
+    return (None,) * len(live) + tuple(grads)

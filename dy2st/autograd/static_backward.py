@@ -9,7 +9,7 @@ from ..runtime import ops
 from ..runtime.program import Block, Operator, Program, Variable, block_guard
 from ..runtime.registry import apply
 from .engine import GradientError
-from .rules import NO_GRAD, RULES, VjpContext, mark_no_grad
+from .rules import KEEPS_NONE, NO_GRAD, RULES, VjpContext, mark_no_grad
 
 # ops that only gradient programs contain: residual tapes carry no gradient
 mark_no_grad("tape_create", "tape_push", "tape_read")
@@ -139,7 +139,9 @@ def _op_grad(scope: Any, op: Operator, inputs: List[str], out_grads: List[Any],
                             "differentiated (detach its input or compute it under no_grad)")
     ins = [scope.resolve(program.find_var(n)) for n in inputs]
     outs = [scope.resolve(program.find_var(n)) for n in op.outputs]
-    gs = [g if g is not None else zeros_like_value(o) for g, o in zip(out_grads, outs)]
+    keep_none = op.type in KEEPS_NONE
+    gs = [g if g is not None or keep_none else zeros_like_value(o)
+          for g, o in zip(out_grads, outs)]
     block = scope.grad
     start = len(block.ops)
     result = rule.fn(VjpContext(op.type, ins, outs, op.attrs, needs), *gs)

@@ -100,6 +100,11 @@ def py_layer(cx: OpContext) -> List[Value]:
     return [cx.values[0]]            # the PyLayer's forward, traced before the op, is its value
 
 
+@lowers("py_layer_multi", fold=False)
+def py_layer_multi(cx: OpContext) -> List[Value]:
+    return list(cx.values[:len(cx.attrs["live"])])      # the forward's outputs, as for py_layer
+
+
 @lowers("no_grad_update", fold=False)
 def no_grad_update(cx: OpContext) -> List[Value]:
     return [cx.values[0]]            # the new value; only its gradient path is special

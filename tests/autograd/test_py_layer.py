@@ -208,15 +208,6 @@ def test_straight_through_inside_to_static():
     np.testing.assert_allclose(x.grad.numpy(), w.numpy())
 
 
-def test_traced_py_layer_returning_two_tensors_is_refused():
-    def fn(x, y, b):
-        return MulAdd.apply(x, y, b)[0]
-
-    sf = paddle.jit.to_static(fn, full_graph=True)
-    with pytest.raises(TypeError, match="may return one tensor"):
-        sf(*[paddle.to_tensor(randn(i, 3)) for i in range(3)])
-
-
 def test_saves_loads_and_exports_for_inference(tmp_path):
     paddle.seed(1)
     net = CubeNet(boost=3.0)

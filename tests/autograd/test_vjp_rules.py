@@ -24,8 +24,8 @@ ARRAY_OPS = {"array_write", "array_read", "array_stack", "array_concat", "array_
              "array_grad_split", "array_grad_insert", "array_grad_unslice",
              "array_grad_head", "array_grad_tail"}
 # The py_layer op's rule calls the user's backward; it only exists in traced programs (eagerly
-# a PyLayer is one tape node), and tests/autograd/test_py_layer.py checks it under to_static.
-TRACED_ONLY = {"py_layer"}
+# a PyLayer is one tape node), and tests/autograd/test_py_layer*.py check them under to_static.
+TRACED_ONLY = {"py_layer", "py_layer_multi"}
 
 
 def check_eager(case: Case, seed: int = 0) -> None:

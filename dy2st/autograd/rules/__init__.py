@@ -27,6 +27,9 @@ class Rule(NamedTuple):
 
 RULES: Dict[str, Rule] = {}
 NO_GRAD: Set[str] = set()     # ops whose outputs never carry a gradient (comparisons, argmax, ...)
+# ops whose rule gets None (not zeros) for an output that received no gradient (a PyLayer whose
+# backward asked for no zero-filled gradients)
+KEEPS_NONE: Set[str] = {"py_layer_multi"}
 
 
 def register_vjp(*names: str, saves: Optional[Sequence[int]] = None,

@@ -26,6 +26,11 @@ def _py_layer(cx, out, *inputs, layer, call, frozen):
     return out          # the PyLayer's forward, traced before this op, is its value
 
 
+@lowers("py_layer_multi")
+def _py_layer_multi(cx, *ins, layer, call, live, n_outs):
+    return tuple(ins[:len(live)])   # the forward's outputs, as for py_layer
+
+
 def _pad_axis(g, axis, before, after):
     widths = [(0, 0)] * g.ndim
     widths[axis] = (before, after)
