@@ -39,3 +39,22 @@ def to_param_attr(attr: Any) -> Optional[ParamAttr]:
         return ParamAttr(initializer=attr)
     raise TypeError(f"a parameter attribute must be None, False, a name, an Initializer or a "
                     f"ParamAttr, got {type(attr).__name__}")
+
+
+class WeightNormParamAttr(ParamAttr):
+    """A parameter reparameterised as w = g * v / ||v|| (weight normalisation): the layer
+    creating it gets two parameters, `<name>_g` (the norm, one per index of `dim`, or one
+    number for dim=None) and `<name>_v` (the direction), and w is computed from them in the
+    program. As in Paddle it is a static-graph attribute: layers built while a static program
+    is built (dynamic code computes g * v / ||v|| in its forward)."""
+
+    def __init__(self, dim: Optional[int] = None, name: Optional[str] = None,
+                 initializer: Optional[Initializer] = None, learning_rate: float = 1.0,
+                 regularizer: Any = None, trainable: bool = True, do_model_average: bool = False,
+                 need_clip: bool = True) -> None:
+        super().__init__(name=name, initializer=initializer, learning_rate=learning_rate,
+                         regularizer=regularizer, trainable=trainable,
+                         do_model_average=do_model_average, need_clip=need_clip)
+        if dim is not None and not isinstance(dim, int):
+            raise TypeError(f"WeightNormParamAttr: dim must be an int or None, got {dim!r}")
+        self.dim = dim

@@ -1,5 +1,6 @@
 """The vision ops: roi_align as RoiAlign and greedy nms as NonMaxSuppression; the pooling and
-detection ops ONNX has no operator for are listed with why."""
+detection ops ONNX has no operator for, and paddle.static's host-side ops (py_func, auc), are
+listed with why."""
 from __future__ import annotations
 
 from typing import List
@@ -18,6 +19,8 @@ not_exportable("ONNX has no matrix NMS or RPN proposal operator (a data-dependen
                "of decode, clip, filter and NMS)", "matrix_nms", "generate_proposals")
 not_exportable("training-only: YOLO's target assignment feeds a loss, computed in training "
                "and not in exported inference graphs", "yolo_loss_targets")
+not_exportable("it calls a Python function of this process (paddle.static.py_func)", "py_func")
+not_exportable("a training metric: histograms kept across runs (paddle.static.auc)", "auc")
 not_exportable("training-only: the gradient of a vision op", "roi_align_grad",
                "psroi_pool_grad", "roi_pool_grad", "deform_sample_grad")
 

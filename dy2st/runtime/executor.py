@@ -355,7 +355,9 @@ class _Codegen:
         attrs = []
         for k, v in op.attrs.items():
             attrs.append(f"{k}={repr(v) if _is_literal(v) else self.const('A', v)}")
-        return f"{self.kernel(op.type)}({', '.join(ins + attrs)})"
+        expr = f"{self.kernel(op.type)}({', '.join(ins + attrs)})"
+        # an op declared with several outputs returns a tuple, even when this one has one
+        return expr + "[0]" if len(op.outputs) == 1 and OPS[op.type].n_outputs != 1 else expr
 
     def define(self, outputs: Sequence[str], spare: List[str]) -> List[str]:
         """Locals for an op's outputs: a name keeps its local; new ones take `spare` locals

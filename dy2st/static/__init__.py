@@ -18,7 +18,8 @@ __all__ = ["Program", "program_guard", "default_main_program", "data", "InputSpe
            "CompiledProgram", "BuildStrategy", "ExecutionStrategy", "save_inference_model",
            "load_inference_model", "Scope", "global_scope", "scope_guard", "name_scope",
            "create_global_var", "create_parameter", "cpu_places", "save", "load",
-           "load_program_state", "set_program_state", "device_guard"]
+           "load_program_state", "set_program_state", "device_guard",
+           "ExponentialMovingAverage", "WeightNormParamAttr", "auc", "py_func"]
 
 
 def data(name: str, shape: Sequence[Optional[int]], dtype: Any = None, lod_level: int = 0) -> Variable:
@@ -57,6 +58,10 @@ _LAZY = {
     "load": "static.persistence:load",
     "load_program_state": "static.persistence:load_program_state",
     "set_program_state": "static.persistence:set_program_state",
+    "ExponentialMovingAverage": "static.ema:ExponentialMovingAverage",
+    "WeightNormParamAttr": "nn.param_attr:WeightNormParamAttr",
+    "auc": "static.auc:auc",
+    "py_func": "static.py_func:py_func",
 }
 __getattr__ = _lazy_getattr(__name__, _LAZY, globals(), root="dy2st")
 

@@ -10,11 +10,13 @@ from .control import case, switch_case
 
 _LAYERS = ("conv2d", "conv2d_transpose", "conv3d", "conv3d_transpose", "batch_norm",
            "embedding", "sparse_embedding", "layer_norm", "group_norm", "instance_norm",
-           "prelu", "bilinear_tensor_product", "spectral_norm")
-__all__ = ["cond", "while_loop", "fc", "case", "switch_case", "static_pylayer", *_LAYERS]
+           "prelu", "bilinear_tensor_product", "spectral_norm", "deform_conv2d")
+__all__ = ["cond", "while_loop", "fc", "case", "switch_case", "static_pylayer", "py_func",
+           *_LAYERS]
 # the layer functions build dy2st.nn layers: loaded on first use (static loads with jit)
 __getattr__ = _lazy_getattr(__name__, {**{n: "nn_layers" for n in _LAYERS},
-                                       "static_pylayer": "pylayer"}, globals(),
+                                       "static_pylayer": "pylayer", "py_func": "py_func"},
+                            globals(),
                             same_name=True, root="dy2st.static")
 
 

@@ -7,11 +7,12 @@ from typing import Any, Optional, Sequence
 
 from .. import nn
 from ..nn import functional as F
+from ..nn.layers.deform_conv import DeformConv2D
 from ..runtime import ops
 
 __all__ = ["conv2d", "conv2d_transpose", "conv3d", "conv3d_transpose", "batch_norm",
            "embedding", "sparse_embedding", "layer_norm", "group_norm", "instance_norm",
-           "prelu", "bilinear_tensor_product", "spectral_norm"]
+           "prelu", "bilinear_tensor_product", "spectral_norm", "deform_conv2d"]
 
 
 def _act(out: Any, act: Optional[str], who: str) -> Any:
@@ -196,3 +197,20 @@ def spectral_norm(weight: Any, dim: int = 0, power_iters: int = 1, eps: float = 
     """weight divided by its largest singular value (power iteration)."""
     layer = nn.SpectralNorm(list(weight.shape), dim=dim, power_iters=power_iters, eps=eps)
     return layer(weight)
+
+
+def deform_conv2d(x: Any, offset: Any, mask: Any, num_filters: int, filter_size: Any,
+                  stride: Any = 1, padding: Any = 0, dilation: Any = 1, groups: int = 1,
+                  deformable_groups: int = 1, im2col_step: int = 1, weight_attr: Any = None,
+                  bias_attr: Any = None, name: Optional[str] = None) -> Any:
+    """A deformable convolution (v2 with `mask`, v1 with mask=None) with new
+    [num_filters, C / groups, kh, kw] weights and bias; offset is
+    [N, 2 * deformable_groups * kh * kw, H_out, W_out] (im2col_step only batches Paddle's
+    GPU kernel and changes nothing here)."""
+    if filter_size is None:
+        raise ValueError("deform_conv2d: filter_size is required")
+    layer = DeformConv2D(_channels(x, "NCHW", "deform_conv2d"), num_filters, filter_size,
+                         stride=stride, padding=padding, dilation=dilation,
+                         deformable_groups=deformable_groups, groups=groups or 1,
+                         weight_attr=weight_attr, bias_attr=bias_attr)
+    return layer(x, offset, mask)

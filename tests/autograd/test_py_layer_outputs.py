@@ -127,6 +127,12 @@ def test_a_non_differentiable_output_stops_gradients_and_backward_sees_zeros():
     np.testing.assert_allclose(xe.grad.numpy(), x.grad.numpy())
     assert SEEN[-1] == 0.0          # eager: zeros for the frozen output
 
+    def both(x):
+        a, b = Frozen.apply(x)
+        return a + b
+    out = paddle.jit.to_static(both, full_graph=True)(paddle.to_tensor(randn(7, 3)))
+    np.testing.assert_allclose(out.numpy(), 5.0 * randn(7, 3))   # one live output, shape [3]
+
 
 class Net(paddle.nn.Layer):
     def __init__(self):

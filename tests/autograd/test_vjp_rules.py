@@ -23,9 +23,10 @@ ARRAY_OPS = {"array_write", "array_read", "array_stack", "array_concat", "array_
              "array_grad_clear", "array_grad_add", "array_grad_unstack",
              "array_grad_split", "array_grad_insert", "array_grad_unslice",
              "array_grad_head", "array_grad_tail"}
-# The py_layer op's rule calls the user's backward; it only exists in traced programs (eagerly
+# The py_layer ops' rules call the user's backward; they only exist in traced programs (eagerly
 # a PyLayer is one tape node), and tests/autograd/test_py_layer*.py check them under to_static.
-TRACED_ONLY = {"py_layer", "py_layer_multi"}
+# py_func exists in static programs only (tests/static/test_static_training_helpers.py).
+TRACED_ONLY = {"py_layer", "py_layer_multi", "py_func"}
 
 
 def check_eager(case: Case, seed: int = 0) -> None:

@@ -124,3 +124,20 @@ def test_case_and_switch_case_eagerly_and_their_errors():
         paddle.static.nn.case([(x.sum() > 0, 3)])
     with pytest.raises(ValueError, match="repeated"):
         paddle.static.nn.switch_case(0, [(0, lambda: x), (0, lambda: x)])
+
+
+def test_deform_conv2d_builds_its_parameters_and_matches_the_layer_function():
+    main, out = _build(lambda x, o, m: paddle.static.nn.deform_conv2d(
+        x, o, m, num_filters=4, filter_size=3, padding=1, deformable_groups=1),
+        [[None, 2, 5, 5], [None, 18, 5, 5], [None, 9, 5, 5]])
+    weight, bias = list(main.persistables.values())
+    assert list(weight.shape) == [4, 2, 3, 3] and list(bias.shape) == [4]
+    x, o, m = randn(0, 2, 2, 5, 5), randn(1, 2, 18, 5, 5), randn(2, 2, 9, 5, 5)
+    want = paddle.vision.ops.deform_conv2d(*[paddle.to_tensor(a) for a in (x, o)], weight,
+                                           bias, padding=1, mask=paddle.to_tensor(m))
+    np.testing.assert_allclose(_run(main, out, x, o, m), want.numpy(), rtol=1e-5, atol=1e-5)
+    main, out = _build(lambda x, o: paddle.static.nn.deform_conv2d(x, o, None, 3, [2, 2],
+                                                                   bias_attr=False),
+                       [[None, 2, 5, 5], [None, 8, 4, 4]])
+    assert [list(p.shape) for p in main.persistables.values()] == [[3, 2, 2, 2]]
+    assert _run(main, out, x, randn(3, 2, 8, 4, 4)).shape == (2, 3, 4, 4)

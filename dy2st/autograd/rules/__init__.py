@@ -110,3 +110,4 @@ def load_rules() -> None:
     # the complex and FFT rules register on import, when the other rule modules load
     from . import complex_rules, fft_rules  # noqa: F401
     from . import detection  # noqa: F401 - registers the vision ops on import
+    from . import host_call_rules  # noqa: F401 - registers py_func's rule on import

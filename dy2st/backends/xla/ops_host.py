@@ -27,6 +27,7 @@ HOST_OPS = (
     "dot", "one_hot", "pad", "hard_label_target", "glu", "celu", "selu", "hardshrink",
     "softshrink", "softsign", "tanhshrink", "thresholded_relu", "log_sigmoid", "smooth_l1",
     "sigmoid_cross_entropy_with_logits", "bce_loss", "normalize", "linspace",
+    "py_func", "auc",
 )
 
 

@@ -19,7 +19,8 @@ from ...runtime.tensor import Parameter, Tensor, TensorLike
 from .. import naming
 from ..hooks import HookRemoveHelper
 from ..initializer import Constant, Initializer, XavierUniform
-from ..param_attr import to_param_attr
+from ..param_attr import WeightNormParamAttr, to_param_attr
+from ..weight_norm_attr import weight_norm_parameter
 from ...runtime import state as _state
 
 _BOOKKEEPING = ("_parameters", "_sub_layers", "_buffers")
@@ -145,6 +146,8 @@ class Layer:
         d = convert_dtype(dtype if dtype is not None else get_default_dtype())
         init = pattr.initializer or default_initializer or (Constant(0.0) if is_bias else XavierUniform())
         name = pattr.name or naming.generate(f"{self._full_name}.{'b' if is_bias else 'w'}")
+        if isinstance(pattr, WeightNormParamAttr):
+            return weight_norm_parameter(pattr, init.generate(shape, d), name)
         return Parameter(init.generate(shape, d), name=name, trainable=pattr.trainable)
 
     def add_parameter(self, name: str, parameter: Optional[Parameter]) -> Optional[Parameter]:

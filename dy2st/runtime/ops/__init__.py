@@ -96,4 +96,6 @@ __all__ += ["angle", "as_complex", "as_real", "complex", "conj", "imag", "is_com
 from . import fft as _fft_ops  # noqa: E402,F401 - the fft ops dy2st.fft applies
 from . import eig as _eig_ops  # noqa: E402,F401 - the eig op dy2st.linalg applies
 from . import deform, detection, roi, yolo  # noqa: E402,F401 - the ops dy2st.vision.ops builds on
+from . import host_call  # noqa: E402,F401 - the py_func op static.py_func builds
+from . import auc_stats  # noqa: E402,F401 - the auc op static.auc builds
 from .. import bfloat16 as _bfloat16  # noqa: E402,F401 - adapts the kernels when bfloat16 registers

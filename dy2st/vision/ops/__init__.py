@@ -2,8 +2,9 @@
 heads and loss, RoI pooling, deformable convolution) and image file reading."""
 from __future__ import annotations
 
+from ...nn.functional.deform_conv import deform_conv2d
+from ...nn.layers.deform_conv import DeformConv2D
 from .boxes import box_coder, prior_box
-from .deform import DeformConv2D, deform_conv2d
 from .image_io import decode_jpeg, read_file
 from .nms import distribute_fpn_proposals, generate_proposals, matrix_nms, nms
 from .roi import PSRoIPool, RoIAlign, RoIPool, psroi_pool, roi_align, roi_pool

@@ -1,19 +1,17 @@
-"""Deformable convolution v1/v2 (deform_conv2d, DeformConv2D): every kernel tap reads x at its
-grid position moved by a learned offset (and scaled by a modulation mask in v2)."""
+"""Deformable convolution v1/v2 (paddle.vision.ops.deform_conv2d, static.nn.deform_conv2d):
+every kernel tap reads x at its grid position moved by a learned offset (and scaled by a
+modulation mask in v2); the layer is nn.layers.deform_conv.DeformConv2D."""
 from __future__ import annotations
 
-import math
 from typing import Any, List, Optional
 
-from ... import nn
-from ...nn.functional.conv_nd import as_ints
-from ...nn.functional.dims import known_dims
-from ...nn.initializer import Normal
 from ...runtime import ops
 from ...runtime.ops.operands import as_tensor
 from ...runtime.registry import apply
+from .conv_nd import as_ints
+from .dims import known_dims
 
-__all__ = ["deform_conv2d", "DeformConv2D"]
+__all__ = ["deform_conv2d"]
 
 
 def _check(x: Any, offset: Any, weight: Any, mask: Any, groups: int,
@@ -69,34 +67,3 @@ def deform_conv2d(x: Any, offset: Any, weight: Any, bias: Any = None, stride: An
     if bias is not None:
         out = out + ops.reshape(as_tensor(bias), [1, -1, 1, 1])
     return out
-
-
-class DeformConv2D(nn.Layer):
-    """deform_conv2d with its weight [out, in / groups, kh, kw] (Paddle's default init
-    N(0, sqrt(2 / (in * kh * kw)))) and bias; forward(x, offset, mask=None)."""
-
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
-                 padding: Any = 0, dilation: Any = 1, deformable_groups: int = 1,
-                 groups: int = 1, weight_attr: Any = None, bias_attr: Any = None) -> None:
-        super().__init__()
-        if in_channels % groups or out_channels % groups:
-            raise ValueError(f"DeformConv2D: in_channels ({in_channels}) and out_channels "
-                             f"({out_channels}) must be divisible by groups ({groups})")
-        self._in_channels, self._out_channels = int(in_channels), int(out_channels)
-        self._kernel_size = as_ints(kernel_size, 2, "kernel_size", "DeformConv2D")
-        self._stride, self._padding, self._dilation = stride, padding, dilation
-        self._deformable_groups, self._groups = int(deformable_groups), int(groups)
-        fan_in = self._in_channels * math.prod(self._kernel_size)
-        self.weight = self.create_parameter(
-            [self._out_channels, self._in_channels // groups] + self._kernel_size,
-            attr=weight_attr, default_initializer=Normal(0.0, math.sqrt(2.0 / fan_in)))
-        self.bias = self.create_parameter([self._out_channels], attr=bias_attr, is_bias=True)
-
-    def forward(self, x: Any, offset: Any, mask: Any = None) -> Any:
-        return deform_conv2d(x, offset, self.weight, self.bias, self._stride, self._padding,
-                             self._dilation, self._deformable_groups, self._groups, mask)
-
-    def extra_repr(self) -> str:
-        return (f"{self._in_channels}, {self._out_channels}, kernel_size={self._kernel_size}, "
-                f"stride={self._stride}, padding={self._padding}, "
-                f"deformable_groups={self._deformable_groups}")
