@@ -229,3 +229,12 @@ def test_bad_arguments_name_the_problem():
     with pytest.raises(ValueError, match="offset must have shape"):
         vops.deform_conv2d(x, paddle.zeros([2, 18, 4, 4], "float64"),
                            paddle.zeros([2, 3, 3, 3], "float64"))
+
+
+def test_no_boxes_give_empty_results():
+    x = paddle.randn([2, 4, 5, 5])
+    none, counts = paddle.zeros([0, 4]), paddle.to_tensor([0, 0], "int32")
+    assert vops.roi_align(x, none, counts, 2).shape == [0, 4, 2, 2]
+    assert vops.roi_pool(x, none, counts, (2, 3)).shape == [0, 4, 2, 3]
+    assert vops.psroi_pool(x, none, counts, 1).shape == [0, 4, 1, 1]
+    assert vops.nms(none).shape == [0]

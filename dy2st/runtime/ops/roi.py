@@ -203,8 +203,8 @@ def _pool_windows(boxes: np.ndarray, height: int, width: int, output_size: Seque
     xs, x_ok = axis(b[:, 0], b[:, 2], pw, width)            # [R, pw, Kx]
     flat = ys[:, :, None, :, None] * width + xs[:, None, :, None, :]
     ok = y_ok[:, :, None, :, None] & x_ok[:, None, :, None, :]
-    n = boxes.shape[0]
-    return flat.reshape(n, ph, pw, -1), ok.reshape(n, ph, pw, -1)
+    n, window = boxes.shape[0], ys.shape[2] * xs.shape[2]
+    return flat.reshape(n, ph, pw, window), ok.reshape(n, ph, pw, window)
 
 
 def _pool_infer(x, boxes, boxes_num, output_size, **_):
