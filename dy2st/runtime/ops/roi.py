@@ -83,6 +83,25 @@ def align_matrices(boxes: np.ndarray, height: int, width: int, output_size: Sequ
             _align_axis(b[:, 0], w, pw, width, sampling_ratio))
 
 
+def separable_pool(ay: np.ndarray, img: np.ndarray, ax: np.ndarray) -> np.ndarray:
+    """out[r, c] = ay[r] @ img[c] @ ax[r]^T for rows [R, P, H], an image [C, H, W] and columns
+    [R, Q, W]: one matrix product over every box's rows, then one batched over the boxes."""
+    r, p, h = ay.shape
+    c, _, w = img.shape
+    rows = (ay.reshape(r * p, h) @ img.transpose(1, 0, 2).reshape(h, c * w))   # [R*P, C*W]
+    out = rows.reshape(r, p * c, w) @ ax.transpose(0, 2, 1)                     # [R, P*C, Q]
+    return out.reshape(r, p, c, -1).transpose(0, 2, 1, 3)
+
+
+def separable_pool_grad(ay: np.ndarray, g: np.ndarray, ax: np.ndarray) -> np.ndarray:
+    """The adjoint of separable_pool in the image: sum over boxes of ay[r]^T @ g[r, c] @ ax[r]."""
+    r, p, h = ay.shape
+    c = g.shape[1]
+    cols = g.transpose(0, 2, 1, 3).reshape(r, p * c, -1) @ ax                  # [R, P*C, W]
+    img = ay.reshape(r * p, h).T @ cols.reshape(r * p, -1)                      # [H, C*W]
+    return img.reshape(h, c, -1).transpose(1, 0, 2)
+
+
 def _per_image(batch: np.ndarray, n_images: int):
     for i in range(n_images):
         rows = np.nonzero(batch == i)[0]
@@ -106,7 +125,7 @@ def _roi_align_kernel(x, boxes, boxes_num, output_size, spatial_scale, sampling_
                             sampling_ratio, aligned)
     out = np.zeros((boxes.shape[0], x.shape[1]) + tuple(output_size))
     for i, rows in _per_image(batch, x.shape[0]):
-        out[rows] = np.einsum("rph,chw,rqw->rcpq", ay[rows], x[i], ax[rows], optimize=True)
+        out[rows] = separable_pool(ay[rows], x[i], ax[rows])
     return out.astype(x.dtype, copy=False)
 
 
@@ -119,7 +138,7 @@ def _roi_align_grad_kernel(g, x, boxes, boxes_num, output_size, spatial_scale, s
                             sampling_ratio, aligned)
     dx = np.zeros(x.shape)
     for i, rows in _per_image(batch, x.shape[0]):
-        dx[i] = np.einsum("rph,rcpq,rqw->chw", ay[rows], g[rows], ax[rows], optimize=True)
+        dx[i] = separable_pool_grad(ay[rows], g[rows].astype(np.float64), ax[rows])
     return dx.astype(g.dtype, copy=False)
 
 
@@ -166,7 +185,9 @@ def _psroi_pool_kernel(x, boxes, boxes_num, output_size, spatial_scale):
     out = np.zeros((boxes.shape[0], c_out, ph, pw))
     for i, rows in _per_image(batch, x.shape[0]):
         xi = x[i].reshape(c_out, ph, pw, x.shape[2], x.shape[3])
-        out[rows] = np.einsum("rph,cpqhw,rqw->rcpq", ay[rows], xi, ax[rows], optimize=True)
+        for q in range(pw):       # column q of every bin: one matmul, then the rows' sums
+            cols = xi[:, :, q] @ ax[rows, q, :].T                           # [C, P, H, R]
+            out[rows, :, :, q] = np.einsum("cphr,rph->rcp", cols, ay[rows])
     return out.astype(x.dtype, copy=False)
 
 
@@ -179,7 +200,9 @@ def _psroi_pool_grad_kernel(g, x, boxes, boxes_num, output_size, spatial_scale):
     c_out = x.shape[1] // (ph * pw)
     dx = np.zeros((x.shape[0], c_out, ph, pw, x.shape[2], x.shape[3]))
     for i, rows in _per_image(batch, x.shape[0]):
-        dx[i] = np.einsum("rph,rcpq,rqw->cpqhw", ay[rows], g[rows], ax[rows], optimize=True)
+        for q in range(pw):
+            spread = np.einsum("rph,rcp->cphr", ay[rows], g[rows, :, :, q].astype(np.float64))
+            dx[i, :, :, q] = spread @ ax[rows, q, :]                         # [C, P, H, W]
     return dx.reshape(x.shape).astype(g.dtype, copy=False)
 
 
