@@ -14,7 +14,7 @@ from .autograd import (enable_grad, grad, is_grad_enabled, no_grad,  # noqa: E40
                        set_grad_enabled)
 from . import linalg  # noqa: E402
 
-__version__ = "0.1.0"
+from .runtime.version import __version__  # noqa: E402
 
 dtype = DType
 

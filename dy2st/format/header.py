@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..runtime.version import __version__
 from .errors import _fail
 
 FORMAT_NAME = "dy2st.model"
@@ -12,8 +13,7 @@ FORMAT_VERSION = 2
 
 
 def _dy2st_version() -> str:
-    import dy2st
-    return str(getattr(dy2st, "__version__", "unknown"))
+    return __version__
 
 
 def check_header(doc: Any, where: str) -> int:

@@ -27,6 +27,7 @@ from ..format.opener import read_regular_file
 from ..runtime.dtype import DTYPES
 from ..runtime.program import Variable
 from ..runtime.tensor import Tensor
+from ..runtime.version import __version__
 
 __all__ = ["save", "load"]
 
@@ -97,9 +98,8 @@ class _Encoder:
 def _archive(obj: Any) -> bytes:
     enc = _Encoder()
     tree = enc.encode(obj, "the object")
-    import dy2st
     doc = {"format": FORMAT_NAME, "format_version": FORMAT_VERSION,
-           "dy2st_version": str(getattr(dy2st, "__version__", "unknown")), "tree": tree}
+           "dy2st_version": __version__, "tree": tree}
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as zf:
         zf.writestr(_STRUCTURE, json.dumps(doc, allow_nan=False))

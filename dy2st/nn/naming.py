@@ -7,12 +7,7 @@ from __future__ import annotations
 
 import re
 
-from ..utils.unique_name import current_generator
-
-
-def generate(prefix: str) -> str:
-    """The next unused name `prefix_N` for this prefix."""
-    return current_generator()(prefix)
+from ..runtime.unique_name import current_generator, generate  # noqa: F401 - nn's own name
 
 
 def reset_name_counters() -> None:

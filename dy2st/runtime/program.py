@@ -178,11 +178,12 @@ class EscapedTensorError(ValueError):
 
 
 def _numpy_message(name: str, var: "Variable") -> str:
-    import dy2st
+    # ops imports this module: the public op functions are looked up when the error is raised
+    from . import ops
     alias = {"absolute": "abs", "negative": "neg", "true_divide": "divide", "power": "pow",
              "arcsin": "asin", "arccos": "acos", "arctan": "atan", "concatenate": "concat",
              "invert": "bitwise_not", "amax": "max", "amin": "min"}.get(name, name)
-    hint = (f"; use dy2st.{alias}(...) (paddle.{alias}) instead" if hasattr(dy2st, alias)
+    hint = (f"; use dy2st.{alias}(...) (paddle.{alias}) instead" if hasattr(ops, alias)
             else "; express it with dy2st ops")
     return (f"numpy.{name}() was applied to the symbolic tensor {var.name}, whose value is only "
             f"known when the program runs{hint}")

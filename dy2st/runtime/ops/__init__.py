@@ -60,7 +60,8 @@ __all__ = [_n for _n, _v in list(globals().items())
 from . import grad_kernels  # noqa: E402,F401 - ops only gradient rules use
 from .compat_names import (argwhere, broadcast_shapes, cat, concatenate, eq, ge, ger, gt, le,  # noqa: E402
                            logspace, lt, matrix_transpose, msort, ne, rand_like, randn_like, range,
-                           softmax, swapaxes, swapdims, take_along_dim)
+                           swapaxes, swapdims, take_along_dim)
+from .softmax import softmax  # noqa: E402
 from .products_distances import (addmm, baddbmm, block_diag, cartesian_prod, cdist,  # noqa: E402
                                  combinations, dist, pdist, renorm, vecdot)
 from .scatter_views import (crop, diagonal_scatter, index_fill, mode, scatter_add,  # noqa: E402

@@ -1,6 +1,6 @@
 """Paddle's other spellings of existing ops (many added for PyTorch-style code): cat,
 concatenate, gt / ge / lt / le / eq / ne, swapaxes / swapdims, matrix_transpose, msort, ger,
-argwhere, take_along_dim, softmax, range (end included), logspace, rand_like, randn_like."""
+argwhere, take_along_dim, range (end included), logspace, rand_like, randn_like."""
 from __future__ import annotations
 
 import builtins
@@ -109,12 +109,6 @@ def take_along_dim(arr: Any, indices: Any, axis: Optional[int] = None, broadcast
     if axis is None:
         return take_along_axis(flatten(as_tensor(arr)), flatten(as_tensor(indices)), 0)
     return take_along_axis(arr, indices, axis, broadcast)
-
-
-def softmax(x: Any, axis: int = -1, dtype: Any = None, name: Optional[str] = None) -> Any:
-    """exp(x) / sum(exp(x)) along axis (nn.functional.softmax)."""
-    from ...nn.functional.activation import softmax as _softmax
-    return _softmax(x, axis, dtype)
 
 
 def range(start: Any = 0, end: Any = None, step: Any = 1, dtype: Any = None,
