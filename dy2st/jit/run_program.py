@@ -26,8 +26,21 @@ from ..runtime.pytree import flatten, unflatten
 from ..runtime.persistable import store
 from ..runtime.program_clone import clone_program
 from ..runtime.tensor import Tensor
+from ..format.input_spec import InputSpec
 from .errors import raise_run_error
 from .program_replay import JointProgram, random_outputs, replay, snapshot
+
+
+def is_input(x: Any) -> bool:
+    """A leaf of a call's arguments that feeds the program (the rest are Python values)."""
+    return isinstance(x, (Tensor, np.ndarray, InputSpec))
+
+
+def wrap_output(value: Any) -> Any:
+    """A returned tensor array (a Python list when run) comes back as a list of Tensors."""
+    if isinstance(value, list):
+        return [Tensor(np.asarray(v)) for v in value]
+    return Tensor(value if type(value) is np.ndarray else np.asarray(value))
 
 
 class EntryGrad:
@@ -75,9 +88,8 @@ def _input_tensors(entry: Any, args: Tuple, kwargs: Dict) -> List[Any]:
     """The call's tensor inputs, in feed order (numpy arrays stand for constants)."""
     if entry.flat_positions is not None and not kwargs:
         return [args[i] for i in entry.flat_positions]
-    from .static_function import _is_input
-    leaves, _ = flatten((args, kwargs), is_leaf=_is_input)
-    return [x for x in leaves if _is_input(x)]
+    leaves, _ = flatten((args, kwargs), is_leaf=is_input)
+    return [x for x in leaves if is_input(x)]
 
 
 def _needs(t: Any) -> bool:
@@ -200,7 +212,6 @@ def _run(compiled: Any, feeds: List[Any]) -> List[Any]:
 def call_with_grad(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict,
                    feeds: List[Any]) -> Any:
     """Run the entry's training forward and record one tape node for its outputs."""
-    from .static_function import _wrap_output
     grad_state = _grad_state(entry)
     inputs = _input_tensors(entry, args, kwargs)
     tensors = [t if isinstance(t, Tensor) else Tensor(np.asarray(t)) for t in inputs]
@@ -222,7 +233,7 @@ def call_with_grad(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict,
     values, results = [], []
     for kind, v in concrete.output_leaves:
         if kind == "var":
-            t = _wrap_output(outs[v])
+            t = wrap_output(outs[v])
             values.append(t)
             if isinstance(t, Tensor):
                 results.append((v, t))

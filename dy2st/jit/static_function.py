@@ -28,6 +28,7 @@ from ..format.input_spec import InputSpec
 from ..format.concrete import ConcreteProgram
 from . import auto_dynamic, auto_numbers, cache_limit
 from . import run_program
+from .run_program import is_input, wrap_output
 from .options import TO_STATIC_KEYWORDS, options
 from .errors import ConversionError, raise_in_user_code, raise_run_error
 from .keywords import check_keywords
@@ -52,10 +53,6 @@ class TracedProgram(NamedTuple):
     identity: Any = None        # graph_break.identity.Identity (regions of a broken function)
     python_leaves: Tuple[int, ...] = ()     # result leaves that eager code has as numbers
     numbers: Any = None     # (argument numbers, sources) made inputs: auto_numbers.make_feeds
-
-
-def _is_input(x: Any) -> bool:
-    return isinstance(x, (Tensor, np.ndarray, InputSpec))
 
 
 class CacheEntry:
@@ -94,15 +91,15 @@ class CacheEntry:
                 a = args[i]
                 out.append(a._value if type(a) is Tensor else _array(a))
             return out
-        leaves, _ = flatten((args, kwargs), is_leaf=_is_input)
-        return [_array(x) for x in leaves if _is_input(x)]
+        leaves, _ = flatten((args, kwargs), is_leaf=is_input)
+        return [_array(x) for x in leaves if is_input(x)]
 
     def build(self, outs: List[Any]) -> Any:
         if self.single:
             return Tensor(outs[0])
         values = []
         for kind, v in self.concrete.output_leaves:
-            values.append(_wrap_output(outs[v]) if kind == "var" else v)
+            values.append(wrap_output(outs[v]) if kind == "var" else v)
         return unflatten(self.concrete.output_tree, values)
 
 
@@ -131,13 +128,6 @@ def _layer_class_for(obj: Any) -> type:
     if layer_module is not None and isinstance(obj, layer_module.Layer):
         return layer_module.Layer
     return _NotALayer
-
-
-def _wrap_output(value: Any) -> Any:
-    """A returned tensor array (a Python list when run) comes back as a list of Tensors."""
-    if isinstance(value, list):
-        return [Tensor(np.asarray(v)) for v in value]
-    return Tensor(value if type(value) is np.ndarray else np.asarray(value))
 
 
 def _array(x: Any) -> np.ndarray:
@@ -372,7 +362,7 @@ class StaticFunction:
         plan, self._number_plan = self._number_plan, None
         args, made = auto_numbers.trace_args(plan, args)
         program = Program()
-        leaves, in_tree = flatten((args, kwargs), is_leaf=_is_input)
+        leaves, in_tree = flatten((args, kwargs), is_leaf=is_input)
         arg_names = self._arg_names(len(args))
         specs = self._input_spec or []
         inputs: List[InputSpec] = []
@@ -385,7 +375,7 @@ class StaticFunction:
         identity = None
         with program_guard(program):
             for leaf in leaves:
-                if not _is_input(leaf):
+                if not is_input(leaf):
                     sym_leaves.append(leaf)
                     continue
                 arg_index = next(pos_iter, None)
@@ -551,11 +541,11 @@ def _flat_positions(args: Tuple, kwargs: Dict) -> Optional[List[int]]:
         return None
     positions = []
     for i, a in enumerate(args):
-        if _is_input(a):
+        if is_input(a):
             positions.append(i)
         elif type(a) in (list, tuple, dict):
-            inner, _ = flatten(a, is_leaf=_is_input)
-            if any(_is_input(x) for x in inner):
+            inner, _ = flatten(a, is_leaf=is_input)
+            if any(is_input(x) for x in inner):
                 return None
     return positions
 
@@ -592,7 +582,7 @@ def _nested_inputs(args: Tuple, arg_names: List[str], specs: Sequence[Any]) -> L
     out: List[Tuple] = []
 
     def walk(value: Any, spec: Any, name: str) -> None:
-        if _is_input(value):
+        if is_input(value):
             out.append((name, spec))
         elif type(value) in (list, tuple):
             seq = spec if type(spec) in (list, tuple) and len(spec) == len(value) else ()
@@ -615,12 +605,12 @@ def _input_structure(args: Tuple, kwargs: Dict, arg_names: List[str], leaves: Li
     (argument names, the structure of the positional arguments, per leaf ("var", input index)
     or ("const", Python value)); None when every tensor is an argument of its own."""
     if kwargs or not any(type(a) in (list, tuple, dict) and any(
-            _is_input(x) for x in flatten(a, is_leaf=_is_input)[0]) for a in args):
+            is_input(x) for x in flatten(a, is_leaf=is_input)[0]) for a in args):
         return None
     n_input = 0
     described = []
     for leaf in leaves:
-        if _is_input(leaf):
+        if is_input(leaf):
             described.append(("var", n_input))
             n_input += 1
         else:

@@ -28,6 +28,7 @@ def export(layer: Any, path: str, input_spec: Optional[Sequence[Any]] = None,
     if not isinstance(path, str) or not path:
         raise ValueError("onnx.export needs a non-empty path prefix")
     concrete, name = concrete_of(layer, input_spec, **configs)
+    # the lowering table (every op family) loads on the first export, not with paddle.onnx
     from .model import build_model
     model = build_model(concrete, opset, onnx, doc=f"{name}, exported by dy2st")
     write_checked(onnx, model, path + ".onnx")

@@ -7,7 +7,7 @@ from typing import Any, Dict, List, Optional
 import numpy as np
 
 from ..format.concrete import ConcreteProgram
-from . import table
+from . import lowerings  # noqa: F401 - fills the lowering table
 from .builder import Builder, Value
 
 
@@ -33,7 +33,6 @@ def symbolic_dims(concrete: ConcreteProgram) -> List[List[Any]]:
 def build_model(concrete: ConcreteProgram, opset: int, onnx: Any,
                 doc: Optional[str] = None) -> Any:
     """The ONNX model of `concrete` (not yet checked)."""
-    table.load_table()
     program = concrete.program
     g = program.global_block()
     b = Builder(program, opset, onnx)

@@ -9,6 +9,7 @@ import numpy as np
 
 from .builder import OpContext
 from .ops_reduce import reduce
+from .ops_stats import vector_norm
 from .table import lowers, not_exportable
 
 
@@ -205,12 +206,11 @@ def pad(cx: OpContext) -> List[str]:
 
 @lowers("normalize")
 def normalize(cx: OpContext) -> List[str]:
-    from .ops_stats import _vector_norm
     d = cx.out_dtype
     x = cx.input_as(0, d)
     p = cx.attrs["p"]
     p = "inf" if p == float("inf") else p
-    size = _vector_norm(cx, x, p, [int(cx.attrs["axis"])], d)
+    size = vector_norm(cx, x, p, [int(cx.attrs["axis"])], d)
     return [cx.node("Div", [x, cx.node("Max", [size, cx.const(cx.attrs["epsilon"], d)])])]
 not_exportable("a loss: losses are computed in training, not in exported inference graphs "
                "(the RNN-T lattice recursion and its gradient kernel)",

@@ -60,13 +60,13 @@ def norm(cx: OpContext) -> List[str]:
     if axes is None:                                 # the flattened tensor as one vector
         rank = len(cx.in_var(0)._shape)
         flat = cx.node("Reshape", [x, cx.ints([-1])])
-        out = _vector_norm(cx, flat, p, [0], d)
+        out = vector_norm(cx, flat, p, [0], d)
         return [cx.node("Reshape", [out, cx.ints([1] * rank if keep else [])])]
-    out = _vector_norm(cx, x, p, axes, d)
+    out = vector_norm(cx, x, p, axes, d)
     return [_drop_axes(cx, out, axes, keep)]
 
 
-def _vector_norm(cx: OpContext, x: str, p, axes: List[int], d: str) -> str:
+def vector_norm(cx: OpContext, x: str, p, axes: List[int], d: str) -> str:
     """The p-norm over axes, with the axes kept."""
     a = cx.node("Abs", [x])
     if p in (None, "fro", 2, 2.0):

@@ -1,5 +1,6 @@
 """The lowering table: every registered op either has an ONNX lowering or is listed here as not
-exportable, with the reason. The op-family modules fill the table when they are imported."""
+exportable, with the reason. The op-family modules fill the table when they are imported
+(onnx/lowerings.py imports them all)."""
 from __future__ import annotations
 
 from typing import Callable, Dict, NamedTuple
@@ -38,18 +39,3 @@ def not_exportable(reason: str, *names: str) -> None:
             raise ValueError(f"op {name!r} is listed twice in the ONNX table")
         NOT_EXPORTABLE[name] = reason
 
-
-def load_table() -> None:
-    """Import every op-family module (each registers its lowerings on import)."""
-    from . import (ops_array, ops_control, ops_creation, ops_index, ops_linalg,  # noqa: F401
-                   ops_gather, ops_math, ops_nn, ops_reduce, ops_shape, ops_side_effects,
-                   ops_grad, ops_sorting, ops_stats)
-    from . import ops_conv  # noqa: F401
-    from . import ops_activation  # noqa: F401
-    from . import ops_training  # noqa: F401
-    from . import ops_pool  # noqa: F401
-    from . import ops_special  # noqa: F401
-    from . import ops_resample  # noqa: F401
-    # the complex and FFT ops' refusals register on import, when the table is first needed
-    from . import ops_complex  # noqa: F401
-    from . import ops_detection  # noqa: F401 - registers the vision ops on import

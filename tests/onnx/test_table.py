@@ -3,7 +3,7 @@
 import importlib
 
 import dy2st  # noqa: F401 - registers the runtime ops
-from dy2st.onnx import table
+from dy2st.onnx import lowerings, table  # noqa: F401 - lowerings fills the table
 from dy2st.runtime.registry import OPS
 
 
@@ -14,7 +14,6 @@ def registry():
 
 
 def test_every_registered_op_is_lowered_or_listed_as_not_exportable():
-    table.load_table()
     ops = registry()
     missing = sorted(ops - set(table.LOWERINGS) - set(table.NOT_EXPORTABLE))
     assert not missing, ("ops with no ONNX lowering that are not listed as not exportable "
@@ -22,7 +21,6 @@ def test_every_registered_op_is_lowered_or_listed_as_not_exportable():
 
 
 def test_the_table_names_real_ops_once_with_reasons():
-    table.load_table()
     ops = registry()
     assert not set(table.LOWERINGS) & set(table.NOT_EXPORTABLE)
     assert sorted(set(table.LOWERINGS) - ops) == []
@@ -32,6 +30,5 @@ def test_the_table_names_real_ops_once_with_reasons():
 
 
 def test_control_flow_and_arrays_are_lowered():
-    table.load_table()
     assert {"cond", "while", "create_array", "array_write", "array_read", "array_length",
             "array_stack", "array_concat"} <= set(table.LOWERINGS)

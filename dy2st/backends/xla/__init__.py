@@ -7,7 +7,7 @@ from typing import Any, Optional, Sequence
 from ...runtime.program import Program
 from ..base import Backend
 from .compile import FALLBACKS, XlaProgram  # noqa: F401
-from .table import LOWERINGS, NOT_LOWERABLE, load_table
+from .lowerings import LOWERINGS, NOT_LOWERABLE
 
 
 class XlaBackend(Backend):
@@ -22,7 +22,6 @@ class XlaBackend(Backend):
         return cached
 
     def unsupported(self, program: Program) -> Optional[str]:
-        load_table()
         for block in program.blocks:
             for op in block.ops:
                 if op.type not in LOWERINGS:

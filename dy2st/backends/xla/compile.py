@@ -23,7 +23,8 @@ from .loader import jax_modules, x64
 from .lower import LowerContext
 from .params import device_value, remember_outputs
 from .spmd import AXIS, OverProcesses
-from .table import NotLowerable, load_table
+from .lowerings import LOWERINGS  # noqa: F401 - every op family registered before lowering
+from .table import NotLowerable
 
 # the retrace / fallback log lines go where to_static's retrace lines go (jit.set_verbosity)
 log = logging.getLogger("dy2st.jit.xla")
@@ -64,7 +65,6 @@ class XlaProgram:
 
     def __init__(self, program: Program, feed_names: Sequence[str],
                  fetch_names: Sequence[str]) -> None:
-        load_table()
         self.program = program
         self.feed_names = list(feed_names)
         self.fetch_names = list(fetch_names)

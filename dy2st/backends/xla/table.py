@@ -1,5 +1,6 @@
 """The XLA lowering table: every registered op has a jax lowering or is listed as not lowerable,
-with the reason. The op-family modules fill the table when they are imported."""
+with the reason. The op-family modules fill the table when they are imported (xla/lowerings.py
+imports them all)."""
 from __future__ import annotations
 
 from typing import Callable, Dict, Optional
@@ -40,20 +41,3 @@ def not_lowerable(reason: str, *names: str) -> None:
             raise ValueError(f"op {name!r} is listed twice in the XLA table")
         NOT_LOWERABLE[name] = reason
 
-
-_loaded = False
-
-
-def load_table() -> None:
-    """Import every op-family module (each registers its lowerings on import)."""
-    global _loaded
-    if _loaded:
-        return
-    # the families import jax: loaded when the first program compiles, never by `import dy2st`
-    from . import (ops_array, ops_collective, ops_control, ops_conv, ops_creation,  # noqa: F401
-                   ops_grad, ops_host,
-                   ops_index, ops_linalg, ops_math, ops_nn, ops_random, ops_reduce, ops_shape)
-    # the complex and FFT lowerings register on import, when the table is first needed
-    from . import ops_complex, ops_fft  # noqa: F401
-    from . import ops_detection  # noqa: F401 - registers the vision ops on import
-    _loaded = True

@@ -7,6 +7,7 @@ from typing import Any
 from ...runtime import state as _state
 from ..options import options
 from ..static_function import StaticFunction
+from .refusal import known_breaks, refuse_breaks
 
 
 class BrokenStaticFunction(StaticFunction):
@@ -24,8 +25,7 @@ class BrokenStaticFunction(StaticFunction):
 
     @property
     def concrete_program(self) -> Any:
-        from .save_check import refuse_save
-        refuse_save(self, action="its Program")
+        refuse_breaks(self, known_breaks(self), action="its Program")
         return StaticFunction.concrete_program.fget(self)
 
     def __repr__(self) -> str:

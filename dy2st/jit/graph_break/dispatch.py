@@ -12,11 +12,13 @@ import numpy as np
 
 from ..errors import SourceUnavailableError, raise_in_user_code
 from ..logger import log
+from ..static_function import StaticFunction
+from .broken import mark_broken
 from . import identity
 from .outline import REGIONS, Outline, Region, build, locate, set_cell, unfeed
 from .reasons import GraphBreakInfo, break_origin, classify, value_hint
 from .output_kinds import RegionCall, output_kinds, remember_kinds
-from .miss import Result, on_miss, state_of  # noqa: F401 - entry points kept here too
+from .result import Result, state_of
 
 
 _warned_codes: Set[Any] = set()     # code objects already warned about (once each)
@@ -131,7 +133,6 @@ class BreakState:
             raise_in_user_code(e)
 
     def _rebuild(self) -> None:
-        from ..static_function import StaticFunction
         sf = self.sf
         fdef = self.parsed[0]
         outline, steps = build(fdef, self.parsed, self.islands | self.inlined, self.opened,
@@ -280,7 +281,7 @@ def break_on_effects(sf: Any, effects: List[Tuple[int, int, str]], args: Tuple,
     for _index, line, reason in effects:
         state.record_static(line, reason)
     sf._gb = state
-    _mark_broken(sf)
+    mark_broken(sf)
     return Result(state.run(args, kwargs))
 
 
@@ -291,13 +292,8 @@ def break_on_error(sf: Any, args: Tuple, kwargs: Dict, error: BaseException) -> 
     state = BreakState(sf)
     state.record(error)
     sf._gb = state
-    _mark_broken(sf)
-    return Result(value)
-
-
-def _mark_broken(sf: Any) -> None:
-    from .broken import mark_broken
     mark_broken(sf)
+    return Result(value)
 
 
 def graph_breaks(sf: Any) -> List[GraphBreakInfo]:

@@ -7,7 +7,7 @@ import types
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, List
 
-from .miss import state_of
+from .result import state_of
 
 if TYPE_CHECKING:
     from .reasons import GraphBreakInfo

@@ -4,20 +4,8 @@ from __future__ import annotations
 
 from typing import Any, Dict, Tuple
 
+from .result import Result, state_of
 from .side_effects import side_effect_islands
-
-
-class Result:
-    """The value of a call that did not go through a cache entry."""
-    __slots__ = ("value",)
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-
-def state_of(sf: Any) -> Any:
-    """The BreakState (dispatch.py) of a StaticFunction that broke, else None."""
-    return sf.__dict__.get("_gb")
 
 
 def on_miss(sf: Any, args: Tuple, kwargs: Dict, key: Any) -> Any:
@@ -30,11 +18,13 @@ def on_miss(sf: Any, args: Tuple, kwargs: Dict, key: Any) -> Any:
         return Result(state.run(args, kwargs))
     effects = side_effect_islands(sf, args, kwargs)
     if effects:
+        # the graph-break machinery loads on the first break (a whole trace never needs it)
         from .dispatch import break_on_effects
         return break_on_effects(sf, effects, args, kwargs)
     try:
         return sf._trace(args, kwargs, key)
     except Exception as e:  # noqa: BLE001 - the function breaks (or fails eagerly too)
         error = e
+    # loaded on the first break, as above
     from .dispatch import break_on_error
     return break_on_error(sf, args, kwargs, error)
