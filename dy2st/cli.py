@@ -18,6 +18,8 @@ import numpy as np
 from . import __version__
 from .format.opener import open_regular_file
 from .runtime.loop_limit import LoopLimitError
+from .runtime.pytree import LEAF, describe
+from .runtime.tensor import Tensor
 
 USER_ERROR = 2
 RUN_FAILED = 1
@@ -29,6 +31,7 @@ class UserError(Exception):
 
 # ----------------------------------------------------------------------------- helpers
 def _specs(texts: Optional[Sequence[str]]) -> List[Any]:
+    # lazy: each command loads only what it runs (the CLI starts fast)
     from .format.spec_text import parse_input_spec
     try:
         return [parse_input_spec(t) for t in texts or []]
@@ -37,13 +40,13 @@ def _specs(texts: Optional[Sequence[str]]) -> List[Any]:
 
 
 def _load(path: str, max_loop_iterations: Optional[int] = None) -> Any:
+    # lazy: each command loads only what it runs (the CLI starts fast)
     from .jit.load import load
     return load(path, max_loop_iterations=max_loop_iterations)
 
 
 def _leaf_paths(tree: Any, prefix: str = "out") -> Iterator[str]:
     """Dotted names of the leaves of a runtime.pytree structure, in leaf order."""
-    from .runtime.pytree import LEAF
     if tree is LEAF:
         yield prefix
         return
@@ -73,9 +76,9 @@ def _type_text(var: Any) -> str:
 
 # ----------------------------------------------------------------------------- inspect
 def cmd_inspect(args: argparse.Namespace) -> int:
+    # lazy: each command loads only what it runs (the CLI starts fast)
     from .format import read_model
-    from .jit.translated_layer import spec_text
-    from .runtime.pytree import describe
+    from .jit.translated_layer import spec_text  # lazy, as the line above
     model = read_model(args.path)
     c = model.concrete
     program = c.program
@@ -207,7 +210,6 @@ def _bound_text(e: BaseException) -> str:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from .runtime.tensor import Tensor
     if args.output and not os.path.isdir(os.path.dirname(args.output) or "."):
         raise UserError(f"{args.output}: the directory {os.path.dirname(args.output)!r} does "
                         "not exist")
@@ -224,6 +226,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             positional.append(arr)
         else:
             named[name] = arr
+    # lazy: each command loads only what it runs (the CLI starts fast)
     from .jit.translated_layer import InputMismatchError
     try:
         with _time_limit(args.timeout):
@@ -322,6 +325,7 @@ def _exportable(obj: Any, qualname: str, init: Optional[str] = None,
                 params: Optional[str] = None) -> Any:
     """The Layer or function to convert: a Layer class is built with the --init keyword
     arguments, and a Layer takes the --params state dict (saved with paddle.save)."""
+    # lazy: each command loads only what it runs (the CLI starts fast)
     from .nn import Layer
     kwargs = _init_kwargs(init)
     if isinstance(obj, type):
@@ -372,6 +376,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     obj = _exportable(import_object(args.target), args.target.rpartition(":")[2], args.init,
                       args.params)
     try:
+        # lazy: each command loads only what it runs (the CLI starts fast)
         from .jit import save
     except ImportError:
         raise UserError("dy2st.jit.save is not available in this dy2st") from None
@@ -388,6 +393,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_export_onnx(args: argparse.Namespace) -> int:
     """`export TARGET --format onnx`: TARGET is FILE.py:QUALNAME (converted with --input-spec)
     or a jit.save'd MODEL.json (its saved specs; no source needed); writes OUTPUT.onnx."""
+    # lazy: each command loads only what it runs (the CLI starts fast)
     from .onnx import OnnxMissingError, export
     from_model = args.target.endswith(".json") and ":" not in args.target
     if from_model:
@@ -416,6 +422,7 @@ def cmd_export_onnx(args: argparse.Namespace) -> int:
 def cmd_dump(args: argparse.Namespace) -> int:
     specs = _specs(args.input_spec)
     try:
+        # lazy: each command loads only what it runs (the CLI starts fast)
         from .jit.dump import DumpError, dump
     except ModuleNotFoundError as e:
         if e.name != "dy2st.jit.dump":
@@ -423,6 +430,7 @@ def cmd_dump(args: argparse.Namespace) -> int:
         raise UserError("dy2st dump is not available in this dy2st") from None
     try:
         if getattr(args, "explain", False):
+            # lazy: each command loads only what it runs (the CLI starts fast)
             from .jit.graph_break.dump_explain import explain_text
             text = explain_text(args.target, specs, _init_kwargs(args.init))
         else:
@@ -568,6 +576,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return USER_ERROR
     if not hasattr(args, "traceback"):
         args.traceback = False
+    # lazy: each command loads only what it runs (the CLI starts fast)
     from .format import ModelFormatError
     try:
         return args.func(args)

@@ -24,8 +24,6 @@ ALLOWED: Dict[str, Tuple[int, str]] = {
         670, "Paddle's 20 learning-rate schedulers, one public class each, as paddle.optimizer.lr"),
     "dy2st/jit/static_function.py": (
         760, "StaticFunction, its cache entry and guards; the guards to move to jit/guards.py"),
-    "dy2st/jst/namespace.py": (
-        625, "the _jst namespace: IfElse and While to move to jst/branches.py, jst/loops.py"),
     "tools/fuzz.py": (
         800, "the differential fuzzer: generator, runner and minimizer in one script"),
 }

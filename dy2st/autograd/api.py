@@ -13,6 +13,9 @@ from ..runtime.tensor import Tensor
 from .backward_hooks import run_after_backward
 from .engine import GradientError, _as_grad, _ones_like, run_backward
 from .tape import adopt, check_inplace, needs_tape
+from ..runtime.ops import indexing
+from ..runtime import ops
+from ..runtime.tensor_methods import INPLACE
 
 Tensors = Union[Tensor, Sequence[Tensor]]
 
@@ -50,6 +53,7 @@ def backward(tensors: Tensors, grad_tensors: Any = None, retain_graph: bool = Fa
     `grad_tensors`, ones where None)."""
     outputs = _as_list(tensors)
     if outputs and isinstance(outputs[0], Variable):
+        # lazy: keeps autograd.static_api out of `import dy2st` (loaded on first use)
         from .static_api import traced_backward
         traced_backward(outputs, grad_tensors)
         run_after_backward()
@@ -69,6 +73,7 @@ def grad(outputs: Tensors, inputs: Tensors, grad_outputs: Any = None,
     can be differentiated again."""
     outs, ins = _as_list(outputs), _as_list(inputs)
     if outs and isinstance(outs[0], Variable):
+        # lazy: keeps autograd.static_api out of `import dy2st` (loaded on first use)
         from .static_api import gradients
         return gradients(outs, ins, grad_outputs)
     if no_grad_vars:
@@ -103,6 +108,7 @@ def _tensor_backward(self: Tensor, grad_tensor: Any = None, retain_graph: bool =
 
 def _get_grad(self: Tensor) -> Optional[Tensor]:
     if _state.blocks:
+        # lazy: keeps autograd.traced out of `import dy2st` (loaded on first use)
         from .traced import traced_grad
         return traced_grad(self)
     return getattr(self, "_grad", None)
@@ -173,7 +179,6 @@ def _tracked_setitem(original: Callable) -> Callable:
                 or not needs_tape(self, value):
             return original(self, index, value)
         check_inplace(self, "x[index] = value")
-        from ..runtime.ops import indexing
         adopt(self, indexing.setitem(self, index, value))
     return setitem
 
@@ -191,7 +196,6 @@ def _tracked_inplace(name: str, original: Callable, fn: Callable) -> Callable:
 
 def _inplace_ops() -> Dict[str, Callable]:
     """The eager in-place methods and the out-of-place ops they apply."""
-    from ..runtime import ops
     return {"add_": ops.add, "subtract_": ops.subtract, "multiply_": ops.multiply,
             "scale_": ops.scale, "clip_": ops.clip, "unsqueeze_": ops.unsqueeze,
             "squeeze_": ops.squeeze, "reshape_": lambda x, *a, **k: x.reshape(*a, **k),
@@ -199,7 +203,6 @@ def _inplace_ops() -> Dict[str, Callable]:
 
 
 def _more_inplace_ops() -> Dict[str, Callable]:
-    from ..runtime.tensor_methods import INPLACE
     return dict(INPLACE)
 
 

@@ -14,6 +14,8 @@ from . import saved_hooks
 from .rules import RULES, GradientError, VjpContext
 from .stale import stand_in
 from .tape import Node
+from .rules.array_rules import add_array_grads
+from ..runtime import ops
 
 
 def _ones_like(t: Tensor) -> Tensor:
@@ -35,10 +37,8 @@ def _add(a: Optional[Tensor], b: Tensor, create_graph: bool) -> Tensor:
     if a is None:
         return b
     if type(a) is list or type(b) is list:      # gradients of a tensor array
-        from .rules.array_rules import add_array_grads
         return add_array_grads(a, b)
     if create_graph:
-        from ..runtime import ops
         return ops.add(a, b)
     return Tensor(a._value + b._value)
 
@@ -225,7 +225,6 @@ def _checked(node: Node, i: int, g: Any) -> Tensor:
         raise GradientError(f"the gradient rule of {node.op_type} gave input {i} a gradient of "
                             f"shape {list(g._value.shape)} for a tensor of shape {x.shape}")
     if g._value.dtype != x._value.dtype:
-        from ..runtime import ops
         g = ops.cast(g, x.dtype)
     return g
 

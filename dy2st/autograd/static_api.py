@@ -94,5 +94,6 @@ class _building:
 def traced_backward(outputs: List[Variable], grad_tensors: Any) -> None:
     """`loss.backward()` while to_static traces: the gradients of every trainable parameter
     the trace reads become symbolic values that `p.grad` and optimizers use."""
+    # circle: autograd.traced imports this module at import time
     from .traced import traced_backward as impl
     impl(outputs, grad_tensors)

@@ -107,6 +107,7 @@ def accumulate(grads: Dict[str, Any], name: str, g: Any) -> None:
 def backprop(scope: Any, fwd_ops: Sequence[Operator], grads: Dict[str, Any], req: Set[str]) -> None:
     """Append, in scope.grad (the current block), the gradient ops of fwd_ops in reverse order;
     `grads` maps forward names to their gradient Variables and is updated in place."""
+    # circle: autograd.control_flow_grad imports this module at import time
     from .control_flow_grad import cond_grad, while_grad
     program = scope.fwd.program
     for op in reversed(fwd_ops):

@@ -6,19 +6,19 @@ import contextlib
 from typing import Any, Iterator, Optional
 
 from ..runtime import state
+from ..runtime.ops import to_tensor
+from ..static.mode import disable_static, enable_static
 
 
 def to_variable(value: Any, name: Optional[str] = None, zero_copy: Any = None,
                 dtype: Any = None) -> Any:
     """A tensor holding `value` (a numpy array, a Python scalar or list, or a tensor)."""
-    from ..runtime.ops import to_tensor
     return to_tensor(value, dtype=dtype)
 
 
 @contextlib.contextmanager
 def guard(place: Any = None) -> Iterator[None]:
     """Run the body eagerly; static mode (enable_static) is restored afterwards."""
-    from ..static.mode import disable_static, enable_static
     was_static = state._state.static_program is not None
     if was_static:
         disable_static()

@@ -17,6 +17,7 @@ from .errors import _fail
 from .fields import _dtype, _get, _int_list, _name
 from .header import _dy2st_version
 from .validate import _check_block, check_names, check_var_sizes
+from ..runtime.registry import OPS
 
 
 def _fits(arr: np.ndarray, var: Variable) -> bool:
@@ -53,7 +54,6 @@ def _build_block(program: Program, doc: Any, idx: int, where: str) -> Block:
 
 
 def _build_op(od: Any, where: str) -> Operator:
-    from ..runtime.registry import OPS
     type_ = _get(od, "type", str, where)
     if type_ not in OPS:
         raise _fail(where, f"unknown op type {type_[:80]!r}: this dy2st ({_dy2st_version()}) has no "

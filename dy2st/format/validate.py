@@ -13,6 +13,7 @@ from ..runtime.program import Block, Operator, Program
 from .attr_schema import check_attrs
 from .errors import _fail
 from .fields import MAX_ELEMENTS
+from ..runtime.registry import OPS
 
 CONTROL_FLOW_ATTRS = {"cond": ("true_block", "false_block"), "while": ("cond_block", "body_block")}
 
@@ -40,7 +41,6 @@ def check_names(program: Program, where: str) -> None:
 
 def _check_block(program: Program, block: Block, owner: Dict[int, int], where: str) -> None:
     """Every name is declared, defined before use, and control flow fits its sub-blocks."""
-    from ..runtime.registry import OPS
     defined = set(block.params)
     if block.idx == 0:
         defined |= set(program.feed_names) | set(program.persistables)

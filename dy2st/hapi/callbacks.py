@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional, Sequence
 import numpy as np
 
 from .progressbar import ProgressBar
+from ..optimizer.lr import LRScheduler as Scheduler
 
 __all__ = ["Callback", "ProgBarLogger", "ModelCheckpoint", "EarlyStopping", "LRScheduler",
            "ReduceLROnPlateau", "CallbackList", "config_callbacks"]
@@ -232,7 +233,6 @@ class LRScheduler(Callback):
         self.by_epoch = by_epoch
 
     def _step(self) -> None:
-        from ..optimizer.lr import LRScheduler as Scheduler
         optimizer = getattr(self.model, "_optimizer", None)
         scheduler = getattr(optimizer, "_learning_rate", None)
         if isinstance(scheduler, Scheduler):

@@ -9,6 +9,8 @@ import numpy as np
 
 from ..autograd import no_grad
 from ..runtime import ops
+from .. import nn
+from ..nn.layer import Layer
 
 
 def _numel(t: Any) -> int:
@@ -50,7 +52,6 @@ def count_zero_ops(m: Any, x: Any, y: Any) -> int:
 
 def default_rules() -> Dict[type, Callable[[Any, Any, Any], int]]:
     """Paddle's table: layer type -> counting function (others count zero)."""
-    from .. import nn
     rules: Dict[type, Callable[[Any, Any, Any], int]] = {}
     for name in ("Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose",
                  "Conv3DTranspose"):
@@ -153,7 +154,6 @@ def flops(net: Any, input_size: List[int], custom_ops: Optional[Dict[type, Calla
     """FLOPs of net on one standard-normal input of shape input_size (Paddle's counting:
     conv, linear, batch norm, average pooling, leaky relu; other layers count zero).
     custom_ops maps a Layer type to `fn(layer, inputs, output) -> int`."""
-    from ..nn.layer import Layer
     if not isinstance(net, Layer):
         warnings.warn("Your model must be an instance of paddle.nn.Layer or "
                       "paddle.static.Program.")

@@ -21,6 +21,7 @@ from . import steps
 from .callbacks import EarlyStopping, config_callbacks
 from .sampler import EpochShuffleSampler
 from .summary import summary as summary_table
+from ..jit import save as jit_save
 
 
 def to_list(value: Any) -> List[Any]:
@@ -353,7 +354,6 @@ class Model:
                 save_file(state, path + ".pdopt")
 
     def _save_inference_model(self, path: str) -> None:
-        from ..jit import save as jit_save
         specs = self._inputs
         if specs is None:
             if self._input_info is None:

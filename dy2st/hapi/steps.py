@@ -7,6 +7,7 @@ from typing import Any, List, Tuple
 
 from ..autograd import no_grad
 from ..runtime import ops
+from ..jit import to_static
 
 
 def _as_list(value: Any) -> List[Any]:
@@ -53,7 +54,6 @@ class StepRunner:
     """The converted steps of one Model (each a StaticFunction caching its Programs)."""
 
     def __init__(self) -> None:
-        from ..jit import to_static
         self._train = to_static(train_step, full_graph=True)
         self._eval = to_static(forward_and_loss, full_graph=True)
         self._predict = to_static(forward, full_graph=True)

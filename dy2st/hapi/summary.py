@@ -11,6 +11,7 @@ import numpy as np
 from ..autograd import no_grad
 from ..runtime import ops
 from ..format.input_spec import InputSpec
+from ..nn import LayerList, Sequential
 
 
 def _all_numbers(items: Any) -> bool:
@@ -87,7 +88,6 @@ def _random_input(shape: Any, dtype: Any) -> Any:
 
 def _collect(net: Any, shapes: List[Any], dtypes: List[Any], input: Any) -> "collections.OrderedDict":
     """Per hooked layer (in call order): input/output shapes and parameter counts."""
-    from ..nn import LayerList, Sequential
     rows: "collections.OrderedDict[str, Dict[str, Any]]" = collections.OrderedDict()
     depth = len(net.sublayers())
 

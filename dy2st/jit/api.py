@@ -14,6 +14,10 @@ from .keywords import check_keywords
 from .layer_hooks import has_forward_hooks, with_forward_hooks
 from .options import LOAD_KEYWORDS, SAVE_KEYWORDS, options
 from .static_function import StaticFunction, layer_forward
+from .transform import converted_source
+from .static_function import normalize_specs
+from ..runtime.pytree import flatten, unflatten
+from .load import load as _load
 
 
 def enable_to_static(enable: bool) -> None:
@@ -40,7 +44,7 @@ def set_code_level(level: Optional[int] = logger.LOG_ALL_PASSES, also_to_stdout:
 
 def to_code(function: Callable) -> str:
     """The transformed source of a function, method, Layer or StaticFunction."""
-    from .transform import converted_source
+    # lazy: keeps nn out of a first to_static call (loaded on first use)
     from ..nn import Layer
     target = function
     if isinstance(target, Layer):
@@ -54,6 +58,7 @@ def to_code(function: Callable) -> str:
 
 
 def _static_function_of(obj: Any) -> StaticFunction:
+    # lazy: keeps nn out of a first to_static call (loaded on first use)
     from ..nn import Layer
     if isinstance(obj, StaticFunction):
         return obj
@@ -74,6 +79,7 @@ def save(layer: Any, path: str, input_spec: Optional[Sequence[Any]] = None, **co
     `keep_training=True` to export it in the mode it is in. `output_spec` (tensors returned by
     the last call) keeps only those outputs; `input_names_after_prune` keeps only the inputs of
     those names (InputSpec, Tensor or argument names)."""
+    # lazy: the model format's writer loads on the first save, not with a first to_static call
     from ..format import save_concrete
     # imported here: a TranslatedLayer is an nn.Layer, and nn is off the path of `import dy2st.jit`
     from .translated_layer import TranslatedLayer
@@ -108,13 +114,14 @@ def trace_for_export(layer: Any, input_spec: Optional[Sequence[Any]], who: str,
     """(StaticFunction, ConcreteProgram) of a Layer or function traced for export (jit.save,
     onnx.export): with `input_spec`, the to_static spec, or the last call's inputs; Layers in
     eval mode unless `keep_training=True`."""
+    # lazy: keeps nn out of a first to_static call (loaded on first use)
     from ..nn import Layer
     sf = _static_function_of(layer)
     relaxed = None
+    # lazy: the graph-break machinery loads on the first break or export
     from .graph_break import refuse_save
     refuse_save(sf)             # known graph breaks: nothing is traced or written
     if input_spec is not None:
-        from .static_function import normalize_specs
         specs = normalize_specs(input_spec)
     elif sf._input_spec:
         specs = list(sf._input_spec)
@@ -154,7 +161,6 @@ def trace_for_export(layer: Any, input_spec: Optional[Sequence[Any]], who: str,
 def _any_batch(specs: list) -> list:
     """The specs with their first dim unknown (a model saved from a call, as Paddle's, takes
     other batch sizes)."""
-    from ..runtime.pytree import flatten, unflatten
     leaves, tree = flatten(specs, is_leaf=lambda v: isinstance(v, InputSpec))
     return list(unflatten(tree, [InputSpec([None] + list(s.shape[1:]), s.dtype, s.name)
                                  if isinstance(s, InputSpec) and len(s.shape) else s
@@ -177,7 +183,6 @@ def _call_specs(concrete: Any) -> list:
     specs = [InputSpec(s.shape, s.dtype, s.name) for s in concrete.inputs]
     if concrete.input_structure is None:
         return specs
-    from ..runtime.pytree import unflatten
     _, tree, leaves = concrete.input_structure
     return list(unflatten(tree, [specs[v] if kind == "var" else v for kind, v in leaves]))
 
@@ -185,6 +190,7 @@ def _call_specs(concrete: Any) -> list:
 def explain(fn: Any, *args: Any, **kwargs: Any) -> Any:
     """Run fn once (more while new graph breaks appear) in full_graph=False mode and report
     graph_count, op_count and its breaks (file, line, source, reason); print() shows a table."""
+    # lazy: the graph-break machinery loads on the first break or explain
     from .graph_break import explain as _explain
     return _explain(fn, *args, **kwargs)
 
@@ -194,6 +200,7 @@ def _mode_copy(root: Any, training: Optional[bool]) -> Any:
     `training` (kept when None); forwards bound to a layer are bound to its copy."""
     import collections
     import copy
+    # lazy: keeps nn out of a first to_static call (loaded on first use)
     from ..nn import Layer
     copies: dict = {}
 
@@ -233,7 +240,6 @@ def load(path: str, max_compression_ratio: Optional[float] = DEFAULT_MAX_COMPRES
     loop's op and line)."""
     check_keywords("jit.load", configs, LOAD_KEYWORDS,
                    ("path", "max_compression_ratio", "max_loop_iterations"))
-    from .load import load as _load
     return _load(path, max_compression_ratio=max_compression_ratio,
                  max_loop_iterations=max_loop_iterations, **configs)
 

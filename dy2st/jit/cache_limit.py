@@ -6,6 +6,7 @@ import warnings
 from typing import Any, Dict, Tuple
 
 from .logger import log
+from .signature import describe_change
 
 # programs kept per function (Paddle SOT keeps 20 per code object, TorchDynamo 8); set it on
 # this module to change it for functions traced from then on
@@ -31,7 +32,6 @@ def run_eagerly(sf: Any, args: Tuple, kwargs: Dict[str, Any], key: Tuple) -> Any
 
 def why(sf: Any, args: Tuple, key: Tuple) -> str:
     """What made the last miss: the guard that failed, or the argument that changed."""
-    from .signature import describe_change
     same = sf._entries.get(key)
     if same is not None and same.guards is not None:
         failed = same.guards.failure()

@@ -18,6 +18,8 @@ from .guards import recorder
 from .errors import ConversionError
 from .logger import log
 from .options import options
+from .transform import convert_function
+from .static_function import StaticFunction
 
 
 _SKIP_ROOTS = {"dy2st", "numpy", "gast", "builtins", "functools", "typing", "abc", "collections",
@@ -60,7 +62,6 @@ def skips_conversion(fn: types.FunctionType) -> bool:
 
 
 def convert_function_or_self(fn: types.FunctionType) -> Callable:
-    from .transform import convert_function
     try:
         return convert_function(fn)
     except ConversionError as e:
@@ -77,7 +78,6 @@ def convert_call(fn: Any) -> Any:
             return fn
         converted = convert_function_or_self(fn)
         return recorder.note_function(fn, converted) if recorder.active() else converted
-    from .static_function import StaticFunction
     if isinstance(fn, StaticFunction):
         converted = fn.converted_callable()
         if recorder.active() and isinstance(fn._function, types.FunctionType):
@@ -110,6 +110,7 @@ def convert_call(fn: Any) -> Any:
         if recorder.active():
             converted = recorder.note_function(func, converted, fn.__self__)
         return types.MethodType(converted, fn.__self__)
+    # lazy: keeps nn out of a first to_static call (loaded on first use)
     from ..nn import Layer
     if isinstance(fn, Layer):
         return fn            # Layer.__call__ runs the converted forward while tracing
@@ -131,6 +132,7 @@ def _note_self_writes(obj: Any, converted: Callable) -> None:
     own attributes are its structure: not loop state)."""
     attrs = getattr(converted, "_dy2st_self_writes", ())
     if attrs:
+        # lazy: keeps nn out of a first to_static call (loaded on first use)
         from ..nn import Layer
         if not isinstance(obj, Layer):
             attribute_writes.note_method(obj, attrs)
@@ -141,14 +143,12 @@ def converted_forward(layer: Any) -> Any:
     (a dy2st layer, a forward set on the instance, @not_to_static, no readable source)."""
     if "forward" in layer.__dict__:
         own = layer.__dict__["forward"]
-        from .static_function import StaticFunction
         target = getattr(own, "__func__", own)
         if not isinstance(target, StaticFunction):
             return None
         forward = getattr(target.dygraph_function, "__func__", target.dygraph_function)
     else:
         forward = type(layer).forward
-        from .static_function import StaticFunction
         if isinstance(forward, StaticFunction):
             forward = forward._function
     if not isinstance(forward, types.FunctionType) or _skip_function(forward):

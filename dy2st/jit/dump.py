@@ -13,6 +13,10 @@ from typing import List, Optional
 
 from ..format.input_spec import InputSpec
 from ..runtime.graphviz import GraphvizError, program_to_dot, write_graph
+from ..transformers.pipeline import PASS_NAMES
+from .transform import to_source, transform_tree
+from .static_function import StaticFunction
+from ..nn import Layer
 
 
 class DumpError(ValueError):
@@ -77,8 +81,6 @@ def dump(target: str, passes: Optional[List[str]] = None, program: bool = False,
     QUALNAME may name a Layer class (its forward). With `graph`, the Program's Graphviz picture
     is written there too (.dot text, or .svg/.png/.pdf rendered by `dot`). A Layer whose forward
     is traced is built with the keyword arguments `init`."""
-    from ..transformers.pipeline import PASS_NAMES
-    from .transform import to_source, transform_tree
     path, _, qualname = target.partition(":")
     if graph is not None and not (program and qualname):
         raise DumpError("--graph draws one Program: give FILE.py:NAME and --program")
@@ -121,7 +123,6 @@ def _program_text(module: types.ModuleType, qualname: str, fn, specs: List[Input
                   strict: bool, graph: Optional[str] = None, init: Optional[dict] = None) -> str:
     """The traced Program of a plain function, or of a Layer's forward (the Layer is built with
     no arguments); other methods are skipped (an error when named on the command line)."""
-    from .static_function import StaticFunction
     if not specs:
         raise DumpError("--program needs --input-spec for every tensor input, e.g. "
                         "--input-spec 'x:float32[None,4]'")
@@ -146,7 +147,6 @@ def layer_of_forward(module: types.ModuleType, qualname: str, fn, strict: bool, 
     """A new instance (in eval mode, built with the keyword arguments `init`, or none) of the
     Layer whose forward is the method `qualname`; None for another method, an error for it
     when `strict`."""
-    from ..nn import Layer
     owner = _resolve_owner(module, qualname)
     if not (isinstance(owner, type) and issubclass(owner, Layer) and fn.__name__ == "forward"):
         if strict:

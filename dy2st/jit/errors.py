@@ -10,6 +10,7 @@ from typing import List, NoReturn, Optional
 # ConversionError lives in the runtime (jst raises it too); jit's modules import it from here
 from ..runtime.errors import ConversionError, reraise_as  # noqa: F401
 from ..runtime.origin import Origin, is_internal, source_maps
+from ..runtime.executor import raise_with_op_origin
 
 
 class SourceUnavailableError(ConversionError):
@@ -65,7 +66,6 @@ def raise_in_user_code(e: BaseException, tb: Optional[TracebackType] = None) -> 
 
 def raise_run_error(e: BaseException, compiled: object) -> NoReturn:
     """Re-raise an error of a compiled program's run at the user's line of the failing op."""
-    from ..runtime.executor import raise_with_op_origin
     try:
         raise_with_op_origin(e, compiled, e.__traceback__)
     except Exception as mapped:  # noqa: BLE001

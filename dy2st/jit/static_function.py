@@ -38,6 +38,12 @@ from .guards.recorder import bound_arguments
 from ..jst.namespace import fails_on_its_path, raise_when_reached
 from .signature import CallBinder, describe_change, spec_key, value_key
 from .logger import log
+from ..runtime import ops
+from ..runtime.program import EscapedTensorError
+from ..runtime.side_effects import check_defined
+from .transform import convert_function
+from .transform import cache
+from .transform import converted_source
 
 
 
@@ -190,7 +196,6 @@ class StaticFunction:
 
     def converted_callable(self) -> Callable:
         if self._converted is None:
-            from .transform import convert_function
             fn = self._function
             if not isinstance(fn, types.FunctionType):
                 raise TypeError(f"to_static expects a function, method or Layer, got {type(fn).__name__}")
@@ -222,6 +227,7 @@ class StaticFunction:
                 entry = self._widened(args, kwargs)
             if entry is None:
                 if not self._full_graph:    # graph breaks: dy2st/jit/graph_break
+                    # circle: graph_break imports this module; it loads on the first miss
                     from .graph_break.miss import Result, on_miss
                     entry = on_miss(self, args, kwargs, key)
                     if type(entry) is Result:
@@ -490,7 +496,6 @@ class StaticFunction:
 
     @property
     def code(self) -> str:
-        from .transform import converted_source
         return converted_source(self._function)
 
     @property
@@ -506,6 +511,7 @@ class StaticFunction:
     @property
     def graph_breaks(self) -> List[Any]:
         """The breaks found so far (full_graph=False), as GraphBreakInfo records."""
+        # circle: jit.graph_break imports this module at import time (via jit.graph_break.explain)
         from .graph_break import graph_breaks
         return graph_breaks(self)
 
@@ -678,14 +684,12 @@ def _may_fail_before(program: Program, e: BaseException) -> bool:
 
 
 def _outputs(out_leaves: List[Any]):
-    from ..runtime import ops
     desc, fetch = [], []
     for leaf in out_leaves:
         if isinstance(leaf, Tensor):
             leaf = ops.assign(leaf)
         if isinstance(leaf, Variable):
             if leaf.block.idx != 0:
-                from ..runtime.program import EscapedTensorError
                 raise EscapedTensorError(leaf)
             _check_defined_output(leaf)
             desc.append(("var", len(fetch)))
@@ -713,7 +717,6 @@ def _check_defined_output(var: Variable) -> None:
     """A returned value that one path of a tensor `if` never assigned fails when that path ran."""
     entry = var.block.program.maybe_undefined.get(var.name)
     if entry is not None:
-        from ..runtime.side_effects import check_defined
         check_defined(*entry)
 
 

@@ -24,6 +24,7 @@ from ..transformers.origin_info import attach_origins
 from ..transformers.pipeline import PASS_NAMES, features, run_passes
 from .errors import ConversionError, SourceUnavailableError
 from .logger import code_level, log
+from ..jst import namespace as jst
 
 FACTORY = "dy2st_factory"
 # Parsing, transforming and compiling run one thread at a time: CPython (3.11) keeps the ast
@@ -209,6 +210,7 @@ def check_supported(fn_node: Any, filename: str, start: int,
         if isinstance(node, (gast.Await, gast.AsyncFor, gast.AsyncWith)):
             fail(node, "`async` code")
         if isinstance(node, (gast.If, gast.While, gast.For)) and globals_:
+            # lazy: keeps transformers.analysis out of a first to_static call (loaded on first use)
             from ..transformers.analysis import written_names
             hit = written_names(node.body + node.orelse) & globals_
             if hit:
@@ -221,6 +223,7 @@ def _check_global_writes_after_return(fn_node: Any, globals_: set, fail: Callabl
     """A global assigned after a `return` inside an if / loop: the converted function runs
     the rest of its body under an `if` on "not returned yet", where the write would happen
     whether or not an earlier return was taken."""
+    # lazy: keeps transformers.analysis out of a first to_static call (loaded on first use)
     from ..transformers.analysis import written_names
     returned = False
     for stmt in fn_node.body:
@@ -257,6 +260,7 @@ def _strip_signature_extras(node: gast.FunctionDef) -> None:
 
 def global_writes(fn_node: gast.FunctionDef, nodes: List[gast.AST]) -> Dict[str, Origin]:
     """Names declared `global` and assigned in the function, with the first assigning line."""
+    # lazy: keeps transformers.analysis out of a first to_static call (loaded on first use)
     from ..transformers.analysis import _target_names
     declared = {n for s in nodes if isinstance(s, gast.Global) for n in s.names}
     found: Dict[str, Origin] = {}
@@ -392,7 +396,6 @@ def _build_code(fn: types.FunctionType, parsed: Optional[Tuple] = None) -> Conve
 def convert_function(fn: types.FunctionType) -> types.FunctionType:
     """The converted twin of fn: same globals, closure cells, defaults and name."""
     converted = converted_code(fn)
-    from ..jst import namespace as jst
     # The original's own cells, not copies of their values: a `nonlocal` write through the
     # converted function (or another closure) is seen by both.
     original = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))

@@ -8,6 +8,11 @@ from ..runtime import ops
 from ..runtime.program import Variable
 from ..runtime.control_flow.unrolled import UnrolledLoop, unrolled_loop
 from ..runtime.tensor import Tensor, TensorLike
+from .branches import IfElse
+from .loops import run_static_loop
+from .operators import Len, as_bool
+from .trace_paths import copy_containers, refuse_inside_try
+from ..runtime.control_flow.while_loop import static_while
 
 
 def _sym(x: Any) -> bool:
@@ -63,7 +68,6 @@ class TensorItems:
         self.x = x
 
     def length(self) -> Any:
-        from .namespace import Len
         return Len(self.x)
 
     def item(self, k: Any) -> Any:
@@ -228,7 +232,6 @@ def _python_for(iterable: Any, body: Callable, get_args: Callable, set_args: Cal
             if arrays and isinstance(iterable, range):
                 # A list grown here may get a data-dependent length (an append under a
                 # tensor `if`): then the rest of the range runs as a tensor loop instead.
-                from .namespace import copy_containers
                 saved = copy_containers(get_args())
                 try:
                     body(item)
@@ -247,7 +250,6 @@ def _python_for(iterable: Any, body: Callable, get_args: Callable, set_args: Cal
             _static_for(rest, body, get_args, set_args, names, extra_cond, arrays)
             return
         # other Python iterables: every later iteration runs under the flag
-        from .namespace import IfElse
         IfElse(go, lambda item=item: body(item), lambda: None, get_args, set_args, names,
                tuple(range(len(names))))
 
@@ -255,9 +257,6 @@ def _python_for(iterable: Any, body: Callable, get_args: Callable, set_args: Cal
 def _static_for(sym: Any, body: Callable, get_args: Callable, set_args: Callable,
                 names: Sequence[str], extra_cond: Optional[Callable], arrays: Sequence[str]) -> None:
     """A `while` op over the items of a symbolic iterable (index 0 .. length)."""
-    from .namespace import run_static_loop
-    from .operators import _as_bool
-    from .namespace import refuse_inside_try
     refuse_inside_try("`for` loop")
     length = sym.length()
     index: List[Any] = [None]
@@ -266,7 +265,7 @@ def _static_for(sym: Any, body: Callable, get_args: Callable, set_args: Callable
         c = ops.less_than(index[0], length)
         if extra_cond is not None:
             go = extra_cond()
-            c = ops.logical_and(c, _as_bool(go)) if _sym(go) else (c if go else _as_bool(False))
+            c = ops.logical_and(c, as_bool(go)) if _sym(go) else (c if go else as_bool(False))
         return c
 
     def body_fn() -> None:
@@ -291,7 +290,6 @@ def ListComp(fn: Callable, iterable: Any) -> Any:
     if sym is None or not _sym(length):
         return [fn(v) for v in (iterable if sym is None else
                                 (sym.item(k) for k in range(length)))]
-    from ..runtime.control_flow.while_loop import static_while
     i0 = ops.full([], 0, "int64")
     arr0 = ops.create_array("float32")
 

@@ -12,6 +12,7 @@ from ..runtime.control_flow.values import as_pred
 from ..runtime.program import Variable
 from ..runtime.python_value import number_result, python_value
 from ..runtime.tensor import Tensor, TensorLike
+from ..runtime.control_flow import cond
 
 
 def _symbolic(x: Any) -> bool:
@@ -26,7 +27,7 @@ def And(left: Callable, right: Callable) -> Any:
         if _ambiguous(x) or _ambiguous(y):
             # Python tests x's truth here, and y's only where x is true (in the `if` using it)
             return _short_circuit(x, y, on_true=True)
-        return ops.logical_and(_as_bool(x), _as_bool(y))
+        return ops.logical_and(as_bool(x), as_bool(y))
     if not x:
         return x
     return right()
@@ -38,7 +39,7 @@ def Or(left: Callable, right: Callable) -> Any:
         y = right()
         if _ambiguous(x) or _ambiguous(y):
             return _short_circuit(x, y, on_true=False)
-        return ops.logical_or(_as_bool(x), _as_bool(y))
+        return ops.logical_or(as_bool(x), as_bool(y))
     if x:
         return x
     return right()
@@ -70,14 +71,14 @@ def Compare(ops: Sequence[str], *operands: Callable) -> Any:
 
 
 def ops_and(a: Any, b: Any) -> Any:
-    return ops.logical_and(_as_bool(a), _as_bool(b))
+    return ops.logical_and(as_bool(a), as_bool(b))
 
 
 def Not(x: Any) -> Any:
     if _symbolic(x):
         if _ambiguous(x):
             return ops.logical_not(as_pred(x, defer=True))   # raises when run, as `not x` does
-        return ops.logical_not(_as_bool(x))
+        return ops.logical_not(as_bool(x))
     return not x
 
 
@@ -94,7 +95,6 @@ def _ambiguous(x: Any) -> bool:
 def _short_circuit(x: Any, y: Any, on_true: bool) -> Any:
     """`x and y` (on_true) or `x or y` as one bool, where x or y has several elements: each
     truth test that Python would make raises when the program makes it, and only then."""
-    from ..runtime.control_flow import cond
     px = as_pred(x, defer=True)
     if not _symbolic(y):
         py = ops.full([], bool(y), "bool")
@@ -104,7 +104,8 @@ def _short_circuit(x: Any, y: Any, on_true: bool) -> Any:
     return cond(px, test_y, decided) if on_true else cond(px, decided, test_y)
 
 
-def _as_bool(x: Any) -> Any:
+def as_bool(x: Any) -> Any:
+    """x as a bool tensor (a Python value becomes a 0-d one)."""
     if isinstance(x, TensorLike):
         return x if x.dtype == "bool" else ops.cast(x, "bool")
     return ops.full([], bool(x), "bool")
@@ -128,7 +129,7 @@ def Float(x: Any) -> Any:
 
 def Bool(x: Any) -> Any:
     if _symbolic(x):
-        return python_value(_scalar(x, "bool()", _as_bool(x)))
+        return python_value(_scalar(x, "bool()", as_bool(x)))
     return bool(x)
 
 
@@ -220,7 +221,7 @@ def _join_truths(items: Any, builtin: Callable, decisive: bool, join: Callable) 
             if bool(v) == decisive:
                 return decisive
             continue
-        out = _as_bool(v) if out is None else join(out, _as_bool(v))
+        out = as_bool(v) if out is None else join(out, as_bool(v))
     return out
 
 

@@ -8,6 +8,7 @@ from typing import Any, Callable, Optional
 from ..runtime.origin import user_origin
 from ..runtime.program import Variable
 from ..runtime.side_effects import assert_true, print_values
+from ..runtime import ops
 
 
 def _has_symbolic(value: Any) -> bool:
@@ -81,5 +82,4 @@ def Assert(test: Any, message: Optional[Callable[[], Any]] = None) -> None:
         text = msg if isinstance(msg, str) else repr(msg)
     origin = user_origin()
     where = f' (File "{origin.file}", line {origin.line}: {origin.source})' if origin else ""
-    from ..runtime import ops
     assert_true(ops.all(test) if test.ndim else test, text, where)

@@ -12,6 +12,7 @@ from . import table
 from .array_types import array_elem_dtype
 from .errors import NotExportableError, where_text
 from .ops_complex import COMPLEX_REASON
+from ..runtime.registry import OPS
 
 
 class Const:
@@ -166,7 +167,6 @@ class Builder:
             env[name] = out
 
     def _fold(self, block: Block, op: Operator, values: List[Const], env: Dict[str, Value]) -> bool:
-        from ..runtime.registry import OPS
         out_vars = [block.vars[n] for n in op.outputs]
         if any(v.kind in _NO_FOLD_KINDS for v in out_vars):
             return False

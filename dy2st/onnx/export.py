@@ -10,6 +10,9 @@ from ..jit.keywords import check_keywords
 from ..jit.options import ONNX_EXPORT_KEYWORDS
 from . import table
 from .errors import import_onnx
+from ..jit.translated_layer import TranslatedLayer
+from ..jit.api import prune_for_export, trace_for_export
+from ..jit.static_function import StaticFunction
 
 # protobuf cannot serialize a model of 2 GB or more: larger parameters go to an external file
 EXTERNAL_DATA_THRESHOLD = 2 ** 31 - 2 ** 26
@@ -36,14 +39,11 @@ def export(layer: Any, path: str, input_spec: Optional[Sequence[Any]] = None,
 
 def concrete_of(layer: Any, input_spec: Optional[Sequence[Any]], **configs: Any) -> Any:
     """(ConcreteProgram, name) of what to export."""
-    from ..jit.translated_layer import TranslatedLayer
     if isinstance(layer, TranslatedLayer):
         if input_spec is not None:
             raise ValueError("onnx.export: a loaded model keeps its saved input specs; do not "
                              "pass input_spec")
         return layer.concrete_program, layer.extra.get("function", "model")
-    from ..jit.api import prune_for_export, trace_for_export
-    from ..jit.static_function import StaticFunction
     if isinstance(layer, StaticFunction) and not layer._full_graph:
         # an ONNX model is one graph: convert as full_graph=True does, so that a statement that
         # would break the graph fails naming its line instead of leaving a hole in the model

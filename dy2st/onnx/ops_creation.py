@@ -7,6 +7,7 @@ import numpy as np
 
 from .builder import OpContext, Value
 from .table import lowers, not_exportable
+from ..runtime.registry import OPS
 
 
 @lowers("cast")
@@ -63,7 +64,6 @@ def arange(cx: OpContext) -> List[str]:
 
 @lowers("full_range", "eye")
 def constant_only(cx: OpContext) -> List[str]:    # no inputs: always folded
-    from ..runtime.registry import OPS
     return [cx.const(OPS[cx.op.type].kernel(**cx.attrs))]
 
 

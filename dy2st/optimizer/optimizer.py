@@ -21,6 +21,7 @@ from ..runtime.persistable import write_persistable
 from ..runtime.program import Variable
 from ..runtime.tensor import Tensor
 from .lr import LRScheduler
+from ..autograd.static_api import append_backward
 
 __all__ = ["Optimizer"]
 
@@ -354,7 +355,6 @@ class Optimizer:
                   if not p.stop_gradient and isinstance(p.grad, Variable)]
         if traced:
             return traced
-        from ..autograd.static_api import append_backward
         program = loss.block.program
         pairs = append_backward(loss, parameter_list=params or None)
         # append_backward names parameters by their graph variables; updates need the tensors

@@ -21,6 +21,10 @@ from .passes.effects import CONTROL
 from .passes.facts import resolve_vars
 from .program import Block, Operator, Program, Variable
 from .registry import OPS
+from .errors import reraise_as
+from .program import default_main_program
+from .tensor import Tensor
+from .persistable import store
 
 # Ops with no inputs whose result can be computed once when compiling (never mutated later).
 HOISTABLE = {"full", "full_range", "eye"}
@@ -409,7 +413,7 @@ class _Codegen:
         try:
             value = OPS[op.type].kernel(**op.attrs)
         except Exception as e:  # noqa: BLE001 - computed while compiling: name the op here
-            from .errors import reraise_as
+            # lazy: keeps runtime.printer out of a first to_static call (loaded on first use)
             from .printer import op_text
             where = f" (from {op.origin.short()}: {op.origin.source})" if op.origin else ""
             reraise_as(e, f"{e}\n[operator {op_text(block, op)}]{where}", op.origin)
@@ -718,6 +722,7 @@ class CompiledProgram:
 
 
 def raise_with_op_origin(e: BaseException, compiled: CompiledProgram, tb) -> None:
+    # lazy: keeps runtime.printer out of a first to_static call (loaded on first use)
     from .printer import op_text
     found = None
     while tb is not None:
@@ -737,7 +742,6 @@ def raise_with_op_origin(e: BaseException, compiled: CompiledProgram, tb) -> Non
         where = f'\n  File "{o.file}", line {o.line}, in {o.function}\n    {o.source}'
     text = op_text(compiled.program.blocks[block_idx], op)
     msg = f"{e}\n[operator {text}] failed when the program ran{where}"
-    from .errors import reraise_as
     reraise_as(e, msg, op.origin)
 
 
@@ -776,7 +780,6 @@ class Executor:
 
     def run(self, program: Optional[Program] = None, feed: Optional[Dict[str, Any]] = None,
             fetch_list: Optional[Sequence[Any]] = None, return_numpy: bool = True) -> List[Any]:
-        from .program import default_main_program
         program = program or default_main_program()
         program = getattr(program, "_program", program)     # a static.CompiledProgram
         if not isinstance(program, Program):
@@ -808,12 +811,10 @@ class Executor:
         compiled = compile_program(program, feed_names, fetch_names + [new for _, new in writes])
         outs = compiled(arrays)
         if writes:
-            from .persistable import store
             n = len(fetch_names)
             for i, (old, _) in enumerate(writes):
                 store(program.write_targets[old], np.asarray(outs[n + i]))
             outs = outs[:n]
         if return_numpy:
             return [np.asarray(o) if not isinstance(o, list) else o for o in outs]
-        from .tensor import Tensor
         return [Tensor(o) for o in outs]

@@ -9,6 +9,10 @@ from typing import Any, Dict, Iterator, List, Sequence, Tuple
 
 from . import state
 from .registry import no_grad_update
+from .program import rebind
+from . import ops
+from .program import Variable
+from .pytree import flatten, unflatten
 
 _FIELDS = ("name", "_shape", "dtype", "block", "persistable", "kind", "elem", "stop_gradient")
 
@@ -33,7 +37,6 @@ class Journal:
 
     def finish(self) -> Dict[int, Tuple[Any, Any]]:
         """{id(obj): (obj, its value now)}; every object gets back its value from before."""
-        from .program import Variable
         out: Dict[int, Tuple[Any, Any]] = {}
         for key, (obj, old) in self.before.items():
             now = Variable.__new__(Variable)
@@ -72,7 +75,6 @@ def add_path_alias(merged: Any, obj: Any, pred: Any, on_true: bool) -> None:
 def assign_in_place(handle: Any, new: Any) -> Any:
     """`handle` (a traced tensor object) takes the value `new` of an in-place op; objects that
     are `handle` on some paths only (directly or through other such objects) take it there."""
-    from .program import rebind
     if not state._state.grad_enabled:
         new = no_grad_update(new, handle)
     for other, paths in reachable(handle).values():
@@ -81,7 +83,6 @@ def assign_in_place(handle: Any, new: Any) -> Any:
                 f"an in-place change makes {handle.name} {new.dtype}{list(new._shape)}, but on "
                 f"some paths it is the same object as a {other.dtype}{list(other._shape)} "
                 "tensor; assign the result to a new name instead of changing it in place")
-        from . import ops
         pred, on_true = condition(paths)
         _unchecked(other)
         value = ops.where(pred, new, other) if on_true else ops.where(pred, other, new)
@@ -130,7 +131,6 @@ def reachable(obj: Any) -> Dict[int, Tuple[Any, List[Path]]]:
 def condition(paths: List[Path]) -> Tuple[Any, bool]:
     """(bool Variable, on_true): the test under which one of `paths` holds, built in the current
     block (a single edge is its own predicate, without a new op)."""
-    from . import ops
     if len(paths) == 1 and len(paths[0]) == 1:
         return paths[0][0]
     out = None
@@ -154,7 +154,6 @@ def alias_condition(a: Any, b: Any) -> Any:
 
 def as_flag(test: Any) -> Any:
     """alias_condition's answer as a bool Variable of the current block."""
-    from . import ops
     if test is None or test is True:
         return ops.full([], test is True, "bool")
     pred, on_true = test
@@ -162,7 +161,6 @@ def as_flag(test: Any) -> Any:
 
 
 def is_dense_var(v: Any) -> bool:
-    from .program import Variable
     return isinstance(v, Variable) and v.kind == "dense"
 
 
@@ -260,7 +258,6 @@ def replace_objects(value: Any, mapping: Dict[int, Any]) -> Any:
     """value with every leaf that is one of mapping's objects (by identity) replaced."""
     if not mapping:
         return value
-    from .pytree import flatten, unflatten
     leaves, tree = flatten(value)
     return unflatten(tree, [mapping.get(id(v), v) for v in leaves])
 

@@ -62,6 +62,7 @@ class Variable(TensorLike):
             for d in self._shape:
                 n *= d
             return n
+        # circle: runtime.ops imports this module at import time (via runtime.ops.extra_math -> runtime.ops.infer -> runtime.registry)
         from . import ops
         return ops.numel(self)
 
@@ -74,6 +75,7 @@ class Variable(TensorLike):
         """Known dims as ints, unknown dims as int64 scalar Variables."""
         if all(d >= 0 for d in self._shape):
             return list(self._shape)
+        # circle: runtime.ops imports this module at import time (via runtime.ops.extra_math -> runtime.ops.infer -> runtime.registry)
         from . import ops
         full = ops.shape(self)
         return [d if d >= 0 else full[i] for i, d in enumerate(self._shape)]
@@ -130,6 +132,7 @@ class Variable(TensorLike):
 def rebind(handle: Variable, new: Variable) -> Variable:
     """Make the Python object `handle` stand for `new` (for in-place updates such as
     `arr.append(x)`), keeping each block's name -> Variable table consistent."""
+    # circle: runtime.inplace imports this module at import time
     from .inplace import record
     record(handle)
     old = Variable(handle.block, handle.name, handle._shape, handle.dtype, handle.persistable,
@@ -410,6 +413,7 @@ class Program:
     def record_persistable_write(self, tensor: Tensor, value: Any) -> None:
         """After a run, `tensor` takes `value`; ops traced later read `value` in its place. A
         write inside a tensor `if` branch is pending until the branches merge (control_flow)."""
+        # circle: runtime.ops.operands imports this module at import time (via runtime.ops -> runtime.ops.array)
         from .ops.operands import as_tensor, cast
         block = state.current_block()
         target = self.capture_tensor(tensor)
@@ -437,6 +441,7 @@ class Program:
     def clone(self, for_test: bool = False) -> "Program":
         """A copy sharing the parameters; `for_test=True` gives the inference program (dropout
         off, batch_norm on its running statistics, no parameter updates)."""
+        # circle: runtime.program_clone imports this module at import time
         from .program_clone import clone_program
         return clone_program(self, for_test)
 
@@ -444,6 +449,7 @@ class Program:
         return sum(len(b.ops) for b in self.blocks)
 
     def __str__(self) -> str:
+        # circle: runtime.printer imports this module at import time
         from .printer import program_to_text
         return program_to_text(self)
 

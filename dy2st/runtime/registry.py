@@ -226,5 +226,6 @@ def _check_inputs_defined(block: Block, inputs: Sequence[Any]) -> None:
         if x.name in block.checked_defined:
             continue
         block.checked_defined.add(x.name)
+        # circle: runtime.side_effects imports this module at import time
         from .side_effects import check_entry
         check_entry(entry)

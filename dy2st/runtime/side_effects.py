@@ -7,10 +7,12 @@ from typing import Any, List, Optional
 import numpy as np
 
 from .registry import apply, register_op
+from .tensor import Tensor
+from . import ops
+from . import state
 
 
 def _format(v: Any) -> str:
-    from .tensor import Tensor
     return repr(Tensor(np.asarray(v)))
 
 
@@ -94,7 +96,6 @@ def check_entry(entry: tuple) -> None:
 def refused_value(var: Any, message: str, origin: Any) -> Any:
     """A placeholder like `var` whose every read fails, when the program runs through it, with
     ValueError(message) at `origin`."""
-    from . import ops
     out = ops.full([d if d >= 0 else 1 for d in var._shape], 0, var.dtype)
     out.block.program.maybe_undefined[out.name] = (ops.full([], False, "bool"), REFUSED, message,
                                                    origin)
@@ -104,11 +105,11 @@ def refused_value(var: Any, message: str, origin: Any) -> Any:
 def check_defined(flag: Any, name: str, where: str, origin: Any = None) -> None:
     """An op that fails like Python's UnboundLocalError when `flag` is false (`origin`: the
     user's line to blame when the caller's frame is not the user's)."""
+    # circle: runtime.control_flow.cond imports this module at import time (via runtime.control_flow -> runtime.control_flow.while_loop -> runtime.control_flow.loop_aliases)
     from .control_flow.cond import read_as_free_variable
     attrs = {"name": name, "where": where}
     if read_as_free_variable(name):
         attrs["free"] = True
     apply("check_defined", [flag], attrs)
     if origin is not None:
-        from . import state
         state.current_block().ops[-1].origin = origin

@@ -11,6 +11,11 @@ from .persistable import write_persistable
 from .registry import apply, no_grad_update
 from .tensor import Tensor, TensorLike
 from . import tensor_methods_more
+from .array_methods import join
+from .array_methods import rjoin
+from .inplace import assign_in_place
+from . import array_methods
+from . import tensor_methods_extra
 
 
 def _reflect(fn):
@@ -31,14 +36,12 @@ def _getitem(self, index):
 
 def _add(self, other):
     if isinstance(self, Variable) and self.kind == "array":
-        from .array_methods import join
         return join(self, other)
     return ops.add(self, other)
 
 
 def _radd(self, other):
     if isinstance(self, Variable) and self.kind == "array":
-        from .array_methods import rjoin
         return rjoin(self, other)
     return ops.add(other, self)
 
@@ -123,7 +126,6 @@ def _inplace(fn):
             # writes it back (under no_grad its gradient still reaches the parameter itself)
             write_persistable(self, no_grad_update(out, self))
             return self
-        from .inplace import assign_in_place
         return assign_in_place(self, out)
     return method
 
@@ -239,10 +241,8 @@ def install(extra: Any = None) -> None:
         setattr(TensorLike, name, fn)
     for name, fn in {"pop": _pop, "item": _item, "tolist": _tolist, "numpy": _numpy_static}.items():
         setattr(Variable, name, fn)
-    from . import array_methods
     array_methods.install()
     # Tensor / Variable define their own __hash__/__bool__ etc. in class bodies; keep them.
     Tensor.__hash__ = Tensor.__dict__["__hash__"]
     Variable.__hash__ = Variable.__dict__["__hash__"]
-    from . import tensor_methods_extra
     tensor_methods_extra.install()

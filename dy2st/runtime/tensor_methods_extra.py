@@ -11,6 +11,7 @@ from . import ops
 from .dtype import convert_dtype
 from .program import Variable
 from .tensor import Tensor, TensorLike
+from . import tensor_methods_more
 
 
 def _ndimension(self) -> int:
@@ -168,5 +169,4 @@ def install() -> None:
             setattr(TensorLike, name, fn)
     for name, fn in PROPERTIES.items():
         setattr(TensorLike, name, property(fn))
-    from . import tensor_methods_more
     tensor_methods_more.install()

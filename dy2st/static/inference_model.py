@@ -6,6 +6,12 @@ import os
 from typing import Any, List
 
 from ..runtime.program import Program, Variable, default_main_program
+from ..format.concrete import ConcreteProgram
+from ..format import save_concrete
+from ..runtime.passes import optimize
+from ..runtime.pytree import flatten
+from ..format.input_spec import InputSpec
+from ..format import read_model
 
 
 def _as_list(vars_: Any, what: str) -> List[Variable]:
@@ -24,11 +30,6 @@ def save_inference_model(path_prefix: str, feed_vars: Any, fetch_vars: Any, exec
     """Write the ops that compute `fetch_vars` from `feed_vars` (dropout off, batch_norm on its
     running statistics, no gradient or optimizer ops) and the parameters they read to
     `path_prefix.json` / `.npz`. `program=` picks the Program (default: the main program)."""
-    from ..format.concrete import ConcreteProgram
-    from ..format import save_concrete
-    from ..runtime.passes import optimize
-    from ..runtime.pytree import flatten
-    from ..format.input_spec import InputSpec
     if not isinstance(path_prefix, (str, os.PathLike)) or not os.fspath(path_prefix):
         raise ValueError("save_inference_model needs a non-empty path prefix")
     feeds = _as_list(feed_vars, "feed_vars")
@@ -57,7 +58,6 @@ def load_inference_model(path_prefix: str, executor: Any, **kwargs: Any) -> List
     `jit.save`d one): run it with `executor.run(program, feed={name: array},
     fetch_list=fetch_targets)`. `model_filename=` names the file inside the `path_prefix`
     directory, as Paddle's does."""
-    from ..format import read_model
     path = os.fspath(path_prefix)
     model_filename = kwargs.get("model_filename")
     if model_filename:      # Paddle's (directory, "name.pdmodel") spelling of the same prefix

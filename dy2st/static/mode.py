@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..runtime import state
 from ..runtime.program import default_main_program
+from . import convert_user_layers
 
 
 def enable_static() -> None:
@@ -13,7 +14,6 @@ def enable_static() -> None:
     if state._state.blocks:
         raise RuntimeError("enable_static() inside a program_guard or a to_static trace; call it "
                            "at the top level")
-    from . import convert_user_layers
     convert_user_layers()
     program = default_main_program()
     state.push_program(program)

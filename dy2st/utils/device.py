@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from typing import Any
+from ..runtime.ops import assign
+from ..runtime.tensor import TensorLike
 
 
 def is_compiled_with_cuda() -> bool:
@@ -23,11 +25,9 @@ def is_compiled_with_custom_device(device_type: str) -> bool:
 
 def tensor_cpu(x: Any) -> Any:
     """x.cpu(): a copy of x on the CPU (where it already is); gradients flow through it."""
-    from ..runtime.ops import assign
     return assign(x)
 
 
 def install_methods() -> None:
-    from ..runtime.tensor import TensorLike
     if not hasattr(TensorLike, "cpu"):
         TensorLike.cpu = tensor_cpu

@@ -12,6 +12,7 @@ from ..runtime.dtype import convert_dtype
 from ..runtime.device import Place, get_device, set_device  # noqa: F401 - paddle.* names
 from ..runtime.program import Variable
 from ..runtime.tensor import TensorLike
+from ..runtime.ops import equal, numel
 
 
 class iinfo:
@@ -70,7 +71,6 @@ def in_dynamic_mode() -> bool:
 
 def is_empty(x: Any, name: Optional[str] = None) -> Any:
     """Whether x has no elements (a bool tensor)."""
-    from ..runtime.ops import equal, numel
     return equal(numel(x), 0)
 
 
@@ -95,7 +95,9 @@ def create_parameter(shape: Sequence[int], dtype: Any, name: Optional[str] = Non
                      attr: Any = None, is_bias: bool = False,
                      default_initializer: Any = None) -> Any:
     """A new trainable Parameter (initialised as Layer.create_parameter does)."""
+    # lazy: keeps nn.layer out of `import dy2st` (loaded on first use)
     from ..nn.layer import Layer
+    # lazy: keeps nn out of `import dy2st` (loaded on first use)
     from ..nn import ParamAttr
     if name is not None and attr is None:
         attr = ParamAttr(name=name)

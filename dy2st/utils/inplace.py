@@ -3,6 +3,10 @@ methods Paddle has for predicates and linear algebra that live outside the op mo
 from __future__ import annotations
 
 from typing import Any, Callable, Dict
+from ..runtime.tensor import TensorLike
+from ..runtime.tensor_methods import INPLACE
+from .. import linalg
+from . import framework
 
 
 def _calling(name: str) -> Callable[..., Any]:
@@ -16,8 +20,6 @@ def _calling(name: str) -> Callable[..., Any]:
 
 def inplace_functions() -> Dict[str, Callable[..., Any]]:
     """One function per in-place tensor method."""
-    from ..runtime.tensor import TensorLike
-    from ..runtime.tensor_methods import INPLACE
     names = set(INPLACE) | {"add_", "subtract_", "multiply_", "scale_", "clip_", "unsqueeze_",
                             "squeeze_", "reshape_"}
     return {n: _calling(n) for n in sorted(names) if hasattr(TensorLike, n)}
@@ -25,9 +27,6 @@ def inplace_functions() -> Dict[str, Callable[..., Any]]:
 
 def install_methods() -> None:
     """Tensor methods for the predicates and linear-algebra functions (Paddle binds them)."""
-    from .. import linalg
-    from ..runtime.tensor import TensorLike
-    from . import framework
     extra = {"is_empty": framework.is_empty, "is_floating_point": framework.is_floating_point,
              "is_integer": framework.is_integer, "inverse": linalg.inv}
     for name in ("cholesky_solve", "cond", "corrcoef", "cov", "lstsq", "matrix_power",

@@ -7,6 +7,7 @@ from typing import Any, Dict
 
 from ..runtime.dtype import convert_dtype
 from ..runtime.tensor import TensorLike
+from ..runtime import ops
 
 e = math.e
 pi = math.pi
@@ -21,7 +22,6 @@ class _TypedTensorMeta(type):
     dtype_name: str
 
     def __call__(cls, *args: Any, **kwargs: Any) -> Any:
-        from ..runtime import ops
         if not args and not kwargs:
             return ops.zeros([0], cls.dtype_name)
         if args and all(isinstance(a, int) and not isinstance(a, bool) for a in args):
@@ -50,7 +50,6 @@ TENSOR_TYPES: Dict[str, type] = {
 
 def as_tensor(data: Any, dtype: Any = None, place: Any = None) -> Any:
     """data as a tensor, sharing it when it already is one of that dtype."""
-    from ..runtime import ops
     if isinstance(data, TensorLike):
         return data if dtype is None or str(convert_dtype(dtype)) == str(data.dtype) else \
             ops.cast(data, dtype)

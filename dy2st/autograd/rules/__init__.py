@@ -100,12 +100,18 @@ class VjpContext:
 
 def load_rules() -> None:
     """Import every rule module (each registers its rules on import)."""
+    # circle: autograd.rules.math_rules imports this module at import time
     from . import math_rules, nn_rules, reduce_rules, shape_rules  # noqa: F401
+    # circle: autograd.rules.activation_rules imports this module at import time
     from . import (activation_rules, array_rules, index_rules, linalg_rules,  # noqa: F401
                    loss_rules, norm_rules, rearrange_rules, stats_rules)
+    # circle: autograd.rules.cnn_rules imports this module at import time
     from . import cnn_rules  # noqa: F401
+    # circle: autograd.rules.decomposition_rules imports this module at import time
     from . import decomposition_rules  # noqa: F401
+    # circle: autograd.rules.special_rules imports this module at import time
     from . import special_rules  # noqa: F401
+    # circle: autograd.rules.factor_rules imports this module at import time
     from . import factor_rules  # noqa: F401
     # the complex and FFT rules register on import, when the other rule modules load
     from . import complex_rules, fft_rules  # noqa: F401

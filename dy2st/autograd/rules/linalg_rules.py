@@ -5,6 +5,7 @@ from ...runtime import ops
 from ...runtime.registry import apply
 from . import GradientError, register_vjp
 from .util import shape_of, unbroadcast
+from ...runtime.ops.einsum import _parse
 
 
 @register_vjp("dot")
@@ -46,7 +47,6 @@ def _explicit(terms, rhs, ranks):
 
 @register_vjp("einsum")
 def _einsum(ctx, g):
-    from ...runtime.ops.einsum import _parse
     terms, rhs = _parse(ctx.attrs["equation"], len(ctx.inputs))
     terms, rhs = _explicit(terms, rhs, [len(shape_of(x)) for x in ctx.inputs])
     grads = []

@@ -19,6 +19,9 @@ from .outline import REGIONS, Outline, Region, build, locate, set_cell, unfeed
 from .reasons import GraphBreakInfo, break_origin, classify, value_hint
 from .output_kinds import RegionCall, output_kinds, remember_kinds
 from .result import Result, state_of
+from ...format.input_spec import InputSpec
+from ..transform import build_code, cache, parse_function
+from ..signature import describe_change
 
 
 _warned_codes: Set[Any] = set()     # code objects already warned about (once each)
@@ -54,7 +57,6 @@ class BreakState:
         self.dirty = True
         self.whole = False                         # nothing to outline: every call is eager
         try:
-            from ..transform import parse_function
             self.parsed = parse_function(sf._function)
         except Exception as e:  # noqa: BLE001 - no source: the function stays eager as a whole
             self.parsed = None
@@ -172,7 +174,6 @@ class BreakState:
     def _pass_unknown_dims(self, region: Region, entry: Any) -> None:
         """Outputs with unknown dims (from an InputSpec) stay unknown in the regions that read
         them, so a new batch size does not trace those again."""
-        from ...format.input_spec import InputSpec
         concrete = entry.concrete
         if region.returns or not self.sf._input_spec:
             return
@@ -194,7 +195,6 @@ class BreakState:
                 region.eager = True
                 names = rsf._arg_names(len(args))
                 last = rsf._last.key if rsf._last is not None else key
-                from ..signature import describe_change
                 fdef, _n, lines, start, filename = self.parsed
                 line = start + region.first_line - 1
                 self._add(GraphBreakInfo(
@@ -233,7 +233,6 @@ class BreakState:
 def _unknown_dims_for_arrays(rsf: Any, args: Tuple) -> bool:
     """With an InputSpec on the function, arrays computed by islands enter regions with every
     dim unknown (they usually follow the batch): True when that changed the region's specs."""
-    from ...format.input_spec import InputSpec
     specs = list(rsf._input_spec or [None] * len(args))
     changed = False
     for i, a in enumerate(args[:len(specs)]):
@@ -251,7 +250,6 @@ def _unfed(args: Tuple) -> Tuple:
 
 def _ensure_converted(region: Region) -> None:
     """The converter cannot read a region's source: hand it the region's tree."""
-    from ..transform import build_code, cache
     if cache.get(region.plain.__code__) is None:
         cache.put(region.plain.__code__, build_code(region.plain, parsed=region.parsed))
 

@@ -9,13 +9,15 @@ import numpy as np
 
 from ...format.input_spec import InputSpec
 from .explain import explain
+from ...runtime.tensor import Tensor
+from ..dump import (DumpError, _functions, _load_module, _resolve, is_layer_class,
+                    layer_of_forward)
 
 UNKNOWN_DIM = 2
 
 
 def example_inputs(specs: List[InputSpec], seed: int = 0) -> List[Any]:
     """Tensors that fit the specs: normal floats, small non-negative ints, random bools."""
-    from ...runtime.tensor import Tensor
     rng = np.random.default_rng(seed)
     out = []
     for spec in specs:
@@ -34,8 +36,6 @@ def example_inputs(specs: List[InputSpec], seed: int = 0) -> List[Any]:
 def explain_text(target: str, specs: List[InputSpec], init: Optional[dict] = None) -> str:
     """The report of FILE.py[:QUALNAME] (each function of the file when no name is given); a
     Layer class is built with the keyword arguments `init` and its forward is run."""
-    from ..dump import (DumpError, _functions, _load_module, _resolve, is_layer_class,
-                        layer_of_forward)
     if not specs:
         raise DumpError("--explain runs the function: give --input-spec for every tensor "
                         "input, e.g. --input-spec 'x:float32[None,4]'")

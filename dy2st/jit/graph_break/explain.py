@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, List
 
 from .result import state_of
+from ..static_function import StaticFunction
 
 if TYPE_CHECKING:
     from .reasons import GraphBreakInfo
@@ -61,8 +62,8 @@ def _op_count(program: Any) -> int:
 
 def fresh_static_function(fn: Any) -> Any:
     """A new full_graph=False StaticFunction of what fn converts (nothing cached is shared)."""
+    # lazy: keeps nn out of a first to_static call (loaded on first use)
     from ...nn import Layer
-    from ..static_function import StaticFunction
     instance = None
     if isinstance(fn, Layer):
         instance, fn = fn, type(fn).forward

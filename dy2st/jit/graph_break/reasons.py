@@ -11,6 +11,7 @@ import gast
 
 from ...runtime.origin import Origin
 from ..errors import ConversionError, user_frames
+from ...transformers.analysis import read_names
 
 
 @dataclass(frozen=True)
@@ -132,7 +133,6 @@ def _view_call(node: Any) -> bool:
 def value_hint(stmt: Any, fdef: Any) -> Optional[str]:
     """When the statement that broke works on a tensor's value (`x.numpy()` in it, or a name
     the function assigns from one): what that code is, for the reason."""
-    from ...transformers.analysis import read_names
     if any(_view_call(n) for n in gast.walk(stmt)):
         return "numpy/Python code on a tensor's value (.numpy(), .tolist(), .item())"
     views = {t.id for n in gast.walk(fdef) if isinstance(n, gast.Assign) and _view_call(n.value)

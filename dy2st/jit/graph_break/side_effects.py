@@ -11,6 +11,8 @@ import types
 from typing import Any, Dict, List, Optional, Tuple
 
 import gast
+from ..transform import parse_function
+from ...runtime.tensor import Tensor
 
 MUTATING = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
             "popitem", "add", "discard", "sort", "reverse", "appendleft", "extendleft",
@@ -113,7 +115,7 @@ def _candidates_in(index: int, stmt: gast.stmt, declared: frozenset = frozenset(
 
 @functools.lru_cache(maxsize=512)
 def _candidates(code: types.CodeType, fn: Any) -> Tuple[Tuple[Candidate, ...], Tuple[str, ...], frozenset]:
-    from ..transform import parse_function
+    # lazy: keeps transformers.analysis out of a first to_static call (loaded on first use)
     from ...transformers.analysis import written_names
     fdef = parse_function(fn)[0]
     a = fdef.args
@@ -369,7 +371,7 @@ def _lookup(name: str, values: Dict[str, Any], cells: Dict[str, Any], globals_: 
 
 
 def _reason(how: str, root: str, attr: str, method: str, obj: Any, is_self: bool) -> str:
-    from ...runtime.tensor import Tensor
+    # lazy: keeps nn out of a first to_static call (loaded on first use)
     from ...nn import Layer
     if how == "global":
         if isinstance(obj, (Tensor, Layer)) or callable(obj):

@@ -12,6 +12,7 @@ from ...runtime.ops.operands import as_tensor, cast
 from ...runtime.registry import Meta, apply, register_op
 from .activation import _float_meta, _out, elu, hardtanh, leaky_relu, relu, softmax, tanh
 from .dims import known_dims
+from ...runtime.tensor_methods import _inplace
 
 __all__ = ["softsign", "log_sigmoid", "hardshrink", "softshrink", "tanhshrink", "thresholded_relu",
            "selu", "celu", "glu", "prelu", "rrelu", "maxout", "gumbel_softmax"]
@@ -203,7 +204,6 @@ def gumbel_softmax(x: Any, temperature: float = 1.0, hard: bool = False, axis: i
 # ----------------------------------------------------------------------------- in-place forms
 def _in_place(fn: Any) -> Any:
     """fn's in-place form `<fn>_`: the result replaces x (eagerly) or rebinds it (while tracing)."""
-    from ...runtime.tensor_methods import _inplace
 
     name = f"{fn.__name__}_"
     write = _inplace(fn)

@@ -12,6 +12,8 @@ from ...runtime.ops.linalg import matmul_rows
 from ...runtime.ops.operands import as_tensor, binary_operands, cast
 from ...runtime.registry import Meta, apply, register_op
 from ...runtime.tensor import Tensor
+from ...runtime.ops import zeros_like
+from ...runtime.ops import scale
 
 __all__ = ["linear", "dropout", "pad"]
 
@@ -90,13 +92,11 @@ def dropout(x: Any, p: float = 0.5, axis: Any = None, training: bool = True,
     x = as_tensor(x)
     if not training:
         if mode == "downscale_in_infer" and p != 0:
-            from ...runtime.ops import scale
             return scale(x, 1.0 - p)
         return x
     if p == 0:
         return x
     if p == 1:
-        from ...runtime.ops import zeros_like
         return zeros_like(x)
     out, _ = apply("dropout", [x], {"p": float(p), "axis": _dropout_axes(axis, x.ndim),
                                     "upscale": mode == "upscale_in_train"})

@@ -13,6 +13,7 @@ from ...runtime.registry import Meta, apply, register_op
 from .conv_nd import as_ints
 from .dims import known_dims
 from .pooling import window_max
+from ...runtime.ops.random import uniform
 
 __all__ = ["fractional_max_pool2d", "fractional_max_pool3d"]
 
@@ -85,7 +86,6 @@ def _fractional(op: str, nd: int, x: Any, output_size: Any, kernel_size: Any, ra
                              f"size {sizes}")
     outs = [int(o) for o in outs]
     if random_u is None:
-        from ...runtime.ops.random import uniform
         u = uniform([1], "float32", 0.0, 1.0)
     else:
         if not 0.0 < float(random_u) < 1.0:

@@ -12,6 +12,7 @@ from ...autograd.rules.util import shape_of, unbroadcast
 from ...runtime import ops
 from ...runtime.ops.operands import as_tensor, binary_operands, cast
 from ...runtime.registry import Meta, apply, register_op
+from .activation import softmax
 
 __all__ = ["cross_entropy", "softmax_with_cross_entropy", "nll_loss", "mse_loss", "l1_loss",
            "smooth_l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div"]
@@ -155,7 +156,6 @@ def softmax_with_cross_entropy(logits: Any, label: Any, soft_label: bool = False
     loss = _entropy(logits, label, None, ignore_index, "none", soft_label, axis, "logits", 0.0,
                     "softmax_with_cross_entropy")
     if return_softmax:
-        from .activation import softmax
         return loss, softmax(logits, axis=axis)
     return loss
 

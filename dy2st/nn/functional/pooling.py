@@ -16,6 +16,7 @@ from .conv_nd import as_ints, padding_pairs, same_pads
 from .dims import known_dims
 from .resample import out_len, windows
 from .strided_pool import strided_max_applies, strided_window_max
+from ...runtime.ops import scale
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
            "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
@@ -136,7 +137,6 @@ def _avg(x: Any, specs: List[dict], channel_last: bool, divisor_override: Any = 
     if divisor_override is not None:
         if divisor_override <= 0:
             raise ValueError(f"avg_pool: divisor_override must be positive, got {divisor_override}")
-        from ...runtime.ops import scale
         sizes = 1
         for s in specs:
             sizes *= s["k"]

@@ -16,6 +16,8 @@ from ..registry import Meta, append_op, register_op
 from ..tensor import Tensor, TensorLike
 from .values import (align_captures, as_constant, as_pred, is_number, local_value, same_constant,
                      unify)
+from ..origin import source_maps
+from ..ops.operands import constant, promote, scalar_dtype
 
 
 class UndefinedVarError(UnboundLocalError):
@@ -39,7 +41,6 @@ def read_as_free_variable(name: str) -> bool:
     """Whether the converted code reading `name` now is a user's nested function that reads it
     from an enclosing function (not a branch or loop body the converter wrote)."""
     import sys
-    from ..origin import source_maps
     frame = sys._getframe(2)
     while frame is not None:
         code = frame.f_code
@@ -180,7 +181,6 @@ def _merge(pred: Variable, t_out: Any, f_out: Any, tb: Block, fb: Block,
                 result[i] = a
                 continue
             if is_number(a) and is_number(b):
-                from ..ops.operands import constant, promote, scalar_dtype
                 d = promote(scalar_dtype(a), scalar_dtype(b))
                 with block_guard(tb):
                     a = constant(a, d)

@@ -9,6 +9,7 @@ from ..inplace import (add_path_alias, alias_condition, as_flag, is_dense_var, l
                        reachable)
 from ..program import Block, Variable, escaped_message, rebind
 from ..side_effects import REFUSED, refused_value
+from ..side_effects import check_entry
 
 
 def undefined_entry(v: Any):
@@ -203,7 +204,6 @@ def check_refused(values: List[Any], first_block: int) -> None:
     """A loop variable or outer object an inner loop leaves refused (not followed) fails at the
     end of the turn that left it so, even if nothing reads it later: the inner loop's other
     values may not be followed either. (A value refused before this loop is only carried.)"""
-    from ..side_effects import check_entry
     for v in values:
         entry = undefined_entry(v)
         if entry is not None and entry[1] == REFUSED and entry[0].block.idx >= first_block:

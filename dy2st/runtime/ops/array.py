@@ -11,6 +11,9 @@ from ..program import Variable
 from ..registry import Meta, apply, register_op
 from ..tensor import Tensor
 from .operands import as_tensor, is_tensor
+from .shape import reshape
+from .math import add
+from ..program import rebind
 
 
 def _elem_of(x) -> tuple:
@@ -138,7 +141,6 @@ def array_extend(array: Variable, items: Any, front: bool = False) -> Any:
 def create_array(dtype: Any = "float32", initialized_list: Optional[List[Any]] = None) -> Any:
     """An empty tensor array (eagerly a Python list)."""
     d = convert_dtype(dtype)
-    from .. import state
     if not state._state.blocks:
         return list(initialized_list or [])
     arr = apply("create_array", [], {"dtype": str(d)})
@@ -153,7 +155,6 @@ def _index(i: Any) -> Any:
     # scalar it holds (as in Paddle), so the kernels, gradients and ONNX see a 0-D index.
     from .dims import dims
     if dims(i) == (1,):
-        from .shape import reshape
         i = reshape(i, [])
     return i
 
@@ -186,7 +187,6 @@ def _from_end(array: Any, i: Any) -> Any:
     """A negative Python int index of a symbolic array counted from its end in the graph, so
     that the op (and its gradient, which puts values back by position) sees a position."""
     if isinstance(array, Variable) and isinstance(i, int) and not isinstance(i, bool) and i < 0:
-        from .math import add
         return add(array_length(array), i)
     return i
 
@@ -213,7 +213,6 @@ def array_concat(array: Any, axis: int = 0) -> Any:
 
 def array_append(array: Variable, x: Any) -> None:
     """array.append(x) on a symbolic array: the handle is rebound to the written array."""
-    from ..program import rebind
     i = array_length(array)
     rebind(array, array_write(x, i, array))
     if isinstance(x, Variable) and x.kind == "dense":
@@ -234,7 +233,6 @@ def rewrite_appended(block: Any) -> None:
 def array_pop(array: Variable, index: Any = -1) -> Any:
     """array.pop(index) on a symbolic array: returns the item; the handle is rebound to the
     shorter array."""
-    from ..program import rebind
     out, item = apply("array_pop", [array, _index(_from_end(array, index))])
     rebind(array, out)
     return item

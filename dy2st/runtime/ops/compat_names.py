@@ -19,6 +19,7 @@ from .random import rand, randn
 from .selection import nonzero
 from .shape import concat, flatten, transpose
 from .sorting import sort
+from .combine import broadcast_shape
 
 
 def cat(x: Any, axis: Any = 0, name: Optional[str] = None) -> Any:
@@ -151,7 +152,6 @@ def randn_like(x: Any, dtype: Any = None, name: Optional[str] = None) -> Any:
 
 def broadcast_shapes(*shapes: Any) -> list:
     """The shape all of `shapes` broadcast to (a tensor stands for its shape)."""
-    from .combine import broadcast_shape
     lists = [list(s.shape) if is_tensor(s) else list(s) for s in shapes]
     if not lists:
         return []

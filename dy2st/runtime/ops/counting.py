@@ -12,6 +12,8 @@ from .operands import as_tensor, cast, is_tensor
 from .reduce import max as _max, min as _min, sum as _sum
 from .selection import where
 from .shape import flatten, reshape as _reshape, unsqueeze
+from .scatter_extra import index_add
+from .creation import zeros
 
 
 def searchsorted(sorted_sequence: Any, values: Any, out_int32: bool = False, right: bool = False,
@@ -163,8 +165,6 @@ def histogramdd(x: Any, bins: Any = 10, ranges: Any = None, density: bool = Fals
         w = points[:, 0] * 0 + 1
     else:
         w = cast(flatten(as_tensor(weights)), points.dtype)
-    from .scatter_extra import index_add
-    from .creation import zeros
     hist = index_add(zeros([n_cells + 1], points.dtype), cell, 0, w)[:n_cells]
     hist = _reshape(hist, counts_shape)
     if density:

@@ -11,10 +11,12 @@ from ..registry import Meta, apply, register_op
 from ..tensor import Tensor
 from .infer import attr_dtype
 from .operands import cast as _cast_to, is_tensor, scalar_dtype
+from ..config import get_default_dtype
+from .operands import constant
+from .operands import as_tensor
 
 
 def default_float() -> DType:
-    from ..config import get_default_dtype
     return convert_dtype(get_default_dtype())
 
 
@@ -71,6 +73,7 @@ def to_tensor(data: Any, dtype: Any = None, place: Any = None, stop_gradient: bo
         out = apply("detach" if stop_gradient else "assign", [data])
         return _cast_to(out, d) if d is not None else out
     if state._state.blocks and isinstance(data, (list, tuple)) and any(is_tensor(v) for v in data):
+        # circle: runtime.ops.shape imports this module at import time
         from .shape import stack
         out = stack([v if is_tensor(v) else full([], v, d or scalar_dtype(v)) for v in data])
         return _cast_to(out, d) if d is not None else out
@@ -182,9 +185,9 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, name: Optional[str] = N
             return Tensor(np.full(template, fill_value, dtype=d.np))
         return apply("full", [], {"shape": template, "value": _py_value(fill_value, d), "dtype": str(d)})
     if not is_tensor(fill_value):
-        from .operands import constant
         fill_value = constant(fill_value, d)
     elif fill_value.ndim:
+        # circle: runtime.ops.shape imports this module at import time
         from .shape import reshape
         fill_value = reshape(fill_value, [])
     return apply("fill", [fill_value, *dims], {"shape": template, "dtype": str(d)})
@@ -264,7 +267,6 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, dtype: Any = None,
         count = int(np.ceil((end - start) / step)) if step else 0
         return apply("full_range", [], {"start": start, "end": end, "step": step, "dtype": str(d),
                                         "n": max(count, 0)})
-    from .operands import as_tensor
     return apply("arange", [as_tensor(v, d) for v in vals], {"dtype": str(d)})
 
 

@@ -8,6 +8,7 @@ import numpy as np
 from ..registry import Meta, apply, register_op
 from . import infer as I
 from .operands import promote
+from .shape import _same_dtype
 
 
 def _parse(equation: str, n_inputs: int) -> Tuple[List[str], str]:
@@ -72,7 +73,6 @@ def _einsum_kernel(*xs, equation):
 
 def einsum(equation: str, *operands: Any) -> Any:
     """Sums of products over the labels of `equation`, e.g. einsum('ij,jk->ik', a, b)."""
-    from .shape import _same_dtype
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     xs = _same_dtype(list(operands))

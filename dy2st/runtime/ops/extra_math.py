@@ -16,6 +16,7 @@ from .reduce import any as _any, sum as _sum
 from .selection import where
 from .shape import concat, flatten, transpose, unsqueeze
 from .slicing import strided_slice
+from .math import logical_not
 
 _BIG = 2 ** 62     # an end bound past any dim (slices clamp it)
 
@@ -71,7 +72,6 @@ def nanmean(x: Any, axis: Any = None, keepdim: bool = False, name: Optional[str]
 
 
 def logical_not_(t: Any) -> Any:
-    from .math import logical_not
     return logical_not(t)
 
 

@@ -9,6 +9,8 @@ import numpy as np
 from ..registry import Meta, apply, register_op
 from . import infer as I
 from .operands import as_tensor, cast, is_tensor
+from .dims import dims
+from .shape import reshape
 
 
 def _axis(x: Any, axis: Any) -> int:
@@ -43,9 +45,7 @@ def gather(x: Any, index: Any, axis: Any = None, name: Optional[str] = None) -> 
 
 
 def _squeeze_column(index: Any) -> Any:
-    from .dims import dims
     if len(dims(index)) == 2 and dims(index)[1] == 1:
-        from .shape import reshape
         return reshape(index, [-1])
     return index
 

@@ -9,6 +9,9 @@ import numpy as np
 from ..dtype import bool_
 from ..registry import Meta, register_op
 from .indexing import decode_index
+from .slicing import _piece_bounds
+from .slicing import _decode
+from .infer import broadcast_shapes
 
 
 def _has_int_arrays(idx) -> bool:
@@ -41,7 +44,6 @@ def _zeros_for(x: np.ndarray, g: np.ndarray) -> np.ndarray:
 @register_op("split_grad", infer=_like)
 def _split_grad_kernel(x, g, axis, num, sections, index):
     """Zeros shaped like x with g written where split piece `index` came from."""
-    from .slicing import _piece_bounds
     lo, hi = _piece_bounds("split", x.shape[axis], num, sections, x.shape)[index]
     out = _zeros_for(x, g)
     where = [slice(None)] * x.ndim
@@ -63,7 +65,6 @@ def _unbind_grad_kernel(x, g, axis, index):
 @register_op("strided_slice_grad", infer=_like)
 def _strided_slice_grad_kernel(x, g, *tensors, axes, starts, ends, strides):
     """Zeros shaped like x with g written where the strided slice read."""
-    from .slicing import _decode
     it = iter(tensors)
     s, e, st = _decode(starts, it), _decode(ends, it), _decode(strides, it)
     out = _zeros_for(x, g)
@@ -146,7 +147,6 @@ def _embedding_grad_kernel(ids, w, g, padding_idx):
 
 
 def _masked_grad_infer(x, mask, g):
-    from .infer import broadcast_shapes
     return Meta(broadcast_shapes("masked_select", x._shape, mask._shape), g.dtype)
 
 

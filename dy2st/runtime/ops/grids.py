@@ -9,6 +9,7 @@ from ..dtype import convert_dtype
 from ..registry import Meta, apply, register_op
 from .creation import default_float
 from .operands import as_tensor, is_tensor
+from .shape import expand, reshape
 
 
 def _linspace_infer(start, stop, num, dtype, n):
@@ -39,7 +40,6 @@ def meshgrid(*args: Any, **kwargs: Any) -> List[Any]:
     for x in xs:
         if x.ndim != 1:
             raise ValueError(f"meshgrid expects 1-D tensors, got rank {x.ndim}")
-    from .shape import expand, reshape
     full_shape: List[Any] = [x.shape[0] for x in xs]
     out = []
     for i, x in enumerate(xs):

@@ -14,6 +14,7 @@ from ..registry import Meta, apply, register_op
 from ..tensor import Tensor, TensorLike
 from . import infer as I
 from .operands import as_tensor, cast, is_tensor
+from .. import state
 
 
 def encode_index(index: Any) -> Tuple[List[dict], List[Any]]:
@@ -177,7 +178,6 @@ def setitem_inplace(x: TensorLike, index: Any, value: Any) -> None:
     if isinstance(x, Tensor) and not isinstance(value, Variable) and not (
             isinstance(index, tuple) and any(isinstance(i, Variable) for i in index)) \
             and not isinstance(index, Variable):
-        from .. import state
         if not state._state.blocks:
             arr = x._value.copy()
             v = value._value if isinstance(value, Tensor) else value
@@ -191,6 +191,7 @@ def setitem_inplace(x: TensorLike, index: Any, value: Any) -> None:
             return
     out = setitem(x, index, value)
     if isinstance(x, Variable):
+        # circle: runtime.inplace imports this module at import time (via runtime.ops)
         from ..inplace import assign_in_place
         assign_in_place(x, out)
     else:

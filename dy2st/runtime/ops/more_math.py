@@ -16,6 +16,7 @@ from .math import (abs as _abs, acos, asin, atan, divide, exp, floor, isinf, isn
 from .operands import as_tensor, cast
 from .rearrange import flip
 from .selection import where
+from .math import clip
 
 
 def _float(x: Any) -> Any:
@@ -75,7 +76,6 @@ def logit(x: Any, eps: Optional[float] = None, name: Optional[str] = None) -> An
     """log(x / (1 - x)), x clipped to [eps, 1 - eps] when eps is given."""
     x = _float(x)
     if eps is not None:
-        from .math import clip
         x = clip(x, eps, 1.0 - eps)
     return log(x) - log1p(neg(x))
 

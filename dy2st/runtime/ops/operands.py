@@ -112,5 +112,6 @@ def as_tensor(x: Any, dtype: Any = None) -> Any:
         return constant(x, convert_dtype(dtype) if dtype is not None else scalar_dtype(x))
     if getattr(x, "dy2st_undefined", False):
         x._fail()
+    # circle: runtime.ops.creation imports this module at import time
     from .creation import to_tensor
     return to_tensor(x, dtype=dtype)

@@ -10,6 +10,7 @@ from .operands import as_tensor, cast
 from .shape import flatten, squeeze, stack
 from .slicing import strided_slice
 from .sorting import argsort, sort
+from .shape import reshape
 
 
 def _at(x: Any, axis: int, k: int) -> Any:
@@ -28,7 +29,6 @@ def _finish(v: Any, axis: int, flat: bool, keepdim: bool, ndim: int) -> Any:
     if flat:
         v = squeeze(v, [0])
         if keepdim:
-            from .shape import reshape
             v = reshape(v, [1] * ndim)
         return v
     return v if keepdim else squeeze(v, [axis])

@@ -8,6 +8,7 @@ from ..dtype import convert_dtype, int64
 from ..registry import Meta, apply, register_op
 from .creation import _split_shape, default_float
 from .operands import as_tensor, cast, is_tensor
+from .math import add, multiply
 
 
 def _template_infer(*dims, shape, dtype, **attrs):
@@ -79,7 +80,6 @@ def randint(low: int = 0, high: Optional[int] = None, shape: Any = (1,), dtype: 
 def normal(mean: Any = 0.0, std: Any = 1.0, shape: Any = None, name: Optional[str] = None) -> Any:
     """Normal samples; with tensor mean/std the result has their broadcast shape."""
     if is_tensor(mean) or is_tensor(std):
-        from .math import add, multiply
         m, s = as_tensor(mean), as_tensor(std)
         ref = add(m, s)         # only for the broadcast shape and dtype of the result
         noise = randn(ref.shape, ref.dtype if ref.dtype.is_floating else None)

@@ -10,6 +10,9 @@ from .math import exp, floor, log, log1p
 from .operands import as_tensor, cast
 from .random import randn, uniform
 from .sorting import argsort, topk
+from .scan import cumsum
+from .counting import searchsorted
+from .reduce import sum as _sum
 
 
 def standard_normal(shape: Any, dtype: Any = None, name: Optional[str] = None) -> Any:
@@ -55,9 +58,6 @@ def multinomial(x: Any, num_samples: int = 1, replacement: bool = False,
         log_p = where(positive, log(where(positive, p, p * 0 + 1)), p * 0 - float("inf"))
         keys = log_p - log(-log(u))
         return topk(keys, num_samples, axis=-1)[1]
-    from .scan import cumsum
-    from .counting import searchsorted
-    from .reduce import sum as _sum
     cdf = cumsum(p, axis=-1) / _sum(p, axis=-1, keepdim=True)
     return searchsorted(cdf, u, right=True)
 

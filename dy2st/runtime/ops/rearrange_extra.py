@@ -23,6 +23,9 @@ from .shape import flatten, reshape, stack, transpose, unsqueeze
 from .slicing import split, strided_slice, unbind
 from .sorting import argsort
 from .triangular import diag
+from .math import clip
+from .gather import take_along_axis
+from .shape import squeeze
 
 _BIG = 2 ** 62
 
@@ -97,7 +100,6 @@ def take(x: Any, index: Any, mode: str = "raise", name: Optional[str] = None) ->
     if mode == "wrap":
         index = index % n
     elif mode == "clip":
-        from .math import clip
         index = clip(index, 0, n - 1)
     elif mode == "raise":
         index = index + (index < 0) * n     # negative indices count from the end
@@ -217,10 +219,8 @@ def kthvalue(x: Any, k: int, axis: Optional[int] = None, keepdim: bool = False,
         raise ValueError(f"kthvalue: k must be in [1, {n}], got {k}")
     order = argsort(x, axis=ax, stable=True)
     idx = strided_slice(order, [ax], [k - 1], [k], [1])
-    from .gather import take_along_axis
     val = take_along_axis(x, idx, ax)
     if not keepdim:
-        from .shape import squeeze
         val, idx = squeeze(val, [ax]), squeeze(idx, [ax])
     return val, idx
 

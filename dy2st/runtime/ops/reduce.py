@@ -9,6 +9,8 @@ from ..dtype import convert_dtype, int64
 from ..registry import Meta, apply, register_op
 from . import infer as I
 from .operands import as_tensor
+from ..dtype import float32
+from .creation import cast
 
 
 def _np_axis(axis):
@@ -43,7 +45,6 @@ register_op("sum", infer=_sum_infer)(_sum_kernel)
 
 
 def _float_reduce_infer(x, axis, keepdim):
-    from ..dtype import float32
     return Meta(I.reduced_shape(x._shape, axis, keepdim), x.dtype if x.dtype.is_inexact else float32)
 
 
@@ -140,7 +141,6 @@ def prod(x: Any, axis: Any = None, keepdim: bool = False, dtype: Any = None,
     """Product over `axis`."""
     out = apply("prod", [as_tensor(x)], {"axis": _norm_axis(axis), "keepdim": bool(keepdim)})
     if dtype is not None:
-        from .creation import cast
         out = cast(out, dtype)
     return out
 

@@ -22,6 +22,7 @@ from .reduce import any as _any
 from .selection import where
 from .shape import expand_as, flatten, reshape, transpose, unsqueeze
 from .slicing import strided_slice
+from .shape import squeeze
 
 
 def slice_scatter(x: Any, value: Any, axes: Sequence[int], starts: Sequence[int],
@@ -192,6 +193,5 @@ def mode(x: Any, axis: int = -1, keepdim: bool = False, name: Optional[str] = No
     index = apply("mode_index", [x], {"axis": axis})
     values = take_along_axis(x, index, axis)
     if not keepdim:
-        from .shape import squeeze
         values, index = squeeze(values, axis), squeeze(index, axis)
     return values, index

@@ -9,6 +9,7 @@ from ..dtype import bool_, int64
 from ..registry import Meta, apply, register_op
 from . import infer as I
 from .operands import as_tensor, binary_operands, cast, is_tensor
+from .shape import reshape
 
 
 def _where_infer(cond, x, y):
@@ -48,7 +49,6 @@ def nonzero(x: Any, as_tuple: bool = False) -> Any:
     if not as_tuple:
         return out
     if x.ndim == 0:
-        from .shape import reshape
         return (reshape(out, [-1]),)
     return tuple(out[:, i] for i in range(x.ndim))
 

@@ -13,6 +13,7 @@ from ..tensor import Tensor
 from . import infer as I
 from .creation import _split_shape
 from .operands import as_tensor
+from .operands import cast, promote
 
 
 @register_op("shape", infer=lambda x: Meta((len(x._shape),), int64))
@@ -222,7 +223,6 @@ def _stack_kernel(*xs, axis):
 
 
 def _same_dtype(xs: List[Any]) -> List[Any]:
-    from .operands import cast, promote
     xs = [as_tensor(x) for x in xs]
     d = xs[0].dtype
     for x in xs[1:]:
@@ -237,6 +237,7 @@ def _is_array(x: Any) -> bool:
 def concat(x: Any, axis: Any = 0, name: Optional[str] = None) -> Any:
     """Join tensors along an existing axis."""
     if _is_array(x):
+        # circle: runtime.ops.array imports this module at import time
         from .array import array_concat
         return array_concat(x, int(axis))
     xs = _same_dtype(list(x))
@@ -248,6 +249,7 @@ def concat(x: Any, axis: Any = 0, name: Optional[str] = None) -> Any:
 def stack(x: Any, axis: int = 0, name: Optional[str] = None) -> Any:
     """Join tensors along a new axis."""
     if _is_array(x):
+        # circle: runtime.ops.array imports this module at import time
         from .array import array_stack
         return array_stack(x, int(axis))
     xs = _same_dtype(list(x))

@@ -10,6 +10,7 @@ from .dims import dims
 from .gather import gather
 from .operands import as_tensor
 from .shape import flatten, reshape
+from .creation import zeros
 
 
 def strided_positions(shape: Sequence[int], stride: Sequence[int], offset: int) -> np.ndarray:
@@ -46,7 +47,6 @@ def as_strided(x: Any, shape: Sequence[int], stride: Sequence[int], offset: int 
                              f"{offset} reaches element {int(index.max())}, but x (shape "
                              f"{list(sizes)}) has {numel} elements")
     if index.size == 0:     # reshape would read a 0 in `shape` as "keep this dim"
-        from .creation import zeros
         return zeros(shape, x.dtype)
     picked = gather(flatten(x), as_tensor(index.reshape(-1)))
     return reshape(picked, shape)

@@ -1,0 +1,106 @@
+"""`_jst.While`: a `while` on a Python condition runs as Python (its turns noted for rolling);
+once the condition is a tensor the loop becomes one `while` op over the carried names, attributes
+that methods in the body set included."""
+from __future__ import annotations
+
+from typing import Any, Callable, List, Sequence, Tuple
+
+from ..runtime import state
+from ..runtime.control_flow.unrolled import unrolled_loop
+from ..runtime.control_flow.values import as_pred
+from ..runtime.control_flow.while_loop import probe, static_while
+from ..runtime.inplace import attempt
+from . import attribute_writes
+from .loop_arrays import carried_arrays
+from .trace_paths import (is_symbolic, raise_when_reached, refuse_inside_try, trace_branch,
+                          with_lines)
+
+
+def While(cond_fn: Callable, body_fn: Callable, get_args: Callable, set_args: Callable,
+          names: Sequence[str], arrays: Sequence[str] = ()) -> None:
+    """while cond_fn(): body_fn(); a `while` op over the carried names once cond is symbolic."""
+    c = probe(cond_fn)
+    loop = unrolled_loop() if not is_symbolic(c) else None
+    try:
+        while not is_symbolic(c):
+            if not c:
+                return
+            if loop is not None:
+                loop.mark()
+            body_fn()
+            c = probe(cond_fn)
+    finally:
+        if loop is not None:
+            loop.mark()          # the end of the turns Python ran (before any while op)
+    refuse_inside_try("`while` loop")
+    run_static_loop(cond_fn, body_fn, get_args, set_args, names, arrays=arrays)
+
+
+def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, set_args: Callable,
+                    names: Sequence[str], extra_vars: Tuple = (), set_extra: Callable = None,
+                    get_extra: Callable = None, arrays: Sequence[str] = ()) -> None:
+    init = [carried_arrays(name, v, arrays) if arrays else v
+            for name, v in zip(names, get_args())] + list(extra_vars)
+    n = len(init) - len(extra_vars)
+    parent = state.current_block()
+    # attributes that methods called in the body set on their objects (acc.add(t) setting
+    # self.v): found by tracing, then carried like the loop's own names
+    attrs: List[Tuple[Any, str]] = []
+    attr_init: List[Any] = []
+    k = len(init)
+
+    def assign(vals):
+        set_args(tuple(vals[:n]))
+        if set_extra is not None:
+            set_extra(vals[n:k])
+        for (obj, attr), v in zip(attrs, vals[k:]):
+            setattr(obj, attr, v)
+
+    def loop_cond(*vals):
+        assign(vals)
+        c = cond_fn()
+        return as_pred(c, defer=True) if is_symbolic(c) else c
+
+    def loop_body(*vals):
+        assign(vals)
+        raised = trace_branch(body_fn)
+        if raised is not None:
+            # the body fails on every turn (a name without a value, the user's raise): that
+            # happens when the program runs a turn; a loop that runs no turn returns
+            raise_when_reached(raised)
+            parent.program.deferred_errors.append(raised)
+            assign(vals)
+        out = list(get_args())
+        if get_extra is not None:
+            out += list(get_extra())
+        return out + [getattr(obj, attr) for obj, attr in attrs]
+
+    while True:
+        n_ops, n_blocks = len(parent.ops), len(parent.program.blocks)
+        labels = list(names) + ["<loop index>"] * len(extra_vars) + \
+            [f"{type(obj).__name__}.{attr}" for obj, attr in attrs]
+        with attribute_writes.recording() as writes, attempt(parent.program) as trace:
+            try:
+                out = static_while(loop_cond, loop_body, init + attr_init, labels)
+                failed = None
+            except (TypeError, ValueError) as e:
+                failed = e
+            if failed is None:
+                assign(out)
+            found = attribute_writes.not_among(writes.changed(parent, attrs), names,
+                                               get_args() if failed is None else ())
+            if found:
+                # trace again, carrying them: forget this trace's ops, the objects it rebound
+                # (loop-carried ones, after the loop) and the path aliases it made
+                trace.undo()
+        if not found:
+            if failed is not None:
+                with_lines(failed, names, body_fn)
+            return
+        del parent.ops[n_ops:]
+        del parent.program.blocks[n_blocks:]
+        assign(init + attr_init)
+        for obj, attr, before in found:
+            setattr(obj, attr, before)
+            attrs.append((obj, attr))
+            attr_init.append(before)
