@@ -12,7 +12,6 @@ from .runtime.ops.extra_math import cross  # noqa: F401
 from .runtime.ops.eig import eig, eigvals  # noqa: F401
 from .runtime.ops.linalg import bmm, dot, inv, matmul, mm, outer  # noqa: F401
 from .runtime.ops.stats import norm  # noqa: F401
-from .runtime.tensor import TensorLike
 
 __all__ = ["inv", "norm", "matmul", "mm", "bmm", "dot", "outer", "det", "slogdet", "cholesky",
            "eig", "eigvals", "eigh", "eigvalsh", "svd", "qr", "solve", "pinv", "lstsq", "matrix_power",
@@ -227,6 +226,8 @@ __all__ += ["lu", "lu_unpack", "matrix_exp", "householder_product", "ormqr", "sv
 
 def _install_methods() -> None:
     """Paddle binds these as Tensor methods too."""
+    # here, not at the top: paddle.linalg's namespace holds Paddle's names only
+    from .runtime.tensor import TensorLike
     for _name in ("lu", "lu_unpack", "householder_product", "ormqr", "svd_lowrank",
                   "pca_lowrank", "cholesky_inverse"):
         if not hasattr(TensorLike, _name):

@@ -11,7 +11,7 @@ from ..runtime.ops.grad_kernels import cleared
 from ..runtime.state import _state
 from ..runtime.tensor import Tensor
 from .backward_hooks import run_after_backward
-from .engine import GradientError, _as_grad, _ones_like, run_backward
+from .engine import GradientError, as_grad, ones_like_grad, run_backward
 from .tape import adopt, check_inplace, needs_tape
 from ..runtime.ops import indexing
 from ..runtime import ops
@@ -33,7 +33,7 @@ def _seeds(outputs: List[Tensor], grad_outputs: Any) -> List[Tensor]:
     seeds = []
     for i, out in enumerate(outputs):
         g = given[i] if given else None
-        seeds.append(_ones_like(out) if g is None else _as_grad(g, out))
+        seeds.append(ones_like_grad(out) if g is None else as_grad(g, out))
     return seeds
 
 

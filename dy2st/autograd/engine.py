@@ -18,11 +18,11 @@ from .rules.array_rules import add_array_grads
 from ..runtime import ops
 
 
-def _ones_like(t: Tensor) -> Tensor:
+def ones_like_grad(t: Tensor) -> Tensor:
     return Tensor(np.ones_like(t._value))
 
 
-def _as_grad(g: Any, like: Tensor) -> Tensor:
+def as_grad(g: Any, like: Tensor) -> Tensor:
     if isinstance(g, Tensor):
         arr = g._value
         if arr.shape != like._value.shape:

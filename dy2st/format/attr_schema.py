@@ -6,7 +6,7 @@ from typing import Any, Callable, Dict, Optional
 
 from ..runtime.dtype import DTYPES
 from ..runtime.program import Block, Operator
-from .errors import _fail
+from .errors import fail
 from .fields import MAX_ELEMENTS
 
 _INT64_MAX = (1 << 63) - 1
@@ -31,7 +31,7 @@ def check_attrs(block: Block, op: Operator, where: str) -> None:
             if check is not None:
                 check(value, rank, len(op.inputs))
         except AttrError as e:
-            raise _fail(where, f"attr {name}={_short(value)}: {e}") from None
+            raise fail(where, f"attr {name}={_short(value)}: {e}") from None
 
 
 def _short(v: Any) -> str:

@@ -13,58 +13,58 @@ from ..runtime.tensor import Parameter, Tensor
 from .input_spec import InputSpec
 from .concrete import ConcreteProgram
 from .codec import decode_value
-from .errors import _fail
-from .fields import _dtype, _get, _int_list, _name
-from .header import _dy2st_version
-from .validate import _check_block, check_names, check_var_sizes
+from .errors import fail
+from .fields import dtype_field, get_field, int_list_field, name_field
+from ..runtime.version import __version__
+from .validate import check_block, check_names, check_var_sizes
 from ..runtime.registry import OPS
 
 
-def _fits(arr: np.ndarray, var: Variable) -> bool:
+def fits_variable(arr: np.ndarray, var: Variable) -> bool:
     """Whether a parameter value has exactly its graph variable's shape and dtype."""
     return tuple(arr.shape) == var._shape and arr.dtype.name == str(var.dtype)
 
 
 def _build_block(program: Program, doc: Any, idx: int, where: str) -> Block:
-    parent = _get(doc, "parent", int, where)
-    if _get(doc, "idx", int, where) != idx or (idx == 0) != (parent == -1) or not -1 <= parent < idx:
-        raise _fail(where, f"bad block index {doc.get('idx')!r} / parent {parent!r}")
+    parent = get_field(doc, "parent", int, where)
+    if get_field(doc, "idx", int, where) != idx or (idx == 0) != (parent == -1) or not -1 <= parent < idx:
+        raise fail(where, f"bad block index {doc.get('idx')!r} / parent {parent!r}")
     block = program.blocks[0] if idx == 0 else Block(program, idx, parent)
-    for i, vd in enumerate(_get(doc, "vars", list, where)):
+    for i, vd in enumerate(get_field(doc, "vars", list, where)):
         vw = f"{where}.vars[{i}]"
-        name = _name(_get(vd, "name", str, vw), vw)
+        name = name_field(get_field(vd, "name", str, vw), vw)
         if name in block.vars:
-            raise _fail(vw, f"variable {name!r} is declared twice")
-        kind = _get(vd, "kind", str, vw)
+            raise fail(vw, f"variable {name!r} is declared twice")
+        kind = get_field(vd, "kind", str, vw)
         if kind not in ("dense", "array"):
-            raise _fail(vw, f"unknown variable kind {kind!r}")
+            raise fail(vw, f"unknown variable kind {kind!r}")
         elem = vd.get("elem")
         if elem is not None:
             if not (isinstance(elem, list) and len(elem) == 2):
-                raise _fail(vw, "elem must be [shape, dtype] or null")
-            elem = (tuple(_int_list(elem[0], vw + ".elem")), str(_dtype(elem[1], vw + ".elem")))
-        block.create_var(_int_list(_get(vd, "shape", list, vw), vw + ".shape"),
-                         _dtype(_get(vd, "dtype", str, vw), vw), kind=kind, elem=elem,
-                         persistable=_get(vd, "persistable", bool, vw), name=name)
-    block.params = [_name(p, where + ".params") for p in _get(doc, "params", list, where)]
-    block.results = [_name(r, where + ".results") for r in _get(doc, "results", list, where)]
-    for i, od in enumerate(_get(doc, "ops", list, where)):
+                raise fail(vw, "elem must be [shape, dtype] or null")
+            elem = (tuple(int_list_field(elem[0], vw + ".elem")), str(dtype_field(elem[1], vw + ".elem")))
+        block.create_var(int_list_field(get_field(vd, "shape", list, vw), vw + ".shape"),
+                         dtype_field(get_field(vd, "dtype", str, vw), vw), kind=kind, elem=elem,
+                         persistable=get_field(vd, "persistable", bool, vw), name=name)
+    block.params = [name_field(p, where + ".params") for p in get_field(doc, "params", list, where)]
+    block.results = [name_field(r, where + ".results") for r in get_field(doc, "results", list, where)]
+    for i, od in enumerate(get_field(doc, "ops", list, where)):
         block.ops.append(_build_op(od, f"{where}.ops[{i}]"))
     return block
 
 
 def _build_op(od: Any, where: str) -> Operator:
-    type_ = _get(od, "type", str, where)
+    type_ = get_field(od, "type", str, where)
     if type_ not in OPS:
-        raise _fail(where, f"unknown op type {type_[:80]!r}: this dy2st ({_dy2st_version()}) has no "
+        raise fail(where, f"unknown op type {type_[:80]!r}: this dy2st ({__version__}) has no "
                            "such op (saved by a newer or extended dy2st?)")
-    ins = [_name(n, where + ".inputs") for n in _get(od, "inputs", list, where)]
-    outs = [_name(n, where + ".outputs") for n in _get(od, "outputs", list, where)]
+    ins = [name_field(n, where + ".inputs") for n in get_field(od, "inputs", list, where)]
+    outs = [name_field(n, where + ".outputs") for n in get_field(od, "outputs", list, where)]
     attrs = {}
-    for k, v in _get(od, "attrs", dict, where).items():
+    for k, v in get_field(od, "attrs", dict, where).items():
         # attr names become keyword arguments in the executor's generated code
         if not k.isidentifier() or keyword.iskeyword(k):
-            raise _fail(where, f"op {type_}: attr name {k[:80]!r} is not a Python identifier")
+            raise fail(where, f"op {type_}: attr name {k[:80]!r} is not a Python identifier")
         attrs[k] = decode_value(v, f"{where}.attrs.{k}")
     origin = od.get("origin")
     if origin is not None:
@@ -73,26 +73,26 @@ def _build_op(od: Any, where: str) -> Operator:
 
 
 def _origin(d: Any, where: str) -> Origin:
-    _get(d, "file", str, where)
-    _get(d, "line", int, where)
+    get_field(d, "file", str, where)
+    get_field(d, "line", int, where)
     for k, t in (("function", str), ("source", str), ("col", int), ("end_col", int)):
         if k in d:
-            _get(d, k, t, where)
+            get_field(d, k, t, where)
     return Origin.from_json(d)
 
 
 def _build_tree(d: Any, where: str) -> Any:
-    kind = _get(d, "kind", str, where)
+    kind = get_field(d, "kind", str, where)
     if kind == "leaf":
         return LEAF
     if kind not in ("tuple", "list", "dict"):
-        raise _fail(where, f"unknown structure kind {kind!r}")
-    items = tuple(_build_tree(s, where) for s in _get(d, "items", list, where))
+        raise fail(where, f"unknown structure kind {kind!r}")
+    items = tuple(_build_tree(s, where) for s in get_field(d, "items", list, where))
     if kind != "dict":
         return (kind, items)
-    keys = [decode_value(k, where) for k in _get(d, "keys", list, where)]
+    keys = [decode_value(k, where) for k in get_field(d, "keys", list, where)]
     if len(keys) != len(items) or not all(_hashable(k) for k in keys):
-        raise _fail(where, "dict keys do not fit the items (one per item, each hashable)")
+        raise fail(where, "dict keys do not fit the items (one per item, each hashable)")
     return ("dict", tuple(zip(keys, items)))
 
 
@@ -112,29 +112,29 @@ def _count_leaves(tree: Any) -> int:
 def build_concrete(doc: Dict[str, Any], values: Dict[str, np.ndarray], where: str) -> ConcreteProgram:
     """The ConcreteProgram described by `doc`, with parameter values already checked."""
     _ensure_ops_registered()
-    pdoc = _get(doc, "program", dict, where)
+    pdoc = get_field(doc, "program", dict, where)
     program = Program()
-    block_docs = _get(pdoc, "blocks", list, where + ".program")
+    block_docs = get_field(pdoc, "blocks", list, where + ".program")
     if not block_docs:
-        raise _fail(where, "the program has no blocks")
+        raise fail(where, "the program has no blocks")
     for i, bd in enumerate(block_docs):
         block = _build_block(program, bd, i, f"{where}: program.blocks[{i}]")
         if i:
             program.blocks.append(block)
     g = program.global_block()
-    program.feed_names = [_name(n, where + ": feed_names") for n in _get(pdoc, "feed_names", list, where)]
-    program.fetch_names = [_name(n, where + ": fetch_names") for n in _get(pdoc, "fetch_names", list, where)]
+    program.feed_names = [name_field(n, where + ": feed_names") for n in get_field(pdoc, "feed_names", list, where)]
+    program.fetch_names = [name_field(n, where + ": fetch_names") for n in get_field(pdoc, "fetch_names", list, where)]
     for n in program.feed_names + program.fetch_names:
         if n not in g.vars:
-            raise _fail(where, f"feed/fetch {n!r} is not a variable of the global block")
-    for pd in _get(doc, "parameters", list, where):
+            raise fail(where, f"feed/fetch {n!r} is not a variable of the global block")
+    for pd in get_field(doc, "parameters", list, where):
         name = pd["name"]
         var = g.vars.get(name)
         if var is None or not var.persistable or var.kind != "dense":
-            raise _fail(where, f"parameter {name!r} is not a persistable variable of the global block")
+            raise fail(where, f"parameter {name!r} is not a persistable variable of the global block")
         arr = values[name]
-        if not _fits(arr, var):
-            raise _fail(where, f"parameter {name!r} is {arr.dtype.name}{list(arr.shape)} in the "
+        if not fits_variable(arr, var):
+            raise fail(where, f"parameter {name!r} is {arr.dtype.name}{list(arr.shape)} in the "
                                f"parameters file but {var.dtype}{list(var._shape)} in the graph")
         trainable = bool(pd.get("trainable", False))
         program.persistables[name] = (Parameter(arr, name, trainable) if trainable else
@@ -143,14 +143,14 @@ def build_concrete(doc: Dict[str, Any], values: Dict[str, np.ndarray], where: st
     owner: Dict[int, int] = {}
     for b in program.blocks:
         check_var_sizes(b, f"{where}: program.blocks[{b.idx}]")
-        _check_block(program, b, owner, f"{where}: program.blocks[{b.idx}]")
+        check_block(program, b, owner, f"{where}: program.blocks[{b.idx}]")
     if len(owner) != len(program.blocks) - 1:
-        raise _fail(where, "some sub-blocks are not owned by any control-flow op")
+        raise fail(where, "some sub-blocks are not owned by any control-flow op")
     inputs = _build_inputs(doc, program, where)
-    out = _get(doc, "outputs", dict, where)
-    tree = _build_tree(_get(out, "tree", dict, where + ".outputs"), where + ": outputs.tree")
+    out = get_field(doc, "outputs", dict, where)
+    tree = _build_tree(get_field(out, "tree", dict, where + ".outputs"), where + ": outputs.tree")
     leaves = []
-    for i, ld in enumerate(_get(out, "leaves", list, where + ".outputs")):
+    for i, ld in enumerate(get_field(out, "leaves", list, where + ".outputs")):
         lw = f"{where}: outputs.leaves[{i}]"
         if isinstance(ld, dict) and set(ld) == {"var"} and type(ld["var"]) is int \
                 and 0 <= ld["var"] < len(program.fetch_names):
@@ -158,9 +158,9 @@ def build_concrete(doc: Dict[str, Any], values: Dict[str, np.ndarray], where: st
         elif isinstance(ld, dict) and set(ld) == {"const"}:
             leaves.append(("const", decode_value(ld["const"], lw)))
         else:
-            raise _fail(lw, f"expected {{'var': fetch index}} or {{'const': value}}, got {ld!r}")
+            raise fail(lw, f"expected {{'var': fetch index}} or {{'const': value}}, got {ld!r}")
     if len(leaves) != _count_leaves(tree):
-        raise _fail(where, f"the output structure has {_count_leaves(tree)} leaves but "
+        raise fail(where, f"the output structure has {_count_leaves(tree)} leaves but "
                            f"{len(leaves)} are described")
     structure = _build_input_structure(doc, len(inputs), where)
     return ConcreteProgram(program, inputs, tree, leaves, structure)
@@ -173,19 +173,19 @@ def _build_input_structure(doc: Dict[str, Any], n_inputs: int, where: str) -> An
         return None
     sw = f"{where}: input_structure"
     if doc.get("format_version") == 1:
-        raise _fail(sw, "is not part of format version 1 (the file claims version 1)")
-    d = _get(doc, "input_structure", dict, where)
+        raise fail(sw, "is not part of format version 1 (the file claims version 1)")
+    d = get_field(doc, "input_structure", dict, where)
     if set(d) != {"arguments", "tree", "leaves"}:
-        raise _fail(sw, f"expected the fields arguments, tree and leaves, got {sorted(d)[:8]!r}")
-    names = [_name(n, sw + ".arguments") for n in _get(d, "arguments", list, sw)]
+        raise fail(sw, f"expected the fields arguments, tree and leaves, got {sorted(d)[:8]!r}")
+    names = [name_field(n, sw + ".arguments") for n in get_field(d, "arguments", list, sw)]
     if len(set(names)) != len(names) or not all(n.isidentifier() for n in names):
-        raise _fail(sw, f"argument names must be distinct identifiers, got {str(names)[:80]}")
-    tree = _build_tree(_get(d, "tree", dict, sw), sw + ".tree")
+        raise fail(sw, f"argument names must be distinct identifiers, got {str(names)[:80]}")
+    tree = _build_tree(get_field(d, "tree", dict, sw), sw + ".tree")
     if tree is LEAF or tree[0] != "tuple" or len(tree[1]) != len(names):
-        raise _fail(sw, f"the tree must be a tuple of {len(names)} arguments")
+        raise fail(sw, f"the tree must be a tuple of {len(names)} arguments")
     leaves = []
     seen = set()
-    for i, ld in enumerate(_get(d, "leaves", list, sw)):
+    for i, ld in enumerate(get_field(d, "leaves", list, sw)):
         lw = f"{sw}.leaves[{i}]"
         if isinstance(ld, dict) and set(ld) == {"input"} and type(ld["input"]) is int \
                 and 0 <= ld["input"] < n_inputs and ld["input"] not in seen:
@@ -194,30 +194,30 @@ def _build_input_structure(doc: Dict[str, Any], n_inputs: int, where: str) -> An
         elif isinstance(ld, dict) and set(ld) == {"const"}:
             leaves.append(("const", decode_value(ld["const"], lw)))
         else:
-            raise _fail(lw, f"expected {{'input': an unused input index below {n_inputs}}} or "
+            raise fail(lw, f"expected {{'input': an unused input index below {n_inputs}}} or "
                             f"{{'const': value}}, got {str(ld)[:80]}")
     if len(leaves) != _count_leaves(tree) or len(seen) != n_inputs:
-        raise _fail(sw, f"describes {len(leaves)} leaves ({len(seen)} inputs) for a structure of "
+        raise fail(sw, f"describes {len(leaves)} leaves ({len(seen)} inputs) for a structure of "
                         f"{_count_leaves(tree)} leaves and {n_inputs} inputs")
     return (names, tree, leaves)
 
 
 def _build_inputs(doc: Dict[str, Any], program: Program, where: str) -> List[InputSpec]:
     specs = []
-    docs = _get(doc, "inputs", list, where)
+    docs = get_field(doc, "inputs", list, where)
     if len(docs) != len(program.feed_names):
-        raise _fail(where, f"{len(docs)} input specs for {len(program.feed_names)} feeds")
+        raise fail(where, f"{len(docs)} input specs for {len(program.feed_names)} feeds")
     for i, (sd, feed) in enumerate(zip(docs, program.feed_names)):
         sw = f"{where}: inputs[{i}]"
         name = sd.get("name") if isinstance(sd, dict) else None
         if name is not None:
-            _name(name, sw + ".name")
-        shape = _int_list(_get(sd, "shape", list, sw), sw + ".shape", min_=0, nullable=True)
-        spec = InputSpec(shape, _dtype(_get(sd, "dtype", str, sw), sw), name)
+            name_field(name, sw + ".name")
+        shape = int_list_field(get_field(sd, "shape", list, sw), sw + ".shape", min_=0, nullable=True)
+        spec = InputSpec(shape, dtype_field(get_field(sd, "dtype", str, sw), sw), name)
         var = program.global_block().vars[feed]
-        if _get(sd, "var", str, sw) != feed or var.dtype != spec.dtype or len(var._shape) != len(
+        if get_field(sd, "var", str, sw) != feed or var.dtype != spec.dtype or len(var._shape) != len(
                 spec.shape) or any(a is not None and b >= 0 and a != b for a, b in zip(spec.shape, var._shape)):
-            raise _fail(sw, f"spec {spec.text()} does not fit feed variable {feed!r} "
+            raise fail(sw, f"spec {spec.text()} does not fit feed variable {feed!r} "
                             f"({var.dtype}{list(var._shape)})")
         specs.append(spec)
     return specs

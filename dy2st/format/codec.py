@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 
 from ..runtime.dtype import DTYPES
-from .errors import _fail
-from .fields import _int_list
+from .errors import fail
+from .fields import int_list_field
 
 
 # JSON has no tuples, non-finite floats or arrays; they are stored as one-key marker objects so
@@ -31,14 +31,14 @@ def encode_value(v: Any, where: str) -> Any:
         out = {}
         for k, x in v.items():
             if not isinstance(k, str) or k.startswith("$"):
-                raise _fail(where, f"dict key {k!r} cannot be stored (keys must be strings not "
+                raise fail(where, f"dict key {k!r} cannot be stored (keys must be strings not "
                                    "starting with '$')")
             out[k] = encode_value(x, where)
         return out
     if isinstance(v, np.ndarray) and v.dtype.name in DTYPES:
         return {"$ndarray": {"dtype": v.dtype.name, "shape": list(v.shape),
                              "data": encode_value(v.reshape(-1).tolist(), where)}}
-    raise _fail(where, f"a value of type {type(v).__name__} ({str(v)[:60]}) cannot be stored in "
+    raise fail(where, f"a value of type {type(v).__name__} ({str(v)[:60]}) cannot be stored in "
                        "the JSON format")
 
 
@@ -48,12 +48,12 @@ def decode_value(v: Any, where: str) -> Any:
     if isinstance(v, list):
         return [decode_value(x, where) for x in v]
     if not isinstance(v, dict):
-        raise _fail(where, f"unexpected JSON value {v!r}")
+        raise fail(where, f"unexpected JSON value {v!r}")
     marked = [k for k in v if k.startswith("$")]
     if not marked:
         return {k: decode_value(x, where) for k, x in v.items()}
     if len(v) != 1:
-        raise _fail(where, f"a marker object {marked[0]!r} must have exactly one key")
+        raise fail(where, f"a marker object {marked[0]!r} must have exactly one key")
     key, inner = next(iter(v.items()))
     if key == "$tuple" and isinstance(inner, list):
         return tuple(decode_value(x, where) for x in inner)
@@ -61,15 +61,15 @@ def decode_value(v: Any, where: str) -> Any:
         return float(inner)
     if key == "$ndarray" and isinstance(inner, dict):
         return _decode_ndarray(inner, where)
-    raise _fail(where, f"unknown or malformed marker object {key!r}")
+    raise fail(where, f"unknown or malformed marker object {key!r}")
 
 
 def _decode_ndarray(d: dict, where: str) -> np.ndarray:
-    dtype, shape = d.get("dtype"), _int_list(d.get("shape"), where + ".$ndarray.shape", min_=0)
+    dtype, shape = d.get("dtype"), int_list_field(d.get("shape"), where + ".$ndarray.shape", min_=0)
     if not isinstance(dtype, str) or dtype not in DTYPES or set(d) != {"dtype", "shape", "data"} or not isinstance(d["data"], list):
-        raise _fail(where, "malformed $ndarray object")
+        raise fail(where, "malformed $ndarray object")
     data = decode_value(d["data"], where)
     if len(data) != math.prod(shape) or any(
             not isinstance(x, (bool, int, float)) for x in data):
-        raise _fail(where, "$ndarray data does not fit its shape")
+        raise fail(where, "$ndarray data does not fit its shape")
     return np.array(data, dtype=DTYPES[dtype].np).reshape(shape)

@@ -6,5 +6,5 @@ class ModelFormatError(ValueError):
     """A model file is missing, foreign, corrupt, too new, or disagrees with itself."""
 
 
-def _fail(where: str, problem: str) -> ModelFormatError:
+def fail(where: str, problem: str) -> ModelFormatError:
     return ModelFormatError(f"{where}: {problem}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any, List
 
 from ..runtime.dtype import DTYPES
-from .errors import _fail
+from .errors import fail
 
 _MAX_NAME = 256
 # No dim of a loadable model is larger (MAX_ELEMENTS bounds whole shapes)
@@ -14,41 +14,41 @@ MAX_DIM = 1 << 32
 MAX_ELEMENTS = 1 << 32
 
 
-def _int_list(v: Any, where: str, min_: int = -1, nullable: bool = False) -> List[Any]:
+def int_list_field(v: Any, where: str, min_: int = -1, nullable: bool = False) -> List[Any]:
     if not isinstance(v, list):
-        raise _fail(where, f"expected a list of ints, got {v!r}")
+        raise fail(where, f"expected a list of ints, got {v!r}")
     for d in v:
         if d is None and nullable:
             continue
         if type(d) is not int or not min_ <= d <= MAX_DIM:
-            raise _fail(where, f"expected ints from {min_} to {MAX_DIM}, got {str(d)[:40]}")
+            raise fail(where, f"expected ints from {min_} to {MAX_DIM}, got {str(d)[:40]}")
     return v
 
 
-def _name(v: Any, where: str) -> str:
+def name_field(v: Any, where: str) -> str:
     """A variable / parameter name: a plain, printable, bounded string."""
     if not isinstance(v, str) or not v or len(v) > _MAX_NAME or not v.isprintable():
-        raise _fail(where, f"invalid name {str(v)[:80]!r} (names are non-empty printable strings "
+        raise fail(where, f"invalid name {str(v)[:80]!r} (names are non-empty printable strings "
                            f"of at most {_MAX_NAME} characters)")
     return v
 
 
-def _dtype(v: Any, where: str) -> str:
+def dtype_field(v: Any, where: str) -> str:
     if v == "bfloat16":
         return DTYPES[v]        # without ml_dtypes: an ImportError naming the extra to install
     if not isinstance(v, str) or v not in DTYPES:
-        raise _fail(where, f"unknown dtype {str(v)[:80]!r}; expected one of {', '.join(DTYPES)}")
+        raise fail(where, f"unknown dtype {str(v)[:80]!r}; expected one of {', '.join(DTYPES)}")
     return DTYPES[v]
 
 
-def _get(d: Any, key: str, types: Any, where: str) -> Any:
+def get_field(d: Any, key: str, types: Any, where: str) -> Any:
     if not isinstance(d, dict):
-        raise _fail(where, f"expected a JSON object, got {type(d).__name__}")
+        raise fail(where, f"expected a JSON object, got {type(d).__name__}")
     if key not in d:
-        raise _fail(where, f"missing field {key!r}")
+        raise fail(where, f"missing field {key!r}")
     v = d[key]
     if not isinstance(v, types) or (isinstance(v, bool) and bool not in _as_tuple(types)):
-        raise _fail(f"{where}.{key}", f"expected {_type_names(types)}, got {type(v).__name__}")
+        raise fail(f"{where}.{key}", f"expected {_type_names(types)}, got {type(v).__name__}")
     return v
 
 

@@ -12,10 +12,10 @@ import numpy as np
 from ..runtime.tensor import Tensor
 from .concrete import ConcreteProgram
 from .atomic import fsync_dir, write_atomic, save_lock
-from .build import _fits, build_concrete
+from .build import fits_variable, build_concrete
 from .codec import decode_value
-from .errors import ModelFormatError, _fail
-from .fields import _get
+from .errors import ModelFormatError, fail
+from .fields import get_field
 from .header import check_header
 from .jsontext import parse_json, dumps
 from .npy_member import DEFAULT_MAX_COMPRESSION_RATIO
@@ -97,7 +97,7 @@ def save_concrete(concrete: ConcreteProgram, path: str, extra: Optional[dict] = 
         t = program.persistables[name]
         var = g.vars.get(name)
         arr = np.asarray(t._value if isinstance(t, Tensor) else t)
-        if var is None or not _fits(arr, var):
+        if var is None or not fits_variable(arr, var):
             raise ModelFormatError(f"parameter {name!r}: its value {arr.dtype}{list(arr.shape)} "
                                    "does not fit the graph variable")
         values.append(arr)
@@ -156,13 +156,13 @@ def read_model(path: str, max_compression_ratio: Optional[float] = DEFAULT_MAX_C
     for _ in range(_READ_ATTEMPTS):
         doc = parse_json(json_raw, json_path)
         version = check_header(doc, json_path)
-        pf = _get(doc, "parameters_file", dict, json_path)
-        file_ = _get(pf, "file", str, json_path + ": parameters_file")
+        pf = get_field(doc, "parameters_file", dict, json_path)
+        file_ = get_field(pf, "file", str, json_path + ": parameters_file")
         if (os.path.basename(file_) != file_ or file_ in (".", "..") or not file_.endswith(".npz")
                 or "\0" in file_):
-            raise _fail(json_path, f"parameters_file {file_[:80]!r} must be a plain .npz file name")
-        sha = _get(pf, "sha256", str, json_path + ": parameters_file")
-        table = parameter_table(_get(doc, "parameters", list, json_path), json_path)
+            raise fail(json_path, f"parameters_file {file_[:80]!r} must be a plain .npz file name")
+        sha = get_field(pf, "sha256", str, json_path + ": parameters_file")
+        table = parameter_table(get_field(doc, "parameters", list, json_path), json_path)
         npz_path = os.path.join(os.path.dirname(prefix), file_)
         try:
             raw = read_regular_file(npz_path, max_npz_size(table),
@@ -181,13 +181,13 @@ def read_model(path: str, max_compression_ratio: Optional[float] = DEFAULT_MAX_C
     else:
         raise ModelFormatError(f"{json_path}: the model was replaced {_READ_ATTEMPTS} times while "
                                "it was being read; try again")
-    values = read_npz(npz_path, raw, sha, _get(doc, "parameters", list, json_path), json_path,
+    values = read_npz(npz_path, raw, sha, get_field(doc, "parameters", list, json_path), json_path,
                       max_compression_ratio)
     try:
         concrete = build_concrete(doc, values, json_path)
         extra = decode_value(doc.get("extra") or {}, json_path + ": extra")
     except RecursionError:
-        raise _fail(json_path, "is nested too deeply to be a dy2st model") from None
+        raise fail(json_path, "is nested too deeply to be a dy2st model") from None
     return LoadedModel(concrete, version, str(doc.get("dy2st_version", "?")),
                        extra if isinstance(extra, dict) else {}, json_path, npz_path)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..runtime.version import __version__
-from .errors import _fail
+from .errors import fail
 
 FORMAT_NAME = "dy2st.model"
 # 2: adds `input_structure` (an argument that is a list / tuple / dict of tensors); files
@@ -12,19 +12,15 @@ FORMAT_NAME = "dy2st.model"
 FORMAT_VERSION = 2
 
 
-def _dy2st_version() -> str:
-    return __version__
-
-
 def check_header(doc: Any, where: str) -> int:
     if not isinstance(doc, dict) or doc.get("format") != FORMAT_NAME:
         found = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
-        raise _fail(where, f"is not a dy2st model (format is {found!r}, expected {FORMAT_NAME!r})")
+        raise fail(where, f"is not a dy2st model (format is {found!r}, expected {FORMAT_NAME!r})")
     version = doc.get("format_version")
     if type(version) is not int or version < 1:
-        raise _fail(where, f"has an invalid format_version {version!r}")
+        raise fail(where, f"has an invalid format_version {version!r}")
     if version > FORMAT_VERSION:
-        raise _fail(where, f"uses model format version {version} (written by dy2st "
-                           f"{doc.get('dy2st_version', '?')}), but this dy2st ({_dy2st_version()}) "
+        raise fail(where, f"uses model format version {version} (written by dy2st "
+                           f"{doc.get('dy2st_version', '?')}), but this dy2st ({__version__}) "
                            f"reads format versions up to {FORMAT_VERSION}; upgrade dy2st to load it")
     return version

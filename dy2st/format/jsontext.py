@@ -5,7 +5,7 @@ import json
 import math
 from typing import Any
 
-from .errors import _fail
+from .errors import fail
 
 
 def dumps(v: Any, indent: str = "") -> str:
@@ -25,10 +25,10 @@ def parse_json(raw: bytes, where: str) -> Any:
     """The JSON document in raw; pickles, archives, duplicate keys and non-finite numbers are
     refused with an error naming `where`."""
     if raw.startswith(b"\x80"):
-        raise _fail(where, "is a Python pickle, not a dy2st model; refusing to load it (unpickling "
+        raise fail(where, "is a Python pickle, not a dy2st model; refusing to load it (unpickling "
                            "can run arbitrary code)")
     if raw.startswith(b"PK\x03\x04") or raw.startswith(b"\x93NUMPY"):
-        raise _fail(where, "is a numpy/zip archive, not the JSON graph of a dy2st model")
+        raise fail(where, "is a numpy/zip archive, not the JSON graph of a dy2st model")
 
     def pairs(items: list) -> dict:
         keys = [k for k, _ in items]
@@ -55,8 +55,8 @@ def parse_json(raw: bytes, where: str) -> Any:
         return json.loads(raw.decode("utf-8"), object_pairs_hook=pairs, parse_constant=constant,
                           parse_float=finite, parse_int=bounded_int)
     except UnicodeDecodeError:
-        raise _fail(where, "is not UTF-8 text, so not a dy2st model graph") from None
+        raise fail(where, "is not UTF-8 text, so not a dy2st model graph") from None
     except json.JSONDecodeError as e:
-        raise _fail(where, f"is not valid JSON (truncated or corrupt?): {e}") from None
+        raise fail(where, f"is not valid JSON (truncated or corrupt?): {e}") from None
     except (ValueError, RecursionError) as e:
-        raise _fail(where, f"is not valid JSON: {e}") from None
+        raise fail(where, f"is not valid JSON: {e}") from None

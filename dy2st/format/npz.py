@@ -13,8 +13,8 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from ..runtime.dtype import DTYPES
-from .errors import ModelFormatError, _fail
-from .fields import _dtype, _get, _int_list, _name
+from .errors import ModelFormatError, fail
+from .fields import dtype_field, get_field, int_list_field, name_field
 from .npy_member import (COMPRESSIONS, DEFAULT_MAX_COMPRESSION_RATIO, MAX_NPY_HEADER, Expected,
                          read_npy_member, to_bits)
 
@@ -37,18 +37,18 @@ def parameter_table(table: List[Any], where: str) -> Dict[str, Entry]:
     keys = set()
     for i, pd in enumerate(table):
         pw = f"{where}: parameters[{i}]"
-        name = _name(_get(pd, "name", str, pw), pw)
+        name = name_field(get_field(pd, "name", str, pw), pw)
         if name in entries:
-            raise _fail(pw, f"parameter {name!r} is listed twice")
-        key = _name(_get(pd, "key", str, pw), pw + ".key")
+            raise fail(pw, f"parameter {name!r} is listed twice")
+        key = name_field(get_field(pd, "key", str, pw), pw + ".key")
         if key in keys:
-            raise _fail(pw, f"array key {key!r} is listed twice")
+            raise fail(pw, f"array key {key!r} is listed twice")
         keys.add(key)
-        shape = _int_list(_get(pd, "shape", list, pw), pw, 0)
+        shape = int_list_field(get_field(pd, "shape", list, pw), pw, 0)
         if data_nbytes(shape, "float64") > _MAX_PARAMETER_BYTES:
-            raise _fail(pw, f"parameter {name!r} has shape {shape}, more than "
+            raise fail(pw, f"parameter {name!r} has shape {shape}, more than "
                             f"{_MAX_PARAMETER_BYTES >> 3} elements")
-        entries[name] = (key, shape, _dtype(_get(pd, "dtype", str, pw), pw))
+        entries[name] = (key, shape, dtype_field(get_field(pd, "dtype", str, pw), pw))
     return entries
 
 
@@ -74,12 +74,12 @@ def read_npz(path: str, raw: bytes, sha256: str, table: List[Any], where: str,
     (a compressed member inflating beyond `max_compression_ratio` is refused; None: no bound)."""
     entries = parameter_table(table, where)
     if raw.startswith(b"\x80"):
-        raise _fail(path, "is a Python pickle, not an .npz of parameters; refusing to load it "
+        raise fail(path, "is a Python pickle, not an .npz of parameters; refusing to load it "
                           "(unpickling can run arbitrary code)")
     if not raw.startswith(b"PK\x03\x04") and not raw.startswith(b"PK\x05\x06"):
-        raise _fail(path, "is not an .npz archive (foreign or corrupt file)")
+        raise fail(path, "is not an .npz archive (foreign or corrupt file)")
     if hashlib.sha256(raw).hexdigest() != sha256:
-        raise _fail(path, f"does not match the checksum recorded in {where} (truncated, corrupt, "
+        raise fail(path, f"does not match the checksum recorded in {where} (truncated, corrupt, "
                           "or from another save)")
     try:
         with zipfile.ZipFile(io.BytesIO(raw)) as zf:
@@ -87,9 +87,9 @@ def read_npz(path: str, raw: bytes, sha256: str, table: List[Any], where: str,
             keys = set(members)
             want = {k for k, _, _ in entries.values()}
             if keys - want:
-                raise _fail(path, f"holds arrays {sorted(keys - want)} that {where} does not list")
+                raise fail(path, f"holds arrays {sorted(keys - want)} that {where} does not list")
             if want - keys:
-                raise _fail(path, f"lacks the parameter arrays {sorted(want - keys)} listed in {where}")
+                raise fail(path, f"lacks the parameter arrays {sorted(want - keys)} listed in {where}")
             return {name: _read_member(zf, members[key], name, shape, dtype, path, where,
                                       max_compression_ratio)
                     for name, (key, shape, dtype) in entries.items()}
@@ -97,7 +97,7 @@ def read_npz(path: str, raw: bytes, sha256: str, table: List[Any], where: str,
         raise
     except (ValueError, OSError, EOFError, zipfile.BadZipFile, zlib.error, struct.error,
             NotImplementedError, RuntimeError, KeyError, OverflowError, MemoryError) as e:
-        raise _fail(path, f"cannot be read as an .npz of parameters ({type(e).__name__}: "
+        raise fail(path, f"cannot be read as an .npz of parameters ({type(e).__name__}: "
                           f"{str(e)[:200]})") from None
 
 
@@ -106,10 +106,10 @@ def _members(zf: zipfile.ZipFile, path: str) -> Dict[str, zipfile.ZipInfo]:
     for info in zf.infolist():
         name = info.filename
         if not name.endswith(".npy"):
-            raise _fail(path, f"member {name[:80]!r} is not an .npy array")
+            raise fail(path, f"member {name[:80]!r} is not an .npy array")
         key = name[:-4]
         if key in members:
-            raise _fail(path, f"member {name[:80]!r} appears twice")
+            raise fail(path, f"member {name[:80]!r} appears twice")
         members[key] = info
     return members
 
@@ -120,7 +120,7 @@ def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, shape: L
     what = f"array {info.filename!r} (parameter {name!r})"
     nbytes = data_nbytes(shape, dtype)
     if info.compress_type in COMPRESSIONS and info.file_size > nbytes + MAX_NPY_HEADER:
-        raise _fail(path, f"{what} inflates to {info.file_size} bytes, but {where} declares "
+        raise fail(path, f"{what} inflates to {info.file_size} bytes, but {where} declares "
                           f"{dtype}{shape} ({nbytes} bytes of data)")
     expect = Expected(shape, dtype, f"parameter {name!r}", where)
     return read_npy_member(zf, info, path, what, expect, max_compression_ratio)

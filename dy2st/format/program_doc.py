@@ -8,7 +8,8 @@ from ..runtime.pytree import LEAF
 from .concrete import ConcreteProgram
 from .codec import encode_value
 from .errors import ModelFormatError
-from .header import FORMAT_NAME, FORMAT_VERSION, _dy2st_version
+from ..runtime.version import __version__
+from .header import FORMAT_NAME, FORMAT_VERSION
 
 
 def _live_blocks(program: Program) -> Dict[int, int]:
@@ -72,7 +73,7 @@ def concrete_doc(concrete: ConcreteProgram, params: List[Dict[str, Any]],
     inputs = [{"name": s.name, "var": feed, "shape": list(s.shape), "dtype": str(s.dtype)}
               for s, feed in zip(concrete.inputs, program.feed_names)]
     doc = {"format": FORMAT_NAME, "format_version": 1,
-           "dy2st_version": _dy2st_version(), "inputs": inputs,
+           "dy2st_version": __version__, "inputs": inputs,
            "outputs": {"tree": _tree_doc(concrete.output_tree, "output structure"),
                        "leaves": [_leaf_doc(x, "output constant") for x in concrete.output_leaves]},
            "parameters": params, "program": _program_doc(program),

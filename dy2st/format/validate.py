@@ -11,7 +11,7 @@ import numpy as np
 
 from ..runtime.program import Block, Operator, Program
 from .attr_schema import check_attrs
-from .errors import _fail
+from .errors import fail
 from .fields import MAX_ELEMENTS
 from ..runtime.registry import OPS
 
@@ -23,7 +23,7 @@ def check_var_sizes(block: Block, where: str) -> None:
     for v in block.vars.values():
         for shape in (v._shape,) + ((tuple(v.elem[0]),) if v.elem else ()):
             if _elements(shape) > MAX_ELEMENTS:
-                raise _fail(where, f"variable {v.name!r} has shape {list(shape)}, more than "
+                raise fail(where, f"variable {v.name!r} has shape {list(shape)}, more than "
                                    f"{MAX_ELEMENTS} elements")
 
 
@@ -34,34 +34,34 @@ def check_names(program: Program, where: str) -> None:
     for b in program.blocks:
         for name in b.vars:
             if name in seen:
-                raise _fail(f"{where}: program.blocks[{b.idx}]",
+                raise fail(f"{where}: program.blocks[{b.idx}]",
                             f"variable {name!r} is also declared in block {seen[name]}")
             seen[name] = b.idx
 
 
-def _check_block(program: Program, block: Block, owner: Dict[int, int], where: str) -> None:
+def check_block(program: Program, block: Block, owner: Dict[int, int], where: str) -> None:
     """Every name is declared, defined before use, and control flow fits its sub-blocks."""
     defined = set(block.params)
     if block.idx == 0:
         defined |= set(program.feed_names) | set(program.persistables)
     for name in list(block.params) + list(block.results) + sorted(defined):
         if name not in block.vars:
-            raise _fail(where, f"{name!r} is used but not declared in block {block.idx}")
+            raise fail(where, f"{name!r} is used but not declared in block {block.idx}")
     for i, op in enumerate(block.ops):
         ow = f"{where}.ops[{i}] ({op.type})"
         for n in op.inputs:
             if n not in block.vars:
-                raise _fail(ow, f"input {n!r} is not a variable of block {block.idx}")
+                raise fail(ow, f"input {n!r} is not a variable of block {block.idx}")
             if n not in defined:
-                raise _fail(ow, f"input {n!r} is used before it is defined")
+                raise fail(ow, f"input {n!r} is used before it is defined")
         for n in op.outputs:
             if n not in block.vars:
-                raise _fail(ow, f"output {n!r} is not a variable of block {block.idx}")
+                raise fail(ow, f"output {n!r} is not a variable of block {block.idx}")
             if n in defined:
-                raise _fail(ow, f"output {n!r} is already defined (a feed, parameter, block "
+                raise fail(ow, f"output {n!r} is already defined (a feed, parameter, block "
                                 "param or earlier output): every variable is assigned once")
         if len(set(op.outputs)) != len(op.outputs):
-            raise _fail(ow, f"names an output twice ({op.outputs})")
+            raise fail(ow, f"names an output twice ({op.outputs})")
         _check_op_shape(program, block, op, owner, ow)
         if op.type not in CONTROL_FLOW_ATTRS:
             check_attrs(block, op, ow)
@@ -70,7 +70,7 @@ def _check_block(program: Program, block: Block, owner: Dict[int, int], where: s
         defined.update(op.outputs)
     for n in block.results:
         if n not in defined:
-            raise _fail(where, f"result {n!r} is never defined")
+            raise fail(where, f"result {n!r} is never defined")
 
 
 def _check_op_shape(program: Program, block: Block, op: Operator, owner: Dict[int, int],
@@ -78,16 +78,16 @@ def _check_op_shape(program: Program, block: Block, op: Operator, owner: Dict[in
     keys = CONTROL_FLOW_ATTRS.get(op.type, ())
     stray = [k for k in op.attrs if k.endswith("_block") and k not in keys]
     if stray or any(k not in op.attrs for k in keys):
-        raise _fail(where, f"sub-block attrs {sorted(k for k in op.attrs if k.endswith('_block'))} "
+        raise fail(where, f"sub-block attrs {sorted(k for k in op.attrs if k.endswith('_block'))} "
                            f"do not fit a {op.type!r} op (expected {list(keys)})")
     subs = []
     for k in keys:
         idx = op.attrs[k]
         if type(idx) is not int or not 0 < idx < len(program.blocks):
-            raise _fail(where, f"{k}={idx!r} is not a sub-block index")
+            raise fail(where, f"{k}={idx!r} is not a sub-block index")
         sub = program.blocks[idx]
         if sub.parent_idx != block.idx or idx in owner:
-            raise _fail(where, f"{k}={idx} is not a child block of block {block.idx} owned by this op")
+            raise fail(where, f"{k}={idx} is not a child block of block {block.idx} owned by this op")
         owner[idx] = block.idx
         subs.append(sub)
     if op.type == "cond":
@@ -102,7 +102,7 @@ def _check_op_shape(program: Program, block: Block, op: Operator, owner: Dict[in
     else:
         return
     if not ok:
-        raise _fail(where, f"the {op.type} op's inputs/outputs do not match its sub-blocks' "
+        raise fail(where, f"the {op.type} op's inputs/outputs do not match its sub-blocks' "
                            "params/results")
 
 
@@ -114,7 +114,7 @@ def _check_signature(kernel: Any, op: Operator, where: str) -> None:
     try:
         sig.bind(*([None] * len(op.inputs)), **op.attrs)
     except TypeError as e:
-        raise _fail(where, f"the inputs/attrs {sorted(op.attrs)} do not fit the {op.type} kernel "
+        raise fail(where, f"the inputs/attrs {sorted(op.attrs)} do not fit the {op.type} kernel "
                            f"({e})") from None
 
 
@@ -135,11 +135,11 @@ def _check_inference(opdef: Any, block: Block, op: Operator, where: str) -> None
     except RecursionError:
         raise
     except Exception as e:  # noqa: BLE001 - any failure means the attrs or inputs do not fit
-        raise _fail(where, f"its attrs or inputs are not valid for a {op.type!r} op "
+        raise fail(where, f"its attrs or inputs are not valid for a {op.type!r} op "
                            f"({type(e).__name__}: {str(e)[:200]})") from None
     metas = [metas] if opdef.n_outputs == 1 else list(metas)
     if len(metas) != len(op.outputs):
-        raise _fail(where, f"a {op.type!r} op has {len(metas)} output(s), the file declares "
+        raise fail(where, f"a {op.type!r} op has {len(metas)} output(s), the file declares "
                            f"{len(op.outputs)}")
     for meta, name in zip(metas, op.outputs):
         var = block.vars[name]
@@ -150,10 +150,10 @@ def _check_inference(opdef: Any, block: Block, op: Operator, where: str) -> None
                 (var.kind != "dense" or (len(shape) == len(declared) and all(
                     a == b or a < 0 or b < 0 for a, b in zip(shape, declared)))))
         if not fits:
-            raise _fail(where, f"output {name!r} is declared {var.kind} {var.dtype}{declared}, but "
+            raise fail(where, f"output {name!r} is declared {var.kind} {var.dtype}{declared}, but "
                                f"the op's inputs and attrs give {kind} {meta.dtype}{shape}")
         if _elements(shape) > MAX_ELEMENTS:
-            raise _fail(where, f"output {name!r} would have shape {shape}, more than "
+            raise fail(where, f"output {name!r} would have shape {shape}, more than "
                                f"{MAX_ELEMENTS} elements")
 
 
@@ -161,5 +161,5 @@ def _meta_shape(meta: Any, where: str) -> List[int]:
     shape = getattr(meta, "shape", None)
     if not isinstance(shape, (tuple, list)) or not all(
             isinstance(d, (int, np.integer)) and not isinstance(d, bool) for d in shape):
-        raise _fail(where, f"the op's inputs and attrs give no valid shape ({str(shape)[:80]})")
+        raise fail(where, f"the op's inputs and attrs give no valid shape ({str(shape)[:80]})")
     return [int(d) for d in shape]

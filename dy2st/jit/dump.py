@@ -23,7 +23,7 @@ class DumpError(ValueError):
     """A user error of `dy2st dump` (missing file, syntax error, unknown function)."""
 
 
-def _load_module(path: str) -> types.ModuleType:
+def load_user_module(path: str) -> types.ModuleType:
     if not os.path.isfile(path):
         raise DumpError(f"no such file: {path}")
     try:
@@ -47,7 +47,7 @@ def _load_module(path: str) -> types.ModuleType:
     return module
 
 
-def _functions(module: types.ModuleType, path: str) -> List[str]:
+def function_names(module: types.ModuleType, path: str) -> List[str]:
     """Qualified names of the functions and methods defined in the file, in source order."""
     found = []
     for name, obj in vars(module).items():
@@ -62,7 +62,7 @@ def _functions(module: types.ModuleType, path: str) -> List[str]:
     return [q for _, q in sorted(found)]
 
 
-def _resolve(module: types.ModuleType, qualname: str):
+def resolve_qualname(module: types.ModuleType, qualname: str):
     obj = module
     for part in qualname.split("."):
         obj = getattr(obj, part, None)
@@ -84,10 +84,10 @@ def dump(target: str, passes: Optional[List[str]] = None, program: bool = False,
     path, _, qualname = target.partition(":")
     if graph is not None and not (program and qualname):
         raise DumpError("--graph draws one Program: give FILE.py:NAME and --program")
-    module = _load_module(path)
+    module = load_user_module(path)
     if qualname and is_layer_class(getattr(module, qualname.split(".")[0], None), qualname):
         qualname += ".forward"
-    names = [qualname] if qualname else _functions(module, path)
+    names = [qualname] if qualname else function_names(module, path)
     if not names:
         raise DumpError(f"{path} defines no functions")
     for p in passes or []:
@@ -95,7 +95,7 @@ def dump(target: str, passes: Optional[List[str]] = None, program: bool = False,
             raise DumpError(f"unknown pass {p!r}; passes are: {', '.join(PASS_NAMES)}")
     out = []
     for q in names:
-        fn = _resolve(module, q)
+        fn = resolve_qualname(module, q)
         out.append(f"# ---- {q} ({os.path.basename(path)}:{fn.__code__.co_firstlineno})")
         if passes:
             for p in passes:

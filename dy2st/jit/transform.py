@@ -261,7 +261,7 @@ def _strip_signature_extras(node: gast.FunctionDef) -> None:
 def global_writes(fn_node: gast.FunctionDef, nodes: List[gast.AST]) -> Dict[str, Origin]:
     """Names declared `global` and assigned in the function, with the first assigning line."""
     # lazy: keeps transformers.analysis out of a first to_static call (loaded on first use)
-    from ..transformers.analysis import _target_names
+    from ..transformers.analysis import target_names
     declared = {n for s in nodes if isinstance(s, gast.Global) for n in s.names}
     found: Dict[str, Origin] = {}
     for s in nodes:
@@ -269,7 +269,7 @@ def global_writes(fn_node: gast.FunctionDef, nodes: List[gast.AST]) -> Dict[str,
             [s.target] if isinstance(s, (gast.AugAssign, gast.AnnAssign)) else [])
         names: set = set()
         for t in targets:
-            _target_names(t, names)
+            target_names(t, names)
         for n in sorted(names & declared):
             found.setdefault(n, anno.getanno(s, anno.ORIGIN))
     return found

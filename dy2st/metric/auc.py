@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from .metrics import Metric, _numpy
+from .metrics import Metric, to_numpy
 
 
 class Auc(Metric):
@@ -27,11 +27,11 @@ class Auc(Metric):
         self._stat_neg = np.zeros(self._num_thresholds + 1, np.int64)
 
     def update(self, preds: Any, labels: Any) -> None:
-        p = _numpy(preds).astype(np.float64)
+        p = to_numpy(preds).astype(np.float64)
         if p.ndim == 2 and p.shape[1] == 2:
             p = p[:, 1]
         p = p.reshape(-1)
-        y = _numpy(labels).reshape(-1)
+        y = to_numpy(labels).reshape(-1)
         if p.shape != y.shape:
             raise ValueError(f"Auc: {p.size} predictions for {y.size} labels")
         if np.any((p < 0) | (p > 1)):

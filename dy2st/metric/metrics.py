@@ -32,7 +32,7 @@ def accuracy(input: Any, label: Any, k: int = 1, correct: Any = None, total: Any
     return acc
 
 
-def _numpy(x: Any) -> np.ndarray:
+def to_numpy(x: Any) -> np.ndarray:
     return np.asarray(x.numpy() if hasattr(x, "numpy") else x)
 
 
@@ -82,7 +82,7 @@ class Accuracy(Metric):
         return ops.cast(ops.equal(top, ops.cast(label, top.dtype)), "float32")
 
     def update(self, correct: Any, *args: Any) -> Any:
-        c = _numpy(correct)
+        c = to_numpy(correct)
         n = int(np.prod(c.shape[:-1]))
         accs = []
         for i, k in enumerate(self.topk):
@@ -115,8 +115,8 @@ class _BinaryCounts(Metric):
         self.fn = 0
 
     def update(self, preds: Any, labels: Any) -> None:
-        p = np.rint(_numpy(preds)).astype(np.int64).reshape(-1)
-        y = _numpy(labels).astype(np.int64).reshape(-1)
+        p = np.rint(to_numpy(preds)).astype(np.int64).reshape(-1)
+        y = to_numpy(labels).astype(np.int64).reshape(-1)
         if p.shape != y.shape:
             raise ValueError(f"{type(self).__name__}: {p.size} predictions for {y.size} labels")
         self.tp += int(((p == 1) & (y == 1)).sum())

@@ -13,103 +13,103 @@ from .ops_stats import vector_norm
 from .table import lowers, not_exportable
 
 
-def _x(cx: OpContext) -> str:
+def float_input(cx: OpContext) -> str:
     """Input 0 in the op's output dtype (activations give float32 for integer inputs)."""
     return cx.input_as(0, cx.out_dtype)
 
 
-def _c(cx: OpContext, v: float) -> str:
+def float_const(cx: OpContext, v: float) -> str:
     return cx.const(v, cx.out_dtype)
 
 
 @lowers("relu")
 def relu(cx: OpContext) -> List[str]:
-    return [cx.node("Max", [cx.input(0), _c(cx, 0)])]
+    return [cx.node("Max", [cx.input(0), float_const(cx, 0)])]
 
 
 @lowers("relu6", "hardtanh")
 def clamp(cx: OpContext) -> List[str]:
     lo, hi = (0, cx.attrs["threshold"]) if cx.op.type == "relu6" else (cx.attrs["min"],
                                                                         cx.attrs["max"])
-    return [cx.node("Min", [cx.node("Max", [cx.input(0), _c(cx, lo)]), _c(cx, hi)])]
+    return [cx.node("Min", [cx.node("Max", [cx.input(0), float_const(cx, lo)]), float_const(cx, hi)])]
 
 
 @lowers("leaky_relu")
 def leaky_relu(cx: OpContext) -> List[str]:
-    x = _x(cx)
-    neg = cx.node("Mul", [x, _c(cx, cx.attrs["negative_slope"])])
-    return [cx.node("Where", [cx.node("GreaterOrEqual", [x, _c(cx, 0)]), x, neg])]
+    x = float_input(cx)
+    neg = cx.node("Mul", [x, float_const(cx, cx.attrs["negative_slope"])])
+    return [cx.node("Where", [cx.node("GreaterOrEqual", [x, float_const(cx, 0)]), x, neg])]
 
 
 @lowers("hardsigmoid")
 def hardsigmoid(cx: OpContext) -> List[str]:
-    x = _x(cx)
-    lin = cx.node("Add", [cx.node("Mul", [x, _c(cx, cx.attrs["slope"])]),
-                          _c(cx, cx.attrs["offset"])])
-    return [cx.node("Min", [cx.node("Max", [lin, _c(cx, 0)]), _c(cx, 1)])]
+    x = float_input(cx)
+    lin = cx.node("Add", [cx.node("Mul", [x, float_const(cx, cx.attrs["slope"])]),
+                          float_const(cx, cx.attrs["offset"])])
+    return [cx.node("Min", [cx.node("Max", [lin, float_const(cx, 0)]), float_const(cx, 1)])]
 
 
 @lowers("hardswish")
 def hardswish(cx: OpContext) -> List[str]:
-    x = _x(cx)
-    gate = cx.node("Min", [cx.node("Max", [cx.node("Add", [x, _c(cx, 3)]), _c(cx, 0)]),
-                           _c(cx, 6)])
-    return [cx.node("Div", [cx.node("Mul", [x, gate]), _c(cx, 6)])]
+    x = float_input(cx)
+    gate = cx.node("Min", [cx.node("Max", [cx.node("Add", [x, float_const(cx, 3)]), float_const(cx, 0)]),
+                           float_const(cx, 6)])
+    return [cx.node("Div", [cx.node("Mul", [x, gate]), float_const(cx, 6)])]
 
 
 @lowers("elu")
 def elu(cx: OpContext) -> List[str]:
-    x = _x(cx)
-    expm1 = cx.node("Sub", [cx.node("Exp", [cx.node("Min", [x, _c(cx, 0)])]), _c(cx, 1)])
-    neg = cx.node("Mul", [expm1, _c(cx, cx.attrs["alpha"])])
-    return [cx.node("Where", [cx.node("Greater", [x, _c(cx, 0)]), x, neg])]
+    x = float_input(cx)
+    expm1 = cx.node("Sub", [cx.node("Exp", [cx.node("Min", [x, float_const(cx, 0)])]), float_const(cx, 1)])
+    neg = cx.node("Mul", [expm1, float_const(cx, cx.attrs["alpha"])])
+    return [cx.node("Where", [cx.node("Greater", [x, float_const(cx, 0)]), x, neg])]
 
 
 @lowers("gelu")
 def gelu(cx: OpContext) -> List[str]:
-    x = _x(cx)
+    x = float_input(cx)
     if cx.attrs["approximate"]:
         cube = cx.node("Mul", [cx.node("Mul", [x, x]), x])
-        inner = cx.node("Mul", [cx.node("Add", [x, cx.node("Mul", [cube, _c(cx, 0.044715)])]),
-                                _c(cx, math.sqrt(2.0 / math.pi))])
-        gate = cx.node("Add", [cx.node("Tanh", [inner]), _c(cx, 1)])
+        inner = cx.node("Mul", [cx.node("Add", [x, cx.node("Mul", [cube, float_const(cx, 0.044715)])]),
+                                float_const(cx, math.sqrt(2.0 / math.pi))])
+        gate = cx.node("Add", [cx.node("Tanh", [inner]), float_const(cx, 1)])
     else:
-        gate = cx.node("Add", [cx.node("Erf", [cx.node("Div", [x, _c(cx, math.sqrt(2.0))])]),
-                               _c(cx, 1)])
-    return [cx.node("Mul", [cx.node("Mul", [x, gate]), _c(cx, 0.5)])]
+        gate = cx.node("Add", [cx.node("Erf", [cx.node("Div", [x, float_const(cx, math.sqrt(2.0))])]),
+                               float_const(cx, 1)])
+    return [cx.node("Mul", [cx.node("Mul", [x, gate]), float_const(cx, 0.5)])]
 
 
 @lowers("silu")
 def silu(cx: OpContext) -> List[str]:
-    x = _x(cx)
+    x = float_input(cx)
     return [cx.node("Mul", [x, cx.node("Sigmoid", [x])])]
 
 
-def _softplus(cx: OpContext, bx: str) -> str:
+def softplus_of(cx: OpContext, bx: str) -> str:
     """log(1 + exp(bx)) without overflow: max(bx, 0) + log(1 + exp(-|bx|))."""
-    pos = cx.node("Max", [bx, _c(cx, 0)])
+    pos = cx.node("Max", [bx, float_const(cx, 0)])
     tail = cx.node("Exp", [cx.node("Neg", [cx.node("Abs", [bx])])])
-    return cx.node("Add", [pos, cx.node("Log", [cx.node("Add", [tail, _c(cx, 1)])])])
+    return cx.node("Add", [pos, cx.node("Log", [cx.node("Add", [tail, float_const(cx, 1)])])])
 
 
 @lowers("softplus")
 def softplus(cx: OpContext) -> List[str]:
-    x = _x(cx)
+    x = float_input(cx)
     beta = cx.attrs["beta"]
-    bx = cx.node("Mul", [x, _c(cx, beta)])
-    soft = cx.node("Div", [_softplus(cx, bx), _c(cx, beta)])
-    return [cx.node("Where", [cx.node("Greater", [bx, _c(cx, cx.attrs["threshold"])]), x, soft])]
+    bx = cx.node("Mul", [x, float_const(cx, beta)])
+    soft = cx.node("Div", [softplus_of(cx, bx), float_const(cx, beta)])
+    return [cx.node("Where", [cx.node("Greater", [bx, float_const(cx, cx.attrs["threshold"])]), x, soft])]
 
 
 @lowers("mish")
 def mish(cx: OpContext) -> List[str]:
-    x = _x(cx)
-    return [cx.node("Mul", [x, cx.node("Tanh", [_softplus(cx, x)])])]
+    x = float_input(cx)
+    return [cx.node("Mul", [x, cx.node("Tanh", [softplus_of(cx, x)])])]
 
 
 @lowers("softmax", "log_softmax")
 def softmax(cx: OpContext) -> List[str]:
-    x = _x(cx)
+    x = float_input(cx)
     if not cx.in_var(0)._shape:                   # a 0-d input: ONNX wants an axis
         x1 = cx.node("Reshape", [x, cx.ints([1])])
         out = cx.node("Softmax" if cx.op.type == "softmax" else "LogSoftmax", [x1], axis=0)

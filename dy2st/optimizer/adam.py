@@ -12,7 +12,7 @@ from ..runtime.tensor import Tensor
 from .optimizer import Optimizer
 
 
-def _check_betas(beta1: Any, beta2: Any, epsilon: Any) -> None:
+def check_betas(beta1: Any, beta2: Any, epsilon: Any) -> None:
     if not isinstance(beta1, Tensor) and not 0 <= beta1 < 1:
         raise ValueError("Invaild value of beta1, expect beta1 in [0,1).")
     if not isinstance(beta2, Tensor) and not 0 <= beta2 < 1:
@@ -42,7 +42,7 @@ class Adam(Optimizer):
                  grad_clip: Any = None, lazy_mode: bool = False, multi_precision: bool = False,
                  use_multi_tensor: bool = False, amsgrad: bool = False,
                  name: Optional[str] = None) -> None:
-        _check_betas(beta1, beta2, epsilon)
+        check_betas(beta1, beta2, epsilon)
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         self._init_adam(beta1, beta2, epsilon, lazy_mode, multi_precision, amsgrad)
 
@@ -107,7 +107,7 @@ class AdamW(Adam):
                  apply_decay_param_fun: Optional[Callable[[str], bool]] = None,
                  grad_clip: Any = None, lazy_mode: bool = False, multi_precision: bool = False,
                  amsgrad: bool = False, name: Optional[str] = None) -> None:
-        _check_betas(beta1, beta2, epsilon)
+        check_betas(beta1, beta2, epsilon)
         if isinstance(weight_decay, bool) or not isinstance(weight_decay, (int, float, Tensor)):
             raise TypeError("weight_decay should be int, float or Tensor.")
         if lr_ratio is not None and not callable(lr_ratio):

@@ -8,7 +8,7 @@ from typing import Any, Optional
 
 from ..runtime import ops
 from ..runtime.persistable import write_persistable
-from .adam import _check_betas
+from .adam import check_betas
 from .optimizer import Optimizer
 
 
@@ -19,7 +19,7 @@ class Adamax(Optimizer):
     def __init__(self, learning_rate: Any = 0.001, beta1: float = 0.9, beta2: float = 0.999,
                  epsilon: float = 1e-08, parameters: Any = None, weight_decay: Any = None,
                  grad_clip: Any = None, name: Optional[str] = None) -> None:
-        _check_betas(beta1, beta2, epsilon)
+        check_betas(beta1, beta2, epsilon)
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         self._beta1, self._beta2, self._epsilon = beta1, beta2, epsilon
         self._default_dict.update(beta1=beta1, beta2=beta2, epsilon=epsilon)

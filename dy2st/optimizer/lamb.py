@@ -8,7 +8,7 @@ from typing import Any, Callable, Optional
 
 from ..runtime import ops
 from ..runtime.persistable import write_persistable
-from .adam import _check_betas
+from .adam import check_betas
 from .optimizer import Optimizer
 
 
@@ -26,7 +26,7 @@ class Lamb(Optimizer):
                  exclude_from_weight_decay_fn: Optional[Callable[[Any], bool]] = None,
                  multi_precision: bool = False, always_adapt: bool = False,
                  name: Optional[str] = None) -> None:
-        _check_betas(beta1, beta2, epsilon)
+        check_betas(beta1, beta2, epsilon)
         super().__init__(learning_rate, parameters, None, grad_clip, name)
         self._lamb_weight_decay = float(lamb_weight_decay)
         self._beta1, self._beta2, self._epsilon = beta1, beta2, epsilon

@@ -9,7 +9,7 @@ from typing import Any, Optional
 
 from ..runtime import ops
 from ..runtime.persistable import write_persistable
-from .adam import _check_betas
+from .adam import check_betas
 from .optimizer import Optimizer
 
 
@@ -22,7 +22,7 @@ class NAdam(Optimizer):
                  epsilon: float = 1.0e-8, momentum_decay: float = 0.004, parameters: Any = None,
                  weight_decay: Any = None, grad_clip: Any = None,
                  name: Optional[str] = None) -> None:
-        _check_betas(beta1, beta2, epsilon)
+        check_betas(beta1, beta2, epsilon)
         if not momentum_decay >= 0:
             raise ValueError(f"Invalid momentum_decay value: {momentum_decay}, expect "
                              "momentum_decay >= 0.")

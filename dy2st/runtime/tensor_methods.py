@@ -114,7 +114,7 @@ def _transpose(self, *perm, name=None):
     return ops.transpose(self, perm)
 
 
-def _inplace(fn):
+def inplace_method(fn):
     def method(self, *args, **kwargs):
         out = fn(self, *args, **kwargs)
         if isinstance(self, Tensor) and isinstance(out, Tensor):
@@ -154,10 +154,10 @@ METHOD_ALIASES = {
     "astype": _astype, "cast": _astype, "matmul": _matmul_method, "mm": ops.mm,
     "clone": _clone, "detach": _detach, "reshape": _reshape, "transpose": _transpose,
     "append": _append,
-    "add_": _inplace(ops.add), "subtract_": _inplace(ops.subtract),
-    "multiply_": _inplace(ops.multiply), "scale_": _inplace(ops.scale),
-    "unsqueeze_": _inplace(ops.unsqueeze), "squeeze_": _inplace(ops.squeeze),
-    "reshape_": _inplace(_reshape), "clip_": _inplace(ops.clip),
+    "add_": inplace_method(ops.add), "subtract_": inplace_method(ops.subtract),
+    "multiply_": inplace_method(ops.multiply), "scale_": inplace_method(ops.scale),
+    "unsqueeze_": inplace_method(ops.unsqueeze), "squeeze_": inplace_method(ops.squeeze),
+    "reshape_": inplace_method(_reshape), "clip_": inplace_method(ops.clip),
 }
 
 
@@ -210,7 +210,7 @@ INPLACE["copy_"] = _replaced_by(lambda x, src, blocking=True: ops.cast(
     ops.expand(ops.operands.as_tensor(src), x.shape), x.dtype))
 INPLACE["fill_diagonal_"] = tensor_methods_more.filled_diagonal
 for _name, _fn in INPLACE.items():
-    METHOD_ALIASES.setdefault(_name, _inplace(_fn))
+    METHOD_ALIASES.setdefault(_name, inplace_method(_fn))
 
 # No __iadd__ & co: `x += y` rebinds x (as for immutable values), which keeps the symbolic
 # Variables used by converted control flow free of hidden in-place updates.

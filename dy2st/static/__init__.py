@@ -12,7 +12,6 @@ from ..runtime.lazy import lazy_getattr as _lazy_getattr
 from . import nn
 from ..format.input_spec import InputSpec
 from .print_op import Print
-from ..jit import convert_call  # noqa: F401
 
 __all__ = ["Program", "program_guard", "default_main_program", "data", "InputSpec", "Executor",
            "nn", "Print", "Variable", "default_startup_program", "append_backward", "gradients",
@@ -74,3 +73,5 @@ def __dir__():
 def convert_user_layers() -> None:
     """User Layers called while a static Program is built run their converted forward (a tensor
     `if` in forward becomes a cond op): jit registers that converter when it loads."""
+    # imported for its effect: loading jit installs the converter (jit stays lazy otherwise)
+    from ..jit import convert_call  # noqa: F401

@@ -7,10 +7,6 @@ from typing import Any, Optional
 from ..runtime.control_flow import cond, while_loop
 from ..runtime.lazy import lazy_getattr as _lazy_getattr
 from .control import case, switch_case
-from .. import nn
-from ..nn import functional as F
-from ..runtime import ops
-from ..utils.framework import create_parameter
 
 _LAYERS = ("conv2d", "conv2d_transpose", "conv3d", "conv3d_transpose", "batch_norm",
            "embedding", "sparse_embedding", "layer_norm", "group_norm", "instance_norm",
@@ -31,6 +27,11 @@ def fc(x: Any, size: int, num_flatten_dims: int = 1, weight_attr: Any = None,
     (Xavier-uniform), plus a new [size] bias (zeros; none when bias_attr is False), then
     `activation` (a name in nn.functional, e.g. 'relu'). A list of inputs gets one weight each;
     their products are summed."""
+    # here, not at the top: paddle.static.nn's namespace holds Paddle's names only
+    from .. import nn
+    from ..nn import functional as F  # (as above)
+    from ..runtime import ops  # (as above)
+    from ..utils.framework import create_parameter  # (as above)
     if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
         raise ValueError(f"fc: size must be a positive int, got {size!r}")
     inputs = list(x) if isinstance(x, (list, tuple)) else [x]

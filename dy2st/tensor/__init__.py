@@ -2,7 +2,6 @@
 submodules paddle.tensor.math, .manipulation, .creation, ... (loaded on first use)."""
 from ..runtime.ops.array import (array_concat, array_length, array_read, array_stack, array_write,
                                  create_array)
-from ..runtime.ops import assign
 
 __all__ = ["create_array", "array_write", "array_read", "array_length", "array_stack",
            "array_concat"]
@@ -14,6 +13,8 @@ def fill_constant(shape, dtype, value, force_cpu=False, out=None, name=None):
     """A tensor of `shape` filled with `value` (the fluid-era name of paddle.full)."""
     result = _full(shape, value, dtype)
     if out is not None:
+        # here, not at the top: paddle.tensor's namespace holds Paddle's names only
+        from ..runtime.ops import assign
         return assign(result, out)
     return result
 

@@ -19,14 +19,14 @@ MUTATING_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "upd
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 
 
-def _target_names(target: gast.AST, out: Set[str]) -> None:
+def target_names(target: gast.AST, out: Set[str]) -> None:
     if isinstance(target, gast.Name):
         out.add(target.id)
     elif isinstance(target, (gast.Tuple, gast.List)):
         for e in target.elts:
-            _target_names(e, out)
+            target_names(e, out)
     elif isinstance(target, gast.Starred):
-        _target_names(target.value, out)
+        target_names(target.value, out)
 
 
 def _mutating_call_target(node: gast.AST) -> str:
@@ -113,7 +113,7 @@ def written_names(stmts: Iterable[gast.AST], mutations: bool = True) -> Set[str]
             continue
         else:
             for target in _assigned_targets(node):
-                _target_names(target, out)
+                target_names(target, out)
         stack.extend(child_nodes(node))
     return out
 
@@ -309,7 +309,7 @@ def live_in_stmt(s: gast.stmt, live_out: Set[str],
         body_in = live_in_block(s.body, inner | body_in, reads)   # a second round: back edge
         if isinstance(s, gast.For):
             targets: Set[str] = set()
-            _target_names(s.target, targets)
+            target_names(s.target, targets)
             body_in = body_in - targets
         anno.setanno(s, anno.BODY_LIVE_IN, frozenset(body_in))
         return inner | body_in

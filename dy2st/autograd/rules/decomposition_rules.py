@@ -8,7 +8,7 @@ from . import GradientError, register_vjp
 from .util import shape_of
 
 
-def _mT(x):
+def mT(x):
     n = len(shape_of(x))
     perm = list(range(n))
     perm[-1], perm[-2] = perm[-2], perm[-1]
@@ -22,7 +22,7 @@ def _col(v):
 def _lower_only(sym):
     """The gradient with respect to the entries a lower-triangle kernel reads, from the gradient
     `sym` with respect to the symmetric matrix: off-diagonal entries stand for two."""
-    both = sym + _mT(sym)
+    both = sym + mT(sym)
     return ops.tril(both) - _diag_matrix(sym)
 
 
@@ -43,28 +43,28 @@ def _diag_matrix(x):
 def _det(ctx, g):
     (x,), (out,) = ctx.inputs, ctx.outputs
     # d det = det * tr(X^-1 dX)
-    return (_col(g * out) * _mT(_inv(x)),)
+    return (_col(g * out) * mT(_inv(x)),)
 
 
 @register_vjp("slogdet", saves=(0,))
 def _slogdet(ctx, g):
     (x,) = ctx.inputs
     g_log = ops.squeeze(ops.slice(g, [0], [1], [2]), [0])
-    return (_col(g_log) * _mT(_inv(x)),)
+    return (_col(g_log) * mT(_inv(x)),)
 
 
 @register_vjp("cholesky", saves=())
 def _cholesky(ctx, g):
     (out,) = ctx.outputs
     upper = ctx.attrs["upper"]
-    low = _mT(out) if upper else out
-    gl = ops.tril(_mT(g) if upper else g)      # the zero triangle of the factor is constant
+    low = mT(out) if upper else out
+    gl = ops.tril(mT(g) if upper else g)      # the zero triangle of the factor is constant
     # A = L L^T: Abar = 1/2 L^-T Phi(L^T Lbar) L^-1 (symmetrised), Phi = lower part, half diagonal
     phi = ops.matmul(low, gl, True, False)
     phi = ops.tril(phi) - 0.5 * _diag_matrix(phi)
     linv = _inv(low)
     s = ops.matmul(ops.matmul(linv, phi, True, False), linv)
-    return (_lower_only(0.5 * (s + _mT(s))),)
+    return (_lower_only(0.5 * (s + mT(s))),)
 
 
 def _gap_inverse(w):
@@ -81,9 +81,9 @@ def _eigh(ctx, gw, gv):
     if gv is not None:
         inner = inner + _gap_inverse(w) * ops.matmul(v, gv, True, False)
     sym = ops.matmul(ops.matmul(v, inner), v, False, True)
-    sym = 0.5 * (sym + _mT(sym))
+    sym = 0.5 * (sym + mT(sym))
     full = _lower_only(sym)
-    return (full if ctx.attrs["lower"] else _mT(full),)
+    return (full if ctx.attrs["lower"] else mT(full),)
 
 
 @register_vjp("svd", saves=())
@@ -95,7 +95,7 @@ def _svd(ctx, gu, gs, gvh):
     if ctx.attrs["full_matrices"] and (m != n or m < 0) and (gu is not None or gvh is not None):
         raise GradientError("svd: no gradient through U or VH with full_matrices=True for a "
                             "non-square input (they are not unique); use full_matrices=False")
-    v = _mT(vh)
+    v = mT(vh)
     s2 = s * s
     f = _gap_inverse(s2)
     sm = _diag_matrix(ops.unsqueeze(s, -2))
@@ -104,14 +104,14 @@ def _svd(ctx, gu, gs, gvh):
     s_inv = _diag_matrix(ops.unsqueeze(1.0 / s, -2))
     if gu is not None:
         j = f * ops.matmul(u, gu, True, False)
-        inner = inner + ops.matmul(j + _mT(j), sm)
+        inner = inner + ops.matmul(j + mT(j), sm)
         if m < 0 or k < 0 or m > k:      # the part of gu outside U's span
             proj = gu - ops.matmul(u, ops.matmul(u, gu, True, False))
             extra = ops.matmul(ops.matmul(proj, s_inv), vh)
     if gvh is not None:
-        gv = _mT(gvh)
+        gv = mT(gvh)
         kv = f * ops.matmul(v, gv, True, False)
-        inner = inner + ops.matmul(sm, kv + _mT(kv))
+        inner = inner + ops.matmul(sm, kv + mT(kv))
         if n < 0 or k < 0 or n > k:
             proj = gv - ops.matmul(v, ops.matmul(v, gv, True, False))
             term = ops.matmul(ops.matmul(u, s_inv), proj, False, True)
@@ -132,5 +132,5 @@ def _qr(ctx, gq, gr):
     gr = r * 0.0 if gr is None else gr
     # M = R Rbar^T - Qbar^T Q; Abar = (Qbar + Q copyltu(M)) R^-T
     mm = ops.matmul(r, gr, False, True) - ops.matmul(gq, q, True, False)
-    sym = ops.tril(mm) + _mT(ops.tril(mm, -1))
-    return (ops.matmul(gq + ops.matmul(q, sym), _mT(_inv(r))),)
+    sym = ops.tril(mm) + mT(ops.tril(mm, -1))
+    return (ops.matmul(gq + ops.matmul(q, sym), mT(_inv(r))),)

@@ -5,7 +5,7 @@ from ...runtime import ops
 from ...runtime.ops.linalg import inv as _inv
 from ...runtime.registry import apply
 from . import GradientError, mark_no_grad, register_vjp
-from .decomposition_rules import _mT
+from .decomposition_rules import mT
 from .util import shape_of
 
 mark_no_grad("lu_permutation")
@@ -36,7 +36,7 @@ def _matrix_exp(ctx, g):
     (x,) = ctx.inputs
     # the adjoint of the Frechet derivative of exp at X is its derivative at X^T: the top right
     # block of exp([[X^T, G], [0, X^T]])
-    xt = _mT(x)
+    xt = mT(x)
     top = ops.concat([xt, g], axis=-1)
     bottom = ops.concat([ops.zeros_like(xt), xt], axis=-1)
     big = apply("matrix_exp", [ops.concat([top, bottom], axis=-2)])

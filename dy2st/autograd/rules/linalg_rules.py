@@ -5,7 +5,7 @@ from ...runtime import ops
 from ...runtime.registry import apply
 from . import GradientError, register_vjp
 from .util import shape_of, unbroadcast
-from ...runtime.ops.einsum import _parse
+from ...runtime.ops.einsum import parse_equation
 
 
 @register_vjp("dot")
@@ -47,7 +47,7 @@ def _explicit(terms, rhs, ranks):
 
 @register_vjp("einsum")
 def _einsum(ctx, g):
-    terms, rhs = _parse(ctx.attrs["equation"], len(ctx.inputs))
+    terms, rhs = parse_equation(ctx.attrs["equation"], len(ctx.inputs))
     terms, rhs = _explicit(terms, rhs, [len(shape_of(x)) for x in ctx.inputs])
     grads = []
     for i, (x, need) in enumerate(zip(ctx.inputs, ctx.needs)):

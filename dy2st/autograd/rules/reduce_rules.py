@@ -6,7 +6,7 @@ from . import mark_no_grad, register_vjp
 from .util import restore_reduced, shape_of
 
 
-def _count(x, out):
+def reduced_count(x, out):
     """How many input elements fed each output element, as a Python number when known."""
     xs, os_ = shape_of(x), shape_of(out)
     if -1 not in xs and -1 not in os_:
@@ -31,7 +31,7 @@ def _sum(ctx, g):
 @register_vjp("mean", saves=())
 def _mean(ctx, g):
     x, out = ctx.inputs[0], ctx.outputs[0]
-    g = g / _count(x, out)
+    g = g / reduced_count(x, out)
     return (restore_reduced(g, x, ctx.attrs["axis"], ctx.attrs["keepdim"]),)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...runtime import ops
 from ...runtime.registry import apply
 from . import GradientError, register_vjp
-from .reduce_rules import _count
+from .reduce_rules import reduced_count
 from .util import float_like, restore_reduced, shape_of
 
 
@@ -55,7 +55,7 @@ def _centered_over(ctx):
     x = ctx.inputs[0]
     axis = ctx.attrs["axis"]
     mean = ops.mean(x, axis=axis, keepdim=True)
-    dof = _count(x, ctx.outputs[0]) - (1 if ctx.attrs["unbiased"] else 0)
+    dof = reduced_count(x, ctx.outputs[0]) - (1 if ctx.attrs["unbiased"] else 0)
     return x - mean, dof
 
 

@@ -10,7 +10,7 @@ import numpy as np
 from ...format.input_spec import InputSpec
 from .explain import explain
 from ...runtime.tensor import Tensor
-from ..dump import (DumpError, _functions, _load_module, _resolve, is_layer_class,
+from ..dump import (DumpError, function_names, load_user_module, resolve_qualname, is_layer_class,
                     layer_of_forward)
 
 UNKNOWN_DIM = 2
@@ -40,13 +40,13 @@ def explain_text(target: str, specs: List[InputSpec], init: Optional[dict] = Non
         raise DumpError("--explain runs the function: give --input-spec for every tensor "
                         "input, e.g. --input-spec 'x:float32[None,4]'")
     path, _, qualname = target.partition(":")
-    module = _load_module(path)
+    module = load_user_module(path)
     if qualname and is_layer_class(getattr(module, qualname.split(".")[0], None), qualname):
         qualname += ".forward"
-    names = [qualname] if qualname else _functions(module, path)
+    names = [qualname] if qualname else function_names(module, path)
     out = []
     for q in names:
-        fn = _resolve(module, q)
+        fn = resolve_qualname(module, q)
         if "." in q:
             fn = layer_of_forward(module, q, fn, bool(qualname), "--explain", init)
             if fn is None:

@@ -16,7 +16,7 @@ __all__ = ["relu", "relu6", "leaky_relu", "elu", "gelu", "silu", "swish", "sigmo
            "softmax", "log_softmax", "softplus", "hardtanh", "hardsigmoid", "hardswish", "mish"]
 
 
-def _float_meta(x: Any, **attrs: Any) -> Meta:
+def float_meta(x: Any, **attrs: Any) -> Meta:
     return Meta(x._shape, x.dtype if x.dtype.is_floating else convert_dtype("float32"))
 
 
@@ -24,7 +24,7 @@ def _same_meta(x: Any, **attrs: Any) -> Meta:
     return Meta(x._shape, x.dtype)
 
 
-def _out(result: np.ndarray, x: np.ndarray) -> np.ndarray:
+def keep_float_dtype(result: np.ndarray, x: np.ndarray) -> np.ndarray:
     # Kernels may compute in a wider type; results keep a float input's dtype (ints give float32).
     return np.asarray(result).astype(x.dtype if x.dtype.kind == "f" else np.float32, copy=False)
 
@@ -45,9 +45,9 @@ def _relu6_kernel(x, threshold):
     return np.clip(x, 0, threshold).astype(x.dtype, copy=False)
 
 
-@register_op("leaky_relu", infer=_float_meta)
+@register_op("leaky_relu", infer=float_meta)
 def _leaky_relu_kernel(x, negative_slope):
-    return _out(np.where(x >= 0, x, x * negative_slope), x)
+    return keep_float_dtype(np.where(x >= 0, x, x * negative_slope), x)
 
 
 @register_op("hardtanh", infer=_same_meta)
@@ -55,14 +55,14 @@ def _hardtanh_kernel(x, min, max):
     return np.clip(x, min, max).astype(x.dtype, copy=False)
 
 
-@register_op("hardsigmoid", infer=_float_meta)
+@register_op("hardsigmoid", infer=float_meta)
 def _hardsigmoid_kernel(x, slope, offset):
-    return _out(np.clip(x * slope + offset, 0.0, 1.0), x)
+    return keep_float_dtype(np.clip(x * slope + offset, 0.0, 1.0), x)
 
 
-@register_op("hardswish", infer=_float_meta)
+@register_op("hardswish", infer=float_meta)
 def _hardswish_kernel(x):
-    return _out(x * np.clip(x + 3.0, 0.0, 6.0) / 6.0, x)
+    return keep_float_dtype(x * np.clip(x + 3.0, 0.0, 6.0) / 6.0, x)
 
 
 def relu(x: Any, name: Optional[str] = None) -> Any:
@@ -93,13 +93,13 @@ def hardswish(x: Any, name: Optional[str] = None) -> Any:
 
 
 # ----------------------------------------------------------------------------- smooth
-@register_op("elu", infer=_float_meta)
+@register_op("elu", infer=float_meta)
 def _elu_kernel(x, alpha):
     # expm1 of min(x, 0): no overflow warnings from the branch np.where discards.
-    return _out(np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))), x)
+    return keep_float_dtype(np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))), x)
 
 
-@register_op("gelu", infer=_float_meta)
+@register_op("gelu", infer=float_meta)
 def _gelu_kernel(x, approximate):
     return gelu_array(x, approximate)
 
@@ -115,21 +115,21 @@ def _gelu_grad_kernel(x, g, approximate):
     return slope.astype(g.dtype, copy=False)
 
 
-@register_op("silu", infer=_float_meta)
+@register_op("silu", infer=float_meta)
 def _silu_kernel(x):
     # sigmoid(x) = (1 + tanh(x/2)) / 2 never overflows, unlike 1 / (1 + exp(-x)).
-    return _out(x * (0.5 * (1.0 + np.tanh(0.5 * x))), x)
+    return keep_float_dtype(x * (0.5 * (1.0 + np.tanh(0.5 * x))), x)
 
 
-@register_op("softplus", infer=_float_meta)
+@register_op("softplus", infer=float_meta)
 def _softplus_kernel(x, beta, threshold):
     bx = x * beta
-    return _out(np.where(bx > threshold, x, np.logaddexp(0.0, bx) / beta), x)
+    return keep_float_dtype(np.where(bx > threshold, x, np.logaddexp(0.0, bx) / beta), x)
 
 
-@register_op("mish", infer=_float_meta)
+@register_op("mish", infer=float_meta)
 def _mish_kernel(x):
-    return _out(x * np.tanh(np.logaddexp(0.0, x)), x)
+    return keep_float_dtype(x * np.tanh(np.logaddexp(0.0, x)), x)
 
 
 def elu(x: Any, alpha: float = 1.0, name: Optional[str] = None) -> Any:

@@ -10,53 +10,53 @@ import numpy as np
 from ...runtime import ops
 from ...runtime.ops.operands import as_tensor, cast
 from ...runtime.registry import Meta, apply, register_op
-from .activation import _float_meta, _out, elu, hardtanh, leaky_relu, relu, softmax, tanh
+from .activation import float_meta, keep_float_dtype, elu, hardtanh, leaky_relu, relu, softmax, tanh
 from .dims import known_dims
-from ...runtime.tensor_methods import _inplace
+from ...runtime.tensor_methods import inplace_method
 
 __all__ = ["softsign", "log_sigmoid", "hardshrink", "softshrink", "tanhshrink", "thresholded_relu",
            "selu", "celu", "glu", "prelu", "rrelu", "maxout", "gumbel_softmax"]
 
 
 # ----------------------------------------------------------------------------- fused elementwise
-@register_op("softsign", infer=_float_meta)
+@register_op("softsign", infer=float_meta)
 def _softsign_kernel(x):
-    return _out(x / (1.0 + np.abs(x)), x)
+    return keep_float_dtype(x / (1.0 + np.abs(x)), x)
 
 
-@register_op("log_sigmoid", infer=_float_meta)
+@register_op("log_sigmoid", infer=float_meta)
 def _log_sigmoid_kernel(x):
-    return _out(-np.logaddexp(0.0, -x), x)
+    return keep_float_dtype(-np.logaddexp(0.0, -x), x)
 
 
-@register_op("hardshrink", infer=_float_meta)
+@register_op("hardshrink", infer=float_meta)
 def _hardshrink_kernel(x, threshold):
-    return _out(np.where(np.abs(x) > threshold, x, 0.0), x)
+    return keep_float_dtype(np.where(np.abs(x) > threshold, x, 0.0), x)
 
 
-@register_op("softshrink", infer=_float_meta)
+@register_op("softshrink", infer=float_meta)
 def _softshrink_kernel(x, threshold):
-    return _out(np.where(x > threshold, x - threshold, np.where(x < -threshold, x + threshold, 0.0)), x)
+    return keep_float_dtype(np.where(x > threshold, x - threshold, np.where(x < -threshold, x + threshold, 0.0)), x)
 
 
-@register_op("tanhshrink", infer=_float_meta)
+@register_op("tanhshrink", infer=float_meta)
 def _tanhshrink_kernel(x):
-    return _out(x - np.tanh(x), x)
+    return keep_float_dtype(x - np.tanh(x), x)
 
 
-@register_op("thresholded_relu", infer=_float_meta)
+@register_op("thresholded_relu", infer=float_meta)
 def _thresholded_relu_kernel(x, threshold, value):
-    return _out(np.where(x > threshold, x, value), x)
+    return keep_float_dtype(np.where(x > threshold, x, value), x)
 
 
-@register_op("selu", infer=_float_meta)
+@register_op("selu", infer=float_meta)
 def _selu_kernel(x, scale, alpha):
-    return _out(scale * np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))), x)
+    return keep_float_dtype(scale * np.where(x > 0, x, alpha * np.expm1(np.minimum(x, 0))), x)
 
 
-@register_op("celu", infer=_float_meta)
+@register_op("celu", infer=float_meta)
 def _celu_kernel(x, alpha):
-    return _out(np.maximum(x, 0) + np.minimum(0, alpha * np.expm1(np.minimum(x, 0) / alpha)), x)
+    return keep_float_dtype(np.maximum(x, 0) + np.minimum(0, alpha * np.expm1(np.minimum(x, 0) / alpha)), x)
 
 
 def softsign(x: Any, name: Optional[str] = None) -> Any:
@@ -118,7 +118,7 @@ def _glu_infer(x, axis):
 @register_op("glu", infer=_glu_infer)
 def _glu_kernel(x, axis):
     a, b = np.split(x, 2, axis=axis)
-    return _out(a * (0.5 * (1.0 + np.tanh(0.5 * b))), x)
+    return keep_float_dtype(a * (0.5 * (1.0 + np.tanh(0.5 * b))), x)
 
 
 def glu(x: Any, axis: int = -1, name: Optional[str] = None) -> Any:
@@ -206,7 +206,7 @@ def _in_place(fn: Any) -> Any:
     """fn's in-place form `<fn>_`: the result replaces x (eagerly) or rebinds it (while tracing)."""
 
     name = f"{fn.__name__}_"
-    write = _inplace(fn)
+    write = inplace_method(fn)
 
     def in_place(x: Any, *args: Any, **kwargs: Any) -> Any:
         if not getattr(x, "stop_gradient", True):

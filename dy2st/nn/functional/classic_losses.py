@@ -7,7 +7,7 @@ from typing import Any, Optional
 from ...runtime import ops
 from ...runtime.ops.operands import as_tensor, cast
 from .input import one_hot
-from .loss import _check_reduction, _reduce, binary_cross_entropy_with_logits
+from .loss import check_reduction, reduce_loss, binary_cross_entropy_with_logits
 from .dims import known_dims
 
 __all__ = ["square_error_cost", "log_loss", "dice_loss", "sigmoid_focal_loss"]
@@ -60,7 +60,7 @@ def sigmoid_focal_loss(logit: Any, label: Any, normalizer: Any = None, alpha: fl
     """alpha_t * (1 - p_t) ** gamma * BCE(sigmoid(logit), label), p_t the probability of the
     true label, alpha_t = alpha for positives and 1 - alpha for negatives; divided by
     normalizer when given."""
-    _check_reduction(reduction, "sigmoid_focal_loss")
+    check_reduction(reduction, "sigmoid_focal_loss")
     x = _float(logit, "sigmoid_focal_loss")
     y = cast(as_tensor(label), x.dtype)
     bce = binary_cross_entropy_with_logits(x, y, reduction="none")
@@ -70,4 +70,4 @@ def sigmoid_focal_loss(logit: Any, label: Any, normalizer: Any = None, alpha: fl
     loss = ops.multiply(ops.multiply(alpha_t, bce), ops.pow(ops.subtract(1.0, p_t), float(gamma)))
     if normalizer is not None:
         loss = ops.divide(loss, cast(as_tensor(normalizer), x.dtype))
-    return _reduce(loss, reduction)
+    return reduce_loss(loss, reduction)

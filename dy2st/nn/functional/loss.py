@@ -20,12 +20,12 @@ __all__ = ["cross_entropy", "softmax_with_cross_entropy", "nll_loss", "mse_loss"
 _REDUCTIONS = ("none", "mean", "sum")
 
 
-def _check_reduction(reduction: str, op: str) -> None:
+def check_reduction(reduction: str, op: str) -> None:
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{op}: reduction must be one of {_REDUCTIONS}, got {reduction!r}")
 
 
-def _reduce(loss: Any, reduction: str) -> Any:
+def reduce_loss(loss: Any, reduction: str) -> Any:
     if reduction == "mean":
         return ops.mean(loss)
     if reduction == "sum":
@@ -110,7 +110,7 @@ def _hard_label_with_class_axis(x: Any, label: Any, axis: int) -> Any:
 
 def _entropy(input: Any, label: Any, weight: Any, ignore_index: int, reduction: str,
              soft_label: bool, axis: int, input_kind: str, smoothing: float, op: str) -> Any:
-    _check_reduction(reduction, op)
+    check_reduction(reduction, op)
     x = as_tensor(input)
     label = as_tensor(label)
     nd = x.ndim
@@ -170,16 +170,16 @@ def nll_loss(input: Any, label: Any, weight: Any = None, ignore_index: int = -10
 # ----------------------------------------------------------------------------- regression
 def mse_loss(input: Any, label: Any, reduction: str = "mean", name: Optional[str] = None) -> Any:
     """(input - label) ** 2, reduced."""
-    _check_reduction(reduction, "mse_loss")
+    check_reduction(reduction, "mse_loss")
     x, y = binary_operands(input, label)
-    return _reduce(ops.square(ops.subtract(x, y)), reduction)
+    return reduce_loss(ops.square(ops.subtract(x, y)), reduction)
 
 
 def l1_loss(input: Any, label: Any, reduction: str = "mean", name: Optional[str] = None) -> Any:
     """|input - label|, reduced."""
-    _check_reduction(reduction, "l1_loss")
+    check_reduction(reduction, "l1_loss")
     x, y = binary_operands(input, label)
-    return _reduce(ops.abs(ops.subtract(x, y)), reduction)
+    return reduce_loss(ops.abs(ops.subtract(x, y)), reduction)
 
 
 @register_op("smooth_l1", infer=lambda x, y, delta: Meta(x._shape, x.dtype))
@@ -191,15 +191,15 @@ def _smooth_l1_kernel(x, y, delta):
 def smooth_l1_loss(input: Any, label: Any, reduction: str = "mean", delta: float = 1.0,
                    name: Optional[str] = None) -> Any:
     """Huber-style loss: quadratic below delta, linear above (Paddle's smooth_l1_loss)."""
-    _check_reduction(reduction, "smooth_l1_loss")
+    check_reduction(reduction, "smooth_l1_loss")
     x, y = binary_operands(input, label)
-    return _reduce(apply("smooth_l1", [x, y], {"delta": float(delta)}), reduction)
+    return reduce_loss(apply("smooth_l1", [x, y], {"delta": float(delta)}), reduction)
 
 
 # ----------------------------------------------------------------------------- binary
 def _binary_operands(input: Any, label: Any, reduction: str, op: str, what: str) -> Any:
     """(input, label as input's dtype), checked: a float input, a label of the same shape."""
-    _check_reduction(reduction, op)
+    check_reduction(reduction, op)
     x = as_tensor(input)
     if not x.dtype.is_floating:
         raise TypeError(f"{op}: {what} must be float, got {x.dtype}")
@@ -251,7 +251,7 @@ def binary_cross_entropy(input: Any, label: Any, weight: Any = None, reduction: 
     """-(label * log(input) + (1 - label) * log(1 - input)) of probabilities in [0, 1]."""
     x, y = _binary_operands(input, label, reduction, "binary_cross_entropy", "input")
     loss = _weighted(apply("bce_loss", [x, y]), weight, "binary_cross_entropy")
-    return _reduce(loss, reduction)
+    return reduce_loss(loss, reduction)
 
 
 def _bce_logits_infer(x, y, *pos_weight):
@@ -306,7 +306,7 @@ def binary_cross_entropy_with_logits(logit: Any, label: Any, weight: Any = None,
     x, y = _binary_operands(logit, label, reduction, "binary_cross_entropy_with_logits", "logit")
     inputs = [x, y] + ([cast(as_tensor(pos_weight), x.dtype)] if pos_weight is not None else [])
     loss = apply("sigmoid_cross_entropy_with_logits", inputs)
-    return _reduce(_weighted(loss, weight, "binary_cross_entropy_with_logits"), reduction)
+    return reduce_loss(_weighted(loss, weight, "binary_cross_entropy_with_logits"), reduction)
 
 
 # ----------------------------------------------------------------------------- divergence
@@ -334,7 +334,7 @@ def kl_div(input: Any, label: Any, reduction: str = "mean", log_target: bool = F
         known = isinstance(n, int) and n >= 0
         batch = float(n) if known else ops.cast(ops.shape(x)[0], loss.dtype)
         return ops.divide(ops.sum(loss), batch)
-    return _reduce(loss, reduction)
+    return reduce_loss(loss, reduction)
 
 
 # ----------------------------------------------------------------------------- ranking, embedding
@@ -343,15 +343,15 @@ __all__ += ["margin_ranking_loss", "cosine_embedding_loss", "hinge_embedding_los
             "triplet_margin_loss", "poisson_nll_loss", "gaussian_nll_loss"]
 
 
-def _float_input(input: Any, reduction: str, op: str) -> Any:
-    _check_reduction(reduction, op)
+def float_loss_input(input: Any, reduction: str, op: str) -> Any:
+    check_reduction(reduction, op)
     x = as_tensor(input)
     if not x.dtype.is_floating:
         raise TypeError(f"{op}: input must be float, got {x.dtype}")
     return x
 
 
-def _hinge(x: Any) -> Any:
+def hinge(x: Any) -> Any:
     """max(x, 0)."""
     return ops.maximum(x, ops.zeros_like(x))
 
@@ -364,18 +364,18 @@ def _where_label(label: Any, value: float, x: Any) -> Any:
 def margin_ranking_loss(input: Any, other: Any, label: Any, margin: float = 0.0,
                         reduction: str = "mean", name: Optional[str] = None) -> Any:
     """max(0, -label * (input - other) + margin), label in {1, -1}."""
-    x = _float_input(input, reduction, "margin_ranking_loss")
+    x = float_loss_input(input, reduction, "margin_ranking_loss")
     y = cast(as_tensor(other), x.dtype)
     lab = cast(as_tensor(label), x.dtype)
-    loss = _hinge(ops.add(ops.neg(ops.multiply(lab, ops.subtract(x, y))), float(margin)))
-    return _reduce(loss, reduction)
+    loss = hinge(ops.add(ops.neg(ops.multiply(lab, ops.subtract(x, y))), float(margin)))
+    return reduce_loss(loss, reduction)
 
 
 def cosine_embedding_loss(input1: Any, input2: Any, label: Any, margin: float = 0,
                           reduction: str = "mean", name: Optional[str] = None) -> Any:
     """1 - cos(input1, input2) where label == 1, max(0, cos - margin) where label == -1;
     the cosine is taken along the last axis of [N, M] (or [M]) inputs."""
-    x1 = _float_input(input1, reduction, "cosine_embedding_loss")
+    x1 = float_loss_input(input1, reduction, "cosine_embedding_loss")
     x2 = cast(as_tensor(input2), x1.dtype)
     if x1.ndim not in (1, 2):
         raise ValueError(f"cosine_embedding_loss: input1 must have rank 1 or 2, got shape "
@@ -389,18 +389,18 @@ def cosine_embedding_loss(input1: Any, input2: Any, label: Any, margin: float = 
     mag2 = ops.add(ops.sum(ops.square(x2), axis=-1), 1e-11)
     cos = ops.divide(dot, ops.sqrt(ops.multiply(mag1, mag2)))
     loss = ops.add(_where_label(lab, 1.0, ops.subtract(1.0, cos)),
-                   _where_label(lab, -1.0, _hinge(ops.subtract(cos, float(margin)))))
-    return _reduce(loss, reduction)
+                   _where_label(lab, -1.0, hinge(ops.subtract(cos, float(margin)))))
+    return reduce_loss(loss, reduction)
 
 
 def hinge_embedding_loss(input: Any, label: Any, margin: float = 1.0, reduction: str = "mean",
                          name: Optional[str] = None) -> Any:
     """input where label == 1, max(0, margin - input) where label == -1."""
-    x = _float_input(input, reduction, "hinge_embedding_loss")
+    x = float_loss_input(input, reduction, "hinge_embedding_loss")
     lab = cast(as_tensor(label), x.dtype)
     loss = ops.add(_where_label(lab, 1.0, x),
-                   _where_label(lab, -1.0, _hinge(ops.subtract(float(margin), x))))
-    return _reduce(loss, reduction)
+                   _where_label(lab, -1.0, hinge(ops.subtract(float(margin), x))))
+    return reduce_loss(loss, reduction)
 
 
 def _p_distance(x: Any, y: Any, p: float, epsilon: float) -> Any:
@@ -418,7 +418,7 @@ def triplet_margin_loss(input: Any, positive: Any, negative: Any, margin: float 
                         reduction: str = "mean", name: Optional[str] = None) -> Any:
     """max(d(input, positive) - d(input, negative) + margin, 0) with d the p-norm distance along
     the last axis; swap=True uses min(d(input, negative), d(positive, negative))."""
-    a = _float_input(input, reduction, "triplet_margin_loss")
+    a = float_loss_input(input, reduction, "triplet_margin_loss")
     if not float(p) > 0:
         raise ValueError(f"triplet_margin_loss: p must be positive, got {p}")
     pos = cast(as_tensor(positive), a.dtype)
@@ -427,8 +427,8 @@ def triplet_margin_loss(input: Any, positive: Any, negative: Any, margin: float 
     d_neg = _p_distance(a, neg, p, epsilon)
     if swap:
         d_neg = ops.minimum(d_neg, _p_distance(pos, neg, p, epsilon))
-    loss = _hinge(ops.add(ops.subtract(d_pos, d_neg), float(margin)))
-    return _reduce(loss, reduction)
+    loss = hinge(ops.add(ops.subtract(d_pos, d_neg), float(margin)))
+    return reduce_loss(loss, reduction)
 
 
 def poisson_nll_loss(input: Any, label: Any, log_input: bool = True, full: bool = False,
@@ -436,7 +436,7 @@ def poisson_nll_loss(input: Any, label: Any, log_input: bool = True, full: bool 
                      name: Optional[str] = None) -> Any:
     """exp(input) - label * input (log_input) or input - label * log(input + epsilon); full=True
     adds Stirling's term label log(label) - label + log(2 pi label) / 2 where label > 1."""
-    x = _float_input(input, reduction, "poisson_nll_loss")
+    x = float_loss_input(input, reduction, "poisson_nll_loss")
     if not float(epsilon) > 0:
         raise ValueError(f"poisson_nll_loss: epsilon must be positive, got {epsilon}")
     y = cast(as_tensor(label), x.dtype)
@@ -450,7 +450,7 @@ def poisson_nll_loss(input: Any, label: Any, log_input: bool = True, full: bool 
         stirling = ops.add(ops.subtract(ops.multiply(safe, ops.log(safe)), safe),
                            ops.multiply(0.5, ops.log(ops.multiply(2 * np.pi, safe))))
         loss = ops.add(loss, ops.multiply(big, stirling))
-    return _reduce(loss, reduction)
+    return reduce_loss(loss, reduction)
 
 
 def gaussian_nll_loss(input: Any, label: Any, variance: Any, full: bool = False,
@@ -458,7 +458,7 @@ def gaussian_nll_loss(input: Any, label: Any, variance: Any, full: bool = False,
                       name: Optional[str] = None) -> Any:
     """(log(max(variance, epsilon)) + (input - label)^2 / max(variance, epsilon)) / 2, plus
     log(2 pi) / 2 when full; variance may lack input's last axis or have it of size 1."""
-    x = _float_input(input, reduction, "gaussian_nll_loss")
+    x = float_loss_input(input, reduction, "gaussian_nll_loss")
     y = cast(as_tensor(label), x.dtype)
     var = cast(as_tensor(variance), x.dtype)
     xs, vs = list(shape_of(x)), list(shape_of(var))
@@ -473,7 +473,7 @@ def gaussian_nll_loss(input: Any, label: Any, variance: Any, full: bool = False,
                                      ops.divide(ops.square(ops.subtract(x, y)), var)))
     if full:
         loss = ops.add(loss, 0.5 * float(np.log(2 * np.pi)))
-    return _reduce(loss, reduction)
+    return reduce_loss(loss, reduction)
 
 
 # ----------------------------------------------------------------------------- CTC
@@ -503,7 +503,7 @@ def ctc_loss(log_probs: Any, labels: Any, input_lengths: Any, label_lengths: Any
     [T, B, C] (a softmax over C is applied, as Paddle's warp-ctc does) against padded labels
     [B, L]; 'mean' divides each loss by its label length before averaging. norm_by_times
     divides each sample's gradient (not its loss) by its input length."""
-    x = _float_input(log_probs, reduction, "ctc_loss")
+    x = float_loss_input(log_probs, reduction, "ctc_loss")
     if x.ndim != 3:
         raise ValueError(f"ctc_loss: log_probs must be [max_logit_length, batch_size, "
                          f"num_classes + 1], got shape {list(shape_of(x))}")
@@ -558,4 +558,4 @@ def ctc_loss(log_probs: Any, labels: Any, input_lengths: Any, label_lengths: Any
         loss = ops.add(scaled, ops.subtract(loss, scaled).detach())
     if reduction == "mean":
         return ops.mean(ops.divide(loss, ops.cast(lab_len, x.dtype)))
-    return _reduce(loss, reduction)
+    return reduce_loss(loss, reduction)

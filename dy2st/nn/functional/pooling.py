@@ -83,7 +83,7 @@ def _max_pool_grad_kernel(g, mask, x, channel_last):
 
 
 # ----------------------------------------------------------------------------- argument forms
-def _prepare(op: str, nd: int, x: Any, data_format: str):
+def prepare_pool(op: str, nd: int, x: Any, data_format: str):
     if data_format not in _LAYOUTS[nd]:
         raise ValueError(f"{op}: data_format must be {' or '.join(map(repr, _LAYOUTS[nd]))}, "
                          f"got {data_format!r}")
@@ -96,7 +96,7 @@ def _prepare(op: str, nd: int, x: Any, data_format: str):
     return x, channel_last, (shape[1:-1] if channel_last else shape[2:])
 
 
-def _pool_specs(op: str, nd: int, sizes: List[int], kernel_size: Any, stride: Any, padding: Any,
+def pool_specs(op: str, nd: int, sizes: List[int], kernel_size: Any, stride: Any, padding: Any,
                 ceil_mode: bool, exclusive: bool, channel_last: bool) -> List[dict]:
     kernel = as_ints(kernel_size, nd, "kernel_size", op)
     strides = kernel if stride is None else as_ints(stride, nd, "stride", op)
@@ -131,7 +131,7 @@ def _adaptive_specs(op: str, nd: int, sizes: List[int], output_size: Any) -> Lis
     return specs
 
 
-def _avg(x: Any, specs: List[dict], channel_last: bool, divisor_override: Any = None) -> Any:
+def avg_pool_op(x: Any, specs: List[dict], channel_last: bool, divisor_override: Any = None) -> Any:
     axes = _spatial_axes(x.ndim, channel_last)
     out = apply("resample", [x], {"axes": axes, "specs": specs})
     if divisor_override is not None:
@@ -144,23 +144,23 @@ def _avg(x: Any, specs: List[dict], channel_last: bool, divisor_override: Any = 
     return out
 
 
-def _max(x: Any, specs: List[dict], channel_last: bool, return_mask: bool) -> Any:
+def max_pool_op(x: Any, specs: List[dict], channel_last: bool, return_mask: bool) -> Any:
     out, mask = apply("max_pool_nd", [x], {"specs": specs, "channel_last": channel_last})
     return (out, mask) if return_mask else out
 
 
 # ----------------------------------------------------------------------------- public functions
 def _max_pool(op, nd, x, kernel_size, stride, padding, return_mask, ceil_mode, data_format):
-    x, cl, sizes = _prepare(op, nd, x, data_format)
-    return _max(x, _pool_specs(op, nd, sizes, kernel_size, stride, padding, ceil_mode, True, cl), cl, return_mask)
+    x, cl, sizes = prepare_pool(op, nd, x, data_format)
+    return max_pool_op(x, pool_specs(op, nd, sizes, kernel_size, stride, padding, ceil_mode, True, cl), cl, return_mask)
 
 
 def _avg_pool(op, nd, x, kernel_size, stride, padding, ceil_mode, exclusive, divisor_override, data_format):
-    x, cl, sizes = _prepare(op, nd, x, data_format)
-    specs = _pool_specs(op, nd, sizes, kernel_size, stride, padding, ceil_mode, exclusive, cl)
+    x, cl, sizes = prepare_pool(op, nd, x, data_format)
+    specs = pool_specs(op, nd, sizes, kernel_size, stride, padding, ceil_mode, exclusive, cl)
     if divisor_override is not None:
         specs = [dict(s, exclusive=False) for s in specs]
-    return _avg(x, specs, cl, divisor_override)
+    return avg_pool_op(x, specs, cl, divisor_override)
 
 
 def max_pool1d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, return_mask: bool = False,
@@ -198,9 +198,9 @@ def avg_pool3d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, c
 
 
 def _adaptive(op, nd, x, output_size, data_format, kind, return_mask=False):
-    x, cl, sizes = _prepare(op, nd, x, data_format)
+    x, cl, sizes = prepare_pool(op, nd, x, data_format)
     specs = _adaptive_specs(op, nd, sizes, output_size)
-    return _avg(x, specs, cl) if kind == "avg" else _max(x, specs, cl, return_mask)
+    return avg_pool_op(x, specs, cl) if kind == "avg" else max_pool_op(x, specs, cl, return_mask)
 
 
 def adaptive_avg_pool1d(x: Any, output_size: Any, name: Optional[str] = None) -> Any:

@@ -11,7 +11,7 @@ from ...runtime.ops.operands import as_tensor
 from ...runtime.registry import Meta, apply, register_op
 from .conv_nd import as_ints, padding_pairs
 from .dims import known_dims
-from .pooling import _avg, _max, _pool_specs, _prepare
+from .pooling import avg_pool_op, max_pool_op, pool_specs, prepare_pool
 
 __all__ = ["max_unpool1d", "max_unpool2d", "max_unpool3d", "lp_pool1d", "lp_pool2d"]
 
@@ -28,7 +28,7 @@ def _mask_gather_kernel(g, mask, channel_last):
 
 def _unpool(op: str, nd: int, x: Any, indices: Any, kernel_size: Any, stride: Any, padding: Any,
             data_format: str, output_size: Any) -> Any:
-    x, channel_last, sizes = _prepare(op, nd, x, data_format)
+    x, channel_last, sizes = prepare_pool(op, nd, x, data_format)
     indices = as_tensor(indices)
     if known_dims(indices) != known_dims(x) and -1 not in known_dims(x) + known_dims(indices):
         raise ValueError(f"{op}: indices {known_dims(indices)} must have the shape of x {known_dims(x)}")
@@ -69,16 +69,16 @@ def max_unpool3d(x: Any, indices: Any, kernel_size: Any, stride: Any = None, pad
 
 def _lp_pool(op: str, nd: int, x: Any, norm_type: float, kernel_size: Any, stride: Any, padding: Any,
              ceil_mode: bool, data_format: str) -> Any:
-    x, channel_last, sizes = _prepare(op, nd, x, data_format)
+    x, channel_last, sizes = prepare_pool(op, nd, x, data_format)
     p = float(norm_type)
     if p <= 0:
         raise ValueError(f"{op}: norm_type must be positive, got {norm_type}")
-    specs = _pool_specs(op, nd, sizes, kernel_size, stride, padding, ceil_mode, False, channel_last)
+    specs = pool_specs(op, nd, sizes, kernel_size, stride, padding, ceil_mode, False, channel_last)
     if np.isinf(p):
-        return _max(x, specs, channel_last, False)
+        return max_pool_op(x, specs, channel_last, False)
     # sum over the window = non-exclusive mean times the kernel size
     size = float(np.prod([s["k"] for s in specs]))
-    return ops.pow(_avg(ops.pow(x, p), specs, channel_last) * size, 1.0 / p)
+    return ops.pow(avg_pool_op(ops.pow(x, p), specs, channel_last) * size, 1.0 / p)
 
 
 def lp_pool1d(x: Any, norm_type: float, kernel_size: Any, stride: Any = None, padding: Any = 0,

@@ -13,8 +13,8 @@ from ...runtime.tensor import Tensor
 from .. import naming
 from ..layer import Layer
 from .container import LayerDict, LayerList
-from .conv import Conv1D, Conv2D, Conv3D, _ConvNd
-from .pooling import AdaptiveMaxPool1D, AdaptiveMaxPool2D, AdaptiveMaxPool3D, LPPool1D, LPPool2D, _Adaptive
+from .conv import Conv1D, Conv2D, Conv3D, ConvNd
+from .pooling import AdaptiveMaxPool1D, AdaptiveMaxPool2D, AdaptiveMaxPool3D, LPPool1D, LPPool2D, AdaptivePool
 
 Module = Layer
 ModuleList = LayerList
@@ -54,7 +54,7 @@ class _TorchConv:
                  padding: Any = 0, dilation: Any = 1, groups: int = 1, bias: bool = True,
                  padding_mode: str = "zeros", device: Any = None, dtype: Any = None, *,
                  weight_attr: Any = None, bias_attr: Any = None, data_format: Optional[str] = None) -> None:
-        _ConvNd.__init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
+        ConvNd.__init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation, groups,
                          padding_mode, weight_attr, _bias_attr(bias, bias_attr),
                          data_format or self._default_format)
 
@@ -76,7 +76,7 @@ class _ReturnIndices:
 
     def __init__(self, output_size: Any, return_indices: bool = False, name: Optional[str] = None, *,
                  return_mask: Optional[bool] = None) -> None:
-        _Adaptive.__init__(self, output_size, return_mask=return_indices if return_mask is None else return_mask)
+        AdaptivePool.__init__(self, output_size, return_mask=return_indices if return_mask is None else return_mask)
 
 
 class AdaptiveMaxPool1d(_ReturnIndices, AdaptiveMaxPool1D):

@@ -13,7 +13,7 @@ from ..layer import Layer
 _PAD_MODES = ("zeros", "reflect", "replicate", "circular")
 
 
-class _ConvNd(Layer):
+class ConvNd(Layer):
     """weight [out, in/groups, *k] ([in, out/groups, *k] when transposed); Paddle's default init
     N(0, sqrt(2 / (in_channels * prod(k))))."""
 
@@ -70,7 +70,7 @@ class _ConvNd(Layer):
                 f"stride={self._stride}, padding={self._padding}, data_format={self._data_format}")
 
 
-class Conv1D(_ConvNd):
+class Conv1D(ConvNd):
     _nd, _default_format = 1, "NCL"
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
@@ -80,7 +80,7 @@ class Conv1D(_ConvNd):
                          padding_mode, weight_attr, bias_attr, data_format)
 
 
-class Conv2D(_ConvNd):
+class Conv2D(ConvNd):
     _nd, _default_format = 2, "NCHW"
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
@@ -90,7 +90,7 @@ class Conv2D(_ConvNd):
                          padding_mode, weight_attr, bias_attr, data_format)
 
 
-class Conv3D(_ConvNd):
+class Conv3D(ConvNd):
     _nd, _default_format = 3, "NCDHW"
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,
@@ -100,7 +100,7 @@ class Conv3D(_ConvNd):
                          padding_mode, weight_attr, bias_attr, data_format)
 
 
-class _ConvTransposeNd(_ConvNd):
+class _ConvTransposeNd(ConvNd):
     _transpose = True
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: Any, stride: Any = 1,

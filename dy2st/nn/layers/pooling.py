@@ -88,7 +88,7 @@ class AvgPool3D(AvgPool2D):
         super().__init__(kernel_size, stride, padding, ceil_mode, exclusive, divisor_override, data_format)
 
 
-class _Adaptive(Layer):
+class AdaptivePool(Layer):
     def __init__(self, output_size: Any, data_format: Optional[str] = None, return_mask: bool = False) -> None:
         super().__init__()
         self._output_size, self._data_format, self._return_mask = output_size, data_format, return_mask
@@ -97,7 +97,7 @@ class _Adaptive(Layer):
         return f"output_size={self._output_size}"
 
 
-class AdaptiveAvgPool1D(_Adaptive):
+class AdaptiveAvgPool1D(AdaptivePool):
     def __init__(self, output_size: Any, name: Optional[str] = None) -> None:
         super().__init__(output_size)
 
@@ -105,7 +105,7 @@ class AdaptiveAvgPool1D(_Adaptive):
         return F.adaptive_avg_pool1d(input, self._output_size)
 
 
-class AdaptiveAvgPool2D(_Adaptive):
+class AdaptiveAvgPool2D(AdaptivePool):
     def __init__(self, output_size: Any, data_format: str = "NCHW", name: Optional[str] = None) -> None:
         super().__init__(output_size, data_format)
 
@@ -113,7 +113,7 @@ class AdaptiveAvgPool2D(_Adaptive):
         return F.adaptive_avg_pool2d(x, self._output_size, self._data_format)
 
 
-class AdaptiveAvgPool3D(_Adaptive):
+class AdaptiveAvgPool3D(AdaptivePool):
     def __init__(self, output_size: Any, data_format: str = "NCDHW", name: Optional[str] = None) -> None:
         super().__init__(output_size, data_format)
 
@@ -121,7 +121,7 @@ class AdaptiveAvgPool3D(_Adaptive):
         return F.adaptive_avg_pool3d(x, self._output_size, self._data_format)
 
 
-class AdaptiveMaxPool1D(_Adaptive):
+class AdaptiveMaxPool1D(AdaptivePool):
     def __init__(self, output_size: Any, return_mask: bool = False, name: Optional[str] = None) -> None:
         super().__init__(output_size, return_mask=return_mask)
 
@@ -129,7 +129,7 @@ class AdaptiveMaxPool1D(_Adaptive):
         return F.adaptive_max_pool1d(input, self._output_size, self._return_mask)
 
 
-class AdaptiveMaxPool2D(_Adaptive):
+class AdaptiveMaxPool2D(AdaptivePool):
     def __init__(self, output_size: Any, return_mask: bool = False, name: Optional[str] = None) -> None:
         super().__init__(output_size, return_mask=return_mask)
 
@@ -137,7 +137,7 @@ class AdaptiveMaxPool2D(_Adaptive):
         return F.adaptive_max_pool2d(x, self._output_size, self._return_mask)
 
 
-class AdaptiveMaxPool3D(_Adaptive):
+class AdaptiveMaxPool3D(AdaptivePool):
     def __init__(self, output_size: Any, return_mask: bool = False, name: Optional[str] = None) -> None:
         super().__init__(output_size, return_mask=return_mask)
 

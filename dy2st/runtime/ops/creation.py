@@ -148,7 +148,7 @@ def _fill_kernel(value, *dims, shape, dtype):
     return np.full(real, value, dtype=dtype or value.dtype)
 
 
-def _split_shape(shape: Any):
+def split_shape(shape: Any):
     """(static template with None for tensor dims, [dim tensors]) from a shape argument."""
     if is_tensor(shape):
         if isinstance(shape, Tensor):
@@ -174,7 +174,7 @@ def _split_shape(shape: Any):
 
 def full(shape: Any, fill_value: Any, dtype: Any = None, name: Optional[str] = None) -> Any:
     """A tensor of `shape` filled with `fill_value` (a number or a one-element tensor)."""
-    template, dims = _split_shape(shape)
+    template, dims = split_shape(shape)
     if dtype is None:
         d = fill_value.dtype if is_tensor(fill_value) else (
             bool_ if isinstance(fill_value, bool) else default_float())

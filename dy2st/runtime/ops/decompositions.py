@@ -11,7 +11,7 @@ from .dims import dims
 from .operands import as_tensor
 
 
-def _matrices(op: str, x: Any, square: bool = True) -> tuple:
+def check_matrices(op: str, x: Any, square: bool = True) -> tuple:
     s = dims(x)
     if len(s) < 2 or (square and s[-1] >= 0 and s[-2] >= 0 and s[-1] != s[-2]):
         what = "square matrices" if square else "matrices"
@@ -21,18 +21,18 @@ def _matrices(op: str, x: Any, square: bool = True) -> tuple:
     return s
 
 
-@register_op("det", infer=lambda x: Meta(_matrices("det", x)[:-2], x.dtype))
+@register_op("det", infer=lambda x: Meta(check_matrices("det", x)[:-2], x.dtype))
 def _det_kernel(x):
     return np.asarray(np.linalg.det(x), dtype=x.dtype)
 
 
-@register_op("slogdet", infer=lambda x: Meta((2,) + _matrices("slogdet", x)[:-2], x.dtype))
+@register_op("slogdet", infer=lambda x: Meta((2,) + check_matrices("slogdet", x)[:-2], x.dtype))
 def _slogdet_kernel(x):
     sign, logabs = np.linalg.slogdet(x)
     return np.stack([sign, logabs]).astype(x.dtype)
 
 
-@register_op("cholesky", infer=lambda x, upper: Meta(_matrices("cholesky", x), x.dtype))
+@register_op("cholesky", infer=lambda x, upper: Meta(check_matrices("cholesky", x), x.dtype))
 def _cholesky_kernel(x, upper):
     try:
         low = np.linalg.cholesky(x)      # reads the lower triangle only
@@ -42,7 +42,7 @@ def _cholesky_kernel(x, upper):
 
 
 def _eigh_infer(x, lower):
-    s = _matrices("eigh", x)
+    s = check_matrices("eigh", x)
     return [Meta(s[:-1], x.dtype), Meta(s, x.dtype)]
 
 
@@ -53,7 +53,7 @@ def _eigh_kernel(x, lower):
 
 
 def _svd_infer(x, full_matrices):
-    s = _matrices("svd", x, square=False)
+    s = check_matrices("svd", x, square=False)
     m, n = s[-2], s[-1]
     k = min(m, n) if m >= 0 and n >= 0 else -1
     um, vn = (m, n) if full_matrices else (k, k)
@@ -68,7 +68,7 @@ def _svd_kernel(x, full_matrices):
 
 
 def _qr_infer(x, mode):
-    s = _matrices("qr", x, square=False)
+    s = check_matrices("qr", x, square=False)
     m, n = s[-2], s[-1]
     k = min(m, n) if m >= 0 and n >= 0 else -1
     qk = m if mode == "complete" else k
@@ -84,14 +84,14 @@ def _qr_kernel(x, mode):
 def det(x: Any, name: Optional[str] = None) -> Any:
     """The determinant of each square matrix (shape [*, n, n] -> [*])."""
     x = as_tensor(x)
-    _matrices("det", x)
+    check_matrices("det", x)
     return apply("det", [x])
 
 
 def slogdet(x: Any, name: Optional[str] = None) -> Any:
     """sign and log|det| of each square matrix, stacked: shape [2, *] (as Paddle returns it)."""
     x = as_tensor(x)
-    _matrices("slogdet", x)
+    check_matrices("slogdet", x)
     return apply("slogdet", [x])
 
 
@@ -99,7 +99,7 @@ def cholesky(x: Any, upper: bool = False, name: Optional[str] = None) -> Any:
     """The Cholesky factor of symmetric positive definite matrices (lower, or upper=True),
     computed from the lower triangle."""
     x = as_tensor(x)
-    _matrices("cholesky", x)
+    check_matrices("cholesky", x)
     return apply("cholesky", [x], {"upper": bool(upper)})
 
 
@@ -109,7 +109,7 @@ def eigh(x: Any, UPLO: str = "L", name: Optional[str] = None) -> Any:
     if UPLO not in ("L", "U"):
         raise ValueError(f"eigh: UPLO must be 'L' or 'U', got {UPLO!r}")
     x = as_tensor(x)
-    _matrices("eigh", x)
+    check_matrices("eigh", x)
     return tuple(apply("eigh", [x], {"lower": UPLO == "L"}))
 
 
@@ -121,7 +121,7 @@ def eigvalsh(x: Any, UPLO: str = "L", name: Optional[str] = None) -> Any:
 def svd(x: Any, full_matrices: bool = False, name: Optional[str] = None) -> Any:
     """U, S, VH with x = U @ diag(S) @ VH (S descending)."""
     x = as_tensor(x)
-    _matrices("svd", x, square=False)
+    check_matrices("svd", x, square=False)
     return tuple(apply("svd", [x], {"full_matrices": bool(full_matrices)}))
 
 
@@ -130,6 +130,6 @@ def qr(x: Any, mode: str = "reduced", name: Optional[str] = None) -> Any:
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"qr: mode must be 'reduced', 'complete' or 'r', got {mode!r}")
     x = as_tensor(x)
-    _matrices("qr", x, square=False)
+    check_matrices("qr", x, square=False)
     q, r = apply("qr", [x], {"mode": "complete" if mode == "complete" else "reduced"})
     return r if mode == "r" else (q, r)

@@ -8,10 +8,10 @@ import numpy as np
 from ..registry import Meta, apply, register_op
 from . import infer as I
 from .operands import promote
-from .shape import _same_dtype
+from .shape import same_dtype
 
 
-def _parse(equation: str, n_inputs: int) -> Tuple[List[str], str]:
+def parse_equation(equation: str, n_inputs: int) -> Tuple[List[str], str]:
     eq = equation.replace(" ", "")
     lhs, arrow, rhs = eq.partition("->")
     terms = lhs.split(",")
@@ -37,7 +37,7 @@ def _merge(label: str, old: Any, d: int, xs: Sequence[Any]) -> int:
 
 
 def _einsum_infer(*xs, equation):
-    terms, rhs = _parse(equation, len(xs))
+    terms, rhs = parse_equation(equation, len(xs))
     dims: Dict[str, int] = {}
     ell: Tuple[int, ...] = ()
     for term, x in zip(terms, xs):
@@ -75,5 +75,5 @@ def einsum(equation: str, *operands: Any) -> Any:
     """Sums of products over the labels of `equation`, e.g. einsum('ij,jk->ik', a, b)."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    xs = _same_dtype(list(operands))
+    xs = same_dtype(list(operands))
     return apply("einsum", xs, {"equation": equation})

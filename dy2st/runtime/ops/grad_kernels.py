@@ -9,8 +9,8 @@ import numpy as np
 from ..dtype import bool_
 from ..registry import Meta, register_op
 from .indexing import decode_index
-from .slicing import _piece_bounds
-from .slicing import _decode
+from .slicing import piece_bounds
+from .slicing import decode_slots
 from .infer import broadcast_shapes
 
 
@@ -44,7 +44,7 @@ def _zeros_for(x: np.ndarray, g: np.ndarray) -> np.ndarray:
 @register_op("split_grad", infer=_like)
 def _split_grad_kernel(x, g, axis, num, sections, index):
     """Zeros shaped like x with g written where split piece `index` came from."""
-    lo, hi = _piece_bounds("split", x.shape[axis], num, sections, x.shape)[index]
+    lo, hi = piece_bounds("split", x.shape[axis], num, sections, x.shape)[index]
     out = _zeros_for(x, g)
     where = [slice(None)] * x.ndim
     where[axis] = slice(lo, hi)
@@ -66,7 +66,7 @@ def _unbind_grad_kernel(x, g, axis, index):
 def _strided_slice_grad_kernel(x, g, *tensors, axes, starts, ends, strides):
     """Zeros shaped like x with g written where the strided slice read."""
     it = iter(tensors)
-    s, e, st = _decode(starts, it), _decode(ends, it), _decode(strides, it)
+    s, e, st = decode_slots(starts, it), decode_slots(ends, it), decode_slots(strides, it)
     out = _zeros_for(x, g)
     index = [slice(None)] * x.ndim
     for a, b0, b1, step in zip(axes, s, e, st):

@@ -8,7 +8,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .creation import to_tensor
-from .decompositions import _matrices
+from .decompositions import check_matrices
 from .dims import dims
 from .linalg import matmul
 from .operands import as_tensor
@@ -17,7 +17,7 @@ from .shape import expand_as, unsqueeze
 
 def _reflectors(op: str, x: Any, tau: Any) -> tuple:
     """x's dims m, n and the number k of reflectors, checked against tau."""
-    s = _matrices(op, x, square=False)
+    s = check_matrices(op, x, square=False)
     m, n = s[-2], s[-1]
     if m < 0 or n < 0:
         raise ValueError(f"{op}: the matrix dims of x must be known, got shape {list(s)}")
@@ -79,7 +79,7 @@ def ormqr(x: Any, tau: Any, y: Any, left: bool = True, transpose: bool = False,
     (m = y's rows when left, y's columns otherwise) and tau [*, k]."""
     x, tau, y = as_tensor(x), as_tensor(tau), as_tensor(y)
     m, _, k = _reflectors("ormqr", x, tau)
-    ys = _matrices("ormqr", y, square=False)
+    ys = check_matrices("ormqr", y, square=False)
     size = ys[-2] if left else ys[-1]
     if size >= 0 and size != m:
         side = "rows" if left else "columns"

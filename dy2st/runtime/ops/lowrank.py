@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from .decompositions import _matrices, qr, svd
+from .decompositions import check_matrices, qr, svd
 from .dims import dims
 from .linalg import matmul
 from .operands import as_tensor
@@ -16,7 +16,7 @@ from .shape import transpose
 
 def _range_basis(x: Any, m_sub: Any, q: int, niter: int) -> Any:
     """An orthonormal [*, m, q] basis approximately spanning the range of x - m_sub."""
-    n = _matrices("svd_lowrank", x, square=False)[-1]
+    n = check_matrices("svd_lowrank", x, square=False)[-1]
 
     def times(t):            # (x - M) @ t
         return matmul(x, t) if m_sub is None else matmul(x, t) - matmul(m_sub, t)
@@ -37,7 +37,7 @@ def svd_lowrank(x: Any, q: Optional[int] = None, niter: int = 2, M: Any = None,
     """U ([*, m, q]), S ([*, q]) and V ([*, n, q]) with x - M ~ U diag(S) V^T, for a rank
     estimate q (default 6, at most min(m, n)); exact when x - M has rank <= q."""
     x = as_tensor(x)
-    s = _matrices("svd_lowrank", x, square=False)
+    s = check_matrices("svd_lowrank", x, square=False)
     m, n = s[-2], s[-1]
     q = 6 if q is None else int(q)
     if m < 0 or n < 0:
@@ -66,7 +66,7 @@ def pca_lowrank(x: Any, q: Optional[int] = None, center: bool = True, niter: int
     """U, S, V of svd_lowrank on x with each column's mean removed (center=True); q defaults to
     min(6, m, n). The principal directions are V's columns, the variances S**2 / (m - 1)."""
     x = as_tensor(x)
-    s = _matrices("pca_lowrank", x, square=False)
+    s = check_matrices("pca_lowrank", x, square=False)
     if q is None:
         q = min(6, s[-2], s[-1])
     if center:

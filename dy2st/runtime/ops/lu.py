@@ -10,12 +10,12 @@ from ..dtype import int32
 from ..registry import Meta, apply, register_op
 from . import triangular
 from .creation import eye, zeros
-from .decompositions import _matrices
+from .decompositions import check_matrices
 from .operands import as_tensor
 
 
 def _lu_infer(x, pivot):
-    s = _matrices("lu", x, square=False)
+    s = check_matrices("lu", x, square=False)
     m, n = s[-2], s[-1]
     k = min(m, n) if m >= 0 and n >= 0 else -1
     return [Meta(s, x.dtype), Meta(s[:-2] + (k,), int32), Meta(s[:-2], int32)]
@@ -54,7 +54,7 @@ def lu(x: Any, pivot: bool = True, get_infos: bool = False, name: Optional[str] 
     x = P @ L @ U; with get_infos=True also the status ([*], int32: 0 ok, i > 0 when U[i-1, i-1]
     is exactly zero). pivot=False factors without row swaps (pivots 1..k)."""
     x = as_tensor(x)
-    _matrices("lu", x, square=False)
+    check_matrices("lu", x, square=False)
     out, pivots, infos = apply("lu", [x], {"pivot": bool(pivot)})
     return (out, pivots, infos) if get_infos else (out, pivots)
 
@@ -86,7 +86,7 @@ def lu_unpack(x: Any, y: Any, unpack_ludata: bool = True, unpack_pivots: bool = 
     """P ([*, m, m]), L ([*, m, k], unit diagonal) and U ([*, k, n]) from lu's packed x and
     pivots y, with x = P @ L @ U. What is not asked for comes back as an empty tensor."""
     x, y = as_tensor(x), as_tensor(y)
-    s = _matrices("lu_unpack", x, square=False)
+    s = check_matrices("lu_unpack", x, square=False)
     m, n = s[-2], s[-1]
     if m < 0 or n < 0:
         raise ValueError(f"lu_unpack: the matrix dims must be known, got shape {list(s)}")

@@ -118,7 +118,7 @@ def _round_half_away(x):
     return np.where(np.abs(x - t) == 0.5, t + np.sign(x), np.round(x))
 
 
-_UNARY_FLOAT = {
+UNARY_FLOAT = {
     "exp": np.exp, "log": np.log, "log2": np.log2, "log10": np.log10, "log1p": np.log1p,
     "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos, "tan": np.tan, "tanh": np.tanh,
     "sinh": np.sinh, "cosh": np.cosh, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
@@ -143,7 +143,7 @@ def _abs(x):
     return np.abs(x)     # the modulus of a complex tensor, in its parts' float dtype
 
 
-for _name, _fn in _UNARY_FLOAT.items():
+for _name, _fn in UNARY_FLOAT.items():
     register_op(_name, infer=_float_infer)(_float_kernel(_fn))
 for _name, _fn in _UNARY_SAME.items():
     register_op(_name, infer=I.same)(_fn)
@@ -187,7 +187,7 @@ def _unary(op: str):
     return fn
 
 
-for _name in list(_UNARY_FLOAT) + list(_UNARY_SAME) + ["abs", "rsqrt", "reciprocal", "sigmoid",
+for _name in list(UNARY_FLOAT) + list(_UNARY_SAME) + ["abs", "rsqrt", "reciprocal", "sigmoid",
                                                        "logical_not", "bitwise_not", "isnan",
                                                        "isinf", "isfinite"]:
     globals()[_name] = _unary(_name)

@@ -7,7 +7,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ..registry import Meta, apply, register_op
-from .decompositions import _matrices
+from .decompositions import check_matrices
 from .operands import as_tensor
 
 # numerator coefficients of the [13/13] Padé approximant of exp; the denominator's alternate signs
@@ -31,7 +31,7 @@ def _pade13(a: np.ndarray) -> np.ndarray:
     return np.linalg.solve(v - u, v + u)
 
 
-@register_op("matrix_exp", infer=lambda x: Meta(_matrices("matrix_exp", x), x.dtype))
+@register_op("matrix_exp", infer=lambda x: Meta(check_matrices("matrix_exp", x), x.dtype))
 def _matrix_exp_kernel(x):
     n = x.shape[-1]
     a = np.asarray(x, np.float64).reshape((-1, n, n))
@@ -50,5 +50,5 @@ def _matrix_exp_kernel(x):
 def matrix_exp(x: Any, name: Optional[str] = None) -> Any:
     """exp(x) = sum_k x^k / k! of each square matrix of x ([*, n, n])."""
     x = as_tensor(x)
-    _matrices("matrix_exp", x)
+    check_matrices("matrix_exp", x)
     return apply("matrix_exp", [x])

@@ -9,7 +9,7 @@ from .dims import dims
 from .gather import take_along_axis
 from .math import ceil, floor, isnan, logical_not
 from .operands import as_tensor, cast
-from .order_stats import _finish, _prepare
+from .order_stats import finish_order_stat, prepare_order_stat
 from .reduce import max as _max, min as _min, sum as _sum
 from .selection import where
 from .shape import stack
@@ -17,7 +17,7 @@ from .sorting import argsort, sort
 
 
 def _sorted_with_counts(x: Any, axis: Any, op: str):
-    x, ax, flat = _prepare(x, axis)
+    x, ax, flat = prepare_order_stat(x, axis)
     if not x.dtype.is_floating:
         x = cast(x, "float32")
     if dims(x)[ax] < 0:
@@ -61,7 +61,7 @@ def nanquantile(x: Any, q: Any, axis: Any = None, keepdim: bool = False,
         raise ValueError(f"nanquantile: q must be in [0, 1], got {q}")
     ndim = len(dims(as_tensor(x)))
     _, ax, flat, s, count = _sorted_with_counts(x, axis, "nanquantile")
-    outs = [_finish(_quantile_at(s, ax, count, float(v), interpolation), ax, flat, keepdim, ndim)
+    outs = [finish_order_stat(_quantile_at(s, ax, count, float(v), interpolation), ax, flat, keepdim, ndim)
             for v in qs]
     return stack(outs, axis=0) if isinstance(q, (list, tuple)) else outs[0]
 
@@ -75,16 +75,16 @@ def nanmedian(x: Any, axis: Any = None, keepdim: bool = False, mode: str = "avg"
     ndim = len(dims(as_tensor(x)))
     if mode == "avg":
         _, ax, flat, s, count = _sorted_with_counts(x, axis, "nanmedian")
-        return _finish(_quantile_at(s, ax, count, 0.5, "linear"), ax, flat, keepdim, ndim)
+        return finish_order_stat(_quantile_at(s, ax, count, 0.5, "linear"), ax, flat, keepdim, ndim)
     xs, ax, flat, s, count = _sorted_with_counts(x, axis, "nanmedian")
     half = floor(cast(where(count > 0, count - 1, count * 0), "float64") / 2.0)
     v = _at_positions(s, ax, half)
     v = where(count == 0, full_like(v, float("nan")), v)
-    value = _finish(v, ax, flat, keepdim, ndim)
+    value = finish_order_stat(v, ax, flat, keepdim, ndim)
     if axis is None:
         return value
     idx = _at_positions(argsort(xs, axis=ax, stable=True), ax, half)
-    return value, _finish(idx, ax, flat, keepdim, ndim)
+    return value, finish_order_stat(idx, ax, flat, keepdim, ndim)
 
 
 def histogram_bin_edges(input: Any, bins: int = 100, min: float = 0.0, max: float = 0.0,

@@ -17,7 +17,7 @@ def _at(x: Any, axis: int, k: int) -> Any:
     return strided_slice(x, [axis], [k], [k + 1], [1])
 
 
-def _prepare(x: Any, axis: Any) -> Any:
+def prepare_order_stat(x: Any, axis: Any) -> Any:
     x = as_tensor(x)
     if axis is None:
         return flatten(x), 0, True
@@ -25,7 +25,7 @@ def _prepare(x: Any, axis: Any) -> Any:
     return x, axis, False
 
 
-def _finish(v: Any, axis: int, flat: bool, keepdim: bool, ndim: int) -> Any:
+def finish_order_stat(v: Any, axis: int, flat: bool, keepdim: bool, ndim: int) -> Any:
     if flat:
         v = squeeze(v, [0])
         if keepdim:
@@ -42,7 +42,7 @@ def median(x: Any, axis: Optional[int] = None, keepdim: bool = False, mode: str 
     if mode not in ("avg", "min"):
         raise ValueError(f"median: mode must be 'avg' or 'min', got {mode!r}")
     ndim = len(dims(as_tensor(x)))
-    x, ax, flat = _prepare(x, axis)
+    x, ax, flat = prepare_order_stat(x, axis)
     n = dims(x)[ax]
     if n < 0:
         raise ValueError("median: the reduced dim must be known")
@@ -53,11 +53,11 @@ def median(x: Any, axis: Optional[int] = None, keepdim: bool = False, mode: str 
         v = lo if n % 2 else (lo + _at(s, ax, k + 1)) / 2
         if not v.dtype.is_floating:
             v = cast(v, "float32")
-        return _finish(v, ax, flat, keepdim, ndim)
-    v = _finish(_at(s, ax, k), ax, flat, keepdim, ndim)
+        return finish_order_stat(v, ax, flat, keepdim, ndim)
+    v = finish_order_stat(_at(s, ax, k), ax, flat, keepdim, ndim)
     if axis is None:
         return v
-    idx = _finish(_at(argsort(x, axis=ax, stable=True), ax, k), ax, flat, keepdim, ndim)
+    idx = finish_order_stat(_at(argsort(x, axis=ax, stable=True), ax, k), ax, flat, keepdim, ndim)
     return v, idx
 
 
@@ -71,7 +71,7 @@ def quantile(x: Any, q: Any, axis: Any = None, keepdim: bool = False,
     if any(not 0 <= float(v) <= 1 for v in qs):
         raise ValueError(f"quantile: q must be in [0, 1], got {q}")
     ndim = len(dims(as_tensor(x)))
-    x, ax, flat = _prepare(x, axis)
+    x, ax, flat = prepare_order_stat(x, axis)
     if not x.dtype.is_floating:
         x = cast(x, "float32")
     n = dims(x)[ax]
@@ -93,5 +93,5 @@ def quantile(x: Any, q: Any, axis: Any = None, keepdim: bool = False,
             r = (lo + hi) / 2
         else:
             r = lo + (hi - lo) * (pos - lo_i)
-        outs.append(_finish(r, ax, flat, keepdim, ndim))
+        outs.append(finish_order_stat(r, ax, flat, keepdim, ndim))
     return stack(outs, axis=0) if isinstance(q, (list, tuple)) else outs[0]

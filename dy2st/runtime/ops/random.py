@@ -6,7 +6,7 @@ from typing import Any, Optional
 from .. import config
 from ..dtype import convert_dtype, int64
 from ..registry import Meta, apply, register_op
-from .creation import _split_shape, default_float
+from .creation import split_shape, default_float
 from .operands import as_tensor, cast, is_tensor
 from .math import add, multiply
 
@@ -47,7 +47,7 @@ def _float_dtype(dtype: Any):
 def uniform(shape: Any, dtype: Any = None, min: float = -1.0, max: float = 1.0, seed: int = 0,
             name: Optional[str] = None) -> Any:
     """Uniform samples in [min, max)."""
-    template, dims = _split_shape(shape)
+    template, dims = split_shape(shape)
     return apply("uniform_random", dims, {"shape": template, "dtype": str(_float_dtype(dtype)),
                                           "min": float(min), "max": float(max)})
 
@@ -59,7 +59,7 @@ def rand(shape: Any, dtype: Any = None, name: Optional[str] = None) -> Any:
 
 def randn(shape: Any, dtype: Any = None, name: Optional[str] = None) -> Any:
     """Standard normal samples."""
-    template, dims = _split_shape(shape)
+    template, dims = split_shape(shape)
     return apply("gaussian_random", dims, {"shape": template, "dtype": str(_float_dtype(dtype)),
                                            "mean": 0.0, "std": 1.0})
 
@@ -72,7 +72,7 @@ def randint(low: int = 0, high: Optional[int] = None, shape: Any = (1,), dtype: 
     if high <= low:
         raise ValueError(f"randint: high ({high}) must be greater than low ({low})")
     d = convert_dtype(dtype) if dtype is not None else int64
-    template, dims = _split_shape(shape)
+    template, dims = split_shape(shape)
     return apply("randint", dims, {"shape": template, "dtype": str(d), "low": int(low),
                                    "high": int(high)})
 
@@ -86,6 +86,6 @@ def normal(mean: Any = 0.0, std: Any = 1.0, shape: Any = None, name: Optional[st
         return add(multiply(noise, cast(s, noise.dtype)), cast(m, noise.dtype))
     if shape is None:
         raise ValueError("normal: give `shape` when mean and std are numbers")
-    template, dims = _split_shape(shape)
+    template, dims = split_shape(shape)
     return apply("gaussian_random", dims, {"shape": template, "dtype": str(default_float()),
                                            "mean": float(mean), "std": float(std)})

@@ -8,7 +8,7 @@ import numpy as np
 from ..registry import Meta, apply, register_op
 from . import infer as I
 from .operands import is_tensor
-from .creation import _split_shape
+from .creation import split_shape
 
 
 def _axes(x: Any, axis: Any) -> List[int]:
@@ -63,7 +63,7 @@ def _tile_kernel(x, *dims, repeat_times):
 
 def tile(x: Any, repeat_times: Any, name: Optional[str] = None) -> Any:
     """x repeated `repeat_times[i]` times along each dim (x's rank is padded with leading 1s)."""
-    template, dims = _split_shape(repeat_times)
+    template, dims = split_shape(repeat_times)
     if any(r is not None and r < 0 for r in template):
         raise ValueError(f"tile: repeat_times must be non-negative, got {template}")
     return apply("tile", [x, *dims], {"repeat_times": template})

@@ -13,7 +13,7 @@ from ..dtype import float32
 from .creation import cast
 
 
-def _np_axis(axis):
+def np_axis(axis):
     if axis is None:
         return None
     if isinstance(axis, (list, tuple)):
@@ -26,7 +26,7 @@ def _np_axis(axis):
 # np.add.reduce is what np.sum runs, without its Python wrapper (a small tensor's loop reads a
 # sum every turn: the wrapper cost more than the sum).
 def _sum_kernel(x, axis, keepdim, dtype):
-    out = np.add.reduce(x, axis=_np_axis(axis), keepdims=keepdim)
+    out = np.add.reduce(x, axis=np_axis(axis), keepdims=keepdim)
     want = dtype or (np.int64 if x.dtype.kind in "biu" else x.dtype)
     if type(out) is np.ndarray and out.dtype == want:
         return out
@@ -50,13 +50,13 @@ def _float_reduce_infer(x, axis, keepdim):
 
 @register_op("mean", infer=_float_reduce_infer)
 def _mean_kernel(x, axis, keepdim):
-    out = np.mean(x, axis=_np_axis(axis), keepdims=keepdim)
+    out = np.mean(x, axis=np_axis(axis), keepdims=keepdim)
     return np.asarray(out, dtype=x.dtype if x.dtype.kind in "fc" else np.float32)
 
 
 def _same_reduce(np_fn):
     def k(x, axis, keepdim):
-        return np.asarray(np_fn(x, axis=_np_axis(axis), keepdims=keepdim), dtype=x.dtype)
+        return np.asarray(np_fn(x, axis=np_axis(axis), keepdims=keepdim), dtype=x.dtype)
     return k
 
 
@@ -66,7 +66,7 @@ for _name, _fn in {"max": np.max, "min": np.min, "prod": np.prod}.items():
 
 def _bool_reduce(np_fn):
     def k(x, axis, keepdim):
-        return np.asarray(np_fn(x, axis=_np_axis(axis), keepdims=keepdim))
+        return np.asarray(np_fn(x, axis=np_axis(axis), keepdims=keepdim))
     return k
 
 
@@ -100,7 +100,7 @@ register_op("argmax", infer=_arg_infer)(_arg_kernel(np.argmax))
 register_op("argmin", infer=_arg_infer)(_arg_kernel(np.argmin))
 
 
-def _norm_axis(axis):
+def norm_axis(axis):
     if isinstance(axis, tuple):
         return list(axis)
     if hasattr(axis, "_value") or hasattr(axis, "_shape"):
@@ -111,18 +111,18 @@ def _norm_axis(axis):
 def sum(x: Any, axis: Any = None, dtype: Any = None, keepdim: bool = False,
         name: Optional[str] = None) -> Any:
     """Sum over `axis` (all axes when None); integer and bool inputs sum to int64."""
-    return apply("sum", [as_tensor(x)], {"axis": _norm_axis(axis), "keepdim": bool(keepdim),
+    return apply("sum", [as_tensor(x)], {"axis": norm_axis(axis), "keepdim": bool(keepdim),
                                          "dtype": str(convert_dtype(dtype)) if dtype else None})
 
 
 def mean(x: Any, axis: Any = None, keepdim: bool = False, name: Optional[str] = None) -> Any:
     """Arithmetic mean over `axis`."""
-    return apply("mean", [as_tensor(x)], {"axis": _norm_axis(axis), "keepdim": bool(keepdim)})
+    return apply("mean", [as_tensor(x)], {"axis": norm_axis(axis), "keepdim": bool(keepdim)})
 
 
 def _simple(op: str):
     def fn(x: Any, axis: Any = None, keepdim: bool = False, name: Optional[str] = None) -> Any:
-        return apply(op, [as_tensor(x)], {"axis": _norm_axis(axis), "keepdim": bool(keepdim)})
+        return apply(op, [as_tensor(x)], {"axis": norm_axis(axis), "keepdim": bool(keepdim)})
     fn.__name__ = op
     fn.__doc__ = f"{op} over `axis` (all axes when None)."
     return fn
@@ -139,7 +139,7 @@ all = _simple("all")
 def prod(x: Any, axis: Any = None, keepdim: bool = False, dtype: Any = None,
          name: Optional[str] = None) -> Any:
     """Product over `axis`."""
-    out = apply("prod", [as_tensor(x)], {"axis": _norm_axis(axis), "keepdim": bool(keepdim)})
+    out = apply("prod", [as_tensor(x)], {"axis": norm_axis(axis), "keepdim": bool(keepdim)})
     if dtype is not None:
         out = cast(out, dtype)
     return out

@@ -11,7 +11,7 @@ from ..registry import Meta, apply, register_op
 from ..program import Variable
 from ..tensor import Tensor
 from . import infer as I
-from .creation import _split_shape
+from .creation import split_shape
 from .operands import as_tensor
 from .operands import cast, promote
 
@@ -88,7 +88,7 @@ def _reshape_kernel(x, *dims, shape):
 
 def reshape(x: Any, shape: Any, name: Optional[str] = None) -> Any:
     """x with a new shape (one dim may be -1; 0 copies the input dim; dims may be tensors)."""
-    template, dims = _split_shape(shape)
+    template, dims = split_shape(shape)
     return apply("reshape", [x, *dims], {"shape": template})
 
 
@@ -222,7 +222,7 @@ def _stack_kernel(*xs, axis):
     return np.stack(xs, axis=axis)
 
 
-def _same_dtype(xs: List[Any]) -> List[Any]:
+def same_dtype(xs: List[Any]) -> List[Any]:
     xs = [as_tensor(x) for x in xs]
     d = xs[0].dtype
     for x in xs[1:]:
@@ -240,7 +240,7 @@ def concat(x: Any, axis: Any = 0, name: Optional[str] = None) -> Any:
         # circle: runtime.ops.array imports this module at import time
         from .array import array_concat
         return array_concat(x, int(axis))
-    xs = _same_dtype(list(x))
+    xs = same_dtype(list(x))
     if not xs:
         raise ValueError("concat needs at least one tensor")
     return apply("concat", xs, {"axis": int(axis)})
@@ -252,7 +252,7 @@ def stack(x: Any, axis: int = 0, name: Optional[str] = None) -> Any:
         # circle: runtime.ops.array imports this module at import time
         from .array import array_stack
         return array_stack(x, int(axis))
-    xs = _same_dtype(list(x))
+    xs = same_dtype(list(x))
     if not xs:
         raise ValueError("stack needs at least one tensor")
     return apply("stack", xs, {"axis": int(axis)})
@@ -292,7 +292,7 @@ def _expand_kernel(x, *dims, shape):
 
 def expand(x: Any, shape: Any, name: Optional[str] = None) -> Any:
     """Broadcast x to `shape` (-1 keeps a dim)."""
-    template, dims = _split_shape(shape)
+    template, dims = split_shape(shape)
     return apply("expand", [x, *dims], {"shape": template})
 
 

@@ -39,7 +39,7 @@ def _encode(values: Any, tensors: List[Any]) -> List[Optional[int]]:
     return out
 
 
-def _decode(slots: Sequence[Optional[int]], it) -> List[int]:
+def decode_slots(slots: Sequence[Optional[int]], it) -> List[int]:
     return [int(next(it)) if v is None else v for v in slots]
 
 
@@ -61,7 +61,7 @@ def _strided_infer(x, *tensors, axes, starts, ends, strides):
 @register_op("strided_slice", infer=_strided_infer)
 def _strided_kernel(x, *tensors, axes, starts, ends, strides):
     it = iter(tensors)
-    s, e, st = _decode(starts, it), _decode(ends, it), _decode(strides, it)
+    s, e, st = decode_slots(starts, it), decode_slots(ends, it), decode_slots(strides, it)
     index = [builtins.slice(None)] * x.ndim
     for a, b0, b1, step in zip(axes, s, e, st):
         index[a] = builtins.slice(b0, b1, step)
@@ -92,7 +92,7 @@ def slice(input: Any, axes: Sequence[int], starts: Any, ends: Any, name: Optiona
 
 
 # ----------------------------------------------------------------------------- split
-def _piece_bounds(op: str, dim: int, num: Optional[int], sections: Optional[List[int]],
+def piece_bounds(op: str, dim: int, num: Optional[int], sections: Optional[List[int]],
                   shape: Sequence[int]) -> List[Tuple[int, int]]:
     """(start, stop) of every piece along an axis of known length `dim`."""
     if num is not None:
@@ -122,7 +122,7 @@ def _split_infer(x, axis, num, sections, index):
     shape = list(x._shape)
     d = shape[axis]
     if d >= 0:
-        lo, hi = _piece_bounds("split", d, num, sections, x._shape)[index]
+        lo, hi = piece_bounds("split", d, num, sections, x._shape)[index]
         shape[axis] = hi - lo
     elif sections is not None and sections[index] != -1:
         shape[axis] = sections[index]
@@ -134,7 +134,7 @@ def _split_infer(x, axis, num, sections, index):
 @register_op("split", infer=_split_infer)
 def _split_kernel(x, axis, num, sections, index):
     # One op per piece keeps static mode simple (a fixed single output); slicing is a view.
-    lo, hi = _piece_bounds("split", x.shape[axis], num, sections, x.shape)[index]
+    lo, hi = piece_bounds("split", x.shape[axis], num, sections, x.shape)[index]
     index_ = [np.s_[:]] * x.ndim
     index_[axis] = np.s_[lo:hi]
     return x[tuple(index_)].copy()

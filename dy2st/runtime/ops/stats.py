@@ -9,7 +9,7 @@ from ..dtype import float32
 from ..registry import Meta, apply, register_op
 from . import infer as I
 from .operands import as_tensor
-from .reduce import _norm_axis, _np_axis
+from .reduce import norm_axis, np_axis
 
 
 def _float_dtype(x):
@@ -26,27 +26,27 @@ def _moment_infer(x, axis, keepdim, unbiased):
 
 @register_op("var", infer=_moment_infer)
 def _var_kernel(x, axis, keepdim, unbiased):
-    out = np.var(x, axis=_np_axis(axis), keepdims=keepdim, ddof=1 if unbiased else 0)
+    out = np.var(x, axis=np_axis(axis), keepdims=keepdim, ddof=1 if unbiased else 0)
     return np.asarray(out).astype(_np_float(x))
 
 
 @register_op("std", infer=_moment_infer)
 def _std_kernel(x, axis, keepdim, unbiased):
-    out = np.std(x, axis=_np_axis(axis), keepdims=keepdim, ddof=1 if unbiased else 0)
+    out = np.std(x, axis=np_axis(axis), keepdims=keepdim, ddof=1 if unbiased else 0)
     return np.asarray(out).astype(_np_float(x))
 
 
 def var(x: Any, axis: Any = None, unbiased: bool = True, keepdim: bool = False,
         name: Optional[str] = None) -> Any:
     """Variance over `axis` (unbiased: divides by N - 1)."""
-    return apply("var", [as_tensor(x)], {"axis": _norm_axis(axis), "keepdim": bool(keepdim),
+    return apply("var", [as_tensor(x)], {"axis": norm_axis(axis), "keepdim": bool(keepdim),
                                          "unbiased": bool(unbiased)})
 
 
 def std(x: Any, axis: Any = None, unbiased: bool = True, keepdim: bool = False,
         name: Optional[str] = None) -> Any:
     """Standard deviation over `axis` (unbiased: divides by N - 1)."""
-    return apply("std", [as_tensor(x)], {"axis": _norm_axis(axis), "keepdim": bool(keepdim),
+    return apply("std", [as_tensor(x)], {"axis": norm_axis(axis), "keepdim": bool(keepdim),
                                          "unbiased": bool(unbiased)})
 
 
@@ -57,7 +57,7 @@ def _lse_infer(x, axis, keepdim):
 @register_op("logsumexp", infer=_lse_infer)
 def _logsumexp_kernel(x, axis, keepdim):
     x = x.astype(_np_float(x), copy=False)
-    ax = _np_axis(axis)
+    ax = np_axis(axis)
     m = np.max(x, axis=ax, keepdims=True)
     m = np.where(np.isfinite(m), m, 0)          # all -inf (or inf) slices: don't subtract inf
     with np.errstate(divide="ignore"):
@@ -69,7 +69,7 @@ def _logsumexp_kernel(x, axis, keepdim):
 
 def logsumexp(x: Any, axis: Any = None, keepdim: bool = False, name: Optional[str] = None) -> Any:
     """log(sum(exp(x))) over `axis`, computed without overflow."""
-    return apply("logsumexp", [as_tensor(x)], {"axis": _norm_axis(axis), "keepdim": bool(keepdim)})
+    return apply("logsumexp", [as_tensor(x)], {"axis": norm_axis(axis), "keepdim": bool(keepdim)})
 
 
 # ----------------------------------------------------------------------------- norm
@@ -117,7 +117,7 @@ def _norm_kernel(x, p, axis, keepdim):
 def norm(x: Any, p: Any = None, axis: Any = None, keepdim: bool = False,
          name: Optional[str] = None) -> Any:
     """Vector norm (axis None or an int) or matrix norm (axis of two ints), as paddle.linalg.norm."""
-    ax = _norm_axis(axis)
+    ax = norm_axis(axis)
     if isinstance(ax, (list, tuple)):
         if not 1 <= len(ax) <= 2:
             raise ValueError(f"norm: axis must be an int or a list of one or two ints, got {ax}")

@@ -10,7 +10,7 @@ import numpy as np
 from ..collective import COLLECTIVE_OPS
 from ..program import Block, Operator, Program
 from ..registry import INTO, OPS
-from ..ops.math import _UNARY_FLOAT
+from ..ops.math import UNARY_FLOAT
 
 if TYPE_CHECKING:
     from .facts import Facts
@@ -129,7 +129,7 @@ def elementwise_ufunc(op: Operator, in_dtype: np.dtype) -> Optional[np.ufunc]:
             and kernel.nin == len(op.inputs):
         return kernel
     if in_dtype.kind == "f" and len(op.inputs) == 1:
-        f = _UNARY_FLOAT.get(op.type)
+        f = UNARY_FLOAT.get(op.type)
         if isinstance(f, np.ufunc) and f.nin == 1:
             return f
     return None
