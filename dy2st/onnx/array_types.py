@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Set
 
+from ..runtime.control_flow.structure import cond_parts, while_parts
 from ..runtime.program import Program, Variable
 
 
@@ -40,12 +41,12 @@ def _same_array(program: Program, name: str) -> Set[str]:
     for block in program.blocks:
         for op in block.ops:
             if op.type == "while":
-                n = op.attrs["n_loop_vars"]
-                c, b = (program.blocks[op.attrs[k]] for k in ("cond_block", "body_block"))
-                for k in range(n):
+                loop = while_parts(program, op)
+                c, b = loop.cond_block, loop.body_block
+                for k in range(loop.n_carried):
                     link(op.inputs[k], op.outputs[k], c.params[k], b.params[k], b.results[k])
             elif op.type == "cond":
-                t, f = (program.blocks[op.attrs[k]] for k in ("true_block", "false_block"))
+                t, f = cond_parts(program, op).branches
                 for j, x in enumerate(op.inputs[1:]):
                     link(x, t.params[j], f.params[j])
                 for j, out in enumerate(op.outputs):

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Dict, List
 
 from ..runtime.control_flow.counted_loop import counted_loop
+from ..runtime.control_flow.structure import cond_parts, while_parts
 from ..runtime.program import Block
 from .builder import Const, OpContext, Value
 from .table import lowers
@@ -17,7 +18,7 @@ def lower_cond(cx: OpContext) -> List[Value]:
     b, op = cx.b, cx.op
     program = b.program
     pred, sources = cx.values[0], cx.values[1:]
-    blocks = [program.blocks[op.attrs["true_block"]], program.blocks[op.attrs["false_block"]]]
+    blocks = cond_parts(program, op).branches
     if isinstance(pred, Const):                       # decided at export time: inline it
         block = blocks[0] if bool(pred.value.reshape(-1)[0]) else blocks[1]
         env: Dict[str, Value] = dict(zip(block.params, sources))
@@ -39,10 +40,10 @@ def lower_cond(cx: OpContext) -> List[Value]:
 def lower_while(cx: OpContext) -> List[Value]:
     b, op = cx.b, cx.op
     program = b.program
-    n = op.attrs["n_loop_vars"]
-    cblock = program.blocks[op.attrs["cond_block"]]
-    body = program.blocks[op.attrs["body_block"]]
-    inits, sources = cx.values[:n], cx.values[n:]
+    loop = while_parts(program, op)
+    n = loop.n_carried
+    cblock, body = loop.cond_block, loop.body_block
+    inits, sources = loop.split(cx.values)
     env: Dict[str, Value] = dict(zip(cblock.params, inits + sources))
     b.lower_block(cblock, env)                        # the first test, before the loop
     first = env[cblock.results[0]]
@@ -95,7 +96,7 @@ def trip_count(cx: OpContext, cblock: Block, body: Block, inits: List[Value],
     if isinstance(counted.stop, int):
         stop = cx.const(counted.stop, dtype)
     else:
-        stop = cx.b.name_of(sources[counted.stop[1] - cx.op.attrs["n_loop_vars"]])
+        stop = cx.b.name_of(sources[counted.stop[1] - while_parts(program, cx.op).n_carried])
     step = counted.step
     span = cx.node("Sub", [stop, start]) if step > 0 else cx.node("Sub", [start, stop])
     # turns = ceil((span + inclusive) / |step|), at least 0

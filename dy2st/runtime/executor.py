@@ -14,6 +14,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .control_flow.counted_loop import CountedLoop, counted_loop, counter_end
+from .control_flow.structure import cond_parts, while_parts
 from .direct_calls import direct_kernel, matmul_fn, method_expr
 from .fused_cells import KERNELS as FUSED_KERNELS, fuse_block_ops
 from .loop_limit import check_trip_count, count_turn, start_turn_count
@@ -427,20 +428,20 @@ class _Codegen:
         lhs = _tuple(outs)
         deep = depth >= MAX_INLINE_DEPTH
         if op.type == "cond":
-            t, f = op.attrs["true_block"], op.attrs["false_block"]
             self.emit(f"{ind}if {ins[0]}:", tag)
-            for i, idx in enumerate((t, f)):
+            for i, branch in enumerate(cond_parts(self.program, op).branches):
                 if i:
                     self.emit(f"{ind}else:", tag)
                 if deep:
-                    call = self.call_block(idx, False, ins[1:])
+                    call = self.call_block(branch.idx, False, ins[1:])
                     self.emit(f"{ind}    {lhs + ' = ' if outs else ''}{call}", tag)
                 else:
-                    self.inline(self.program.blocks[idx], ind + "    ", ins[1:], outs, depth + 1)
+                    self.inline(branch, ind + "    ", ins[1:], outs, depth + 1)
             return
-        n = op.attrs["n_loop_vars"]
-        c, b = op.attrs["cond_block"], op.attrs["body_block"]
-        args = outs + ins[n:]
+        loop = while_parts(self.program, op)
+        n = loop.n_carried
+        c, b = loop.cond_block.idx, loop.body_block.idx
+        args = outs + loop.split(ins)[1]
         if outs:
             self.emit(f"{ind}{lhs} = {_tuple(ins[:n])}", tag)
         if deep or not INLINE_WHILE:

@@ -34,7 +34,7 @@ _ITER_HELPERS = {"range": "Range", "enumerate": "Enumerate", "zip": "Zip",
 def _carried(node: Any, extra: Set[str]) -> Set[str]:
     written = analysis.written_names(node.body) - generated_helpers(node.body)
     if isinstance(node, gast.For):
-        analysis._target_names(node.target, written)
+        analysis.target_names(node.target, written)
     # a closure made in the body reads the function's variable when called (late binding)
     extra = extra | (written & analysis.closure_reads(node.body))
     live_out = anno.getanno(node, anno.LIVE_OUT)
@@ -118,7 +118,7 @@ def _indexed_by(node: gast.AST, targets: Set[str]) -> bool:
 
 def _index_by_target(node: gast.For) -> None:
     targets: Set[str] = set()
-    analysis._target_names(node.target, targets)
+    analysis.target_names(node.target, targets)
     if not any(_indexed_by(n, targets) for s in node.body for n in all_nodes(s)):
         return                           # nothing to rewrite: spare the transformer's visit
     node.body = [_TargetIndexing(targets).visit(s) for s in node.body]

@@ -8,6 +8,7 @@ from typing import Any, List
 
 import numpy as np
 
+from ...runtime.control_flow.structure import cond_parts, while_parts
 from ...runtime.registry import OPS
 from .loader import jax_modules
 from .lower import is_static
@@ -28,23 +29,23 @@ def _truth(cx, pred: Any) -> Any:
 
 
 @lowers("cond")
-def _cond(cx, pred, *args, true_block, false_block, **attrs):
-    program = cx.program
+def _cond(cx, pred, *args, **attrs):
     op = cx.op
+    true_b, false_b = cond_parts(cx.program, op).branches
     p = _truth(cx, pred)
     if isinstance(p, bool):
-        return tuple(cx.run_block(program.blocks[true_block if p else false_block], args))
+        return tuple(cx.run_block(true_b if p else false_b, args))
 
-    def branch(idx):
+    def branch(block):
         def fn(operands):
             vals, state = operands
             cx.set_state(state)
-            out = cx.run_block(program.blocks[idx], vals)
+            out = cx.run_block(block, vals)
             out = [_m().jnp.asarray(v) if is_static(v) else v for v in out]
             return out, cx.get_state()
         return fn
     try:
-        out, state = _m().lax.cond(p, branch(true_block), branch(false_block),
+        out, state = _m().lax.cond(p, branch(true_b), branch(false_b),
                                    (list(args), cx.get_state()))
     except TypeError as e:
         raise NotLowerable(f"the two branches of a tensor `if` give values of different shapes "
@@ -55,13 +56,12 @@ def _cond(cx, pred, *args, true_block, false_block, **attrs):
 
 
 @lowers("while")
-def _while(cx, *ins, n_loop_vars, cond_block, body_block, **attrs):
-    program = cx.program
+def _while(cx, *ins, **attrs):
     op = cx.op
-    n = n_loop_vars
-    cond_b, body_b = program.blocks[cond_block], program.blocks[body_block]
-    invariant = list(ins[n:])
-    unrolled = _unroll(cx, cond_b, body_b, list(ins[:n]), invariant)
+    loop = while_parts(cx.program, op)
+    cond_b, body_b = loop.cond_block, loop.body_block
+    carried, invariant = loop.split(ins)
+    unrolled = _unroll(cx, cond_b, body_b, carried, invariant)
     if unrolled is not None:
         cx.op = op
         return tuple(unrolled)
@@ -79,7 +79,7 @@ def _while(cx, *ins, n_loop_vars, cond_block, body_block, **attrs):
         out = [jnp.asarray(v) if is_static(v) else v for v in out]
         return out, cx.get_state()
 
-    init = [jnp.asarray(v) if is_static(v) else v for v in ins[:n]]
+    init = [jnp.asarray(v) if is_static(v) else v for v in carried]
     if any(isinstance(v, list) for v in init):
         init = _as_buffers(cx, body_b, init, invariant)
     try:
