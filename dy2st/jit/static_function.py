@@ -42,7 +42,6 @@ from ..runtime import ops
 from ..runtime.program import EscapedTensorError
 from ..runtime.side_effects import check_defined
 from .transform import convert_function
-from .transform import cache
 from .transform import converted_source
 
 
