@@ -13,6 +13,7 @@ from typing import Any, Callable
 from ..runtime.origin import source_maps
 from ..runtime.registry import hooks
 from ..jst import attribute_writes
+from ..jst.loop_dicts import dict_method
 from ..jst.namespace import set_call_converter
 from .guards import recorder
 from .errors import ConversionError
@@ -84,7 +85,7 @@ def convert_call(fn: Any) -> Any:
             recorder.note_function(fn._function, converted, fn._instance)
         return converted
     if isinstance(fn, (types.BuiltinFunctionType, types.BuiltinMethodType, type)):
-        return fn
+        return dict_method(fn)      # d.get & co on a dict a tensor loop may add keys to
     if isinstance(fn, functools.partial):
         inner = convert_call(fn.func)
         return fn if inner is fn.func else functools.partial(inner, *fn.args, **fn.keywords)

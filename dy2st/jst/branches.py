@@ -7,7 +7,8 @@ from typing import Any, Callable, Optional, Sequence, Tuple
 from ..runtime import ops, state
 from ..runtime.control_flow.cond import GENERATED_NAMES, UndefinedVar, is_undefined, merge_branches
 from ..runtime.control_flow.values import as_pred
-from ..runtime.control_flow.while_loop import placeholder_like
+from ..runtime.control_flow.loop_growth import none_or_tensor
+from ..runtime.control_flow.values import placeholder_like
 from ..runtime.inplace import changed_values, journal, replace_objects, union
 from ..runtime.program import Block, Variable, block_guard, rebind
 from ..runtime.pytree import describe, flatten
@@ -66,6 +67,9 @@ def IfElse(pred: Any, true_fn: Callable, false_fn: Callable, get_args: Callable,
     live = list(outputs)
     t_live = [t_out[i] for i in live]
     f_live = [f_out[i] for i in live]
+    for k, i in enumerate(live):     # None on one path: a placeholder flagged as None
+        if _user_name(names[i]):
+            t_live[k], f_live[k] = none_or_tensor(t_live[k], f_live[k], names[i], tb, fb)
     # one "was it assigned?" flag per name assigned on one path only or whose value may be
     # unassigned already (a name read later must fail, as in Python, on a path without a value)
     tracked = [k for k, i in enumerate(live) if _track_definedness(names[i], t_live[k], f_live[k])]

@@ -6,6 +6,7 @@ from typing import Any, Callable, List, Optional, Sequence
 
 from ..runtime import ops
 from ..runtime.program import Variable
+from ..runtime.control_flow.loop_growth import refuse_listing
 from ..runtime.control_flow.unrolled import UnrolledLoop, unrolled_loop
 from ..runtime.tensor import Tensor, TensorLike
 from .branches import IfElse
@@ -207,6 +208,7 @@ def For(iterable: Any, body: Callable, get_args: Callable, set_args: Callable,
     """for item in iterable: body(item), stopping when extra_cond() (a break flag) is false."""
     sym = symbolic_iterable(iterable)
     if sym is None:
+        refuse_listing(iterable, "a `for` loop over the keys")
         loop = unrolled_loop()
         try:
             _python_for(iterable, body, get_args, set_args, names, extra_cond, arrays, loop)

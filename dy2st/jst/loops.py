@@ -81,7 +81,7 @@ def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, se
             [f"{type(obj).__name__}.{attr}" for obj, attr in attrs]
         with attribute_writes.recording() as writes, attempt(parent.program) as trace:
             try:
-                out = static_while(loop_cond, loop_body, init + attr_init, labels)
+                out = static_while(loop_cond, loop_body, init + attr_init, labels, adapt=True)
                 failed = None
             except (TypeError, ValueError) as e:
                 failed = e

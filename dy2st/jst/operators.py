@@ -8,9 +8,11 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..runtime import ops
+from ..runtime.control_flow.loop_growth import dict_length, presence_flag
 from ..runtime.control_flow.values import as_pred
 from ..runtime.program import Variable
 from ..runtime.python_value import number_result, python_value
+from ..runtime.side_effects import IS_NONE, MISSING_KEY
 from ..runtime.tensor import Tensor, TensorLike
 from ..runtime.control_flow import cond
 
@@ -57,7 +59,9 @@ def Compare(ops: Sequence[str], *operands: Callable) -> Any:
     result = None
     for op, operand in zip(ops, operands[1:]):
         right = operand()
-        r = _COMPARISONS[op](left, right)
+        r = _presence(op, left, right)
+        if r is None:
+            r = _COMPARISONS[op](left, right)
         if result is None:
             result = r
         elif _symbolic(result) or _symbolic(r):
@@ -68,6 +72,24 @@ def Compare(ops: Sequence[str], *operands: Callable) -> Any:
             return result
         left = right
     return result
+
+
+def _presence(op: str, left: Any, right: Any) -> Any:
+    """`x is None` where a tensor loop may have left x None, `k in d` where it may have added or
+    deleted d[k]: the loop's flag (a bool tensor), else None (a plain Python test)."""
+    if op in ("is", "is not") and right is None and isinstance(left, Variable):
+        flag = presence_flag(left, IS_NONE)
+        if flag is not None:
+            return ops.logical_not(flag) if op == "is" else flag
+    elif op in ("in", "not in") and type(right) is dict:
+        try:
+            value = right.get(left)
+        except TypeError:             # an unhashable key: Python's own test raises
+            return None
+        flag = presence_flag(value, MISSING_KEY) if value is not None else None
+        if flag is not None:
+            return flag if op == "in" else ops.logical_not(flag)
+    return None
 
 
 def ops_and(a: Any, b: Any) -> Any:
@@ -156,6 +178,8 @@ def Len(x: Any) -> Any:
         if not x._shape:
             raise TypeError("len() of a 0-d tensor")
         return ops.shape(x)[0]
+    if type(x) is dict:
+        return dict_length(x)       # a tensor when a tensor loop may add or delete keys
     return len(x)
 
 

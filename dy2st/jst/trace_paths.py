@@ -83,8 +83,9 @@ def fails_on_its_path(e: BaseException) -> bool:
     if getattr(e, "dy2st_undefined", False) and _innermost_user_origin(e) is not None:
         return True
     # (a plain NameError: a global that does not exist; an UnboundLocalError: a local of the
-    # user's read before the line that assigns it)
-    return isinstance(e, NameError) and _raised_in_user_code(e)
+    # user's read before the line that assigns it; a KeyError: a dict key that a tensor loop
+    # adds, read on the turn before it does)
+    return isinstance(e, (NameError, KeyError)) and _raised_in_user_code(e)
 
 
 def raise_when_reached(exc: BaseException) -> None:

@@ -9,10 +9,21 @@ class ConversionError(Exception):
     """The source of a function cannot be converted (unsupported syntax, no source, ...)."""
 
 
+class KeyErrorMessage(KeyError):
+    """A KeyError whose text is a message (a KeyError prints its argument's repr, which would
+    quote and escape the whole user-code report)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+KeyErrorMessage.__name__ = "KeyError"     # reports name the type the user's code would raise
+
+
 def reraise_as(e: BaseException, message: str, origin: Any = None) -> NoReturn:
     """Raise an exception of e's type carrying `message` (the traceback chain is cut)."""
     try:
-        new = type(e)(message)
+        new = KeyErrorMessage(message) if type(e) is KeyError else type(e)(message)
     except Exception:  # noqa: BLE001 - constructors with other signatures
         new = None
     if new is None or str(new) != message:

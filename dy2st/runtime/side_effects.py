@@ -1,6 +1,7 @@
 """Ops run for their effect: printing tensor values and run-time assertions."""
 from __future__ import annotations
 
+import ast
 import sys
 from typing import Any, List, Optional
 
@@ -71,12 +72,21 @@ def raise_when_run(exc: BaseException) -> None:
 # the user's name of a value that no path may read (program.maybe_undefined): its check raises
 # ValueError with `where` as the message (a tensor whose value after a loop is not followed)
 REFUSED = "<refused>"
+# the marker names of two more kinds of value a tensor loop may leave without one: a variable
+# that was None before the loop (its check raises TypeError, `where` the message) and a dict key
+# the loop adds or deletes (KeyError, `where` the key's repr)
+IS_NONE = "<none>"
+MISSING_KEY = "<missing key>"
 
 
 @register_op("check_defined", infer=lambda flag, *, name, where, free=False: [], n_outputs=0)
 def _check_defined_kernel(flag, *, name, where, free=False):
     if not flag and name == REFUSED:
         raise ValueError(where)
+    if not flag and name == IS_NONE:
+        raise TypeError(where)
+    if not flag and name == MISSING_KEY:
+        raise KeyError(_key_of(where))
     if not flag and free:       # read by a nested function: Python raises NameError
         raise NameError(f"cannot access free variable '{name}' where it is not associated with "
                         f"a value in enclosing scope{where}")
@@ -84,6 +94,14 @@ def _check_defined_kernel(flag, *, name, where, free=False):
         raise UnboundLocalError(f"local variable '{name}' is used, but the program took a path "
                                 f"on which it is never assigned{where}")
     return ()
+
+
+def _key_of(text: str) -> Any:
+    """The dict key whose repr a MISSING_KEY check holds (the repr itself if it is no literal)."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
 
 
 def check_entry(entry: tuple) -> None:

@@ -4,6 +4,7 @@
     a or b    ->  _jst.Or(lambda: a, lambda: b)
     not a     ->  _jst.Not(a)
     a < b < c ->  _jst.Compare(('<', '<'), lambda: a, lambda: b, lambda: c)
+    x is None ->  _jst.Compare(('is',), lambda: x, lambda: None)     (k in d too)
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import gast
 from .context import PassContext
 from . import templates
 from .base import Transformer
+from .presence import presence_test
 
 
 class LogicalTransformer(Transformer):
@@ -37,7 +39,7 @@ class LogicalTransformer(Transformer):
     def visit_Compare(self, node: gast.Compare) -> Any:
         # A chain hides an `and`: each operand is evaluated once, lazily, as Python does.
         self.generic_visit(node)
-        if len(node.ops) < 2:
+        if len(node.ops) < 2 and not presence_test(node):
             return node
         ops = gast.Tuple(elts=[gast.Constant(value=_OPS[type(o)], kind=None) for o in node.ops],
                          ctx=gast.Load())

@@ -7,6 +7,7 @@ from typing import Any, Callable, Iterable, List, Optional, Tuple
 import gast
 
 from .context import PassContext
+from .presence import presence_test
 from .walk import all_nodes
 
 
@@ -77,7 +78,7 @@ def features(tree: gast.AST, nodes: Optional[Iterable[gast.AST]] = None) -> set:
             if n.orelse:
                 found.add("break_continue")
         elif (t is gast.UnaryOp and type(n.op) is gast.Not) or (
-                t is gast.Compare and len(n.ops) > 1):
+                t is gast.Compare and (len(n.ops) > 1 or presence_test(n))):
             found.add("logical")
     if found & {"if", "loop", "delete", "try"}:
         found.add("control")         # a name may be assigned on some paths only

@@ -59,6 +59,7 @@ class UnboundReadsTransformer(Transformer):
             _declared(node)
         if self._local:
             self._block(node.body, set())
+        _loop_reads(node)
         return super().visit_FunctionDef(node)     # nested functions: their own locals
 
     def _block(self, stmts, assigned: Set[str]) -> Optional[Set[str]]:
@@ -139,3 +140,41 @@ class UnboundReadsTransformer(Transformer):
 
 def transform(node: gast.AST, ctx: PassContext) -> gast.AST:
     return UnboundReadsTransformer(ctx).visit(node)
+
+
+def _loop_reads(fn: gast.FunctionDef) -> None:
+    """Where a tensor loop may leave a value without one known while tracing, the line reading
+    it is where it fails, as in eager code: `return y` of a name set to None and reassigned in
+    a loop (None cannot be returned from a graph), `h = d["k"]` / `return d["k"]` (a key the
+    loop may add or delete: KeyError)."""
+    own = list(_own(fn.body))
+    loops = [n for n in own if isinstance(n, (gast.For, gast.While))]
+    if not loops:
+        return
+    in_loops = set().union(*(analysis.written_names(n.body, mutations=False) for n in loops))
+    nones = {t.id for n in own if isinstance(n, gast.Assign) and _is_none(n.value)
+             for t in n.targets if isinstance(t, gast.Name)} & in_loops
+    for node in own:
+        if isinstance(node, gast.Return) and node.value is not None:
+            if isinstance(node.value, gast.Tuple):
+                node.value.elts = [_checked(e, nones) for e in node.value.elts]
+            else:
+                node.value = _checked(node.value, nones)
+        elif isinstance(node, gast.Assign) and _keyed(node.value):
+            node.value = _checked(node.value, set())
+
+
+def _is_none(expr: gast.expr) -> bool:
+    return isinstance(expr, gast.Constant) and expr.value is None
+
+
+def _keyed(expr: gast.expr) -> bool:
+    """`d["key"]`: a read by a string key (a dict's, never a tensor index)."""
+    return isinstance(expr, gast.Subscript) and isinstance(expr.ctx, gast.Load) and \
+        isinstance(expr.slice, gast.Constant) and isinstance(expr.slice.value, str)
+
+
+def _checked(expr: gast.expr, names: Set[str]) -> gast.expr:
+    if _keyed(expr) or (isinstance(expr, gast.Name) and expr.id in names):
+        return templates.replace_expr("_jst.Defined(value)", value=expr)
+    return expr

@@ -1,5 +1,6 @@
 """What `cond` and `while` share: their predicates (as_pred), the shape and dtype rule that
-merges two paths' values (unify), captured outer values (align_captures) and constants."""
+merges two paths' values (unify), captured outer values (align_captures), constants and the
+placeholders of values a path does not assign."""
 from __future__ import annotations
 
 from typing import Any, List, Optional, Sequence
@@ -10,7 +11,7 @@ from .. import ops
 from ..dtype import bool_
 from ..program import Block, Variable
 from ..registry import Meta
-from ..tensor import Tensor
+from ..tensor import Tensor, TensorLike
 
 
 def is_number(v: Any) -> bool:
@@ -126,3 +127,18 @@ def unify_elem(label: str, a: tuple, b: tuple) -> tuple:
     if a[1] != b[1] or len(a[0]) != len(b[0]):
         raise TypeError(f"{label}: tensor array items differ ({a[1]}{list(a[0])} vs {b[1]}{list(b[0])})")
     return (tuple(x if x == y else -1 for x, y in zip(a[0], b[0])), a[1])
+
+
+def placeholder_like(value: Any) -> Any:
+    """Zeros of the same structure, dtype and rank (unknown dims become 1): the value of a
+    name on a path where it is not assigned (an untaken branch, before a loop defines it)."""
+    if isinstance(value, TensorLike):
+        if isinstance(value, Variable) and value.kind == "array":
+            return ops.create_array(value.dtype)
+        shape = value._shape if isinstance(value, Variable) else value._value.shape
+        return ops.full([d if d >= 0 else 1 for d in shape], 0, value.dtype)
+    if type(value) in (list, tuple):
+        return type(value)(placeholder_like(v) for v in value)
+    if type(value) is dict:
+        return {k: placeholder_like(v) for k, v in value.items()}
+    return value

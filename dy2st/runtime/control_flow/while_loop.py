@@ -2,6 +2,7 @@
 body blocks once the condition is symbolic (shapes that change between iterations relax to -1)."""
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 from .. import ops, state
@@ -13,11 +14,12 @@ from ..pytree import LEAF, describe, flatten, unflatten
 from ..registry import Meta, append_op
 from ..tensor import Tensor, TensorLike
 from .cond import GENERATED_NAMES, is_undefined
+from .loop_growth import grown, keep_deleted, kept, none_placeholder, widen, widens
 from .loop_aliases import (alias_outer_outputs, check_refused, follow_in_place, kept_on_some_paths,
                            newly_followed, note_pairs, pair_flags, pair_test, still_same,
                            undefined_entry)
 from .values import (align_captures, as_constant, as_pred, is_number, local_value, made_at,
-                     meta_of, same_constant, unify_elem)
+                     meta_of, placeholder_like, same_constant, unify_elem)
 
 
 def while_loop(cond: Callable, body: Callable, loop_vars: Sequence[Any], is_test: bool = False,
@@ -70,8 +72,9 @@ def _spec(v: Any) -> Optional[Meta]:
 
 
 class _LearnedStructure(Exception):
-    """Loop variables undefined before the loop turned out to be structures (e.g. a returned
-    tuple): the loop is traced again with placeholders of that structure."""
+    """Loop variables whose structure a turn changed in a way the loop can carry (undefined
+    before the loop and a tuple after a turn; a dict gaining or losing keys in converted code):
+    the loop is traced again from new initial values, {index: a function building one}."""
 
     def __init__(self, values: dict) -> None:
         super().__init__("loop variable structure learned")
@@ -79,21 +82,24 @@ class _LearnedStructure(Exception):
 
 
 def static_while(cond: Callable, body: Callable, loop_vars: List[Any],
-                 names: Optional[Sequence[str]] = None) -> List[Any]:
+                 names: Optional[Sequence[str]] = None, adapt: bool = False) -> List[Any]:
+    """The `while` op over loop_vars. `adapt` (converted code's loops, as Paddle's): a loop
+    variable may widen its dtype, go from None to a tensor, and a dict may gain or lose keys;
+    the functional while_loop keeps its loop variables' dtypes and structures."""
     loop_vars = list(loop_vars)
     parent = state.current_block()
-    for _ in range(len(loop_vars) + 1):
+    for _ in range(2 * len(loop_vars) + 2):
         try:
-            return _static_while(cond, body, loop_vars, names)
+            return _static_while(cond, body, loop_vars, names, adapt)
         except _LearnedStructure as learned:
             with block_guard(parent):
-                for k, value in learned.values.items():
-                    loop_vars[k] = unassigned_placeholder(value, _name_of(names, k))
+                for k, build in learned.values.items():
+                    loop_vars[k] = build()
     raise RuntimeError("while_loop: loop variable structures did not settle")
 
 
 def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
-                  names: Optional[Sequence[str]] = None) -> List[Any]:
+                  names: Optional[Sequence[str]] = None, adapt: bool = False) -> List[Any]:
     parent = state.current_block()
     program = parent.program
     leaves, tree = flatten(loop_vars)
@@ -127,6 +133,8 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
                     for i, same in zip(followed, same_params):
                         add_path_alias(b_params[i], leaves[i], same, True)
                     out = _as_list(body(*unflatten(tree, b_params)), len(loop_vars))
+                    if adapt:
+                        out = keep_deleted(unflatten(tree, b_params), out)
                     out_leaves, out_tree = flatten(out)
                     _check_appended(bb, carried, b_params, param_names, out_leaves)
                     rewrite_appended(bb)
@@ -156,8 +164,10 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
             continue
         with block_guard(bb):
             if out_tree != tree:
-                _structure_changed(loop_vars, out, tree, out_tree, program, n_blocks)
-            results, learned = _turn_results(out_leaves, b_params, is_var, labels, changed, bb)
+                _structure_changed(loop_vars, out, tree, out_tree, program, n_blocks, names,
+                                   adapt)
+            results, learned = _turn_results(out_leaves, b_params, is_var, labels, changed, bb,
+                                             adapt)
             flag_results = [local_value(bb, _flag_of(out_leaves[i])) for i in maybe]
             # (the flags of loop variables that were not refused before the loop are not
             # carried, nor those of outer objects)
@@ -181,7 +191,7 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
             del program.blocks[n_blocks:]
             _learn_types(learned, init, is_var, specs, labels, parent)
             continue
-        new_specs = _next_specs(init, is_var, specs, labels, results, numbers, parent)
+        new_specs = _next_specs(init, is_var, specs, labels, results, numbers, parent, adapt)
         if new_specs == specs:
             break
         del program.blocks[n_blocks:]
@@ -244,10 +254,15 @@ def _trace_cond(cb: Block, cond: Callable, tree: Any, c_params: List[Any],
 
 def _learn_types(learned: dict, init: List[Any], is_var: List[bool], specs: List[Any],
                  labels: List[str], parent: Block) -> None:
-    """Loop variables first defined in the body start as placeholders of the type they got."""
+    """Loop variables first defined in the body (or None before it) start as placeholders of
+    the type they got."""
     with block_guard(parent):
         for i, o in learned.items():
-            if isinstance(o, TensorLike) or is_number(o):
+            if init[i] is None:
+                init[i] = none_placeholder(o, _label_name(labels[i]))
+                is_var[i] = True
+                specs[i] = _spec(init[i])
+            elif isinstance(o, TensorLike) or is_number(o):
                 init[i] = unassigned_placeholder(o, _label_name(labels[i]))
                 is_var[i] = True
                 specs[i] = _spec(init[i])
@@ -294,21 +309,29 @@ def _append_while(parent: Block, cb: Block, bb: Block, init: List[Any], is_var: 
 
 
 def _structure_changed(loop_vars: List[Any], out: List[Any], tree: Any, out_tree: Any,
-                       program: Any, n_blocks: int) -> None:
+                       program: Any, n_blocks: int, names: Optional[Sequence[str]],
+                       adapt: bool) -> None:
     """The body gave its loop variables another structure: learn the structure of those first
     defined in the body (the loop is traced again), else refuse the loop."""
-    grown = {k: v1 for k, (v0, v1) in enumerate(zip(loop_vars, out))
-             if is_undefined(v0) and not is_undefined(v1)}
-    if grown:
+    learned = {}
+    for k, (v0, v1) in enumerate(zip(loop_vars, out)):
+        if is_undefined(v0) and not is_undefined(v1):
+            learned[k] = functools.partial(unassigned_placeholder, v1, _name_of(names, k))
+        elif adapt and flatten(v0)[1] != flatten(v1)[1]:
+            build = _adapted(v0, v1, _name_of(names, k))
+            if build is not None:
+                learned[k] = build
+    if learned:
         del program.blocks[n_blocks:]
-        raise _LearnedStructure(grown)
+        raise _LearnedStructure(learned)
     raise ValueError(
         "a tensor loop changes the structure of its loop variables: "
         f"{describe(tree)} before the loop, {describe(out_tree)} after one iteration")
 
 
 def _turn_results(out_leaves: List[Any], b_params: List[Any], is_var: List[bool],
-                  labels: List[str], changed: dict, bb: Block) -> Tuple[List[Variable], dict]:
+                  labels: List[str], changed: dict, bb: Block,
+                  adapt: bool = False) -> Tuple[List[Variable], dict]:
     """The body block's results for the tensor loop variables, and the Python ones first
     defined in the body (index -> value: their type is learned and the loop traced again)."""
     results = []
@@ -317,6 +340,10 @@ def _turn_results(out_leaves: List[Any], b_params: List[Any], is_var: List[bool]
         if not is_var[i]:
             if is_undefined(p) and not is_undefined(o):
                 learned[i] = o      # first defined inside the loop: learn its type
+                continue
+            if adapt and p is None and (isinstance(o, TensorLike) and o.kind == "dense"
+                                        or is_number(o)):
+                learned[i] = o      # None before the loop, a tensor after a turn
                 continue
             if not same_constant(o, p):
                 raise TypeError(f"loop variable {labels[i]} is the Python value {p!r} before "
@@ -337,7 +364,8 @@ def _turn_results(out_leaves: List[Any], b_params: List[Any], is_var: List[bool]
 
 
 def _next_specs(init: List[Any], is_var: List[bool], specs: List[Any], labels: List[str],
-                results: List[Variable], numbers: dict, parent: Block) -> List[Any]:
+                results: List[Variable], numbers: dict, parent: Block,
+                adapt: bool = False) -> List[Any]:
     """The loop variables' specs after one turn: relaxed where the turn changed a shape; a
     Python number takes the dtype and shape the loop computes (init and numbers change)."""
     new_specs = list(specs)
@@ -358,6 +386,13 @@ def _next_specs(init: List[Any], is_var: List[bool], specs: List[Any], labels: L
                 init[i] = ops.full([d if d >= 0 else 1 for d in out._shape], value,
                                    out.dtype) if out._shape else as_constant(value, out)
             new_specs[i] = _spec(init[i])
+            continue
+        if adapt and widens(specs[i], out):
+            # the turn promotes its dtype (int64 + float32): the loop carries the wider one,
+            # as Paddle's does; the value it starts from is exact in it
+            with block_guard(parent):
+                init[i] = widen(init[i], out.dtype)
+            new_specs[i] = _relax(labels[i], _spec(init[i]), out, init[i])
             continue
         new_specs[i] = _relax(labels[i], specs[i], out, init[i])
     return new_specs
@@ -413,19 +448,17 @@ def unassigned_placeholder(value: Any, name: str) -> Any:
     return out
 
 
-def placeholder_like(value: Any) -> Any:
-    """Zeros of the same structure, dtype and rank (unknown dims become 1): the value of a
-    name on a path where it is not assigned (an untaken branch, before a loop defines it)."""
-    if isinstance(value, TensorLike):
-        if isinstance(value, Variable) and value.kind == "array":
-            return ops.create_array(value.dtype)
-        shape = value._shape if isinstance(value, Variable) else value._value.shape
-        return ops.full([d if d >= 0 else 1 for d in shape], 0, value.dtype)
-    if type(value) in (list, tuple):
-        return type(value)(placeholder_like(v) for v in value)
-    if type(value) is dict:
-        return {k: placeholder_like(v) for k, v in value.items()}
-    return value
+def _adapted(before: Any, after: Any, name: str) -> Optional[Callable[[], Any]]:
+    """How to build the initial value of a loop variable whose structure a turn of converted
+    code changed in a way the loop carries: None -> a structure of tensors, dict keys added or
+    deleted; None for any other change."""
+    if before is None:
+        return functools.partial(none_placeholder, after, name)
+    if kept(before, after) is not None:
+        return functools.partial(kept, before, after)
+    if grown(before, after) is not None:
+        return functools.partial(grown, before, after)
+    return None
 
 
 def _leaf_label(names, tree, i) -> str:
@@ -453,7 +486,9 @@ def _relax(label: str, spec: Meta, out: Variable, init: Any) -> Meta:
     if out.dtype != spec.dtype and spec.kind == "dense":
         raise TypeError(f"loop variable {label} is {spec.dtype}{list(spec.shape)} before the loop"
                         f"{made_at(init)} and {out.dtype}{list(out._shape)} after the loop body"
-                        f"{made_at(out)}; a loop variable must keep its dtype")
+                        f"{made_at(out)}; a loop variable must keep its dtype (in converted "
+                        "code it may widen, e.g. int64 -> float32, but not narrow: cast it "
+                        "before the loop)")
     if spec.kind == "array":
         if out.elem is None or spec.elem is None:
             return Meta((), out.dtype, "array", out.elem or spec.elem)
