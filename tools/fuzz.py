@@ -39,6 +39,7 @@ def _sibling(name: str):
 
 
 add_silent = _sibling("fuzz_silent").add_silent
+add_loop_changes = _sibling("fuzz_loops").add_loop_changes
 
 # ----------------------------------------------------------------------------- generator
 TENSORS = ("h", "g")              # [3] float32 tensors, always assigned
@@ -52,7 +53,8 @@ class Generator:
                  holder_rng: Optional[random.Random] = None,
                  extra_rng: Optional[random.Random] = None,
                  list_rng: Optional[random.Random] = None,
-                 silent_rng: Optional[random.Random] = None) -> None:
+                 silent_rng: Optional[random.Random] = None,
+                 loop_change_rng: Optional[random.Random] = None) -> None:
         self.rng = rng
         # closures, attribute holders, extra statements and list loops are drawn from streams
         # of their own, so that adding them left every other program (and the seeds of
@@ -62,6 +64,7 @@ class Generator:
         self.extra_rng = extra_rng or random.Random(0)
         self.list_rng = list_rng or random.Random(0)
         self.silent_rng = silent_rng or random.Random(0)
+        self.loop_change_rng = loop_change_rng or random.Random(0)
         self.full_graph = True      # False: the program needs graph breaks (Python values)
         self.lines: List[str] = []
         self.loop_depth = 0
@@ -281,6 +284,8 @@ class Generator:
         tail: List[str] = []
         if self.silent_rng.random() < 0.4:
             head, tail = add_silent(self, head)
+        if self.loop_change_rng.random() < 0.3:
+            head = add_loop_changes(self, head)
         lines = head + self.lines + tail
         # (programs with graph breaks keep their dict: see docs/fuzzing.md, issue 24)
         if self.holder_rng.random() < 0.3 and self.full_graph:
@@ -370,7 +375,8 @@ def _indent(line: str) -> str:
 def generate(seed: int) -> str:
     return Generator(random.Random(seed), random.Random(f"closure {seed}"),
                      random.Random(f"holder {seed}"), random.Random(f"extra {seed}"),
-                     random.Random(f"list {seed}"), random.Random(f"silent {seed}")).program()
+                     random.Random(f"list {seed}"), random.Random(f"silent {seed}"),
+                     random.Random(f"loops {seed}")).program()
 
 
 # ----------------------------------------------------------------------------- running
