@@ -7,7 +7,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..runtime import ops
+from ..runtime import ops, state
 from ..runtime.control_flow.loop_growth import dict_length, presence_flag
 from ..runtime.control_flow.values import as_pred
 from ..runtime.program import Variable
@@ -25,7 +25,7 @@ def _symbolic(x: Any) -> bool:
 def And(left: Callable, right: Callable) -> Any:
     x = left()
     if _symbolic(x):
-        y = right()
+        y = _guarded_reads(right, x, on_true=True)
         if _ambiguous(x) or _ambiguous(y):
             # Python tests x's truth here, and y's only where x is true (in the `if` using it)
             return _short_circuit(x, y, on_true=True)
@@ -38,13 +38,34 @@ def And(left: Callable, right: Callable) -> Any:
 def Or(left: Callable, right: Callable) -> Any:
     x = left()
     if _symbolic(x):
-        y = right()
+        y = _guarded_reads(right, x, on_true=False)
         if _ambiguous(x) or _ambiguous(y):
             return _short_circuit(x, y, on_true=False)
         return ops.logical_or(as_bool(x), as_bool(y))
     if x:
         return x
     return right()
+
+
+def _guarded_reads(right: Callable, x: Any, on_true: bool) -> Any:
+    """right() of `x and right` (on_true) / `x or right` with a symbolic x: the program computes
+    it on every path, but Python evaluates it only where x does not decide, so the checks its
+    reads make (of a value a tensor loop or `if` may leave without one: `best is None or
+    v > best.sum()`) fail only there."""
+    block = state.current_block()
+    n_ops, checked = len(block.ops), set(block.checked_defined)
+    y = right()
+    checks = [op for op in block.ops[n_ops:] if op.type == "check_defined"]
+    if not checks:
+        return y
+    block.checked_defined = checked       # later reads outside the `and`/`or` check again
+    decided = ops.logical_not(_as_bool(x)) if on_true else _as_bool(x)
+    for op in checks:
+        block.ops.remove(op)
+        guard = ops.logical_or(block.var(op.inputs[0]), decided)
+        op.inputs = [guard.name]
+        block.ops.append(op)
+    return y
 
 
 _COMPARISONS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
@@ -77,7 +98,7 @@ def Compare(ops: Sequence[str], *operands: Callable) -> Any:
 def _presence(op: str, left: Any, right: Any) -> Any:
     """`x is None` where a tensor loop may have left x None, `k in d` where it may have added or
     deleted d[k]: the loop's flag (a bool tensor), else None (a plain Python test)."""
-    if op in ("is", "is not") and right is None and isinstance(left, Variable):
+    if op in ("is", "is not") and right is None and isinstance(left, (Variable, tuple, list)):
         flag = presence_flag(left, IS_NONE)
         if flag is not None:
             return ops.logical_not(flag) if op == "is" else flag

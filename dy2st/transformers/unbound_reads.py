@@ -143,15 +143,16 @@ def transform(node: gast.AST, ctx: PassContext) -> gast.AST:
 
 
 def _loop_reads(fn: gast.FunctionDef) -> None:
-    """Where a tensor loop may leave a value without one known while tracing, the line reading
-    it is where it fails, as in eager code: `return y` of a name set to None and reassigned in
-    a loop (None cannot be returned from a graph), `h = d["k"]` / `return d["k"]` (a key the
-    loop may add or delete: KeyError)."""
+    """Where a tensor loop or `if` may leave a value without one known while tracing, the line
+    reading it is where it fails, as in eager code: `return y` of a name set to None and
+    reassigned in a loop or `if` (None cannot be returned from a graph), `h = d["k"]` /
+    `return d["k"]` (a key a loop may add or delete: KeyError)."""
     own = list(_own(fn.body))
-    loops = [n for n in own if isinstance(n, (gast.For, gast.While))]
+    loops = [n for n in own if isinstance(n, (gast.For, gast.While, gast.If))]
     if not loops:
         return
-    in_loops = set().union(*(analysis.written_names(n.body, mutations=False) for n in loops))
+    in_loops = set().union(*(analysis.written_names(n.body + n.orelse, mutations=False)
+                             for n in loops))
     nones = {t.id for n in own if isinstance(n, gast.Assign) and _is_none(n.value)
              for t in n.targets if isinstance(t, gast.Name)} & in_loops
     for node in own:

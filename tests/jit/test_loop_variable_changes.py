@@ -109,6 +109,34 @@ def none_then_tensor(x, n):
     return y if y is not None else x + 100.0
 
 
+def none_set_under_tensor_if(x, n):
+    y = None
+    for i in range(n):
+        if x.sum() > i:
+            y = x * i
+    if y is None:
+        y = -x
+    return y
+
+
+def none_becomes_tuple(x, n):
+    y = None
+    for i in range(n):
+        y = (x * 2.0, x + 1.0)
+    return x if y is None else y[0] + y[1]
+
+
+def best_so_far(x, n):
+    best = None
+    k = paddle.zeros([], "int64")
+    while k < n:
+        cand = x * k.astype("float32") - 1.0
+        if best is None or cand.sum() > best.sum():
+            best = cand
+        k += 1
+    return best if best is not None else x
+
+
 def none_returned(x, n):
     last = None
     for i in range(n):
@@ -147,7 +175,8 @@ def narrowed(x, n):
 
 
 AGREE = [key_added_while, key_tested_in_body, several_keys, key_deleted, key_popped, nested_key,
-         get_none_default, none_then_tensor]
+         get_none_default, none_then_tensor, none_set_under_tensor_if, none_becomes_tuple,
+         best_so_far]
 WIDEN = [int_to_float, float32_to_float64, bool_to_float]
 
 
@@ -363,3 +392,33 @@ def test_layer_saves_loads_and_exports(cls, tmp_path):
             np.testing.assert_allclose(got.numpy().astype(want.dtype), want, rtol=1e-5)
         (onnx_out,) = onnx_outputs(path + ".onnx", x, np.array([trips], "int64"))
         np.testing.assert_allclose(onnx_out.astype(want.dtype), want, rtol=1e-5, atol=1e-6)
+
+
+# ----------------------------------------------------------------------------- None under an if
+def none_unless_positive(x):
+    y = None
+    if x.sum() > 0:
+        y = x * 2.0
+    return x - 1.0 if y is None else y
+
+
+def none_unless_negative(x):
+    kept = None
+    if x.sum() < 0:
+        kept = x * 2.0
+    return kept
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_none_on_one_path_of_a_tensor_if(sign):
+    x = paddle.to_tensor(X * sign)
+    sf = paddle.jit.to_static(none_unless_positive, full_graph=True)
+    np.testing.assert_allclose(sf(x).numpy(), none_unless_positive(x).numpy())
+    sg = paddle.jit.to_static(none_unless_negative, full_graph=True)
+    if none_unless_negative(x) is not None:
+        np.testing.assert_allclose(sg(x).numpy(), none_unless_negative(x).numpy())
+        return
+    with pytest.raises(TypeError) as info:
+        sg(x)
+    assert "'kept' is None here" in str(info.value)
+    check_user_error(info.value, __file__, "return kept")

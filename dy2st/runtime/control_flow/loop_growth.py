@@ -53,13 +53,14 @@ def flagged_placeholder(value: Any, name: str, where: str) -> Any:
     return out
 
 
-def none_placeholder(value: Any, name: str) -> Any:
-    """The loop variable `name`, None before the loop and `value` (a tensor) after a turn: zeros
-    whose reads fail with TypeError when the loop ran no turn (eager code would compute with,
-    or return, None: a static graph can give neither)."""
-    message = (f"'{name}' is None here: it is None before the tensor loop that makes it a "
-               "tensor, and the loop ran no turn; a static graph cannot compute with or return "
-               f"None, so test `{name} is None` (or `is not None`) before using it")
+def none_placeholder(value: Any, name: str, where: str = "") -> Any:
+    """The variable `name`, None before a tensor loop and `value` (a tensor) after a turn (or
+    None `where` a tensor `if` does not assign it): zeros whose reads fail with TypeError on
+    the paths where it is None (eager code would compute with, or return, None: a static graph
+    can give neither)."""
+    why = where or ("before the tensor loop that makes it a tensor, and the loop ran no turn")
+    message = (f"'{name}' is None here: it is None {why}; a static graph cannot compute with "
+               f"or return None, so test `{name} is None` (or `is not None`) before using it")
     return flagged_placeholder(value, IS_NONE, message)
 
 
