@@ -3,12 +3,12 @@ dtype that widens (carried widened), None that becomes a tensor, dict keys added
 (each carried with a "does it hold a value?" flag, like a name assigned on some paths only)."""
 from __future__ import annotations
 
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Tuple
 
 from .. import ops, state
 from ..ops.infer import FLOATING
 from ..ops.operands import promote
-from ..program import Variable
+from ..program import Block, Variable, block_guard
 from ..pytree import flatten, unflatten
 from ..registry import Meta
 from ..side_effects import IS_NONE, MISSING_KEY
@@ -62,6 +62,20 @@ def none_placeholder(value: Any, name: str, where: str = "") -> Any:
     message = (f"'{name}' is None here: it is None {why}; a static graph cannot compute with "
                f"or return None, so test `{name} is None` (or `is not None`) before using it")
     return flagged_placeholder(value, IS_NONE, message)
+
+
+def none_or_tensor(t: Any, f: Any, name: str, tb: Block, fb: Block) -> Tuple[Any, Any]:
+    """The two paths' values of `name` at the end of a tensor `if`; where one is None and the
+    other a tensor (`y = None` before an `if` that assigns it), the None becomes a placeholder
+    in its block whose "is it None?" flag `y is None` tests and reads check."""
+    if (t is None) == (f is None):
+        return t, f
+    value, block = (f, tb) if t is None else (t, fb)
+    if not (isinstance(value, TensorLike) and value.kind == "dense"):
+        return t, f
+    with block_guard(block):
+        placeholder = none_placeholder(value, name, "on the path of a tensor `if`")
+    return (placeholder, f) if t is None else (t, placeholder)
 
 
 def or_none(value: Any, flag: Variable, what: str) -> Any:
