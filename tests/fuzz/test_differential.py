@@ -104,7 +104,7 @@ def test_a_gradient_disagreement_is_reported(tmp_path, monkeypatch):
     report = fuzz.Report()
     runs, failure = fuzz.check_program(5, str(tmp_path), save=False, report=report)
     assert failure is not None and failure.kind == "gradient value -> value"
-    assert "d sum(f(x)**2) / dx" in str(failure) and report.gradients == 1
+    assert "d sum(f(x)**2) / dx" in str(failure) and report.gradients >= 1
     runs, failure = fuzz.check_program(5, str(tmp_path), save=False, gradient=False)
     assert failure is None
 
