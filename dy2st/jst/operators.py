@@ -59,7 +59,7 @@ def _guarded_reads(right: Callable, x: Any, on_true: bool) -> Any:
     if not checks:
         return y
     block.checked_defined = checked       # later reads outside the `and`/`or` check again
-    decided = ops.logical_not(_as_bool(x)) if on_true else _as_bool(x)
+    decided = ops.logical_not(as_bool(x)) if on_true else as_bool(x)
     for op in checks:
         block.ops.remove(op)
         guard = ops.logical_or(block.var(op.inputs[0]), decided)
