@@ -17,6 +17,9 @@ from . import linalg  # noqa: E402
 from .runtime.version import __version__  # noqa: E402
 
 dtype = DType
+# Paddle 3.3.1's torch-style dtype aliases
+double, float, half, cfloat, cdouble = float64, float32, float16, complex64, complex128
+manual_seed = seed
 
 from .runtime.ops.linalg import inv as inverse  # noqa: E402
 from .runtime.ops import assign as clone  # noqa: E402
@@ -30,7 +33,8 @@ globals().update({_k: _v for _k, _v in _inplace_functions().items() if _k not in
 _install_methods()
 from .runtime.lazy import lazy_getattr as _lazy_getattr_for  # noqa: E402
 from .utils.tensor_types import TENSOR_TYPES as _TENSOR_TYPES  # noqa: E402
-from .utils.tensor_types import as_tensor, e, inf, nan, newaxis, pi  # noqa: E402,F401
+from .utils.tensor_types import (as_tensor, asarray, e, from_numpy, inf, nan,  # noqa: E402,F401
+                                 newaxis, pi)
 globals().update(_TENSOR_TYPES)
 from .utils.device import (is_compiled_with_cuda, is_compiled_with_rocm,  # noqa: E402,F401
                            is_compiled_with_xpu, is_compiled_with_custom_device)
@@ -74,6 +78,17 @@ _LAZY = {
     "fft": "fft",
     "signal": "signal",
     "bfloat16": "runtime.dtype:bfloat16",
+    "is_autocast_enabled": "amp.auto_cast:is_autocast_enabled",
+    "get_autocast_dtype": "amp.auto_cast:get_autocast_dtype",
+    "get_autocast_cpu_dtype": "amp.auto_cast:get_autocast_cpu_dtype",
+    "get_autocast_gpu_dtype": "amp.auto_cast:get_autocast_gpu_dtype",
+    "autocast": "amp.auto_cast:autocast",
+    "conv1d": "nn.functional:conv1d",
+    "conv2d": "nn.functional:conv2d",
+    "conv3d": "nn.functional:conv3d",
+    "group_norm": "nn.functional:group_norm",
+    "layer_norm": "nn.functional:layer_norm",
+    "adaptive_avg_pool1d": "nn.functional:adaptive_avg_pool1d",
 }
 
 

@@ -220,7 +220,26 @@ from .runtime.ops.lowrank import pca_lowrank, svd_lowrank  # noqa: E402
 from .runtime.ops.lu import lu, lu_unpack  # noqa: E402
 from .runtime.ops.matrix_exp import matrix_exp  # noqa: E402
 
-__all__ += ["lu", "lu_unpack", "matrix_exp", "householder_product", "ormqr", "svd_lowrank",
+
+
+def lu_solve(b: Any, lu: Any, pivots: Any, trans: str = "N", name: Optional[str] = None) -> Any:
+    """X with A @ X = b (trans "N") or A^T @ X = b ("T"; "C" the conjugate transpose), where
+    (lu, pivots) is A's factorisation from linalg.lu (1-based pivots); batches broadcast."""
+    if trans not in ("N", "T", "C"):
+        raise ValueError(f"lu_solve: trans must be 'N', 'T' or 'C', got {trans!r}")
+    p, lower, upper = lu_unpack(lu, pivots)
+    if trans == "N":
+        z = _ops.matmul(_swap(p), b)
+        return triangular_solve(upper, triangular_solve(lower, z, upper=False,
+                                                        unitriangular=True), upper=True)
+    if trans == "C" and lower.dtype.is_complex:
+        lower, upper = _ops.conj(lower), _ops.conj(upper)
+    w = triangular_solve(upper, b, upper=True, transpose=True)
+    z = triangular_solve(lower, w, upper=False, transpose=True, unitriangular=True)
+    return _ops.matmul(p, z)
+
+
+__all__ += ["lu", "lu_unpack", "lu_solve", "matrix_exp", "householder_product", "ormqr", "svd_lowrank",
             "pca_lowrank"]
 
 

@@ -161,3 +161,32 @@ def collect_operator_stats() -> Iterator[Dict[str, Dict[str, int]]]:
     finally:
         _op_stats.pop()
         _install()
+
+
+def is_autocast_enabled(device_type: Any = None) -> bool:
+    """Whether an auto_cast block is in force. Unlike Paddle on a CPU (where auto_cast has no
+    effect and this stays False), dy2st's auto_cast casts on the CPU, so this says True there."""
+    return current() is not None
+
+
+def get_autocast_dtype(device_type: Any = None) -> str:
+    """The low-precision dtype of the auto_cast in force, "float16" outside one (Paddle's default)."""
+    state = current()
+    return state.dtype if state is not None else "float16"
+
+
+def get_autocast_cpu_dtype(device_type: Any = None) -> str:
+    """get_autocast_dtype: dy2st has one (CPU) autocast state."""
+    return get_autocast_dtype(device_type)
+
+
+def get_autocast_gpu_dtype(device_type: Any = None) -> str:
+    """get_autocast_dtype: dy2st has one autocast state, shared by every device name."""
+    return get_autocast_dtype(device_type)
+
+
+def autocast(device_type: Optional[str] = None, dtype: str = "float16", enabled: bool = True,
+             cache_enabled: bool = True) -> Any:
+    """paddle.autocast, the torch-style spelling: auto_cast(enable=enabled, dtype=dtype) at
+    level O1. `device_type` and `cache_enabled` are accepted for compatibility (one CPU state)."""
+    return auto_cast(enable=enabled, dtype=dtype)

@@ -12,10 +12,12 @@ from .py_layer import PyLayer, PyLayerContext
 from .saved_hooks import saved_tensors_hooks
 from .rules import NO_GRAD, RULES, load_rules, mark_no_grad, register_vjp
 
+Function = PyLayer     # Paddle 3.3.1's torch-style name: paddle.autograd.Function is PyLayer
+
 load_rules()
 _install_tensor_api()
 _registry_hooks.record = _tape.record
 
 __all__ = ["backward", "grad", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
            "GradientError", "register_vjp", "mark_no_grad", "PyLayer", "PyLayerContext",
-           "jacobian", "hessian", "Jacobian", "Hessian", "saved_tensors_hooks"]
+           "jacobian", "hessian", "Jacobian", "Hessian", "saved_tensors_hooks", "Function"]

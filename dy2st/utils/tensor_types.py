@@ -54,3 +54,19 @@ def as_tensor(data: Any, dtype: Any = None, place: Any = None) -> Any:
         return data if dtype is None or str(convert_dtype(dtype)) == str(data.dtype) else \
             ops.cast(data, dtype)
     return ops.to_tensor(data, dtype, place)
+
+
+def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: Any = None,
+            requires_grad: bool = False) -> Any:
+    """paddle.asarray: a new tensor from obj (a tensor, array, number or nested list), with
+    stop_gradient = not requires_grad; `device` and `copy` are accepted (CPU, always a copy)."""
+    if isinstance(obj, TensorLike):
+        obj = obj.numpy()
+    return ops.to_tensor(obj, dtype, device, stop_gradient=not requires_grad)
+
+
+def from_numpy(ndarray: Any) -> Any:
+    """paddle.from_numpy: a tensor of the numpy array's data, shape and dtype."""
+    if not hasattr(ndarray, "__array_interface__"):
+        raise TypeError(f"from_numpy expects a numpy.ndarray, got {type(ndarray).__name__}")
+    return ops.to_tensor(ndarray, str(ndarray.dtype))

@@ -70,3 +70,5 @@ from .softmax_approx import adaptive_log_softmax_with_loss, hsigmoid_loss  # noq
 __all__ += ["adaptive_log_softmax_with_loss", "hsigmoid_loss"]
 from .rnnt import rnnt_loss  # noqa: E402
 __all__ += ["rnnt_loss"]
+from .gated import rms_norm, swiglu  # noqa: E402
+__all__ += ["rms_norm", "swiglu"]

@@ -58,8 +58,8 @@ __all__ = [_n for _n, _v in list(globals().items())
            if not _n.startswith("_") and callable(_v) and not isinstance(_v, type)
            and getattr(_v, "__module__", "").startswith(__name__)]
 from . import grad_kernels  # noqa: E402,F401 - ops only gradient rules use
-from .compat_names import (argwhere, broadcast_shapes, cat, concatenate, eq, ge, ger, gt, le,  # noqa: E402
-                           logspace, lt, matrix_transpose, msort, ne, rand_like, randn_like, range,
+from .compat_names import (argwhere, broadcast_shapes, cat, concatenate, eq, ge, ger, greater,  # noqa: E402
+                           gt, le, logspace, lt, matrix_transpose, msort, ne, rand_like, randn_like, range,
                            swapaxes, swapdims, take_along_dim)
 from .softmax import softmax  # noqa: E402
 from .products_distances import (addmm, baddbmm, block_diag, cartesian_prod, cdist,  # noqa: E402
@@ -75,7 +75,7 @@ from .special import (digamma, erfinv, gammainc, gammaincc, gammaln, i0, i0e, i1
 from .random_fills import binomial, poisson, standard_gamma  # noqa: E402
 from . import random_fills  # noqa: E402,F401 - the in-place fills tensor_methods installs
 __all__ += [_n for _n in ("argwhere", "broadcast_shapes", "cat", "concatenate", "eq", "ge", "ger",
-                          "gt", "le", "logspace", "lt", "matrix_transpose", "msort", "ne",
+                          "greater", "gt", "le", "logspace", "lt", "matrix_transpose", "msort", "ne",
                           "rand_like", "randn_like", "range", "softmax", "swapaxes", "swapdims",
                           "take_along_dim", "addmm", "baddbmm", "block_diag", "cartesian_prod",
                           "cdist", "combinations", "dist", "pdist", "renorm", "vecdot", "crop",

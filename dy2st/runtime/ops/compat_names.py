@@ -1,5 +1,5 @@
 """Paddle's other spellings of existing ops (many added for PyTorch-style code): cat,
-concatenate, gt / ge / lt / le / eq / ne, swapaxes / swapdims, matrix_transpose, msort, ger,
+concatenate, gt / greater / ge / lt / le / eq / ne, swapaxes / swapdims, matrix_transpose, msort, ger,
 argwhere, take_along_dim, range (end included), logspace, rand_like, randn_like."""
 from __future__ import annotations
 
@@ -34,6 +34,12 @@ def concatenate(x: Any, axis: Any = 0, name: Optional[str] = None) -> Any:
 
 def gt(x: Any, y: Any, name: Optional[str] = None) -> Any:
     """x > y, elementwise (greater_than)."""
+    return greater_than(x, y)
+
+
+def greater(x: Any, y: Any, name: Optional[str] = None) -> Any:
+    """x > y, elementwise (greater_than; Paddle 3.3.1's torch-style name, without its
+    keyword-only `out`)."""
     return greater_than(x, y)
 
 
