@@ -6,10 +6,13 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Iterator, List, Optional
 
+from ..runtime import config as _config
 from ..runtime import device as _device
+from ..runtime.dtype import DTYPES
 from ..runtime.device import Place, get_device, set_device
 from ..utils.device import (is_compiled_with_cuda, is_compiled_with_custom_device,
                             is_compiled_with_rocm, is_compiled_with_xpu)
+from ..utils.tensor_types import TENSOR_TYPES
 from . import cuda
 
 __all__ = ["get_cudnn_version", "set_device", "get_device", "is_compiled_with_xpu",
@@ -17,7 +20,12 @@ __all__ = ["get_cudnn_version", "set_device", "get_device", "is_compiled_with_xp
            "is_compiled_with_rocm", "is_compiled_with_distribute",
            "is_compiled_with_custom_device", "get_all_device_type", "get_all_custom_device_type",
            "get_available_device", "get_available_custom_device", "device_guard",
-           "synchronize", "device_count", "empty_cache", "Place", "cuda"]
+           "synchronize", "device_count", "empty_cache", "Place", "cuda", "device",
+           "is_available", "is_bf16_supported", "manual_seed", "get_rng_state", "set_rng_state"
+           ] + sorted(TENSOR_TYPES)
+
+# paddle.device.FloatTensor & co. are paddle.FloatTensor & co.
+globals().update(TENSOR_TYPES)
 
 
 def get_cudnn_version() -> Optional[int]:
@@ -85,3 +93,46 @@ def synchronize(device: Any = None) -> None:
 
 def empty_cache() -> None:
     """Release cached accelerator memory: the CPU keeps none."""
+
+
+class device:
+    """Context manager that makes `device` (a Place, 'cpu', 'gpu:0', ...) current in the block
+    and restores the previous device after it (paddle.device.device)."""
+
+    def __init__(self, device: Any = None) -> None:
+        self.place = device
+        self.previous = None
+
+    def __enter__(self) -> None:
+        self.previous = get_device()
+        if self.place is not None:
+            set_device(self.place)
+
+    def __exit__(self, *exc: Any) -> bool:
+        set_device(self.previous)
+        return False
+
+
+def is_available() -> bool:
+    """Whether an accelerator (GPU / XPU / custom device) exists: device_count() >= 1."""
+    return device_count() >= 1
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """Whether bfloat16 tensors work: with the optional ml_dtypes package, on the CPU."""
+    return "bfloat16" in DTYPES
+
+
+def manual_seed(seed: int) -> None:
+    """Seed the random generator (paddle.seed)."""
+    _config.seed(seed)
+
+
+def get_rng_state(device: Any = None) -> Any:
+    """The random generator's state (one state; paddle.get_rng_state gives a list of them)."""
+    return dict(_config.rng().bit_generator.state)
+
+
+def set_rng_state(new_state: Any, device: Any = None) -> None:
+    """Restore a state from get_rng_state."""
+    _config.rng().bit_generator.state = new_state
