@@ -51,6 +51,9 @@ def _adapter(bf16: np.dtype) -> Callable[[str, Callable], Callable]:
         run.__name__ = getattr(kernel, "__name__", name)
         run.__doc__ = kernel.__doc__
         run.bfloat16_wrapped = kernel
+        # inspect.signature follows __wrapped__: the model-format validator checks a loaded op's
+        # attrs against the kernel's own signature, which must not change once bfloat16 is used
+        run.__wrapped__ = kernel
         return run
     return adapt
 

@@ -178,3 +178,18 @@ def test_xla_backend_agrees():
     assert out.dtype == "bfloat16"
     np.testing.assert_allclose(out.numpy().astype(np.float32),
                                f(x, y).numpy().astype(np.float32), rtol=2 ** -7)
+
+
+def test_wrapped_kernels_keep_their_signatures():
+    # a saved model's op attrs are checked against the kernel's signature; the bfloat16 wrapper
+    # (installed for the whole process on first use) must not turn that check into (*args, **kw)
+    import inspect
+
+    from dy2st.runtime.registry import get_op
+
+    paddle.to_tensor(A, dtype="bfloat16")
+    kernel = get_op("matmul").kernel
+    assert hasattr(kernel, "bfloat16_wrapped")
+    assert inspect.signature(kernel) == inspect.signature(kernel.bfloat16_wrapped)
+    with pytest.raises(TypeError, match="extra"):
+        inspect.signature(kernel).bind(None, None, transpose_x=False, transpose_y=False, extra=1)
