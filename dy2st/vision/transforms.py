@@ -1,6 +1,7 @@
 """paddle.vision.transforms on numpy images (HWC uint8 or float; CHW after ToTensor / for
 tensors): Compose, ToTensor, Normalize, Resize, CenterCrop, RandomCrop, RandomHorizontalFlip,
-RandomVerticalFlip, Transpose, and their functional forms. PIL images are accepted when Pillow
+RandomVerticalFlip, Transpose, Grayscale, Pad, the brightness / contrast / saturation
+transforms, RandomErasing, and their functional forms (photometric ones in .photometric). PIL images are accepted when Pillow
 is installed (they are converted to arrays)."""
 from __future__ import annotations
 
@@ -11,21 +12,16 @@ from typing import Any, Callable, Sequence, Tuple, Union
 import numpy as np
 
 from ..runtime.tensor import Tensor
+from .photometric import (adjust_brightness, adjust_contrast, adjust_saturation, erase, pad,
+                          to_grayscale)
+from .photometric import as_array as _as_array
 
 __all__ = ["Compose", "ToTensor", "Normalize", "Resize", "CenterCrop", "RandomCrop",
            "RandomHorizontalFlip", "RandomVerticalFlip", "Transpose", "BaseTransform",
-           "to_tensor", "normalize", "resize", "center_crop", "crop", "hflip", "vflip"]
-
-
-def _as_array(img: Any) -> np.ndarray:
-    if isinstance(img, Tensor):
-        return img.numpy()
-    if isinstance(img, np.ndarray):
-        return img
-    if hasattr(img, "size") and hasattr(img, "mode"):       # a PIL image
-        return np.asarray(img)
-    raise TypeError(f"expected a numpy image (HWC), a Tensor or a PIL image, got "
-                    f"{type(img).__name__}")
+           "to_tensor", "normalize", "resize", "center_crop", "crop", "hflip", "vflip",
+           "Grayscale", "Pad", "BrightnessTransform", "ContrastTransform", "SaturationTransform",
+           "RandomErasing", "to_grayscale", "pad", "adjust_brightness", "adjust_contrast",
+           "erase"]
 
 
 def _hw(img: np.ndarray, chw: bool) -> Tuple[int, int]:
@@ -257,3 +253,99 @@ class Transpose(BaseTransform):
         if a.ndim == 2:
             a = a[..., None]
         return a.transpose(self.order)
+
+
+class Grayscale(BaseTransform):
+    """to_grayscale: HW1, or the luma in 3 channels."""
+
+    def __init__(self, num_output_channels: int = 1, keys: Any = None) -> None:
+        super().__init__(keys)
+        self.num_output_channels = num_output_channels
+
+    def _apply_image(self, img: Any) -> Any:
+        return to_grayscale(img, self.num_output_channels)
+
+
+class Pad(BaseTransform):
+    """pad: the H and W borders, constant / edge / reflect / symmetric."""
+
+    def __init__(self, padding: Any, fill: Any = 0, padding_mode: str = "constant",
+                 keys: Any = None) -> None:
+        super().__init__(keys)
+        self.padding, self.fill, self.padding_mode = padding, fill, padding_mode
+
+    def _apply_image(self, img: Any) -> Any:
+        return pad(img, self.padding, self.fill, self.padding_mode)
+
+
+class _RandomFactor(BaseTransform):
+    """A factor drawn uniformly from [max(0, 1 - value), 1 + value] per call; value 0 keeps
+    the image."""
+    adjust = staticmethod(adjust_brightness)
+
+    def __init__(self, value: float, keys: Any = None) -> None:
+        super().__init__(keys)
+        if value < 0:
+            raise ValueError(f"{type(self).__name__}: value must be non-negative, got {value}")
+        self.value = value
+
+    def _apply_image(self, img: Any) -> Any:
+        if self.value == 0:
+            return _as_array(img)
+        return self.adjust(img, random.uniform(max(0.0, 1 - self.value), 1 + self.value))
+
+
+class BrightnessTransform(_RandomFactor):
+    """adjust_brightness by a random factor in [1 - value, 1 + value]."""
+    adjust = staticmethod(adjust_brightness)
+
+
+class ContrastTransform(_RandomFactor):
+    """adjust_contrast by a random factor in [1 - value, 1 + value]."""
+    adjust = staticmethod(adjust_contrast)
+
+
+class SaturationTransform(_RandomFactor):
+    """adjust_saturation by a random factor in [1 - value, 1 + value]."""
+    adjust = staticmethod(adjust_saturation)
+
+
+class RandomErasing(BaseTransform):
+    """With probability prob, erase a random box of area fraction in `scale` and aspect ratio
+    in `ratio` (log-uniform) with `value` (a number, per-channel values, or 'random' noise);
+    numpy images are HWC, tensors CHW."""
+
+    def __init__(self, prob: float = 0.5, scale: Sequence[float] = (0.02, 0.33),
+                 ratio: Sequence[float] = (0.3, 3.3), value: Any = 0, inplace: bool = False,
+                 keys: Any = None) -> None:
+        super().__init__(keys)
+        if scale[0] > scale[1] or ratio[0] > ratio[1]:
+            raise ValueError("RandomErasing: scale and ratio must be (min, max) ranges")
+        if isinstance(value, str) and value != "random":
+            raise ValueError(f"RandomErasing: value must be a number, a sequence or 'random', "
+                             f"got {value!r}")
+        self.prob, self.scale, self.ratio, self.value, self.inplace = \
+            prob, tuple(scale), tuple(ratio), value, inplace
+
+    def _apply_image(self, img: Any) -> Any:
+        if random.random() >= self.prob:
+            return img
+        chw = isinstance(img, Tensor)
+        shape = _as_array(img).shape
+        h, w = (shape[-2], shape[-1]) if chw else (shape[0], shape[1])
+        for _ in range(10):
+            area = h * w * random.uniform(*self.scale)
+            aspect = np.exp(random.uniform(np.log(self.ratio[0]), np.log(self.ratio[1])))
+            eh, ew = int(round(np.sqrt(area * aspect))), int(round(np.sqrt(area / aspect)))
+            if 0 < eh < h and 0 < ew < w:
+                i, j = random.randint(0, h - eh), random.randint(0, w - ew)
+                box = (shape[0], eh, ew) if chw and len(shape) == 3 else \
+                    (eh, ew) + tuple(shape[2:])
+                if self.value == "random":
+                    v = np.random.standard_normal(box)
+                else:
+                    v = np.asarray(self.value)
+                    if chw and v.ndim == 1:
+                        v = v.reshape(-1, 1, 1)
+                return erase(img, i, j, eh, ew, v, self.inplace)
+        return img

@@ -1,0 +1,116 @@
+"""The functional photometric and padding transforms of paddle.vision.transforms on HWC numpy
+images (uint8 results are rounded and clipped to 0..255): to_grayscale, adjust_brightness,
+adjust_contrast, adjust_saturation, pad, erase (erase also takes CHW tensors, as Paddle)."""
+from __future__ import annotations
+
+from typing import Any, Sequence, Union
+
+import numpy as np
+
+from ..runtime.ops import to_tensor
+from ..runtime.tensor import Tensor
+
+__all__ = ["as_array", "to_grayscale", "adjust_brightness", "adjust_contrast",
+           "adjust_saturation", "pad", "erase"]
+
+# ITU-R 601 luma weights, the ones PIL's "L" mode and OpenCV's RGB2GRAY use
+_LUMA = np.array([0.299, 0.587, 0.114])
+
+
+def as_array(img: Any) -> np.ndarray:
+    """A numpy image from a numpy array, a Tensor or a PIL image."""
+    if isinstance(img, Tensor):
+        return img.numpy()
+    if isinstance(img, np.ndarray):
+        return img
+    if hasattr(img, "size") and hasattr(img, "mode"):       # a PIL image
+        return np.asarray(img)
+    raise TypeError(f"expected a numpy image (HWC), a Tensor or a PIL image, got "
+                    f"{type(img).__name__}")
+
+
+def _like(out: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    if dtype == np.uint8:
+        return np.clip(np.round(out), 0, 255).astype(np.uint8)
+    return out.astype(dtype)
+
+
+def _gray(a: np.ndarray) -> np.ndarray:
+    if a.ndim == 2 or a.shape[2] == 1:
+        return a.reshape(a.shape[0], a.shape[1]).astype(np.float64)
+    if a.shape[2] != 3:
+        raise ValueError(f"expected an HWC image with 1 or 3 channels, got shape {a.shape}")
+    return a.astype(np.float64) @ _LUMA
+
+
+def to_grayscale(img: Any, num_output_channels: int = 1) -> np.ndarray:
+    """The luma image, HW1 (num_output_channels=1) or the luma repeated in 3 channels."""
+    if num_output_channels not in (1, 3):
+        raise ValueError(f"num_output_channels must be 1 or 3, got {num_output_channels}")
+    a = as_array(img)
+    g = _like(_gray(a), a.dtype)[..., None]
+    return np.repeat(g, 3, axis=2) if num_output_channels == 3 else g
+
+
+def _blend(a: np.ndarray, other: Union[float, np.ndarray], factor: float) -> np.ndarray:
+    if factor < 0:
+        raise ValueError(f"the adjustment factor must be non-negative, got {factor}")
+    return _like(a.astype(np.float64) * factor + np.asarray(other) * (1.0 - factor), a.dtype)
+
+
+def adjust_brightness(img: Any, brightness_factor: float) -> np.ndarray:
+    """img * brightness_factor (0 gives black, 1 the image)."""
+    return _blend(as_array(img), 0.0, brightness_factor)
+
+
+def adjust_contrast(img: Any, contrast_factor: float) -> np.ndarray:
+    """Blend with the image's mean luma (0 gives a flat grey, 1 the image)."""
+    a = as_array(img)
+    return _blend(a, _gray(a).mean(), contrast_factor)
+
+
+def adjust_saturation(img: Any, saturation_factor: float) -> np.ndarray:
+    """Blend with the image's own grayscale (0 gives grey, 1 the image)."""
+    a = as_array(img)
+    g = _gray(a)
+    return _blend(a, g[..., None] if a.ndim == 3 else g, saturation_factor)
+
+
+def pad(img: Any, padding: Union[int, Sequence[int]], fill: Any = 0,
+        padding_mode: str = "constant") -> np.ndarray:
+    """Pad the H and W borders: padding an int (all sides), (left/right, top/bottom) or
+    (left, top, right, bottom); padding_mode constant (with fill), edge, reflect, symmetric."""
+    modes = {"constant": "constant", "edge": "edge", "reflect": "reflect",
+             "symmetric": "symmetric"}
+    if padding_mode not in modes:
+        raise ValueError(f"padding_mode must be one of {sorted(modes)}, got {padding_mode!r}")
+    if isinstance(padding, int):
+        left = top = right = bottom = padding
+    elif len(padding) == 2:
+        left, top, right, bottom = padding[0], padding[1], padding[0], padding[1]
+    elif len(padding) == 4:
+        left, top, right, bottom = padding
+    else:
+        raise ValueError(f"padding must be an int or a sequence of 2 or 4 ints, got {padding!r}")
+    a = as_array(img)
+    widths = [(top, bottom), (left, right)] + [(0, 0)] * (a.ndim - 2)
+    if padding_mode != "constant":
+        return np.pad(a, widths, mode=modes[padding_mode])
+    fills = np.broadcast_to(np.asarray(fill, dtype=a.dtype), a.shape[2:] if a.ndim == 3 else ())
+    out = np.empty((a.shape[0] + top + bottom, a.shape[1] + left + right) + a.shape[2:], a.dtype)
+    out[...] = fills
+    out[top:top + a.shape[0], left:left + a.shape[1]] = a
+    return out
+
+
+def erase(img: Any, i: int, j: int, h: int, w: int, v: Any, inplace: bool = False) -> Any:
+    """Replace the h x w box at row i, column j with v: HWC for numpy / PIL images, CHW for
+    tensors (returned as a tensor); inplace writes into a numpy image."""
+    if isinstance(img, Tensor):
+        a = img.numpy().copy()
+        a[..., i:i + h, j:j + w] = as_array(v) if isinstance(v, Tensor) else v
+        return to_tensor(a, str(a.dtype))
+    a = as_array(img)
+    a = a if inplace and isinstance(img, np.ndarray) else a.copy()
+    a[i:i + h, j:j + w, ...] = v
+    return a
