@@ -150,3 +150,23 @@ def resnet101(pretrained: bool = False, **kwargs: Any) -> ResNet:
 
 def resnet152(pretrained: bool = False, **kwargs: Any) -> ResNet:
     return _resnet("resnet152", BottleneckBlock, 152, pretrained, **kwargs)
+
+
+def _variant(arch: str, depth: int, groups: int, width: int):
+    """A ResNeXt (groups x width per group) or wide ResNet (width 128) of Bottleneck blocks."""
+    def build(pretrained: bool = False, **kwargs: Any) -> ResNet:
+        kwargs["groups"], kwargs["width"] = groups, width
+        return _resnet(arch, BottleneckBlock, depth, pretrained, **kwargs)
+    build.__name__ = build.__qualname__ = arch
+    build.__doc__ = f"{arch}: ResNet-{depth} with groups={groups}, width={width} (Paddle's)."
+    return build
+
+
+resnext50_32x4d = _variant("resnext50_32x4d", 50, 32, 4)
+resnext50_64x4d = _variant("resnext50_64x4d", 50, 64, 4)
+resnext101_32x4d = _variant("resnext101_32x4d", 101, 32, 4)
+resnext101_64x4d = _variant("resnext101_64x4d", 101, 64, 4)
+resnext152_32x4d = _variant("resnext152_32x4d", 152, 32, 4)
+resnext152_64x4d = _variant("resnext152_64x4d", 152, 64, 4)
+wide_resnet50_2 = _variant("wide_resnet50_2", 50, 1, 128)
+wide_resnet101_2 = _variant("wide_resnet101_2", 101, 1, 128)
