@@ -80,3 +80,24 @@ def test_cifar10_refuses_pickles_holding_code(tmp_path):
     _cifar_tar(tmp_path / "bad.tar.gz", {"data_batch_1": pickle.dumps({b"data": _Evil()})})
     with pytest.raises(pickle.UnpicklingError, match="not data"):
         datasets.Cifar10(str(tmp_path / "bad.tar.gz"))
+
+
+def test_cifar100_reads_fine_labels_per_mode(tmp_path):
+    rng = np.random.default_rng(2)
+    train, test = (rng.integers(0, 256, (n, 3072)).astype(np.uint8) for n in (3, 2))
+    members = {"train": pickle.dumps({b"data": train, b"fine_labels": [5, 99, 0],
+                                      b"coarse_labels": [1, 2, 3]}, protocol=2),
+               "test": pickle.dumps({b"data": test, b"fine_labels": [42, 7]}, protocol=2),
+               "meta": pickle.dumps({b"fine_label_names": [b"apple"]}, protocol=2)}
+    with tarfile.open(tmp_path / "c100.tar.gz", "w:gz") as tar:
+        for name, payload in members.items():
+            info = tarfile.TarInfo(f"cifar-100-python/{name}")
+            info.size = len(payload)
+            tar.addfile(info, io.BytesIO(payload))
+    ds = datasets.Cifar100(str(tmp_path / "c100.tar.gz"), mode="train", backend="cv2")
+    assert len(ds) == 3 and [int(ds[i][1]) for i in range(3)] == [5, 99, 0]
+    np.testing.assert_array_equal(ds[2][0], train[2].reshape(3, 32, 32).transpose(1, 2, 0))
+    ds = datasets.Cifar100(str(tmp_path / "c100.tar.gz"), mode="test", backend="cv2")
+    assert [int(ds[i][1]) for i in range(len(ds))] == [42, 7]
+    with pytest.raises(FileNotFoundError, match="cifar-100-python.tar.gz"):
+        datasets.Cifar100(str(tmp_path / "absent.tar.gz"))

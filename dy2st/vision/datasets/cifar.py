@@ -1,4 +1,4 @@
-"""Cifar10 from Paddle's cached cifar-10-python.tar.gz. Its batches are pickles: they are read
+"""Cifar10 and Cifar100 from Paddle's cached cifar-10/100-python.tar.gz. Its batches are pickles: they are read
 with an unpickler that builds only dicts, lists, strings, bytes, numbers and numpy arrays (any
 other object in the file is refused), so reading it runs no code from the file."""
 from __future__ import annotations
@@ -23,7 +23,7 @@ _ALLOWED = {("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray"
 class _DataOnly(pickle.Unpickler):
     def find_class(self, module: str, name: str) -> Any:
         if (module, name) not in _ALLOWED:
-            raise pickle.UnpicklingError(f"Cifar10: the batch file holds {module}.{name}, "
+            raise pickle.UnpicklingError(f"Cifar: the batch file holds {module}.{name}, "
                                          f"which is not data; refusing to load it")
         return super().find_class(module, name)
 
@@ -31,13 +31,16 @@ class _DataOnly(pickle.Unpickler):
 def load_batch(raw: bytes) -> dict:
     batch = _DataOnly(io.BytesIO(raw), encoding="bytes").load()
     if not isinstance(batch, dict):
-        raise ValueError("Cifar10: a batch is not a dict")
+        raise ValueError("Cifar: a batch is not a dict")
     return {k.decode() if isinstance(k, bytes) else k: v for k, v in batch.items()}
 
 
 class Cifar10(Dataset):
     """Cifar10(data_file=None, mode='train', transform=None, download=True, backend=None):
     (image, label) pairs; image is 32x32x3 (HWC) uint8 data as float32, label an int64."""
+    # the archive, where Paddle downloads it from, and the member names of each mode
+    FILE, URL = "cifar-10-python.tar.gz", _URL
+    FLAGS = {"train": "data_batch", "test": "test_batch"}
 
     def __init__(self, data_file: Optional[str] = None, mode: str = "train",
                  transform: Optional[Callable] = None, download: bool = True,
@@ -49,8 +52,9 @@ class Cifar10(Dataset):
         if backend not in ("pil", "cv2"):
             raise ValueError(f"Expected backend are one of ['pil', 'cv2'], but got {backend}")
         self.backend = backend
-        path = locate(data_file, "cifar", "cifar-10-python.tar.gz", _URL, "Cifar10")
-        flag = "data_batch" if self.mode == "train" else "test_batch"
+        what = type(self).__name__
+        path = locate(data_file, "cifar", self.FILE, self.URL, what)
+        flag = self.FLAGS[self.mode]
         images: List[np.ndarray] = []
         labels: List[int] = []
         with tarfile.open(path, mode="r") as f:
@@ -62,7 +66,7 @@ class Cifar10(Dataset):
                 images.append(data.reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1))
                 labels.extend(int(v) for v in batch.get("labels", batch.get("fine_labels", [])))
         if not images:
-            raise ValueError(f"Cifar10: {path} holds no {flag} members")
+            raise ValueError(f"{what}: {path} holds no {flag} members")
         self.images = np.concatenate(images)
         self.labels = np.asarray(labels, dtype=np.int64)
         self.transform = transform
@@ -84,3 +88,11 @@ class Cifar10(Dataset):
 
     def __len__(self) -> int:
         return len(self.labels)
+
+
+class Cifar100(Cifar10):
+    """Cifar100(data_file=None, mode='train', transform=None, download=True, backend=None): as
+    Cifar10, from cifar-100-python.tar.gz (members train / test, the 100 fine labels)."""
+    FILE = "cifar-100-python.tar.gz"
+    URL = "https://dataset.bj.bcebos.com/cifar/cifar-100-python.tar.gz"
+    FLAGS = {"train": "train", "test": "test"}
