@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence
 
 from .runtime import ops as _ops
+from .runtime.complex_capable import refuse_complex
 from .runtime.ops.decompositions import (cholesky, det, eigh, eigvalsh, qr, slogdet,  # noqa: F401
                                          svd)
 from .runtime.ops.dims import dims as _dims
@@ -134,6 +135,7 @@ def matrix_norm(x: Any, p: Any = "fro", axis: Sequence[int] = (-2, -1), keepdim:
     """Matrix norms over the two dims `axis`: 'fro', 'nuc', inf, -inf, 1, -1, 2, -2."""
     a0, a1 = axis
     if p == "fro":
+        x = _ops.abs(x) if x.dtype.is_complex else x     # |z|^2, not z^2
         return _ops.sqrt(_ops.sum(x * x, axis=list(axis), keepdim=keepdim))
     if p in ("nuc", 2, -2):
         moved = _ops.moveaxis(x, list(axis), [-2, -1])
@@ -181,7 +183,9 @@ def cov(x: Any, rowvar: bool = True, ddof: bool = True, fweights: Any = None,
         x = _swap(x)
     centred = x - _ops.mean(x, axis=1, keepdim=True)
     n = _dims(x)[1]
-    return _ops.matmul(centred, centred, False, True) / (n - 1 if ddof else n)
+    # E[(x - mean)(x - mean)^H]: complex variables pair with the conjugate
+    other = _ops.conj(centred) if centred.dtype.is_complex else centred
+    return _ops.matmul(centred, other, False, True) / (n - 1 if ddof else n)
 
 
 def corrcoef(x: Any, rowvar: bool = True, name: Optional[str] = None) -> Any:
@@ -198,12 +202,14 @@ def matrix_transpose(x: Any, name: Optional[str] = None) -> Any:
 
 def vecdot(x: Any, y: Any, axis: int = -1, name: Optional[str] = None) -> Any:
     """The dot product of x and y along `axis` (broadcasting the others)."""
+    refuse_complex("vecdot", x, y)      # whether x is conjugated differs between libraries
     return _ops.sum(x * y, axis=axis)
 
 
 def cholesky_inverse(x: Any, upper: bool = False, name: Optional[str] = None) -> Any:
     """The inverse of A from its Cholesky factor x (A = x x^T, or x^T x with upper=True)."""
-    a = _ops.matmul(x, x, True, False) if upper else _ops.matmul(x, x, False, True)
+    h = _ops.conj(x) if x.dtype.is_complex else x      # A = L L^H for complex factors
+    a = _ops.matmul(h, x, True, False) if upper else _ops.matmul(x, h, False, True)
     return inv(a)
 
 

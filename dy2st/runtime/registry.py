@@ -7,6 +7,7 @@ from typing import Any, Callable, Dict, List, NamedTuple, NoReturn, Optional, Se
 import numpy as np
 
 from . import state
+from .complex_capable import COMPLEX_CAPABLE, complex_refusal
 from .dtype import DType
 from .errors import broadcast_mismatch, reraise_as
 from .origin import user_origin
@@ -117,6 +118,8 @@ def apply(name: str, inputs: Sequence[Any], attrs: Optional[Dict[str, Any]] = No
         except AttributeError:
             values = None
         if values is not None:
+            if name not in COMPLEX_CAPABLE:
+                _refuse_complex_values(name, values)
             try:
                 out = opdef.kernel(*values, **attrs)
             except Exception as e:  # noqa: BLE001 - any kernel failure is named, then re-raised
@@ -132,11 +135,20 @@ def apply(name: str, inputs: Sequence[Any], attrs: Optional[Dict[str, Any]] = No
             raise RuntimeError(f"{name}: symbolic tensors can only be used while a Program is "
                                "being built (inside static.program_guard or a to_static call)")
         values = [x if isinstance(x, list) else x._value for x in inputs]
+        if name not in COMPLEX_CAPABLE:
+            _refuse_complex_values(name, values)
         try:
             return _wrap(opdef.kernel(*values, **attrs))
         except Exception as e:  # noqa: BLE001 - any kernel failure is named, then re-raised
             raise_eager_error(name, e, values)
     return append_op(name, inputs, attrs)
+
+
+def _refuse_complex_values(name: str, values: Sequence[Any]) -> None:
+    """An op not declared complex-capable refuses a complex input (see complex_capable.py)."""
+    for v in values:
+        if type(v) is np.ndarray and v.dtype.kind == "c":
+            complex_refusal(name, v.dtype, user_origin(4))
 
 
 def raise_eager_error(name: str, e: Exception, values: Sequence[Any]) -> NoReturn:
@@ -178,6 +190,10 @@ def append_op(name: str, inputs: Sequence[Any], attrs: Dict[str, Any],
     # most inputs are Variables of this block already
     local = [x if type(x) is Variable and x.block is block else to_local(block, x)
              for x in inputs]
+    if name not in COMPLEX_CAPABLE:
+        for x in local:
+            if x.dtype.is_complex:
+                complex_refusal(name, x.dtype, user_origin(2))
     if metas is None:
         inferred = opdef.infer(*local, **attrs)
         if opdef.n_outputs == 1:

@@ -162,7 +162,7 @@ def _reciprocal(x):
 @register_op("sigmoid", infer=_float_infer)
 def _sigmoid(x):
     # tanh form: no overflow warning for large negative inputs
-    return (0.5 * (1.0 + np.tanh(0.5 * x))).astype(x.dtype if x.dtype.kind == "f" else np.float32)
+    return (0.5 * (1.0 + np.tanh(0.5 * x))).astype(x.dtype if x.dtype.kind in "fc" else np.float32)
 
 
 @register_op("logical_not", infer=I.same_as_bool)

@@ -8,6 +8,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ..complex_capable import refuse_complex
 from .creation import zeros_like
 from .extra_math import atan2
 from .math import (abs as _abs, acos, asin, atan, divide, exp, floor, isinf, isnan, less_than,
@@ -62,6 +63,7 @@ def rad2deg(x: Any, name: Optional[str] = None) -> Any:
 def trunc(input: Any, name: Optional[str] = None) -> Any:
     """Round toward zero."""
     x = as_tensor(input)
+    refuse_complex("trunc", x)
     if not x.dtype.is_floating:
         return x
     return sign(x) * floor(_abs(x))
@@ -134,6 +136,7 @@ def nan_to_num(x: Any, nan: float = 0.0, posinf: Optional[float] = None,
                neginf: Optional[float] = None, name: Optional[str] = None) -> Any:
     """x with NaN, +inf and -inf replaced (infinities by the dtype's largest values)."""
     x = as_tensor(x)
+    refuse_complex("nan_to_num", x)
     if not x.dtype.is_floating:
         return x
     info = np.finfo(str(x.dtype))

@@ -6,7 +6,9 @@ from typing import Any, Tuple
 import numpy as np
 
 from .. import state
+from ..complex_capable import asking_function, complex_refusal
 from ..dtype import COMPLEX_OF, DType, bool_, complex64, complex128, convert_dtype, float32, int64
+from ..origin import user_origin
 from ..registry import apply
 from ..tensor import Tensor, TensorLike
 from .infer import FLOATING, INTEGER
@@ -65,8 +67,12 @@ def promote(a: DType, b: DType) -> DType:
 
 
 def cast(x: Any, dtype: DType) -> Any:
+    """x in dtype, for an op's own use: a complex x cast to a real dtype is refused (the op that
+    asked is named), as the op would silently drop the imaginary part."""
     if x.dtype == dtype:
         return x
+    if x.dtype.is_complex and not str(dtype).startswith("complex"):
+        complex_refusal(asking_function(), x.dtype, user_origin(2))
     return apply("cast", [x], {"dtype": str(dtype)})
 
 
