@@ -65,7 +65,8 @@ _exclude("distributed", "DataParallel SyncBatchNorm DistributedBatchSampler shar
 _exclude("sparse", "sparse_attention to_sparse_coo to_sparse_csr to_dense coalesce values "
          "indices crows cols nnz is_sparse is_sparse_coo is_sparse_csr get_selected_rows "
          "is_selected_rows rows")
-_exclude("dtype", "bfloat16 float8_e4m3fn float8_e5m2 BFloat16Tensor pstring raw "
+# paddle.uint16 is Paddle's bfloat16 (the same dtype object), not a 16-bit unsigned integer
+_exclude("dtype", "uint16 bfloat16 float8_e4m3fn float8_e5m2 BFloat16Tensor pstring raw "
          "fp8_fp8_half_gemm_fused set_string_list set_vocab get_map_tensor")
 _exclude("runtime", "get_flags set_flags disable_signal_handler MmapStorage from_dlpack "
          "to_dlpack block value get_tensor data_ptr get_strides reconstruct_from_ "
