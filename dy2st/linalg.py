@@ -6,11 +6,10 @@ from typing import Any, Optional, Sequence
 
 from .runtime import ops as _ops
 from .runtime.complex_capable import refuse_complex
-from .runtime.ops.decompositions import (cholesky, det, eigh, eigvalsh, qr, slogdet,  # noqa: F401
-                                         svd)
+from .runtime.ops.decompositions import cholesky, det, eigh, eigvalsh, qr, slogdet, svd  # noqa: F401
 from .runtime.ops.dims import dims as _dims
-from .runtime.ops.extra_math import cross  # noqa: F401
 from .runtime.ops.eig import eig, eigvals  # noqa: F401
+from .runtime.ops.extra_math import cross  # noqa: F401
 from .runtime.ops.linalg import bmm, dot, inv, matmul, mm, outer  # noqa: F401
 from .runtime.ops.stats import norm  # noqa: F401
 
@@ -225,7 +224,6 @@ from .runtime.ops.householder import householder_product, ormqr  # noqa: E402
 from .runtime.ops.lowrank import pca_lowrank, svd_lowrank  # noqa: E402
 from .runtime.ops.lu import lu, lu_unpack  # noqa: E402
 from .runtime.ops.matrix_exp import matrix_exp  # noqa: E402
-
 
 
 def lu_solve(b: Any, lu: Any, pivots: Any, trans: str = "N", name: Optional[str] = None) -> Any:

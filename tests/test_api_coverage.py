@@ -8,7 +8,6 @@ import pytest
 
 import dy2st as paddle
 from tools import api_coverage
-
 from tools.paddle_api_names import EXCLUDED, ISSUE_13, NAMESPACES, REASONS, SOURCES
 from tools.paddle_api_names_331 import NAMES, PADDLE_VERSION
 

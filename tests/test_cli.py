@@ -11,8 +11,7 @@ import dy2st
 from dy2st import static
 from dy2st.format.concrete import ConcreteProgram
 from dy2st.format.spec_text import format_input_spec, parse_input_spec
-from dy2st.static import InputSpec
-from dy2st.static import nn as snn
+from dy2st.static import InputSpec, nn as snn
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -280,6 +279,7 @@ def test_run_output_into_a_missing_directory(model):
 
 def test_run_input_whose_header_claims_2_pow_40_elements(model):
     import io
+
     from numpy.lib import format as npy
     buf = io.BytesIO()
     npy.write_array_header_1_0(buf, {"descr": "<f4", "fortran_order": False, "shape": (2 ** 40,)})
@@ -289,9 +289,9 @@ def test_run_input_whose_header_claims_2_pow_40_elements(model):
 
 
 def test_a_model_failing_while_it_runs_is_one_line_with_status_1(tmp_path):
+    from dy2st.format import save_concrete
     from dy2st.runtime.pytree import LEAF
     from dy2st.runtime.side_effects import assert_true
-    from dy2st.format import save_concrete
     prog = static.Program()
     with static.program_guard(prog):
         x = static.data("x", [None], "float32")

@@ -7,8 +7,7 @@ from typing import Any, Dict, Tuple
 import numpy as np
 
 from ..runtime.tensor import Tensor
-from .auto_cast import collect_operator_stats as _collect
-from .auto_cast import low_precision_op_list
+from .auto_cast import collect_operator_stats as _collect, low_precision_op_list
 
 __all__ = ["enable_operator_stats_collection", "disable_operator_stats_collection",
            "collect_operator_stats", "check_numerics"]

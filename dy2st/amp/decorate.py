@@ -7,8 +7,18 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from ..nn import (BatchNorm, BatchNorm1D, BatchNorm2D, BatchNorm3D, GroupNorm, InstanceNorm1D,
-                  InstanceNorm2D, InstanceNorm3D, Layer, LayerNorm)
+from ..nn import (
+    BatchNorm,
+    BatchNorm1D,
+    BatchNorm2D,
+    BatchNorm3D,
+    GroupNorm,
+    InstanceNorm1D,
+    InstanceNorm2D,
+    InstanceNorm3D,
+    Layer,
+    LayerNorm,
+)
 from ..runtime.dtype import DTYPES
 from ..runtime.tensor import Tensor
 from .auto_cast import check_dtype as check_amp_dtype

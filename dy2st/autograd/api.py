@@ -6,16 +6,16 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 import numpy as np
 
-from ..runtime.program import Variable
+from ..runtime import ops
+from ..runtime.ops import indexing
 from ..runtime.ops.grad_kernels import cleared
+from ..runtime.program import Variable
 from ..runtime.state import _state
 from ..runtime.tensor import Tensor
+from ..runtime.tensor_methods import INPLACE
 from .backward_hooks import run_after_backward
 from .engine import GradientError, as_grad, ones_like_grad, run_backward
 from .tape import adopt, check_inplace, needs_tape
-from ..runtime.ops import indexing
-from ..runtime import ops
-from ..runtime.tensor_methods import INPLACE
 
 Tensors = Union[Tensor, Sequence[Tensor]]
 

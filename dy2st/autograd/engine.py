@@ -6,16 +6,16 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ..runtime import ops
 from ..runtime.dtype import INEXACT_NUMPY
+from ..runtime.ops.grad_kernels import is_cleared
 from ..runtime.state import _state
 from ..runtime.tensor import Tensor
-from ..runtime.ops.grad_kernels import is_cleared
 from . import saved_hooks
 from .rules import RULES, GradientError, VjpContext
+from .rules.array_rules import add_array_grads
 from .stale import stand_in
 from .tape import Node
-from .rules.array_rules import add_array_grads
-from ..runtime import ops
 
 
 def ones_like_grad(t: Tensor) -> Tensor:

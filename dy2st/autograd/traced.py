@@ -11,10 +11,10 @@ from typing import Any, List, Optional
 import numpy as np
 
 from ..runtime import state
+from ..runtime.ops.grad_kernels import cleared, is_dropped
 from ..runtime.program import Program, Variable
 from ..runtime.registry import apply
 from ..runtime.tensor import Tensor
-from ..runtime.ops.grad_kernels import cleared, is_dropped
 from .engine import GradientError
 from .static_api import seed_gradients, trainable_parameters
 from .static_backward import append_backward_ops

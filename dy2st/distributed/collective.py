@@ -17,8 +17,14 @@ from ..runtime.inplace import assign_in_place
 from ..runtime.program import Variable
 from ..runtime.registry import apply
 from ..runtime.tensor import Tensor
-from .env import (SELECTED_GPUS, env_local_rank, env_master, env_rank, env_timeout_seconds,
-                  env_world_size)
+from .env import (
+    SELECTED_GPUS,
+    env_local_rank,
+    env_master,
+    env_rank,
+    env_timeout_seconds,
+    env_world_size,
+)
 
 
 class ReduceOp:

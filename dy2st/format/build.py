@@ -9,15 +9,15 @@ import numpy as np
 from ..runtime.origin import Origin
 from ..runtime.program import Block, Operator, Program, Variable
 from ..runtime.pytree import LEAF
+from ..runtime.registry import OPS
 from ..runtime.tensor import Parameter, Tensor
-from .input_spec import InputSpec
-from .concrete import ConcreteProgram
+from ..runtime.version import __version__
 from .codec import decode_value
+from .concrete import ConcreteProgram
 from .errors import fail
 from .fields import dtype_field, get_field, int_list_field, name_field
-from ..runtime.version import __version__
+from .input_spec import InputSpec
 from .validate import check_block, check_names, check_var_sizes
-from ..runtime.registry import OPS
 
 
 def fits_variable(arr: np.ndarray, var: Variable) -> bool:
@@ -226,6 +226,7 @@ def _build_inputs(doc: Dict[str, Any], program: Program, where: str) -> List[Inp
 def _ensure_ops_registered() -> None:
     """Import the modules that declare ops, so a fresh process knows every op type."""
     import importlib
+
     import dy2st  # noqa: F401 - registers the runtime ops
     for mod in ("dy2st.nn", "dy2st.nn.functional"):
         try:

@@ -10,14 +10,14 @@ from typing import Any, Dict, NamedTuple, Optional
 import numpy as np
 
 from ..runtime.tensor import Tensor
-from .concrete import ConcreteProgram
-from .atomic import fsync_dir, write_atomic, save_lock
-from .build import fits_variable, build_concrete
+from .atomic import fsync_dir, save_lock, write_atomic
+from .build import build_concrete, fits_variable
 from .codec import decode_value
+from .concrete import ConcreteProgram
 from .errors import ModelFormatError, fail
 from .fields import get_field
 from .header import check_header
-from .jsontext import parse_json, dumps
+from .jsontext import dumps, parse_json
 from .npy_member import DEFAULT_MAX_COMPRESSION_RATIO
 from .npz import max_npz_size, npz_bytes, parameter_table, read_npz
 from .opener import open_regular_file, read_regular_file, shown_path

@@ -15,8 +15,14 @@ import numpy as np
 from ..runtime.dtype import DTYPES
 from .errors import ModelFormatError, fail
 from .fields import dtype_field, get_field, int_list_field, name_field
-from .npy_member import (COMPRESSIONS, DEFAULT_MAX_COMPRESSION_RATIO, MAX_NPY_HEADER, Expected,
-                         read_npy_member, to_bits)
+from .npy_member import (
+    COMPRESSIONS,
+    DEFAULT_MAX_COMPRESSION_RATIO,
+    MAX_NPY_HEADER,
+    Expected,
+    read_npy_member,
+    to_bits,
+)
 
 _ZIP_OVERHEAD = 4096            # per member: local + central directory entries, extra fields
 _MAX_PARAMETER_BYTES = 8 << 32  # fields.MAX_ELEMENTS elements of 8 bytes

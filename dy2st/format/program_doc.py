@@ -5,10 +5,10 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ..runtime.program import Program
 from ..runtime.pytree import LEAF
-from .concrete import ConcreteProgram
-from .codec import encode_value
-from .errors import ModelFormatError
 from ..runtime.version import __version__
+from .codec import encode_value
+from .concrete import ConcreteProgram
+from .errors import ModelFormatError
 from .header import FORMAT_NAME, FORMAT_VERSION
 
 

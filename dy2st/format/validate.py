@@ -10,10 +10,10 @@ from typing import Any, Dict, List, Sequence
 import numpy as np
 
 from ..runtime.program import Block, Operator, Program
+from ..runtime.registry import OPS
 from .attr_schema import check_attrs
 from .errors import fail
 from .fields import MAX_ELEMENTS
-from ..runtime.registry import OPS
 
 CONTROL_FLOW_ATTRS = {"cond": ("true_block", "false_block"), "while": ("cond_block", "body_block")}
 

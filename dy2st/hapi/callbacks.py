@@ -10,8 +10,8 @@ from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
-from .progressbar import ProgressBar
 from ..optimizer.lr import LRScheduler as Scheduler
+from .progressbar import ProgressBar
 
 __all__ = ["Callback", "ProgBarLogger", "ModelCheckpoint", "EarlyStopping", "LRScheduler",
            "ReduceLROnPlateau", "CallbackList", "config_callbacks"]

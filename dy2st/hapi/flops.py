@@ -7,10 +7,10 @@ from typing import Any, Callable, Dict, List, Optional
 
 import numpy as np
 
-from ..autograd import no_grad
-from ..runtime import ops
 from .. import nn
+from ..autograd import no_grad
 from ..nn.layer import Layer
+from ..runtime import ops
 
 
 def _numel(t: Any) -> int:

@@ -10,18 +10,25 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from ..io import (BatchSampler, DataLoader, Dataset, IterableDataset, SequenceSampler,
-                  load as load_file, save as save_file)
+from ..format.input_spec import InputSpec
+from ..io import (
+    BatchSampler,
+    DataLoader,
+    Dataset,
+    IterableDataset,
+    SequenceSampler,
+    load as load_file,
+    save as save_file,
+)
+from ..jit import save as jit_save
 from ..metric import Metric
 from ..nn.layer import Layer
 from ..runtime import ops
 from ..runtime.tensor import Tensor
-from ..format.input_spec import InputSpec
 from . import steps
 from .callbacks import EarlyStopping, config_callbacks
 from .sampler import EpochShuffleSampler
 from .summary import summary as summary_table
-from ..jit import save as jit_save
 
 
 def to_list(value: Any) -> List[Any]:

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any, List, Tuple
 
 from ..autograd import no_grad
-from ..runtime import ops
 from ..jit import to_static
+from ..runtime import ops
 
 
 def _as_list(value: Any) -> List[Any]:

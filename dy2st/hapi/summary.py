@@ -9,9 +9,9 @@ from typing import Any, Dict, List
 import numpy as np
 
 from ..autograd import no_grad
-from ..runtime import ops
 from ..format.input_spec import InputSpec
 from ..nn import LayerList, Sequential
+from ..runtime import ops
 
 
 def _all_numbers(items: Any) -> bool:

@@ -21,8 +21,14 @@ import numpy as np
 from ..format.atomic import write_atomic
 from ..format.errors import ModelFormatError
 from ..format.jsontext import parse_json
-from ..format.npy_member import (BIT_VIEWS, DEFAULT_MAX_COMPRESSION_RATIO, check_member,
-                                 from_bits, read_npy_member, to_bits)
+from ..format.npy_member import (
+    BIT_VIEWS,
+    DEFAULT_MAX_COMPRESSION_RATIO,
+    check_member,
+    from_bits,
+    read_npy_member,
+    to_bits,
+)
 from ..format.opener import read_regular_file
 from ..runtime.dtype import DTYPES
 from ..runtime.program import Variable

@@ -8,16 +8,15 @@ from typing import Any, Callable, Optional, Sequence
 from ..autograd.mode import no_grad
 from ..format.input_spec import InputSpec
 from ..format.npy_member import DEFAULT_MAX_COMPRESSION_RATIO
+from ..runtime.pytree import flatten, unflatten
 from . import logger
 from .export_prune import prune_inputs, prune_outputs
 from .keywords import check_keywords
 from .layer_hooks import has_forward_hooks, with_forward_hooks
-from .options import LOAD_KEYWORDS, SAVE_KEYWORDS, options
-from .static_function import StaticFunction, layer_forward
-from .transform import converted_source
-from .static_function import normalize_specs
-from ..runtime.pytree import flatten, unflatten
 from .load import load as _load
+from .options import LOAD_KEYWORDS, SAVE_KEYWORDS, options
+from .static_function import StaticFunction, layer_forward, normalize_specs
+from .transform import converted_source
 
 
 def enable_to_static(enable: bool) -> None:
@@ -81,6 +80,7 @@ def save(layer: Any, path: str, input_spec: Optional[Sequence[Any]] = None, **co
     those names (InputSpec, Tensor or argument names)."""
     # lazy: the model format's writer loads on the first save, not with a first to_static call
     from ..format import save_concrete
+
     # imported here: a TranslatedLayer is an nn.Layer, and nn is off the path of `import dy2st.jit`
     from .translated_layer import TranslatedLayer
     check_keywords("jit.save", configs, SAVE_KEYWORDS, ("layer", "path", "input_spec"))
@@ -200,6 +200,7 @@ def _mode_copy(root: Any, training: Optional[bool]) -> Any:
     `training` (kept when None); forwards bound to a layer are bound to its copy."""
     import collections
     import copy
+
     # lazy: keeps nn out of a first to_static call (loaded on first use)
     from ..nn import Layer
     copies: dict = {}

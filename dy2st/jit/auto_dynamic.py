@@ -8,8 +8,8 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 
 import numpy as np
 
-from ..runtime.tensor import Tensor
 from ..format.input_spec import InputSpec
+from ..runtime.tensor import Tensor
 from .logger import log
 
 ENABLED = True      # set False on this module to trace every new shape exactly

@@ -10,18 +10,17 @@ import sys
 import types
 from typing import Any, Callable
 
-from ..runtime.origin import source_maps
-from ..runtime.registry import hooks
 from ..jst import attribute_writes
 from ..jst.loop_dicts import dict_method
 from ..jst.namespace import set_call_converter
-from .guards import recorder
+from ..runtime.origin import source_maps
+from ..runtime.registry import hooks
 from .errors import ConversionError
+from .guards import recorder
 from .logger import log
 from .options import options
-from .transform import convert_function
 from .static_function import StaticFunction
-
+from .transform import convert_function
 
 _SKIP_ROOTS = {"dy2st", "numpy", "gast", "builtins", "functools", "typing", "abc", "collections",
                "math", "itertools", "operator", "copy", "logging", "inspect", "paddle", "pytest"}

@@ -10,13 +10,12 @@ import tokenize
 import types
 from typing import List, Optional
 
-
 from ..format.input_spec import InputSpec
+from ..nn import Layer
 from ..runtime.graphviz import GraphvizError, program_to_dot, write_graph
 from ..transformers.pipeline import PASS_NAMES
-from .transform import to_source, transform_tree
 from .static_function import StaticFunction
-from ..nn import Layer
+from .transform import to_source, transform_tree
 
 
 class DumpError(ValueError):

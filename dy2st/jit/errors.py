@@ -9,8 +9,8 @@ from typing import List, NoReturn, Optional
 
 # ConversionError lives in the runtime (jst raises it too); jit's modules import it from here
 from ..runtime.errors import ConversionError, reraise_as  # noqa: F401
-from ..runtime.origin import Origin, is_internal, source_maps
 from ..runtime.executor import raise_with_op_origin
+from ..runtime.origin import Origin, is_internal, source_maps
 
 
 class SourceUnavailableError(ConversionError):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any, List, Optional, Sequence
 
+from ..format.concrete import ConcreteProgram
 from ..runtime.passes.dce import eliminate_dead_code
 from ..runtime.pytree import flatten
 from ..runtime.tensor import Tensor
-from ..format.concrete import ConcreteProgram
 
 
 def prune_outputs(concrete: ConcreteProgram, last: Any, output_spec: Sequence[Any]) -> None:

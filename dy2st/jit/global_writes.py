@@ -13,7 +13,7 @@ MISSING = object()      # a global the function writes that did not exist before
 
 def global_writes(fn: types.FunctionType) -> Dict[str, Any]:
     """{name: origin} of the globals fn's converted code writes."""
-    from .transform import cache    # the converter's passes load when a function is traced
+    from .transform import cache  # the converter's passes load when a function is traced
     converted = cache.get(getattr(fn, "__code__", None))
     return (converted.global_writes or {}) if converted is not None else {}
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
+from ..format.concrete import ConcreteProgram
 from ..runtime.graphviz import program_to_dot, write_graph
 from ..runtime.program import Program
-from ..format.concrete import ConcreteProgram
 from .static_function import StaticFunction, layer_forward
 
 

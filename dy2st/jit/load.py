@@ -25,6 +25,7 @@ def load(path: "str | os.PathLike[str]", backend: Optional[str] = None,
     `configs` (checked by jit.api.load) name Paddle's file layout and change nothing here."""
     # imported here: a TranslatedLayer is an nn.Layer, and nn is off the path of `import dy2st.jit`
     from ..format import read_model
+
     # lazy: keeps jit.translated_layer out of a first to_static call (loaded on first use)
     from .translated_layer import TranslatedLayer
     model = read_model(path, max_compression_ratio)

@@ -10,7 +10,7 @@ import numpy as np
 from ..autograd.rules import GradientError
 from ..autograd.static_backward import requires_grad
 from ..autograd.tape import record
-from ..runtime.ops import stack, concat
+from ..runtime.ops import concat, stack
 from ..runtime.passes.effects import EFFECTS, NONDETERMINISTIC
 from ..runtime.program import Block, Operator, Program
 from ..runtime.registry import OPS, apply

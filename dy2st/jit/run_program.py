@@ -14,19 +14,18 @@ from typing import Any, Dict, List, Optional, Tuple
 import numpy as np
 
 from ..autograd.engine import GradientError
-from ..autograd.static_backward import (append_backward_ops, is_differentiable_value,
-                                       requires_grad)
+from ..autograd.static_backward import append_backward_ops, is_differentiable_value, requires_grad
 from ..autograd.tape import Node, attach, edge_of
 from ..backends import compile_for
+from ..format.input_spec import InputSpec
 from ..runtime.dtype import INEXACT_NUMPY
 from ..runtime.origin import user_origin
 from ..runtime.passes import optimize
 from ..runtime.passes.roll import roll_loops
-from ..runtime.pytree import flatten, unflatten
 from ..runtime.persistable import store
 from ..runtime.program_clone import clone_program
+from ..runtime.pytree import flatten, unflatten
 from ..runtime.tensor import Tensor
-from ..format.input_spec import InputSpec
 from .errors import raise_run_error
 from .program_replay import JointProgram, random_outputs, replay, snapshot
 

@@ -11,8 +11,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..runtime.tensor import Tensor
 from ..format.input_spec import InputSpec
+from ..runtime.tensor import Tensor
 
 
 class IdentityKey:

@@ -10,40 +10,34 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tu
 
 import numpy as np
 
-from ..runtime import state
-from ..runtime.state import dynamic_view
+from ..backends import compile_for, resolve_backend
+from ..format.concrete import ConcreteProgram
+from ..format.input_spec import InputSpec
+from ..jst.namespace import fails_on_its_path, raise_when_reached
+from ..runtime import ops, state
 from ..runtime.control_flow import is_undefined
 from ..runtime.dtype import dtype_of_array
-from ..runtime.persistable import store
-from ..backends import compile_for, resolve_backend
 from ..runtime.executor import CompiledProgram
 from ..runtime.passes import optimize
-from ..runtime.program import Program, Variable, program_guard
+from ..runtime.persistable import store
+from ..runtime.program import EscapedTensorError, Program, Variable, program_guard
+from ..runtime.python_value import PythonValue, as_numbers, number_leaves
 from ..runtime.pytree import flatten, unflatten
-from ..runtime.python_value import as_numbers, number_leaves
-from ..runtime.python_value import PythonValue
 from ..runtime.registry import hooks as _hooks
+from ..runtime.side_effects import check_defined
+from ..runtime.state import dynamic_view
 from ..runtime.tensor import Tensor, TensorLike
-from ..format.input_spec import InputSpec
-from ..format.concrete import ConcreteProgram
-from . import auto_dynamic, auto_numbers, cache_limit
-from . import run_program
-from .run_program import is_input, wrap_output
-from .options import TO_STATIC_KEYWORDS, options
+from . import auto_dynamic, auto_numbers, cache_limit, run_program
 from .errors import ConversionError, raise_in_user_code, raise_run_error
-from .keywords import check_keywords
 from .global_writes import global_values, restore_symbolic_globals
 from .guards import build_guards, note_call, recording
 from .guards.recorder import bound_arguments
-from ..jst.namespace import fails_on_its_path, raise_when_reached
-from .signature import CallBinder, describe_change, spec_key, value_key
+from .keywords import check_keywords
 from .logger import log
-from ..runtime import ops
-from ..runtime.program import EscapedTensorError
-from ..runtime.side_effects import check_defined
-from .transform import convert_function
-from .transform import converted_source
-
+from .options import TO_STATIC_KEYWORDS, options
+from .run_program import is_input, wrap_output
+from .signature import CallBinder, describe_change, spec_key, value_key
+from .transform import convert_function, converted_source
 
 
 class TracedProgram(NamedTuple):

@@ -6,8 +6,8 @@ import ast
 import dis
 import functools
 import linecache
-import textwrap
 import os
+import textwrap
 import threading
 import types
 from dataclasses import dataclass
@@ -15,6 +15,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import gast
 
+from ..jst import namespace as jst
 from ..runtime.origin import Origin, source_maps
 from ..transformers import anno
 from ..transformers.context import PassContext
@@ -24,7 +25,6 @@ from ..transformers.origin_info import attach_origins
 from ..transformers.pipeline import PASS_NAMES, features, run_passes
 from .errors import ConversionError, SourceUnavailableError
 from .logger import code_level, log
-from ..jst import namespace as jst
 
 FACTORY = "dy2st_factory"
 # Parsing, transforming and compiling run one thread at a time: CPython (3.11) keeps the ast

@@ -9,11 +9,11 @@ import numpy as np
 
 from ..autograd.mode import is_grad_enabled
 from ..backends import compile_for, resolve_backend
+from ..format.concrete import ConcreteProgram
+from ..format.input_spec import InputSpec
 from ..runtime.program import Program, Variable
 from ..runtime.pytree import LEAF, describe, unflatten
 from ..runtime.tensor import Tensor
-from ..format.input_spec import InputSpec
-from ..format.concrete import ConcreteProgram
 from .translated_training import call_with_grad, wants_grad
 
 try:

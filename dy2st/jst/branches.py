@@ -6,9 +6,8 @@ from typing import Any, Callable, Optional, Sequence, Tuple
 
 from ..runtime import ops, state
 from ..runtime.control_flow.cond import GENERATED_NAMES, UndefinedVar, is_undefined, merge_branches
-from ..runtime.control_flow.values import as_pred
 from ..runtime.control_flow.loop_growth import none_or_tensor
-from ..runtime.control_flow.values import placeholder_like
+from ..runtime.control_flow.values import as_pred, placeholder_like
 from ..runtime.inplace import changed_values, journal, replace_objects, union
 from ..runtime.program import Block, Variable, block_guard, rebind
 from ..runtime.pytree import describe, flatten
@@ -17,8 +16,15 @@ from ..runtime.tensor import TensorLike
 from . import attribute_writes
 from .branch_aliases import AliasFlags, branch_alias_tests
 from .branch_attributes import take_attributes, with_attribute_outputs
-from .trace_paths import (assignment_origins, copy_containers, is_symbolic, raise_when_reached,
-                          refuse_inside_try, trace_branch, with_lines)
+from .trace_paths import (
+    assignment_origins,
+    copy_containers,
+    is_symbolic,
+    raise_when_reached,
+    refuse_inside_try,
+    trace_branch,
+    with_lines,
+)
 
 
 def IfElse(pred: Any, true_fn: Callable, false_fn: Callable, get_args: Callable,

@@ -5,15 +5,15 @@ from __future__ import annotations
 from typing import Any, Callable, List, Optional, Sequence
 
 from ..runtime import ops
-from ..runtime.program import Variable
 from ..runtime.control_flow.loop_growth import refuse_listing
 from ..runtime.control_flow.unrolled import UnrolledLoop, unrolled_loop
+from ..runtime.control_flow.while_loop import static_while
+from ..runtime.program import Variable
 from ..runtime.tensor import Tensor, TensorLike
 from .branches import IfElse
 from .loops import run_static_loop
 from .operators import Len, as_bool
 from .trace_paths import copy_containers, refuse_inside_try
-from ..runtime.control_flow.while_loop import static_while
 
 
 def _sym(x: Any) -> bool:

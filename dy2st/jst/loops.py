@@ -12,8 +12,13 @@ from ..runtime.control_flow.while_loop import probe, static_while
 from ..runtime.inplace import attempt
 from . import attribute_writes
 from .loop_arrays import carried_arrays
-from .trace_paths import (is_symbolic, raise_when_reached, refuse_inside_try, trace_branch,
-                          with_lines)
+from .trace_paths import (
+    is_symbolic,
+    raise_when_reached,
+    refuse_inside_try,
+    trace_branch,
+    with_lines,
+)
 
 
 def While(cond_fn: Callable, body_fn: Callable, get_args: Callable, set_args: Callable,

@@ -14,11 +14,32 @@ from ..runtime.tensor import Tensor, TensorLike
 from .branches import IfElse, IfElseExpr  # noqa: F401
 from .iteration import Enumerate, For, ListComp, Range, Reversed, Zip  # noqa: F401
 from .loops import While, run_static_loop  # noqa: F401
-from .operators import (AllOf, And, AnyOf, Bool, Compare, Float, Int,  # noqa: F401
-                        IsInstance, Len, Max, Min, Not, Or, Round, Sum)
+from .operators import (  # noqa: F401
+    AllOf,
+    And,
+    AnyOf,
+    Bool,
+    Compare,
+    Float,
+    Int,
+    IsInstance,
+    Len,
+    Max,
+    Min,
+    Not,
+    Or,
+    Round,
+    Sum,
+)
 from .printing import Assert, Print  # noqa: F401
-from .trace_paths import (TryBlock, copy_containers, fails_on_its_path,  # noqa: F401
-                          is_symbolic, raise_when_reached, refuse_inside_try)
+from .trace_paths import (  # noqa: F401
+    TryBlock,
+    copy_containers,
+    fails_on_its_path,
+    is_symbolic,
+    raise_when_reached,
+    refuse_inside_try,
+)
 
 __all__ = ["IfElse", "IfElseExpr", "While", "For", "Range", "Reversed", "Enumerate", "Zip",
            "And", "Or",

@@ -8,13 +8,13 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..runtime import ops, state
+from ..runtime.control_flow import cond
 from ..runtime.control_flow.loop_growth import dict_length, presence_flag
 from ..runtime.control_flow.values import as_pred
 from ..runtime.program import Variable
 from ..runtime.python_value import number_result, python_value
 from ..runtime.side_effects import IS_NONE, MISSING_KEY
 from ..runtime.tensor import Tensor, TensorLike
-from ..runtime.control_flow import cond
 
 
 def _symbolic(x: Any) -> bool:

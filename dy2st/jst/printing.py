@@ -5,10 +5,10 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable, Optional
 
+from ..runtime import ops
 from ..runtime.origin import user_origin
 from ..runtime.program import Variable
 from ..runtime.side_effects import assert_true, print_values
-from ..runtime import ops
 
 
 def _has_symbolic(value: Any) -> bool:

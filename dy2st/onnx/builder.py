@@ -8,11 +8,11 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 import numpy as np
 
 from ..runtime.program import Block, Operator, Program, Variable
+from ..runtime.registry import OPS
 from . import table
 from .array_types import array_elem_dtype
 from .errors import NotExportableError, where_text
 from .ops_complex import COMPLEX_REASON
-from ..runtime.registry import OPS
 
 
 class Const:

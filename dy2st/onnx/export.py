@@ -6,13 +6,13 @@ import os
 import tempfile
 from typing import Any, Optional, Sequence
 
+from ..jit.api import prune_for_export, trace_for_export
 from ..jit.keywords import check_keywords
 from ..jit.options import ONNX_EXPORT_KEYWORDS
+from ..jit.static_function import StaticFunction
+from ..jit.translated_layer import TranslatedLayer
 from . import table
 from .errors import import_onnx
-from ..jit.translated_layer import TranslatedLayer
-from ..jit.api import prune_for_export, trace_for_export
-from ..jit.static_function import StaticFunction
 
 # protobuf cannot serialize a model of 2 GB or more: larger parameters go to an external file
 EXTERNAL_DATA_THRESHOLD = 2 ** 31 - 2 ** 26

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import List
 
 from .builder import OpContext
-from .ops_nn import float_const, softplus_of, float_input
+from .ops_nn import float_const, float_input, softplus_of
 from .table import lowers
 
 

@@ -5,9 +5,9 @@ from typing import List
 
 import numpy as np
 
+from ..runtime.registry import OPS
 from .builder import OpContext, Value
 from .table import lowers, not_exportable
-from ..runtime.registry import OPS
 
 
 @lowers("cast")

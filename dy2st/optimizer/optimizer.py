@@ -13,6 +13,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..autograd.mode import no_grad
+from ..autograd.static_api import append_backward
 from ..nn.clip import GradientClipBase
 from ..regularizer import L2Decay, WeightDecayRegularizer
 from ..runtime import ops, state
@@ -21,7 +22,6 @@ from ..runtime.persistable import write_persistable
 from ..runtime.program import Variable
 from ..runtime.tensor import Tensor
 from .lr import LRScheduler
-from ..autograd.static_api import append_backward
 
 __all__ = ["Optimizer"]
 

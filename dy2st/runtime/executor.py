@@ -16,16 +16,15 @@ import numpy as np
 from .control_flow.counted_loop import CountedLoop, counted_loop, counter_end
 from .control_flow.structure import cond_parts, while_parts
 from .direct_calls import direct_kernel, matmul_fn, method_expr
+from .errors import reraise_as
 from .fused_cells import KERNELS as FUSED_KERNELS, fuse_block_ops
 from .loop_limit import check_trip_count, count_turn, start_turn_count
 from .passes.effects import CONTROL
 from .passes.facts import resolve_vars
-from .program import Block, Operator, Program, Variable
-from .registry import OPS
-from .errors import reraise_as
-from .program import default_main_program
-from .tensor import Tensor
 from .persistable import store
+from .program import Block, Operator, Program, Variable, default_main_program
+from .registry import OPS
+from .tensor import Tensor
 
 # Ops with no inputs whose result can be computed once when compiling (never mutated later).
 HOISTABLE = {"full", "full_range", "eye"}

@@ -7,12 +7,10 @@ import contextlib
 import sys
 from typing import Any, Dict, Iterator, List, Sequence, Tuple
 
-from . import state
-from .registry import no_grad_update
-from .program import rebind
-from . import ops
-from .program import Variable
+from . import ops, state
+from .program import Variable, rebind
 from .pytree import flatten, unflatten
+from .registry import no_grad_update
 
 _FIELDS = ("name", "_shape", "dtype", "block", "persistable", "kind", "elem", "stop_gradient")
 

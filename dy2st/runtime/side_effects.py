@@ -7,10 +7,9 @@ from typing import Any, List, Optional
 
 import numpy as np
 
+from . import ops, state
 from .registry import apply, register_op
 from .tensor import Tensor
-from . import ops
-from . import state
 
 
 def _format(v: Any) -> str:

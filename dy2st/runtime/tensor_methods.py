@@ -3,19 +3,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import ops
+from . import array_methods, ops, tensor_methods_extra, tensor_methods_more
+from .array_methods import join, rjoin
+from .inplace import assign_in_place
 from .ops import indexing
+from .persistable import write_persistable
 from .program import Variable
 from .python_value import python_list, python_value
-from .persistable import write_persistable
 from .registry import apply, no_grad_update
 from .tensor import Tensor, TensorLike
-from . import tensor_methods_more
-from .array_methods import join
-from .array_methods import rjoin
-from .inplace import assign_in_place
-from . import array_methods
-from . import tensor_methods_extra
 
 
 def _reflect(fn):

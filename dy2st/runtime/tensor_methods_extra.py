@@ -7,11 +7,10 @@ from typing import Any, Dict
 
 import numpy as np
 
-from . import ops
+from . import ops, tensor_methods_more
 from .dtype import convert_dtype
 from .program import Variable
 from .tensor import Tensor, TensorLike
-from . import tensor_methods_more
 
 
 def _ndimension(self) -> int:

@@ -5,13 +5,12 @@ from __future__ import annotations
 import os
 from typing import Any, List
 
-from ..runtime.program import Program, Variable, default_main_program
+from ..format import read_model, save_concrete
 from ..format.concrete import ConcreteProgram
-from ..format import save_concrete
-from ..runtime.passes import optimize
-from ..runtime.pytree import flatten
 from ..format.input_spec import InputSpec
-from ..format import read_model
+from ..runtime.passes import optimize
+from ..runtime.program import Program, Variable, default_main_program
+from ..runtime.pytree import flatten
 
 
 def _as_list(vars_: Any, what: str) -> List[Variable]:

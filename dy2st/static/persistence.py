@@ -8,8 +8,7 @@ from typing import Any, Dict, Optional, Sequence
 
 import numpy as np
 
-from ..io.serialization import load as _load_file
-from ..io.serialization import save as _save_file
+from ..io.serialization import load as _load_file, save as _save_file
 from ..runtime.program import Program
 from ..runtime.tensor import Parameter, Tensor
 

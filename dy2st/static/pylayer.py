@@ -5,7 +5,7 @@ import contextlib
 from typing import Any, Callable, Iterator, Optional, Sequence
 
 from ..autograd.py_layer import PyLayer
-from ..runtime.device import parse_device, set_device, get_device
+from ..runtime.device import get_device, parse_device, set_device
 
 __all__ = ["static_pylayer", "device_guard"]
 

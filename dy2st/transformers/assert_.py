@@ -8,9 +8,9 @@ from typing import Any
 
 import gast
 
-from .context import PassContext
 from . import templates
 from .base import Transformer
+from .context import PassContext
 
 
 class AssertTransformer(Transformer):

@@ -5,9 +5,9 @@ from typing import Any, List, Optional
 
 import gast
 
-from .walk import child_nodes
 from . import anno
 from .context import PassContext
+from .walk import child_nodes
 
 _AST = gast.AST
 

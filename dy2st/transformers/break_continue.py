@@ -15,10 +15,10 @@ from typing import Any, List, Type
 
 import gast
 
-from .walk import child_nodes
-from .context import PassContext
 from . import anno, templates
 from .base import Transformer, copy_origin
+from .context import PassContext
+from .walk import child_nodes
 
 _NESTED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef, gast.For,
            gast.While, gast.AsyncFor)

@@ -10,9 +10,9 @@ from typing import Optional
 
 import gast
 
-from .context import PassContext
 from . import templates
 from .base import copy_origin
+from .context import PassContext
 from .walk import all_nodes
 
 _FRAME_SENSITIVE = {"super", "locals", "globals", "vars", "eval", "exec", "dir"}

@@ -7,11 +7,10 @@ Tensor).
 """
 from __future__ import annotations
 
-
 import gast
 
-from .context import PassContext
 from . import templates
+from .context import PassContext
 from .walk import all_nodes
 
 _CASTS = {"int": "Int", "float": "Float", "bool": "Bool", "len": "Len", "sum": "Sum",

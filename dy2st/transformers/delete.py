@@ -9,9 +9,9 @@ from typing import Any, List
 
 import gast
 
-from .context import PassContext
 from . import templates
 from .base import Transformer
+from .context import PassContext
 
 
 class DeleteTransformer(Transformer):

@@ -19,8 +19,8 @@ from typing import Any, List
 
 import gast
 
-from .context import PassContext
 from . import analysis, anno, templates
+from .context import PassContext
 from .scope import ControlFlowTransformer, int_tuple, names_tuple
 from .walk import all_nodes
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import gast
 
-from .context import PassContext
 from . import templates
 from .base import Transformer
+from .context import PassContext
 from .presence import presence_test
 
 

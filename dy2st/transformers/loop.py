@@ -20,10 +20,10 @@ from typing import Any, List, Set
 
 import gast
 
-from .context import PassContext
 from . import analysis, anno, templates
-from .ifelse import generated_helpers, mark_helpers
 from .base import copy_origin
+from .context import PassContext
+from .ifelse import generated_helpers, mark_helpers
 from .scope import ControlFlowTransformer, names_tuple
 from .walk import all_nodes
 

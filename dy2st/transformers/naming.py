@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Dict, Iterable, Optional, Set
 
 import gast
+
 from .walk import all_nodes
 
 

@@ -4,11 +4,10 @@
 """
 from __future__ import annotations
 
-
 import gast
 
-from .context import PassContext
 from . import templates
+from .context import PassContext
 from .walk import all_nodes
 
 

@@ -17,9 +17,9 @@ from typing import Any, List
 
 import gast
 
-from .context import PassContext
 from . import templates
 from .base import Transformer, copy_origin
+from .context import PassContext
 from .walk import all_statements, child_nodes
 
 _NESTED = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)

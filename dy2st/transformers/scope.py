@@ -4,7 +4,7 @@ locals of the enclosing function so that helpers can declare them nonlocal."""
 from __future__ import annotations
 
 import re
-from typing import Dict, Any, List, Optional, Sequence, Set, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 import gast
 

@@ -12,10 +12,10 @@ from typing import Any, List, Optional, Set
 
 import gast
 
-from .context import PassContext
 from . import templates
-from .base import Transformer, copy_origin
 from .analysis import written_names
+from .base import Transformer, copy_origin
+from .context import PassContext
 from .walk import all_nodes
 
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import gast
 
-from .context import PassContext
 from . import anno, templates
 from .base import Transformer
+from .context import PassContext
 
 
 class TryTransformer(Transformer):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+
 from ..runtime.ops import assign
 from ..runtime.tensor import TensorLike
 

@@ -8,11 +8,11 @@ from typing import Any, Callable, Iterator, List, Optional, Sequence
 import numpy as np
 
 from ..runtime import config, state
-from ..runtime.dtype import convert_dtype
 from ..runtime.device import Place, get_device, set_device  # noqa: F401 - paddle.* names
+from ..runtime.dtype import convert_dtype
+from ..runtime.ops import equal, numel
 from ..runtime.program import Variable
 from ..runtime.tensor import TensorLike
-from ..runtime.ops import equal, numel
 
 
 class iinfo:
@@ -96,9 +96,9 @@ def create_parameter(shape: Sequence[int], dtype: Any, name: Optional[str] = Non
                      default_initializer: Any = None) -> Any:
     """A new trainable Parameter (initialised as Layer.create_parameter does)."""
     # lazy: keeps nn.layer out of `import dy2st` (loaded on first use)
-    from ..nn.layer import Layer
     # lazy: keeps nn out of `import dy2st` (loaded on first use)
     from ..nn import ParamAttr
+    from ..nn.layer import Layer  # lazy: as above
     if name is not None and attr is None:
         attr = ParamAttr(name=name)
     return Layer().create_parameter(shape, attr=attr, dtype=dtype, is_bias=is_bias,

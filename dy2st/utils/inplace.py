@@ -3,9 +3,10 @@ methods Paddle has for predicates and linear algebra that live outside the op mo
 from __future__ import annotations
 
 from typing import Any, Callable, Dict
+
+from .. import linalg
 from ..runtime.tensor import TensorLike
 from ..runtime.tensor_methods import INPLACE
-from .. import linalg
 from . import framework
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from typing import Any, Dict
 
+from ..runtime import ops
 from ..runtime.dtype import convert_dtype
 from ..runtime.tensor import TensorLike
-from ..runtime import ops
 
 e = math.e
 pi = math.pi

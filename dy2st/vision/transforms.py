@@ -12,9 +12,15 @@ from typing import Any, Callable, Sequence, Tuple, Union
 import numpy as np
 
 from ..runtime.tensor import Tensor
-from .photometric import (adjust_brightness, adjust_contrast, adjust_saturation, erase, pad,
-                          to_grayscale)
-from .photometric import as_array as _as_array
+from .photometric import (
+    adjust_brightness,
+    adjust_contrast,
+    adjust_saturation,
+    as_array as _as_array,
+    erase,
+    pad,
+    to_grayscale,
+)
 
 __all__ = ["Compose", "ToTensor", "Normalize", "Resize", "CenterCrop", "RandomCrop",
            "RandomHorizontalFlip", "RandomVerticalFlip", "Transpose", "BaseTransform",

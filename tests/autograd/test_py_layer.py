@@ -5,8 +5,7 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
-from dy2st.autograd import PyLayer
-from dy2st.autograd import py_layer as py_layer_module
+from dy2st.autograd import PyLayer, py_layer as py_layer_module
 from dy2st.static import InputSpec
 from tests.support import onnx_outputs, randn
 

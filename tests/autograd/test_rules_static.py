@@ -9,8 +9,7 @@ import pytest
 import dy2st as paddle
 from dy2st.autograd.static_api import gradients
 from dy2st.runtime.ops import array as arrays_api
-from tests.autograd.vjp_cases import (CASES, Case, Float, cotangents, eager_grads, f,
-                                      float_outputs)
+from tests.autograd.vjp_cases import CASES, Case, Float, cotangents, eager_grads, f, float_outputs
 
 
 def _static_inputs(case: Case, arrays: List[np.ndarray]) -> List[Any]:

@@ -9,8 +9,16 @@ import dy2st as paddle
 from dy2st.autograd import GradientError
 from dy2st.autograd.rules import NO_GRAD, RULES
 from dy2st.runtime.registry import OPS, hooks
-from tests.autograd.vjp_cases import (CASES, REFUSING, SECOND_ORDER, Case, cotangents,
-                                      eager_grads, eager_tensors, loss_value)
+from tests.autograd.vjp_cases import (
+    CASES,
+    REFUSING,
+    SECOND_ORDER,
+    Case,
+    cotangents,
+    eager_grads,
+    eager_tensors,
+    loss_value,
+)
 
 # cond and while are differentiated by autograd/control_flow_grad.py when a Program is (eager code
 # runs Python control flow and never records them).

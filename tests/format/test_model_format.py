@@ -12,15 +12,14 @@ import pytest
 
 import dy2st
 from dy2st import static
+from dy2st.format import FORMAT_VERSION, ModelFormatError, load_concrete, save_concrete
 from dy2st.format.concrete import ConcreteProgram
 from dy2st.jit.load import load
-from dy2st.format import FORMAT_VERSION, ModelFormatError, load_concrete, save_concrete
 from dy2st.runtime.executor import compile_program
 from dy2st.runtime.pytree import flatten
 from dy2st.runtime.registry import apply
 from dy2st.runtime.side_effects import assert_true
-from dy2st.static import InputSpec
-from dy2st.static import nn as snn
+from dy2st.static import InputSpec, nn as snn
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

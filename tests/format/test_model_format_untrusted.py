@@ -14,8 +14,13 @@ import pytest
 
 import dy2st as paddle
 from dy2st.format import ModelFormatError
-from tests.support import (model_doc, model_npz_path, save_branchy_model, write_model_doc,
-                           write_model_npz)
+from tests.support import (
+    model_doc,
+    model_npz_path,
+    save_branchy_model,
+    write_model_doc,
+    write_model_npz,
+)
 
 
 @pytest.fixture

@@ -130,6 +130,7 @@ def _dead_if(x):
 
 def test_saved_program_with_a_dead_tensor_if_loads(tmp_path):
     import numpy as np
+
     import dy2st as paddle
     from dy2st.static import InputSpec
     sf = paddle.jit.to_static(_dead_if, input_spec=[InputSpec([None, 3], "float32")])

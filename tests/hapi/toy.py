@@ -1,6 +1,7 @@
 """What the hapi tests share: a small seeded classification dataset and network, and the
 hand-written eager training loop Model.fit is compared against."""
 import numpy as np
+
 import dy2st as paddle
 from dy2st import nn
 

@@ -4,8 +4,7 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
-from dy2st.incubate.nn import FusedLinear
-from dy2st.incubate.nn import functional as IF
+from dy2st.incubate.nn import FusedLinear, functional as IF
 from tests.support import check_grad, check_layer_converts, onnx_outputs, randn
 
 

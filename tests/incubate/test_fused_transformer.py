@@ -6,9 +6,13 @@ import pytest
 
 import dy2st as paddle
 import dy2st.nn.functional as F
-from dy2st.incubate.nn import (FusedBiasDropoutResidualLayerNorm, FusedDropoutAdd,
-                               FusedFeedForward, FusedMultiHeadAttention,
-                               FusedTransformerEncoderLayer)
+from dy2st.incubate.nn import (
+    FusedBiasDropoutResidualLayerNorm,
+    FusedDropoutAdd,
+    FusedFeedForward,
+    FusedMultiHeadAttention,
+    FusedTransformerEncoderLayer,
+)
 from tests.support import check_layer_converts, randn
 
 

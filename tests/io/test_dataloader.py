@@ -4,8 +4,18 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
-from dy2st.io import (BatchSampler, ComposeDataset, DataLoader, Dataset, IterableDataset,
-                      RandomSampler, SequenceSampler, Subset, TensorDataset, random_split)
+from dy2st.io import (
+    BatchSampler,
+    ComposeDataset,
+    DataLoader,
+    Dataset,
+    IterableDataset,
+    RandomSampler,
+    SequenceSampler,
+    Subset,
+    TensorDataset,
+    random_split,
+)
 
 
 class Squares(Dataset):

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
-from dy2st.static import InputSpec
 from dy2st.jit import auto_numbers
+from dy2st.static import InputSpec
 
 
 def add_one(x):

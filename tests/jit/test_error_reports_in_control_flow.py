@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
-from tests.support import check_user_error, expect_user_error, source_line, tensor as _t
 from dy2st.static import InputSpec
+from tests.support import check_user_error, expect_user_error, source_line, tensor as _t
 
 nn = paddle.nn
 HERE = os.path.basename(__file__)

@@ -5,11 +5,13 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
-from tests.jit.test_scoping_and_state import (_clip_count,  # noqa: F401 - scenarios run again
-                                                 early_return_python_number_or_tensor as early_return_number_or_tensor,
-                                                 four_levels as deep_nesting,
-                                                 int_becomes_tensor_in_while as int_promoted_by_while,
-                                                 return_int_or_python_int as return_python_int_from_while)
+from tests.jit.test_scoping_and_state import (  # noqa: F401 - scenarios run again
+    _clip_count,
+    early_return_python_number_or_tensor as early_return_number_or_tensor,
+    four_levels as deep_nesting,
+    int_becomes_tensor_in_while as int_promoted_by_while,
+    return_int_or_python_int as return_python_int_from_while,
+)
 from tests.roundtrip import RT, roundtrip_all
 from tests.support import randn as r
 

@@ -4,13 +4,12 @@ import pytest
 
 import dy2st
 from dy2st import static
+from dy2st.format import save_concrete
 from dy2st.format.concrete import ConcreteProgram
 from dy2st.jit.load import load
-from dy2st.format import save_concrete
 from dy2st.jit.translated_layer import InputMismatchError, TranslatedLayer
 from dy2st.runtime.pytree import flatten
-from dy2st.static import InputSpec
-from dy2st.static import nn as snn
+from dy2st.static import InputSpec, nn as snn
 
 
 def saved_model(tmp_path, build, specs):

@@ -21,8 +21,8 @@ def test_paddle_module_paths_hold_the_same_classes(module, cls):
 
 
 def test_import_forms_of_the_module_paths():
-    from dy2st.nn.layer.activation import ReLU
     import dy2st.nn.layer.activation as act
+    from dy2st.nn.layer.activation import ReLU
     from dy2st.nn.layer.layers import Layer
     assert ReLU is nn.ReLU and Layer is nn.Layer
     # PaddleSeg's Activation: `act_name in activation.__dict__` / `eval("activation.ReLU")()`

@@ -7,13 +7,12 @@ import sys
 import warnings
 
 import numpy as np
+import onnx  # noqa: E402 - a test dependency (the `test` extra)
 import pytest
 
 import dy2st as paddle
 from tests.shared_cases import require_corpus
 from tests.support import onnx_outputs
-
-import onnx  # noqa: E402 - a test dependency (the `test` extra)
 
 CORPUS = str(require_corpus())
 

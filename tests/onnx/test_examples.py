@@ -15,6 +15,7 @@ from tests.support import flat_results, onnx_outputs, randn
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "examples"))
 from model import RefineNet  # noqa: E402
+
 sys.path.remove(os.path.join(ROOT, "examples"))
 from benchmarks.models import attention  # noqa: E402
 

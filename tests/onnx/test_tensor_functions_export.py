@@ -6,7 +6,6 @@ import pytest
 import dy2st as paddle
 from tests.support import flat_results, onnx_outputs
 
-
 X = np.random.default_rng(2).standard_normal((3, 4)).astype("float32")
 SQ = (np.random.default_rng(3).standard_normal((2, 3, 3)) + 2 * np.eye(3)).astype("float32")
 

@@ -6,8 +6,6 @@ import dy2st as paddle
 from tests.support import run_static
 
 
-
-
 def build(fn, *specs):
     main = paddle.static.Program()
     with paddle.static.program_guard(main):

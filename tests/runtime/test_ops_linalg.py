@@ -7,8 +7,6 @@ import dy2st as paddle
 from tests.support import run_static
 
 
-
-
 def build(fn, *shapes, dtype="float32"):
     main = paddle.static.Program()
     with paddle.static.program_guard(main):

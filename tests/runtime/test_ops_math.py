@@ -8,8 +8,6 @@ import dy2st as paddle
 from tests.support import run_static
 
 
-
-
 def unknown(a):
     return [None] * a.ndim
 

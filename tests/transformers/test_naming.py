@@ -9,8 +9,8 @@ import gast
 import pytest
 
 import dy2st as paddle
-from tests.support import same_code
 from dy2st.transformers.naming import Namer, names_in
+from tests.support import same_code
 
 GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "golden")
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

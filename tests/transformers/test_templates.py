@@ -3,12 +3,11 @@ import ast
 
 import gast
 
-from tests.support import same_code
-
 from dy2st.transformers import anno, templates
 from dy2st.transformers.base import Transformer, copy_origin
 from dy2st.transformers.context import PassContext
 from dy2st.transformers.naming import Namer
+from tests.support import same_code
 
 
 def src(nodes):

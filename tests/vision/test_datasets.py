@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
-from dy2st.vision import datasets
-from dy2st.vision import transforms as T
+from dy2st.vision import datasets, transforms as T
 
 
 def _write_idx(path, array, labels=False):

@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 from ...runtime import ops
+from ...runtime.ops.einsum import parse_equation
 from ...runtime.registry import apply
 from . import GradientError, register_vjp
 from .util import shape_of, unbroadcast
-from ...runtime.ops.einsum import parse_equation
 
 
 @register_vjp("dot")

@@ -6,7 +6,6 @@ from ...runtime.registry import apply
 from . import register_vjp
 from .util import shape_of
 
-
 # Each of these ops reads a piece of x (op(x, *bound_tensors)); its gradient kernel
 # `<op>_grad(x, g, *bound_tensors)` writes g back where the piece came from, and the adjoint of
 # that kernel is the op itself.

@@ -16,14 +16,21 @@ from ...runtime.config import rng
 from ...runtime.executor import compile_program, raise_with_op_origin
 from ...runtime.loop_limit import loop_limit
 from ...runtime.program import Program
-from .buffers import (INITIAL_CAPACITY, Buffer, capacity_for, from_items, register,
-                      stackable, to_list)
+from .buffers import (
+    INITIAL_CAPACITY,
+    Buffer,
+    capacity_for,
+    from_items,
+    register,
+    stackable,
+    to_list,
+)
 from .device import placed
 from .loader import jax_modules, x64
 from .lower import LowerContext
+from .lowerings import LOWERINGS  # noqa: F401 - every op family registered before lowering
 from .params import device_value, remember_outputs
 from .spmd import AXIS, OverProcesses
-from .lowerings import LOWERINGS  # noqa: F401 - every op family registered before lowering
 from .table import NotLowerable
 
 # the retrace / fallback log lines go where to_static's retrace lines go (jit.set_verbosity)

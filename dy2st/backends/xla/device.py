@@ -8,7 +8,6 @@ from typing import Any, Dict, List, Tuple
 from ...runtime.device import current_place
 from .loader import jax_modules
 
-
 # (kind, index) -> its jax device, looked up once (every run asks)
 _devices: Dict[Tuple[str, int], Any] = {}
 

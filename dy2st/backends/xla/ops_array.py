@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 
 from ...runtime.registry import OPS
+from .buffers import Buffer, stackable
 from .loader import jax_modules
 from .lower import is_static
-from .buffers import Buffer, stackable
 from .table import lowers
 
 _m = jax_modules

@@ -10,9 +10,9 @@ import numpy as np
 
 from ...runtime.control_flow.structure import cond_parts, while_parts
 from ...runtime.registry import OPS
+from .buffers import from_items, register, stackable
 from .loader import jax_modules
 from .lower import is_static
-from .buffers import from_items, register, stackable
 from .table import NotLowerable, lowers
 
 _m = jax_modules

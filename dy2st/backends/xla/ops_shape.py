@@ -3,7 +3,6 @@ element rearrangements (flip, roll, tile, diag, ...) lowered as one gather whose
 op's own numpy kernel computes on an index grid while tracing (exact by construction)."""
 from __future__ import annotations
 
-
 import numpy as np
 
 from ...runtime.registry import OPS

@@ -10,19 +10,18 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 import gast
 import numpy as np
 
+from ...format.input_spec import InputSpec
 from ..errors import SourceUnavailableError, raise_in_user_code
 from ..logger import log
-from ..static_function import StaticFunction
-from .broken import mark_broken
-from . import identity
-from .outline import REGIONS, Outline, Region, build, locate, set_cell, unfeed
-from .reasons import GraphBreakInfo, break_origin, classify, value_hint
-from .output_kinds import RegionCall, output_kinds, remember_kinds
-from .result import Result, state_of
-from ...format.input_spec import InputSpec
-from ..transform import build_code, cache, parse_function
 from ..signature import describe_change
-
+from ..static_function import StaticFunction
+from ..transform import build_code, cache, parse_function
+from . import identity
+from .broken import mark_broken
+from .outline import REGIONS, Outline, Region, build, locate, set_cell, unfeed
+from .output_kinds import RegionCall, output_kinds, remember_kinds
+from .reasons import GraphBreakInfo, break_origin, classify, value_hint
+from .result import Result, state_of
 
 _warned_codes: Set[Any] = set()     # code objects already warned about (once each)
 

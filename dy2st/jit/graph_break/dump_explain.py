@@ -8,10 +8,16 @@ from typing import Any, List, Optional
 import numpy as np
 
 from ...format.input_spec import InputSpec
-from .explain import explain
 from ...runtime.tensor import Tensor
-from ..dump import (DumpError, function_names, load_user_module, resolve_qualname, is_layer_class,
-                    layer_of_forward)
+from ..dump import (
+    DumpError,
+    function_names,
+    is_layer_class,
+    layer_of_forward,
+    load_user_module,
+    resolve_qualname,
+)
+from .explain import explain
 
 UNKNOWN_DIM = 2
 

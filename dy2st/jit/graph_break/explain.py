@@ -7,8 +7,8 @@ import types
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, List
 
-from .result import state_of
 from ..static_function import StaticFunction
+from .result import state_of
 
 if TYPE_CHECKING:
     from .reasons import GraphBreakInfo

@@ -10,8 +10,8 @@ from typing import Any, Iterator, List, Optional, Tuple
 import gast
 
 from ...runtime.origin import Origin
-from ..errors import ConversionError, user_frames
 from ...transformers.analysis import read_names
+from ..errors import ConversionError, user_frames
 
 
 @dataclass(frozen=True)

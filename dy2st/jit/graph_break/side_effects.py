@@ -11,8 +11,9 @@ import types
 from typing import Any, Dict, List, Optional, Tuple
 
 import gast
-from ..transform import parse_function
+
 from ...runtime.tensor import Tensor
+from ..transform import parse_function
 
 MUTATING = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
             "popitem", "add", "discard", "sort", "reverse", "appendleft", "extendleft",
@@ -305,8 +306,8 @@ def _helper_effect(obj: Any, attr: str, arg_roots: Tuple, values: Dict[str, Any]
 
 def _callee(obj: Any, attr: str) -> Optional[Tuple[types.FunctionType, Any]]:
     """(user function, its bound instance or _NOTHING) of a call of obj (or of obj.attr)."""
-    from ..convert_call import skips_conversion     # convert_call imports graph_break lazily
-    from ...nn import Layer     # nn loads after jit: a Layer exists only once it is imported
+    from ...nn import Layer  # nn loads after jit: a Layer exists only once it is imported
+    from ..convert_call import skips_conversion  # convert_call imports graph_break lazily
     if attr:
         if isinstance(obj, types.ModuleType) or isinstance(obj, Layer) and \
                 attr in obj.__dict__.get("_sub_layers", {}):

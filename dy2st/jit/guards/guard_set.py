@@ -7,10 +7,10 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 import numpy as np
 
+from ...format.input_spec import InputSpec
 from ...runtime import state
 from ...runtime.program import Variable
 from ...runtime.tensor import Tensor
-from ...format.input_spec import InputSpec
 from .compiled import compile_check
 from .reads import ITEMS, reads_of
 from .recorder import Call

@@ -10,9 +10,9 @@ import numpy as np
 from ...runtime import ops
 from ...runtime.ops.operands import as_tensor, cast
 from ...runtime.registry import Meta, apply, register_op
-from .activation import float_meta, keep_float_dtype, elu, hardtanh, leaky_relu, relu, softmax, tanh
-from .dims import known_dims
 from ...runtime.tensor_methods import inplace_method
+from .activation import elu, float_meta, hardtanh, keep_float_dtype, leaky_relu, relu, softmax, tanh
+from .dims import known_dims
 
 __all__ = ["softsign", "log_sigmoid", "hardshrink", "softshrink", "tanhshrink", "thresholded_relu",
            "selu", "celu", "glu", "prelu", "rrelu", "maxout", "gumbel_softmax"]

@@ -6,9 +6,9 @@ from typing import Any, Optional
 
 from ...runtime import ops
 from ...runtime.ops.operands import as_tensor, cast
-from .input import one_hot
-from .loss import check_reduction, reduce_loss, binary_cross_entropy_with_logits
 from .dims import known_dims
+from .input import one_hot
+from .loss import binary_cross_entropy_with_logits, check_reduction, reduce_loss
 
 __all__ = ["square_error_cost", "log_loss", "dice_loss", "sigmoid_focal_loss"]
 

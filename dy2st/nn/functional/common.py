@@ -7,13 +7,12 @@ import numpy as np
 
 from ...runtime.config import rng
 from ...runtime.dtype import bool_
+from ...runtime.ops import scale, zeros_like
 from ...runtime.ops.infer import broadcast_shapes
 from ...runtime.ops.linalg import matmul_rows
 from ...runtime.ops.operands import as_tensor, binary_operands, cast
 from ...runtime.registry import Meta, apply, register_op
 from ...runtime.tensor import Tensor
-from ...runtime.ops import zeros_like
-from ...runtime.ops import scale
 
 __all__ = ["linear", "dropout", "pad"]
 

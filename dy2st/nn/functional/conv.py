@@ -5,7 +5,7 @@ from typing import Any, List, Optional
 
 from ...runtime.ops.operands import as_tensor, cast
 from ...runtime.registry import apply, register_op
-from .conv_nd import (as_ints, conv_infer, conv_nd_kernel, resolve_padding, transpose_out_size)
+from .conv_nd import as_ints, conv_infer, conv_nd_kernel, resolve_padding, transpose_out_size
 from .dims import known_dims
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv1d_transpose", "conv2d_transpose", "conv3d_transpose"]

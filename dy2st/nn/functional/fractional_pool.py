@@ -9,11 +9,11 @@ import numpy as np
 
 from ...runtime.dtype import int64
 from ...runtime.ops.operands import as_tensor
+from ...runtime.ops.random import uniform
 from ...runtime.registry import Meta, apply, register_op
 from .conv_nd import as_ints
 from .dims import known_dims
 from .pooling import window_max
-from ...runtime.ops.random import uniform
 
 __all__ = ["fractional_max_pool2d", "fractional_max_pool3d"]
 

@@ -9,10 +9,10 @@ from typing import Any, Callable, Optional
 from ...runtime import ops
 from ...runtime.ops.operands import as_tensor, cast
 from .activation_extra import log_sigmoid
+from .dims import known_dims
 from .distance import pairwise_distance
 from .input import one_hot
 from .loss import float_loss_input, hinge, reduce_loss
-from .dims import known_dims
 
 __all__ = ["multi_margin_loss", "multi_label_margin_loss", "multi_label_soft_margin_loss",
            "triplet_margin_with_distance_loss", "npair_loss"]

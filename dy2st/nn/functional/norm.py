@@ -5,10 +5,10 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ...autograd.mode import no_grad
 from ...runtime import state
 from ...runtime.dtype import float32
 from ...runtime.ops.operands import as_tensor, cast
-from ...autograd.mode import no_grad
 from ...runtime.persistable import write_persistable
 from ...runtime.registry import Meta, apply, register_op
 from ...runtime.tensor import Tensor

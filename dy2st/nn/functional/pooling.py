@@ -9,6 +9,7 @@ from typing import Any, List, Optional
 import numpy as np
 
 from ...runtime.dtype import int64
+from ...runtime.ops import scale
 from ...runtime.ops.operands import as_tensor
 from ...runtime.ops.window_index import window_gather_index
 from ...runtime.registry import Meta, apply, register_op
@@ -16,7 +17,6 @@ from .conv_nd import as_ints, padding_pairs, same_pads
 from .dims import known_dims
 from .resample import out_len, windows
 from .strided_pool import strided_max_applies, strided_window_max
-from ...runtime.ops import scale
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
            "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",

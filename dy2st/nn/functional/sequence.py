@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ...runtime import ops
-from ...runtime.ops.operands import as_tensor
 from ...runtime.control_flow.while_loop import while_loop
+from ...runtime.ops.operands import as_tensor
 from .dims import known_dims
 
 __all__ = ["sequence_mask", "gather_tree", "label_smooth", "cosine_similarity"]

@@ -12,6 +12,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 
 import numpy as np
 
+from ...runtime import state as _state
 from ...runtime.config import get_default_dtype
 from ...runtime.dtype import convert_dtype
 from ...runtime.registry import hooks as _hooks
@@ -21,7 +22,6 @@ from ..hooks import HookRemoveHelper
 from ..initializer import Constant, Initializer, XavierUniform
 from ..param_attr import WeightNormParamAttr, to_param_attr
 from ..weight_norm_attr import weight_norm_parameter
-from ...runtime import state as _state
 
 _BOOKKEEPING = ("_parameters", "_sub_layers", "_buffers")
 

@@ -1,7 +1,7 @@
 """paddle.nn.layer.norm: the normalization layers (Paddle's module path; the classes live in dy2st.nn.layers)."""
 from __future__ import annotations
 
-from ..layers import norm, group_norm, spectral_norm, fluid_batch_norm
+from ..layers import fluid_batch_norm, group_norm, norm, spectral_norm
 from .reexport import classes_of
 
 _CLASSES = classes_of(norm, group_norm, spectral_norm, fluid_batch_norm)

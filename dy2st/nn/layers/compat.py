@@ -8,13 +8,19 @@ from typing import Any, Optional
 import numpy as np
 
 from ...runtime.config import get_default_dtype
-from ...runtime.tensor import Parameter as _LayerParameter
-from ...runtime.tensor import Tensor
+from ...runtime.tensor import Parameter as _LayerParameter, Tensor
 from .. import naming
 from ..layer import Layer
 from .container import LayerDict, LayerList
 from .conv import Conv1D, Conv2D, Conv3D, ConvNd
-from .pooling import AdaptiveMaxPool1D, AdaptiveMaxPool2D, AdaptiveMaxPool3D, LPPool1D, LPPool2D, AdaptivePool
+from .pooling import (
+    AdaptiveMaxPool1D,
+    AdaptiveMaxPool2D,
+    AdaptiveMaxPool3D,
+    AdaptivePool,
+    LPPool1D,
+    LPPool2D,
+)
 
 Module = Layer
 ModuleList = LayerList

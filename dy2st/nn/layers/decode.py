@@ -10,9 +10,9 @@ from typing import Any, Callable, Optional, Tuple
 import numpy as np
 
 from ...runtime import ops
-from ...runtime.ops.operands import as_tensor
 from ...runtime.control_flow.while_loop import while_loop
 from ...runtime.nest import map_structure
+from ...runtime.ops.operands import as_tensor
 from .. import functional as F
 from ..functional.dims import known_dims
 

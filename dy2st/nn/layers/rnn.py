@@ -10,8 +10,8 @@ import math
 from typing import Any, List, Optional, Tuple
 
 from ...runtime import ops, state
-from ...runtime.pytree import flatten, unflatten
 from ...runtime.control_flow.while_loop import probe, while_loop
+from ...runtime.pytree import flatten, unflatten
 from .. import functional as F
 from ..functional.dims import known_dims
 from ..functional.sequence import sequence_mask

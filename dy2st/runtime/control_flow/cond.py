@@ -9,15 +9,22 @@ import numpy as np
 
 from .. import ops, state
 from ..dtype import bool_
+from ..ops.operands import constant, promote, scalar_dtype
+from ..origin import source_maps
 from ..program import Block, Variable, block_guard
 from ..python_value import PythonValue
 from ..pytree import describe, flatten, unflatten
 from ..registry import Meta, append_op, register_op
 from ..tensor import Tensor, TensorLike
-from .values import (align_captures, as_constant, as_pred, is_number, local_value, same_constant,
-                     unify)
-from ..origin import source_maps
-from ..ops.operands import constant, promote, scalar_dtype
+from .values import (
+    align_captures,
+    as_constant,
+    as_pred,
+    is_number,
+    local_value,
+    same_constant,
+    unify,
+)
 
 
 class UndefinedVarError(UnboundLocalError):

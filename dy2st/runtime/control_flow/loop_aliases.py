@@ -5,11 +5,16 @@ from __future__ import annotations
 
 from typing import Any, List, Optional, Tuple
 
-from ..inplace import (add_path_alias, alias_condition, as_flag, is_dense_var, leaf_aliases,
-                       reachable)
+from ..inplace import (
+    add_path_alias,
+    alias_condition,
+    as_flag,
+    is_dense_var,
+    leaf_aliases,
+    reachable,
+)
 from ..program import Block, Variable, escaped_message, rebind
-from ..side_effects import REFUSED, refused_value
-from ..side_effects import check_entry
+from ..side_effects import REFUSED, check_entry, refused_value
 
 
 def undefined_entry(v: Any):

@@ -14,12 +14,31 @@ from ..pytree import LEAF, describe, flatten, unflatten
 from ..registry import Meta, append_op
 from ..tensor import Tensor, TensorLike
 from .cond import GENERATED_NAMES, is_undefined
+from .loop_aliases import (
+    alias_outer_outputs,
+    check_refused,
+    follow_in_place,
+    kept_on_some_paths,
+    newly_followed,
+    note_pairs,
+    pair_flags,
+    pair_test,
+    still_same,
+    undefined_entry,
+)
 from .loop_growth import grown, keep_deleted, kept, none_placeholder, widen, widens
-from .loop_aliases import (alias_outer_outputs, check_refused, follow_in_place, kept_on_some_paths,
-                           newly_followed, note_pairs, pair_flags, pair_test, still_same,
-                           undefined_entry)
-from .values import (align_captures, as_constant, as_pred, is_number, local_value, made_at,
-                     meta_of, placeholder_like, same_constant, unify_elem)
+from .values import (
+    align_captures,
+    as_constant,
+    as_pred,
+    is_number,
+    local_value,
+    made_at,
+    meta_of,
+    placeholder_like,
+    same_constant,
+    unify_elem,
+)
 
 
 def while_loop(cond: Callable, body: Callable, loop_vars: Sequence[Any], is_test: bool = False,

@@ -7,13 +7,12 @@ import numpy as np
 
 from .. import state
 from ..dtype import convert_dtype, int64
-from ..program import Variable
+from ..program import Variable, rebind
 from ..registry import Meta, apply, register_op
 from ..tensor import Tensor
+from .math import add
 from .operands import as_tensor, is_tensor
 from .shape import reshape
-from .math import add
-from ..program import rebind
 
 
 def _elem_of(x) -> tuple:

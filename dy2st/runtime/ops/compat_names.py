@@ -7,19 +7,18 @@ import builtins
 from typing import Any, Optional
 
 from . import infer as I
+from .combine import broadcast_shape
 from .creation import arange, cast as _cast_to
 from .dims import dims
 from .gather import take_along_axis
 from .grids import linspace
 from .linalg import outer
-from .math import (equal, greater_equal, greater_than, less_equal, less_than, not_equal,
-                   pow as _pow)
+from .math import equal, greater_equal, greater_than, less_equal, less_than, not_equal, pow as _pow
 from .operands import as_tensor, is_tensor
 from .random import rand, randn
 from .selection import nonzero
 from .shape import concat, flatten, transpose
 from .sorting import sort
-from .combine import broadcast_shape
 
 
 def cat(x: Any, axis: Any = 0, name: Optional[str] = None) -> Any:

@@ -5,15 +5,14 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ..dtype import int32, int64
-from .creation import arange
+from .creation import arange, zeros
 from .dims import dims
 from .math import floor, logical_and, maximum
 from .operands import as_tensor, cast, is_tensor
 from .reduce import max as _max, min as _min, sum as _sum
+from .scatter_extra import index_add
 from .selection import where
 from .shape import flatten, reshape as _reshape, unsqueeze
-from .scatter_extra import index_add
-from .creation import zeros
 
 
 def searchsorted(sorted_sequence: Any, values: Any, out_int32: bool = False, right: bool = False,

@@ -6,14 +6,12 @@ from typing import Any, Optional
 import numpy as np
 
 from .. import state
+from ..config import get_default_dtype
 from ..dtype import COMPLEX_OF, DType, bool_, convert_dtype, int64
 from ..registry import Meta, apply, register_op
 from ..tensor import Tensor
 from .infer import attr_dtype
-from .operands import cast as _cast_to, is_tensor, scalar_dtype
-from ..config import get_default_dtype
-from .operands import constant
-from .operands import as_tensor
+from .operands import as_tensor, cast as _cast_to, constant, is_tensor, scalar_dtype
 
 
 def default_float() -> DType:

@@ -10,13 +10,12 @@ from . import infer as I
 from .creation import zeros_like
 from .dims import dims
 from .gather import gather
-from .math import abs as _abs, atan, clip, isnan, logical_and, sqrt  # noqa: F401
+from .math import abs as _abs, atan, clip, isnan, logical_and, logical_not, sqrt  # noqa: F401
 from .operands import as_tensor, cast
 from .reduce import any as _any, sum as _sum
 from .selection import where
 from .shape import concat, flatten, transpose, unsqueeze
 from .slicing import strided_slice
-from .math import logical_not
 
 _BIG = 2 ** 62     # an end bound past any dim (slices clamp it)
 

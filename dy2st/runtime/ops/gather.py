@@ -8,8 +8,8 @@ import numpy as np
 
 from ..registry import Meta, apply, register_op
 from . import infer as I
-from .operands import as_tensor, cast, is_tensor
 from .dims import dims
+from .operands import as_tensor, cast, is_tensor
 from .shape import reshape
 
 

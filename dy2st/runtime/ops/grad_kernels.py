@@ -9,9 +9,8 @@ import numpy as np
 from ..dtype import bool_
 from ..registry import Meta, register_op
 from .indexing import decode_index
-from .slicing import piece_bounds
-from .slicing import decode_slots
 from .infer import broadcast_shapes
+from .slicing import decode_slots, piece_bounds
 
 
 def _has_int_arrays(idx) -> bool:

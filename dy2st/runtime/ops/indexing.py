@@ -8,13 +8,13 @@ from typing import Any, List, Tuple
 
 import numpy as np
 
+from .. import state
 from ..dtype import bool_
 from ..program import Variable
 from ..registry import Meta, apply, register_op
 from ..tensor import Tensor, TensorLike
 from . import infer as I
 from .operands import as_tensor, cast, is_tensor
-from .. import state
 
 
 def encode_index(index: Any) -> Tuple[List[dict], List[Any]]:

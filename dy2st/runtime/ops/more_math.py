@@ -11,13 +11,36 @@ import numpy as np
 from ..complex_capable import refuse_complex
 from .creation import zeros_like
 from .extra_math import atan2
-from .math import (abs as _abs, acos, asin, atan, divide, exp, floor, isinf, isnan, less_than,
-                   log, log1p, logical_and, logical_or, maximum, minimum, multiply, neg, remainder,
-                   sign, sin, sqrt, subtract, tanh)
+from .math import (
+    abs as _abs,
+    acos,
+    asin,
+    atan,
+    clip,
+    divide,
+    exp,
+    floor,
+    isinf,
+    isnan,
+    less_than,
+    log,
+    log1p,
+    logical_and,
+    logical_or,
+    maximum,
+    minimum,
+    multiply,
+    neg,
+    remainder,
+    sign,
+    sin,
+    sqrt,
+    subtract,
+    tanh,
+)
 from .operands import as_tensor, cast
 from .rearrange import flip
 from .selection import where
-from .math import clip
 
 
 def _float(x: Any) -> Any:

@@ -7,10 +7,9 @@ from typing import Any, Optional
 from . import infer as I
 from .dims import dims
 from .operands import as_tensor, cast
-from .shape import flatten, squeeze, stack
+from .shape import flatten, reshape, squeeze, stack
 from .slicing import strided_slice
 from .sorting import argsort, sort
-from .shape import reshape
 
 
 def _at(x: Any, axis: int, k: int) -> Any:

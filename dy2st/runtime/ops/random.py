@@ -6,9 +6,9 @@ from typing import Any, Optional
 from .. import config
 from ..dtype import convert_dtype, int64
 from ..registry import Meta, apply, register_op
-from .creation import split_shape, default_float
-from .operands import as_tensor, cast, is_tensor
+from .creation import default_float, split_shape
 from .math import add, multiply
+from .operands import as_tensor, cast, is_tensor
 
 
 def _template_infer(*dims, shape, dtype, **attrs):

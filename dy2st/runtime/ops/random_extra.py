@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
+from .counting import searchsorted
 from .creation import full_like
 from .math import exp, floor, log, log1p
 from .operands import as_tensor, cast
 from .random import randn, uniform
-from .sorting import argsort, topk
-from .scan import cumsum
-from .counting import searchsorted
 from .reduce import sum as _sum
+from .scan import cumsum
+from .sorting import argsort, topk
 
 
 def standard_normal(shape: Any, dtype: Any = None, name: Optional[str] = None) -> Any:

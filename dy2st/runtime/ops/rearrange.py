@@ -7,8 +7,8 @@ import numpy as np
 
 from ..registry import Meta, apply, register_op
 from . import infer as I
-from .operands import is_tensor
 from .creation import split_shape
+from .operands import is_tensor
 
 
 def _axes(x: Any, axis: Any) -> List[int]:

@@ -13,19 +13,17 @@ from .combine import moveaxis
 from .creation import arange, eye, to_tensor
 from .dims import dims
 from .extra_math import diagonal
-from .gather import gather, gather_nd
+from .gather import gather, gather_nd, take_along_axis
 from .linalg import matmul
+from .math import clip
 from .operands import as_tensor, cast
 from .rearrange import flip
 from .reduce import sum as _sum
 from .scan import cumsum
-from .shape import flatten, reshape, stack, transpose, unsqueeze
+from .shape import flatten, reshape, squeeze, stack, transpose, unsqueeze
 from .slicing import split, strided_slice, unbind
 from .sorting import argsort
 from .triangular import diag
-from .math import clip
-from .gather import take_along_axis
-from .shape import squeeze
 
 _BIG = 2 ** 62
 

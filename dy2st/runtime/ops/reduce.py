@@ -5,12 +5,11 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..dtype import convert_dtype, int64
+from ..dtype import convert_dtype, float32, int64
 from ..registry import Meta, apply, register_op
 from . import infer as I
-from .operands import as_tensor
-from ..dtype import float32
 from .creation import cast
+from .operands import as_tensor
 
 
 def np_axis(axis):

@@ -20,9 +20,8 @@ from .indexing import setitem
 from .operands import as_tensor, cast, is_tensor
 from .reduce import any as _any
 from .selection import where
-from .shape import expand_as, flatten, reshape, transpose, unsqueeze
+from .shape import expand_as, flatten, reshape, squeeze, transpose, unsqueeze
 from .slicing import strided_slice
-from .shape import squeeze
 
 
 def slice_scatter(x: Any, value: Any, axes: Sequence[int], starts: Sequence[int],

@@ -7,13 +7,12 @@ from typing import Any, List, Optional, Sequence
 import numpy as np
 
 from ..dtype import int64
-from ..registry import Meta, apply, register_op
 from ..program import Variable
+from ..registry import Meta, apply, register_op
 from ..tensor import Tensor
 from . import infer as I
 from .creation import split_shape
-from .operands import as_tensor
-from .operands import cast, promote
+from .operands import as_tensor, cast, promote
 
 
 @register_op("shape", infer=lambda x: Meta((len(x._shape),), int64))

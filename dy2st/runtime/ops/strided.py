@@ -6,11 +6,11 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
+from .creation import zeros
 from .dims import dims
 from .gather import gather
 from .operands import as_tensor
 from .shape import flatten, reshape
-from .creation import zeros
 
 
 def strided_positions(shape: Sequence[int], stride: Sequence[int], offset: int) -> np.ndarray:

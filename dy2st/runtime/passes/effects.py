@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional,
 import numpy as np
 
 from ..collective import COLLECTIVE_OPS
+from ..ops.math import UNARY_FLOAT
 from ..program import Block, Operator, Program
 from ..registry import INTO, OPS
-from ..ops.math import UNARY_FLOAT
 
 if TYPE_CHECKING:
     from .facts import Facts

@@ -25,7 +25,6 @@ from ..program import Block, Program
 from .effects import blocks_inner_first, is_ssa, keep_names, returns_fresh
 from .facts import Facts, facts_for
 
-
 # The root of values not made fresh in this block: feeds, parameters, sub-block params, outputs
 # of ops that may return (views of) their inputs. Never reused.
 FOREIGN = "<foreign>"

@@ -8,8 +8,13 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
-from dy2st.runtime.control_flow.structure import (BLOCK_ATTRS, cond_parts, is_control_flow,
-                                                  sub_blocks, while_parts)
+from dy2st.runtime.control_flow.structure import (
+    BLOCK_ATTRS,
+    cond_parts,
+    is_control_flow,
+    sub_blocks,
+    while_parts,
+)
 from tests.onnx.checks import spec
 from tests.support import flat_results, onnx_outputs
 

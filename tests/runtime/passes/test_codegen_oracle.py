@@ -4,13 +4,12 @@ from typing import Dict, List
 
 import numpy as np
 import pytest
+from random_programs import SHAPE, assert_identical, random_program, run
 
 import dy2st as paddle
 from dy2st.runtime.passes import optimize
 from dy2st.runtime.program import Block, Program
 from dy2st.runtime.registry import OPS
-
-from random_programs import SHAPE, assert_identical, random_program, run
 
 
 def _run_block(program: Program, block: Block, args: List) -> List:

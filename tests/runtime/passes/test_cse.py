@@ -1,13 +1,12 @@
 """Common-subexpression elimination keeps results identical and never merges random, effectful
 or array-reading ops."""
 import numpy as np
+from random_programs import build_program, check_pass, run
 
 import dy2st as paddle
 from dy2st.runtime.passes.cse import eliminate_common_subexpressions
 from dy2st.runtime.registry import apply
 from dy2st.tensor import array_read, array_write, create_array
-
-from random_programs import check_pass, run, build_program
 
 
 def test_random_programs_identical_after_cse():

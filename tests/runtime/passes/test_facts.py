@@ -1,16 +1,15 @@
 """The lookup tables the passes share (facts.py) answer exactly what program.find_var and the
 per-op checks answer, and the batched renames equal renaming after each removal."""
 import numpy as np
+from random_programs import build_program, random_program
 
 import dy2st as paddle
 from dy2st import static
 from dy2st.runtime.dtype import DTYPES
 from dy2st.runtime.passes.effects import UNTOUCHABLE, Renames, is_pure, rename_captures
-from dy2st.runtime.registry import OPS
 from dy2st.runtime.passes.facts import Facts, resolve_vars
 from dy2st.runtime.program import Operator
-
-from random_programs import build_program, random_program
+from dy2st.runtime.registry import OPS
 
 
 def _is_pure_by_lookup(program, op):

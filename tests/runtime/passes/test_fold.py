@@ -1,11 +1,10 @@
 """Constant folding keeps results identical; random and effectful ops are never folded."""
 import numpy as np
+from random_programs import build_program, check_pass, run
 
 import dy2st as paddle
 from dy2st.runtime.passes.effects import EFFECTS, NONDETERMINISTIC
 from dy2st.runtime.passes.fold import fold_constants
-
-from random_programs import check_pass, run, build_program
 
 
 def test_random_programs_identical_after_folding():

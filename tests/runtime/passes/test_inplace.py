@@ -1,14 +1,13 @@
 """Buffer reuse (numpy out=) keeps results identical: it never writes a feed, a parameter, a
 hoisted constant, a view's base while the view lives, or a value read later."""
 import numpy as np
+from random_programs import check_pass
 
 import dy2st as paddle
 from dy2st import static
 from dy2st.runtime.executor import CompiledProgram
 from dy2st.runtime.passes.dce import eliminate_dead_code
 from dy2st.runtime.passes.inplace import reuse_buffers
-
-from random_programs import check_pass
 
 
 def test_random_programs_identical_with_buffer_reuse():

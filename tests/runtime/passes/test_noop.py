@@ -1,12 +1,11 @@
 """No-op cast / reshape / assign removal keeps results identical and never makes an output share
 an input's array."""
 import numpy as np
+from random_programs import build_program, check_pass
 
 import dy2st as paddle
 from dy2st.runtime.passes.noop import remove_noops
 from dy2st.runtime.registry import apply
-
-from random_programs import check_pass, build_program
 
 
 def test_random_programs_identical_after_noop_removal():

@@ -3,11 +3,10 @@ import os
 import sys
 
 import numpy as np
+from random_programs import check_pass
 
 import dy2st as paddle
 from dy2st.runtime.passes import optimize
-
-from random_programs import check_pass
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "benchmarks"))
 

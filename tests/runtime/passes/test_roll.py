@@ -4,15 +4,13 @@ import random
 
 import numpy as np
 import pytest
+from random_programs import SHAPE, _chain, assert_identical, run
 
 import dy2st as paddle
 from dy2st import static
-from dy2st.runtime.passes import optimize
-from dy2st.runtime.passes import roll
-from dy2st.runtime.passes.roll import roll_loops
 from dy2st.runtime.control_flow.unrolled import unrolled_loop
-
-from random_programs import SHAPE, _chain, assert_identical, run
+from dy2st.runtime.passes import optimize, roll
+from dy2st.runtime.passes.roll import roll_loops
 
 T = 12                      # time steps of the x feed
 FEEDS = ["x", "y"]
