@@ -345,3 +345,14 @@ def assert_agrees_with_eager(fn, inputs, tmp_path, spec=None, rtol=1e-5, atol=1e
                                    err_msg=str(x))
         np.testing.assert_allclose(loaded(paddle.to_tensor(x)).numpy(), want, rtol=rtol,
                                    atol=atol, err_msg=str(x))
+
+
+def numeric_gradient(f, x, eps=1e-6):
+    """Central differences of the scalar function f at the real array x, one entry at a time."""
+    g = np.zeros_like(x)
+    for k in range(x.size):
+        p, m = x.copy(), x.copy()
+        p.flat[k] += eps
+        m.flat[k] -= eps
+        g.flat[k] = (f(p) - f(m)) / (2 * eps)
+    return g

@@ -7,6 +7,7 @@ import scipy.fft as sfft
 
 import dy2st as paddle
 from dy2st.static import InputSpec
+from tests.support import numeric_gradient
 
 F = paddle.fft
 RNG = np.random.default_rng(0)
@@ -67,16 +68,6 @@ def test_unknown_dims_with_and_without_n():
     assert shapes == [[-1, 4], [4, 4], [5, 4]]     # n fixes the transformed dim
 
 
-def _fd_real(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for k in range(x.size):
-        p, m = x.copy(), x.copy()
-        p.flat[k] += eps
-        m.flat[k] -= eps
-        g.flat[k] = (f(p) - f(m)) / (2 * eps)
-    return g
-
-
 def _loss(y):
     y = paddle.as_real(y) if y.dtype.is_complex else y
     w = paddle.to_tensor(np.random.default_rng(5).standard_normal(y.shape))
@@ -100,10 +91,10 @@ def test_gradient_matches_finite_differences(name, data, kw):
     def value(a):
         return float(_loss(fn(paddle.to_tensor(a), **kw)))
     if data.dtype.kind == "f":
-        numeric = _fd_real(value, data)
+        numeric = numeric_gradient(value, data)
     else:   # Paddle's convention: dL/dRe z + 1j dL/dIm z
-        numeric = _fd_real(lambda r: value(r + 1j * data.imag), data.real) + \
-            1j * _fd_real(lambda i: value(data.real + 1j * i), data.imag)
+        numeric = numeric_gradient(lambda r: value(r + 1j * data.imag), data.real) + \
+            1j * numeric_gradient(lambda i: value(data.real + 1j * i), data.imag)
     x = paddle.to_tensor(data, stop_gradient=False)
     (eager,) = paddle.grad(_loss(fn(x, **kw)), x)
     xs = paddle.to_tensor(data, stop_gradient=False)
@@ -122,7 +113,7 @@ def _grad_norm(x):
 def test_second_order_through_rfft_and_irfft():
     x = paddle.to_tensor(X[0], stop_gradient=False)
     (got,) = paddle.grad(_grad_norm(x), x)
-    numeric = _fd_real(lambda a: float(_grad_norm(paddle.to_tensor(a, stop_gradient=False))),
+    numeric = numeric_gradient(lambda a: float(_grad_norm(paddle.to_tensor(a, stop_gradient=False))),
                        X[0])
     np.testing.assert_allclose(got.numpy(), numeric, rtol=1e-5, atol=1e-6)
 

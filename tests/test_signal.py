@@ -5,6 +5,7 @@ import pytest
 
 import dy2st as paddle
 from dy2st.static import InputSpec
+from tests.support import numeric_gradient
 
 RNG = np.random.default_rng(0)
 X = RNG.standard_normal((2, 40))
@@ -72,16 +73,6 @@ def test_return_complex_round_trip():
     np.testing.assert_allclose(back.numpy(), z, atol=1e-12)
 
 
-def _fd(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for k in range(x.size):
-        p, m = x.copy(), x.copy()
-        p.flat[k] += eps
-        m.flat[k] -= eps
-        g.flat[k] = (f(p) - f(m)) / (2 * eps)
-    return g
-
-
 def test_gradients_match_finite_differences():
     x0 = X[0, :20]
     w0 = np.hanning(8) + 0.1
@@ -93,10 +84,10 @@ def test_gradients_match_finite_differences():
     x = paddle.to_tensor(x0, stop_gradient=False)
     w = paddle.to_tensor(w0, stop_gradient=False)
     gx, gw = paddle.grad(loss(x, w), [x, w])
-    np.testing.assert_allclose(gx.numpy(), _fd(lambda a: float(loss(paddle.to_tensor(a),
+    np.testing.assert_allclose(gx.numpy(), numeric_gradient(lambda a: float(loss(paddle.to_tensor(a),
                                                                    paddle.to_tensor(w0))), x0),
                                rtol=1e-6, atol=1e-6)
-    np.testing.assert_allclose(gw.numpy(), _fd(lambda a: float(loss(paddle.to_tensor(x0),
+    np.testing.assert_allclose(gw.numpy(), numeric_gradient(lambda a: float(loss(paddle.to_tensor(x0),
                                                                    paddle.to_tensor(a))), w0),
                                rtol=1e-6, atol=1e-6)
 

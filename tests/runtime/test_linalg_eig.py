@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
+from tests.support import numeric_gradient
 
 RNG = np.random.default_rng(0)
 A = RNG.standard_normal((2, 3, 3))
@@ -27,16 +28,6 @@ def test_eig_solves_and_keeps_precision(dtype, out):
                                np.sort_complex(np.linalg.eigvals(data).ravel()), atol=tol)
 
 
-def _fd(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for k in range(x.size):
-        p, m = x.copy(), x.copy()
-        p.flat[k] += eps
-        m.flat[k] -= eps
-        g.flat[k] = (f(p) - f(m)) / (2 * eps)
-    return g
-
-
 def _loss(x):       # independent of each eigenvector's free phase
     w, v = paddle.linalg.eig(x)
     return (paddle.abs(v) * paddle.to_tensor(W)).sum() + paddle.real(w ** 3).sum()
@@ -46,7 +37,7 @@ def test_gradient_of_a_real_matrix():
     a = A[0]
     x = paddle.to_tensor(a, stop_gradient=False)
     (g,) = paddle.grad(_loss(x), x)
-    numeric = _fd(lambda m: float(_loss(paddle.to_tensor(m))), a)
+    numeric = numeric_gradient(lambda m: float(_loss(paddle.to_tensor(m))), a)
     np.testing.assert_allclose(g.numpy(), numeric, atol=1e-7)
     xs = paddle.to_tensor(a, stop_gradient=False)
     paddle.jit.to_static(_loss)(xs).backward()
@@ -57,8 +48,8 @@ def test_gradient_of_a_complex_matrix():
     z = A[0] + 1j * A[1]
     x = paddle.to_tensor(z, stop_gradient=False)
     (g,) = paddle.grad(_loss(x), x)
-    numeric = _fd(lambda r: float(_loss(paddle.to_tensor(r + 1j * z.imag))), z.real) + \
-        1j * _fd(lambda i: float(_loss(paddle.to_tensor(z.real + 1j * i))), z.imag)
+    numeric = numeric_gradient(lambda r: float(_loss(paddle.to_tensor(r + 1j * z.imag))), z.real) + \
+        1j * numeric_gradient(lambda i: float(_loss(paddle.to_tensor(z.real + 1j * i))), z.imag)
     np.testing.assert_allclose(g.numpy(), numeric, atol=1e-7)
 
 
