@@ -1,6 +1,7 @@
 """Helpers shared by test modules (importable as `tests.support`): seeded data, building a
 small static Program around a function and running it, checking user-facing errors."""
 import numpy as np
+import pytest
 
 import dy2st as paddle
 
@@ -356,3 +357,15 @@ def numeric_gradient(f, x, eps=1e-6):
         m.flat[k] -= eps
         g.flat[k] = (f(p) - f(m)) / (2 * eps)
     return g
+
+
+# (full_graph, with_break) pairs for tests that compare every call with eager: one graph, the
+# default mode, and the default mode with a graph break in the middle
+BREAK_MODES = [pytest.param(True, False, id="full_graph"),
+               pytest.param(False, False, id="default"),
+               pytest.param(False, True, id="default-with-break")]
+
+
+def graph_break(x):
+    """A statement that breaks the graph (numpy on a tensor) and changes nothing."""
+    return float(np.tanh(x.numpy()).sum())

@@ -9,18 +9,15 @@ import pytest
 
 import dy2st as paddle
 from dy2st.jit import auto_numbers
+from tests.support import BREAK_MODES, graph_break
 
 X = np.arange(6, dtype="float32").reshape(2, 3) - 2.0
 LR = 0.5
 
 
-def _brk(x):
-    return float(np.tanh(x.numpy()).sum())
-
-
 def scaled(x, lr, brk):
     if brk:
-        _brk(x)
+        graph_break(x)
     return x * lr + lr / 2
 
 
@@ -48,12 +45,7 @@ def returns_it(x, k):
     return x * k, k
 
 
-MODES = [pytest.param(True, False, id="full_graph"),
-         pytest.param(False, False, id="default"),
-         pytest.param(False, True, id="default-with-break")]
-
-
-@pytest.mark.parametrize("full_graph,brk", MODES)
+@pytest.mark.parametrize("full_graph,brk", BREAK_MODES)
 def test_a_float_argument_that_changes_every_call(full_graph, brk):
     static = paddle.jit.to_static(scaled, full_graph=full_graph)
     for i in range(12):
@@ -103,7 +95,7 @@ class Counter(paddle.nn.Layer):
     def forward(self, x):
         self.step += 1
         if self.brk:
-            _brk(x)
+            graph_break(x)
         return self.fc(x) * self.step
 
 

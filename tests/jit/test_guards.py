@@ -9,6 +9,7 @@ import pytest
 
 import dy2st as paddle
 from dy2st.jit import auto_numbers, cache_limit
+from tests.support import BREAK_MODES, graph_break
 
 X = np.arange(6, dtype="float32").reshape(2, 3) - 2.0
 
@@ -35,11 +36,6 @@ def fresh_globals():
     _reset()
 
 
-def _brk(x):
-    """A statement that breaks the graph (numpy on a tensor) and changes nothing."""
-    return float(np.tanh(x.numpy()).sum())
-
-
 def _compare(fn, static, changes, args=lambda: (paddle.to_tensor(X),)):
     """Call eager and static after each change of state; every call must agree."""
     for i, change in enumerate([lambda: None] + list(changes)):
@@ -50,11 +46,6 @@ def _compare(fn, static, changes, args=lambda: (paddle.to_tensor(X),)):
                                    err_msg=f"call {i + 1}")
 
 
-MODES = [pytest.param(True, False, id="full_graph"),
-         pytest.param(False, False, id="default"),
-         pytest.param(False, True, id="default-with-break")]
-
-
 def _g(name, value):
     return lambda: globals().__setitem__(name, value)
 
@@ -63,13 +54,13 @@ def _g(name, value):
 
 def f_float(x, brk):
     if brk:
-        _brk(x)
+        graph_break(x)
     return x * K
 
 
 def f_range(x, brk):
     if brk:
-        _brk(x)
+        graph_break(x)
     for _ in range(N):
         x = x + 1
     return x
@@ -77,7 +68,7 @@ def f_range(x, brk):
 
 def f_flag(x, brk):
     if brk:
-        _brk(x)
+        graph_break(x)
     if FLAG:
         return x + 1
     return x - 1
@@ -85,31 +76,31 @@ def f_flag(x, brk):
 
 def f_len(x, brk):
     if brk:
-        _brk(x)
+        graph_break(x)
     return x * len(L)
 
 
 def f_dict(x, brk):
     if brk:
-        _brk(x)
+        graph_break(x)
     return x * D["a"]
 
 
 def f_ndarray(x, brk):
     if brk:
-        _brk(x)
+        graph_break(x)
     return x + paddle.to_tensor(ARR)
 
 
 def f_tensor(x, brk):
     if brk:
-        _brk(x)
+        graph_break(x)
     return x + T
 
 
 def f_callable(x, brk):
     if brk:
-        _brk(x)
+        graph_break(x)
     return ACT(x)
 
 
@@ -126,7 +117,7 @@ GLOBAL_CASES = [
 ]
 
 
-@pytest.mark.parametrize("full_graph,brk", MODES)
+@pytest.mark.parametrize("full_graph,brk", BREAK_MODES)
 @pytest.mark.parametrize("fn,changes", GLOBAL_CASES, ids=[c[0].__name__ for c in GLOBAL_CASES])
 def test_changed_global_is_seen(fn, changes, full_graph, brk):
     if full_graph and brk:
@@ -142,7 +133,7 @@ def _helper_reads_k(x):
 
 def f_helper(x, brk):
     if brk:
-        _brk(x)
+        graph_break(x)
     y = _helper_reads_k(x)
     return y + 1
 
@@ -153,11 +144,11 @@ def _nested_helper(x):
 
 def f_nested_helper(x, brk):
     if brk:
-        _brk(x)
+        graph_break(x)
     return _nested_helper(x)
 
 
-@pytest.mark.parametrize("full_graph,brk", MODES)
+@pytest.mark.parametrize("full_graph,brk", BREAK_MODES)
 @pytest.mark.parametrize("fn", [f_helper, f_nested_helper])
 def test_global_read_by_a_helper_is_guarded(fn, full_graph, brk):
     static = paddle.jit.to_static(fn, full_graph=full_graph)
@@ -203,7 +194,7 @@ class Net(paddle.nn.Layer):
 
     def forward(self, x):
         if self.brk:
-            _brk(x)
+            graph_break(x)
         h = self.helper(x)
         for _ in range(self.steps):
             h = h + 1
@@ -217,7 +208,7 @@ def _set(obj, name, value):
     return lambda: setattr(obj, name, value)
 
 
-@pytest.mark.parametrize("full_graph,brk", MODES)
+@pytest.mark.parametrize("full_graph,brk", BREAK_MODES)
 def test_layer_attributes_are_guarded(full_graph, brk):
     paddle.seed(0)
     eager = Net(brk)
@@ -241,7 +232,7 @@ class Cfg:
 
 def f_cfg(x, cfg, brk):
     if brk:
-        _brk(x)
+        graph_break(x)
     return x * cfg.k + cfg.inner.m
 
 
@@ -251,13 +242,13 @@ def _reads_cfg(x, c):
 
 def f_cfg_helper(x, cfg, brk):
     if brk:
-        _brk(x)
+        graph_break(x)
     return _reads_cfg(x, cfg) + 1
 
 
 # -- item 5: attributes of argument objects ---------------------------------------------------
 
-@pytest.mark.parametrize("full_graph,brk", MODES)
+@pytest.mark.parametrize("full_graph,brk", BREAK_MODES)
 @pytest.mark.parametrize("fn", [f_cfg, f_cfg_helper])
 def test_argument_object_attributes_are_guarded(fn, full_graph, brk):
     cfg = Cfg(1.0)

@@ -6,17 +6,9 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
+from tests.support import BREAK_MODES, graph_break
 
 X = np.arange(6, dtype="float32").reshape(2, 3) - 2.0
-MODES = [pytest.param(True, False, id="full_graph"),
-         pytest.param(False, False, id="default"),
-         pytest.param(False, True, id="default-with-break")]
-
-
-def _brk(x):
-    return float(np.tanh(x.numpy()).sum())
-
-
 class Holder:
     def __init__(self):
         self.calls = 0
@@ -48,28 +40,28 @@ def _scale_in_place(t, v):
 
 def global_helper(x, brk):
     if brk:
-        _brk(x)
+        graph_break(x)
     _bump()
     return x * HOLD.calls
 
 
 def list_helper(x, brk):
     if brk:
-        _brk(x)
+        graph_break(x)
     _log(1)
     return x * len(LOG)
 
 
 def object_helper(x, brk, o=HOLD):
     if brk:
-        _brk(x)
+        graph_break(x)
     _bump_obj(o)
     return x * o.calls
 
 
 def helper_of_a_helper(x, brk):
     if brk:
-        _brk(x)
+        graph_break(x)
     _outer_helper()
     return x + HOLD.calls
 
@@ -89,7 +81,7 @@ def fresh_state():
     _set_state((0, []))
 
 
-@pytest.mark.parametrize("full_graph,brk", MODES)
+@pytest.mark.parametrize("full_graph,brk", BREAK_MODES)
 @pytest.mark.parametrize("fn", [global_helper, list_helper, object_helper, helper_of_a_helper],
                          ids=lambda f: f.__name__)
 def test_helper_changes_happen_on_every_call(fn, full_graph, brk):
@@ -142,13 +134,13 @@ class Net(paddle.nn.Layer):
 
     def forward(self, x):
         if self.brk:
-            _brk(x)
+            graph_break(x)
         self.count(x)
         h = self.inner(x)
         return h * self.calls + self.inner.seen + len(self.history)
 
 
-@pytest.mark.parametrize("full_graph,brk", MODES)
+@pytest.mark.parametrize("full_graph,brk", BREAK_MODES)
 def test_layer_methods_and_sublayers_change_state_on_every_call(full_graph, brk):
     eager, net = Net(brk), Net(brk)
     static = paddle.jit.to_static(net, full_graph=full_graph)

@@ -10,18 +10,9 @@ import pytest
 
 import dy2st as paddle
 from dy2st.jit.guards import reads_of
+from tests.support import BREAK_MODES, graph_break
 
 X = np.arange(6, dtype="float32").reshape(2, 3) - 2.0
-MODES = [pytest.param(True, False, id="full_graph"),
-         pytest.param(False, False, id="default"),
-         pytest.param(False, True, id="default-with-break")]
-
-
-def _brk(x):
-    """A statement that breaks the graph (numpy on a tensor) and changes nothing."""
-    return float(np.tanh(x.numpy()).sum())
-
-
 class Cfg:
     def __init__(self):
         self.k = 1.0
@@ -47,13 +38,13 @@ TABLE = {"f": _double}
 
 def computed_getattr(x, brk):
     if brk:
-        _brk(x)
+        graph_break(x)
     return x * getattr(CFG, CFG.name)
 
 
 def has_attribute(x, brk):
     if brk:
-        _brk(x)
+        graph_break(x)
     if hasattr(CFG, "extra"):
         return x + 1.0
     return x
@@ -61,47 +52,47 @@ def has_attribute(x, brk):
 
 def vars_entry(x, brk):
     if brk:
-        _brk(x)
+        graph_break(x)
     return x * vars(CFG)["k"]
 
 
 def dict_entry(x, brk):
     if brk:
-        _brk(x)
+        graph_break(x)
     return x * CFG.__dict__["k"]
 
 
 def local_alias(x, brk):
     c = CFG.inner
     if brk:
-        _brk(x)
+        graph_break(x)
     return x * c.m
 
 
 def alias_of_an_argument(x, brk, cfg=CFG):
     c = cfg
     if brk:
-        _brk(x)
+        graph_break(x)
     return x * c.k + c.inner.m
 
 
 def parameter_reassigned(x, brk, c=CFGS[0]):
     h = x * c.k
     if brk:
-        _brk(x)
+        graph_break(x)
     c = CFG
     return h + c.k
 
 
 def constant_subscript(x, brk):
     if brk:
-        _brk(x)
+        graph_break(x)
     return x * CFGS[1].k
 
 
 def loop_over_objects(x, brk):
     if brk:
-        _brk(x)
+        graph_break(x)
     for c in CFGS:
         x = x * c.k
     return x
@@ -109,13 +100,13 @@ def loop_over_objects(x, brk):
 
 def through_a_list_of_callables(x, brk):
     if brk:
-        _brk(x)
+        graph_break(x)
     return FNS[0](x) + FNS[1](x)
 
 
 def through_a_dict_of_callables(x, brk):
     if brk:
-        _brk(x)
+        graph_break(x)
     return TABLE["f"](x)
 
 
@@ -149,7 +140,7 @@ CASES = [computed_getattr, has_attribute, vars_entry, dict_entry, local_alias,
          through_a_list_of_callables, through_a_dict_of_callables]
 
 
-@pytest.mark.parametrize("full_graph,brk", MODES)
+@pytest.mark.parametrize("full_graph,brk", BREAK_MODES)
 @pytest.mark.parametrize("fn", CASES, ids=lambda f: f.__name__)
 def test_indirect_reads_are_guarded(fn, full_graph, brk):
     static = paddle.jit.to_static(fn, full_graph=full_graph)
