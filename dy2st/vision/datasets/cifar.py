@@ -11,8 +11,7 @@ from typing import Any, Callable, List, Optional, Tuple
 import numpy as np
 
 from ...io import Dataset
-from .. import get_image_backend
-from .files import locate
+from .files import locate, mode_and_backend
 
 _URL = "https://dataset.bj.bcebos.com/cifar/cifar-10-python.tar.gz"
 _ALLOWED = {("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "_reconstruct"),
@@ -45,13 +44,7 @@ class Cifar10(Dataset):
     def __init__(self, data_file: Optional[str] = None, mode: str = "train",
                  transform: Optional[Callable] = None, download: bool = True,
                  backend: Optional[str] = None) -> None:
-        if mode.lower() not in ("train", "test"):
-            raise ValueError(f"mode should be 'train' or 'test', but got {mode}")
-        self.mode = mode.lower()
-        backend = backend or get_image_backend()
-        if backend not in ("pil", "cv2"):
-            raise ValueError(f"Expected backend are one of ['pil', 'cv2'], but got {backend}")
-        self.backend = backend
+        self.mode, self.backend = mode_and_backend(mode, backend)
         what = type(self).__name__
         path = locate(data_file, "cifar", self.FILE, self.URL, what)
         flag = self.FLAGS[self.mode]

@@ -9,8 +9,7 @@ from typing import Any, Callable, Optional, Tuple
 import numpy as np
 
 from ...io import Dataset
-from .. import get_image_backend
-from .files import locate
+from .files import locate, mode_and_backend
 
 _MNIST_URL = "https://dataset.bj.bcebos.com/mnist/"
 _FILES = {"train": ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"),
@@ -46,13 +45,7 @@ class MNIST(Dataset):
     def __init__(self, image_path: Optional[str] = None, label_path: Optional[str] = None,
                  mode: str = "train", transform: Optional[Callable] = None,
                  download: bool = True, backend: Optional[str] = None) -> None:
-        if mode.lower() not in ("train", "test"):
-            raise ValueError(f"mode should be 'train' or 'test', but got {mode}")
-        self.mode = mode.lower()
-        backend = backend or get_image_backend()
-        if backend not in ("pil", "cv2"):
-            raise ValueError(f"Expected backend are one of ['pil', 'cv2'], but got {backend}")
-        self.backend = backend
+        self.mode, self.backend = mode_and_backend(mode, backend)
         what = type(self).__name__
         image_file, label_file = _FILES[self.mode]
         image_path = locate(image_path, self.NAME, image_file, self.URL_PREFIX + image_file, what)
