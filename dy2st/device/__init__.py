@@ -9,7 +9,7 @@ from typing import Any, Iterator, List, Optional
 from ..runtime import config as _config
 from ..runtime import device as _device
 from ..runtime.dtype import DTYPES
-from ..runtime.device import Place, get_device, set_device
+from ..runtime.device import Place, device_guard, get_device, set_device
 from ..utils.device import (is_compiled_with_cuda, is_compiled_with_custom_device,
                             is_compiled_with_rocm, is_compiled_with_xpu)
 from ..utils.tensor_types import TENSOR_TYPES
@@ -74,15 +74,6 @@ def device_count(device_type: Optional[str] = None) -> int:
     return 0 if kind == "cpu" else _device.device_count(kind)
 
 
-@contextlib.contextmanager
-def device_guard(device: Any) -> Iterator[None]:
-    """Run the block with `device` current, then restore the previous one."""
-    previous = get_device()
-    set_device(device)
-    try:
-        yield
-    finally:
-        set_device(previous)
 
 
 def synchronize(device: Any = None) -> None:

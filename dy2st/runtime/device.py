@@ -5,8 +5,9 @@ registers the device kinds it provides with `register_device_kind`, and hears ev
 through `on_set_device`."""
 from __future__ import annotations
 
+import contextlib
 import re
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Tuple
 
 # device kind -> how many devices of that kind exist (the CPU is always there)
 _KINDS: Dict[str, Callable[[], int]] = {"cpu": lambda: 1}
@@ -111,3 +112,14 @@ def get_device() -> str:
 
 def current_place() -> Place:
     return Place(*_current[0])
+
+
+@contextlib.contextmanager
+def device_guard(device: Any) -> Iterator[None]:
+    """Run the block with `device` current, then restore the previous one."""
+    previous = get_device()
+    set_device(device)
+    try:
+        yield
+    finally:
+        set_device(previous)

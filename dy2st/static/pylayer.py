@@ -5,7 +5,7 @@ import contextlib
 from typing import Any, Callable, Iterator, Optional, Sequence
 
 from ..autograd.py_layer import PyLayer
-from ..runtime.device import get_device, parse_device, set_device
+from ..runtime import device as runtime_device
 
 __all__ = ["static_pylayer", "device_guard"]
 
@@ -49,10 +49,5 @@ def device_guard(device: Optional[str] = None) -> Iterator[None]:
     if device is None:
         yield
         return
-    parse_device(device)
-    previous = get_device()
-    set_device(device)
-    try:
+    with runtime_device.device_guard(device):
         yield
-    finally:
-        set_device(previous)
