@@ -19,6 +19,7 @@ from .direct_calls import direct_kernel, matmul_fn, method_expr
 from .errors import reraise_as
 from .fused_cells import KERNELS as FUSED_KERNELS, fuse_block_ops
 from .loop_limit import check_trip_count, count_turn, start_turn_count
+from .loop_products import HeldWeight, RecurrentWeight, times_transposed
 from .passes.effects import CONTROL
 from .passes.facts import resolve_vars
 from .persistable import store
@@ -351,9 +352,9 @@ class _Codegen:
         if method is not None:
             if op.type == "matmul":
                 held = self.transposed.get(op.inputs[1]) if self.transposed else None
-                fn = matmul_fn(self.vars, op)
                 if held is not None and _transposes_y_only(op):
-                    return f"{self.const('D', fn)}({ins[0]}, {held})"
+                    return f"{self.const('D', times_transposed)}({ins[0]}, {held})"
+                fn = matmul_fn(self.vars, op)
                 return f"{self.const('D', fn)}({method})"
             return method
         attrs = []
@@ -474,11 +475,12 @@ class _Codegen:
     def hoist_transposes(self, body: Block, n: int, args: List[str], sources: List[str],
                          ind: str, tag: Tuple[int, Operator]) -> Dict[str, str]:
         """For each loop-invariant 2-D matrix the body multiplies by transposed (`x W^T`, as
-        RNN cells do with weights stored [out, in]), a contiguous copy of W^T made before the
-        loop: {body param: its local}. This machine's BLAS multiplies by a transposed operand
-        up to 2-3x slower than by a contiguous one, and a copy costs about one product. The
-        copy of a parameter is kept from one run to the next while the parameter's array is
-        the same (an update replaces the array), so a run neither makes nor holds a new one."""
+        RNN cells do with weights stored [out, in]), a loop_products.RecurrentWeight made before
+        the loop: {body param: its local}. It holds W^T contiguous (this machine's BLAS
+        multiplies by a transposed operand up to 2-3x slower, and a copy costs about one
+        product), or in column pieces the BLAS multiplies without packing. That of a parameter
+        is kept from one run to the next while the parameter's array is the same (an update
+        replaces the array), so a run neither makes nor holds a new copy."""
         hoisted: Dict[str, str] = {}
         invariant = dict(zip(body.params[n:], args[n:]))
         outer = dict(zip(body.params[n:], sources[n:]))
@@ -493,12 +495,9 @@ class _Codegen:
                     method_expr(self.vars, o, list(o.inputs)) is None:
                 continue
             local = hoisted[y] = self.new_local()
-            if outer.get(y) in persistables:
-                self.emit(f"{ind}{local} = {self.const('D', TransposedCopy())}({invariant[y]})",
-                          tag)
-                continue
-            self.emit(f"{ind}{local} = {self.const('D', np.ascontiguousarray)}"
-                      f"({invariant[y]}.swapaxes(-1, -2))", tag)
+            # a parameter's is kept between runs; another value's is made again each run
+            prepare = HeldWeight() if outer.get(y) in persistables else RecurrentWeight
+            self.emit(f"{ind}{local} = {self.const('D', prepare)}({invariant[y]})", tag)
         self.transposed.update(hoisted)
         return hoisted
 
@@ -743,23 +742,6 @@ def raise_with_op_origin(e: BaseException, compiled: CompiledProgram, tb) -> Non
     text = op_text(compiled.program.blocks[block_idx], op)
     msg = f"{e}\n[operator {text}] failed when the program ran{where}"
     reraise_as(e, msg, op.origin)
-
-
-class TransposedCopy:
-    """A contiguous W^T, made again only when W is another array: arrays of tensors are never
-    written in place (an update replaces the array, as autograd relies on too)."""
-
-    __slots__ = ("_pair",)
-
-    def __init__(self) -> None:
-        self._pair = (None, None)
-
-    def __call__(self, w: np.ndarray) -> np.ndarray:
-        source, copy = self._pair       # one read: a concurrent run sees a matching pair
-        if source is not w:
-            copy = np.ascontiguousarray(w.swapaxes(-1, -2))
-            self._pair = (w, copy)
-        return copy
 
 
 def compile_program(program: Program, feed_names: Sequence[str], fetch_names: Sequence[str]) -> CompiledProgram:

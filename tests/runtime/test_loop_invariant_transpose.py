@@ -4,7 +4,8 @@ results equal eager, and matrices the loop changes or reads otherwise are left a
 import numpy as np
 
 import dy2st as paddle
-from dy2st.runtime.executor import TransposedCopy, compile_program
+from dy2st.runtime.executor import compile_program
+from dy2st.runtime.loop_products import HeldWeight, RecurrentWeight, times_transposed
 
 
 def static_source(sf) -> str:
@@ -64,14 +65,26 @@ def check_equal(fn, args):
     return static_source(sf)
 
 
-def test_loop_invariant_weights_are_transposed_once_before_the_loop():
+def global_names(sf, value) -> list:
+    """The generated code's global names bound to value."""
+    program = sf.concrete_program.main_program
+    compiled = compile_program(program, program.feed_names, program.fetch_names)
+    return [k for k, v in compiled._run.__globals__.items() if v is value]
+
+
+def test_loop_invariant_weights_are_prepared_once_before_the_loop():
     for fn in (rnn, rnn_until):
-        source = check_equal(fn, data())
+        args = data()
+        source = check_equal(fn, args)
+        sf = paddle.jit.to_static(fn, full_graph=True)
+        sf(*args)
+        [prepare] = global_names(sf, RecurrentWeight)
+        [times] = global_names(sf, times_transposed)
         body = loop_lines(source)
-        assert source.count(".swapaxes(-1, -2))") == 2
-        assert not any("swapaxes" in line for line in body), source
+        assert not any("swapaxes" in line or prepare + "(" in line for line in body), source
+        assert sum(line.count(times + "(") for line in body) == 2, source
         before = source.split("\n    for " if fn is rnn else "\n    while ")[0]
-        assert before.count(".swapaxes(-1, -2))") == 2
+        assert before.count(prepare + "(") == 2, source
 
 
 def test_zero_and_one_turns_give_eager_results():
@@ -111,7 +124,7 @@ def test_a_parameters_transposed_copy_is_kept_between_runs_and_renewed_by_an_upd
     np.testing.assert_allclose(static(x, n).numpy(), eager(x, n).numpy(), rtol=1e-5)
     program = static.forward.concrete_program.main_program
     compiled = compile_program(program, program.feed_names, program.fetch_names)
-    copies = [v for v in compiled._run.__globals__.values() if isinstance(v, TransposedCopy)]
+    copies = [v for v in compiled._run.__globals__.values() if isinstance(v, HeldWeight)]
     assert len(copies) == 2             # one per weight, kept by the compiled program
     first = static.w._value
     np.testing.assert_allclose(static(x, n).numpy(), eager(x, n).numpy(), rtol=1e-5)
