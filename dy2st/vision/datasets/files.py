@@ -1,9 +1,10 @@
-"""Where a dataset's files are looked for, and the message when one is absent (dy2st downloads
-nothing)."""
+"""Where a dataset's files are looked for and the message when one is absent (dy2st downloads
+nothing), and the checks the datasets share: mode, image backend, image bytes."""
 from __future__ import annotations
 
+import io
 import os
-from typing import Optional, Tuple
+from typing import Any, Optional, Sequence, Tuple
 
 from .. import get_image_backend
 
@@ -21,12 +22,39 @@ def locate(given: Optional[str], folder: str, filename: str, url: str, what: str
     return path
 
 
-def mode_and_backend(mode: str, backend: Optional[str]) -> Tuple[str, str]:
-    """The split ('train' or 'test', any case) and the image backend ('pil' or 'cv2', default
+def mode_and_backend(mode: str, backend: Optional[str],
+                     modes: Sequence[str] = ("train", "test")) -> Tuple[str, str]:
+    """The split (one of `modes`, any case) and the image backend ('pil' or 'cv2', default
     the current one), checked as Paddle's datasets check them."""
-    if mode.lower() not in ("train", "test"):
-        raise ValueError(f"mode should be 'train' or 'test', but got {mode}")
+    if mode.lower() not in modes:
+        names = ", ".join(f"'{m}'" for m in modes[:-1]) + f" or '{modes[-1]}'"
+        raise ValueError(f"mode should be {names}, but got {mode}")
     backend = backend or get_image_backend()
     if backend not in ("pil", "cv2"):
         raise ValueError(f"Expected backend are one of ['pil', 'cv2'], but got {backend}")
     return mode.lower(), backend
+
+
+def given_or_cached(given: Optional[str], download: bool, name: str, folder: str, filename: str,
+                    url: str, what: str) -> str:
+    """A file argument of Paddle's datasets: the path given, else (download=True) the cached
+    copy at DATA_HOME/folder/filename; Paddle's error when neither is allowed."""
+    if not given and not download:
+        raise ValueError(f"{name} is not set and downloading automatically is disabled")
+    return locate(given, folder, filename, url, what)
+
+
+def decode_image(raw: bytes, source: str, what: str) -> Any:
+    """A PIL image from encoded bytes (JPEG, PNG, ...), read fully now; a clear error naming
+    `source` when Pillow is absent or the bytes are not an image."""
+    try:
+        from PIL import Image, UnidentifiedImageError  # optional: Pillow decodes the images
+    except ImportError as exc:
+        raise ImportError(f"{what}: decoding {source} needs Pillow (pip install Pillow)") \
+            from exc
+    try:
+        image = Image.open(io.BytesIO(raw))
+        image.load()
+    except (UnidentifiedImageError, OSError, SyntaxError) as exc:
+        raise ValueError(f"{what}: {source} is not a readable image ({exc})") from None
+    return image

@@ -1,17 +1,19 @@
 """The functional photometric and padding transforms of paddle.vision.transforms on HWC numpy
 images (uint8 results are rounded and clipped to 0..255): to_grayscale, adjust_brightness,
-adjust_contrast, adjust_saturation, pad, erase (erase also takes CHW tensors, as Paddle)."""
+adjust_contrast, adjust_saturation, adjust_hue, pad, erase (erase and adjust_hue also take CHW
+tensors, adjust_hue gives a PIL image for a PIL image, as Paddle)."""
 from __future__ import annotations
 
 from typing import Any, Sequence, Union
 
 import numpy as np
 
-from ..runtime.ops import to_tensor
-from ..runtime.tensor import Tensor
+from ...runtime.ops import to_tensor
+from ...runtime.tensor import Tensor
+from .images import check_image, is_pil
 
 __all__ = ["as_array", "to_grayscale", "adjust_brightness", "adjust_contrast",
-           "adjust_saturation", "pad", "erase"]
+           "adjust_saturation", "adjust_hue", "shift_hue", "pad", "erase"]
 
 # ITU-R 601 luma weights, the ones PIL's "L" mode and OpenCV's RGB2GRAY use
 _LUMA = np.array([0.299, 0.587, 0.114])
@@ -23,7 +25,7 @@ def as_array(img: Any) -> np.ndarray:
         return img.numpy()
     if isinstance(img, np.ndarray):
         return img
-    if hasattr(img, "size") and hasattr(img, "mode"):       # a PIL image
+    if is_pil(img):
         return np.asarray(img)
     raise TypeError(f"expected a numpy image (HWC), a Tensor or a PIL image, got "
                     f"{type(img).__name__}")
@@ -74,6 +76,55 @@ def adjust_saturation(img: Any, saturation_factor: float) -> np.ndarray:
     a = as_array(img)
     g = _gray(a)
     return _blend(a, g[..., None] if a.ndim == 3 else g, saturation_factor)
+
+
+def shift_hue(rgb: np.ndarray, hue_factor: float) -> np.ndarray:
+    """The RGB values (last axis) with their HSV hue turned by hue_factor of a full turn,
+    saturation and value kept (float64; a turn is exact for any scale of the values)."""
+    rgb = rgb.astype(np.float64)
+    top, bottom = rgb.max(axis=-1), rgb.min(axis=-1)
+    chroma = top - bottom
+    safe = np.where(chroma > 0, chroma, 1.0)
+    r, g, b = ((top - rgb[..., k]) / safe for k in range(3))
+    hue = np.where(top == rgb[..., 0], b - g, np.where(top == rgb[..., 1], 2.0 + r - b,
+                                                        4.0 + g - r)) / 6.0
+    hue = np.mod(np.where(chroma > 0, hue, 0.0) + hue_factor, 1.0)
+    # back to RGB: each channel is value - chroma * a clipped triangle wave of the hue
+    phase = np.mod(np.array([5.0, 3.0, 1.0]) + hue[..., None] * 6.0, 6.0)
+    wave = np.clip(np.minimum(phase, 4.0 - phase), 0.0, 1.0)
+    return top[..., None] - chroma[..., None] * wave
+
+
+def _pil_hue(img: Any, hue_factor: float) -> Any:
+    from PIL import Image  # optional: only reached with a PIL image, so Pillow is there
+    if img.mode in ("L", "1", "I", "F"):
+        return img
+    h, s, v = img.convert("HSV").split()
+    # Pillow's hue is a byte: the turn is a whole number of 1/256 steps, as in Paddle
+    turned = (np.asarray(h, dtype=np.int16) + int(hue_factor * 255)) % 256
+    return Image.merge("HSV", (Image.fromarray(turned.astype(np.uint8), "L"), s, v)) \
+        .convert(img.mode)
+
+
+def adjust_hue(img: Any, hue_factor: float) -> Any:
+    """Turn the hue by hue_factor in [-0.5, 0.5] of a full turn (0 keeps the image, +-0.5
+    gives the complementary colours). Numpy images are RGB, HWC; tensors are CHW (NCHW);
+    one-channel images come back unchanged."""
+    check_image(img)
+    if not -0.5 <= hue_factor <= 0.5:
+        raise ValueError(f"hue_factor:{hue_factor} is not in [-0.5, 0.5].")
+    if is_pil(img):
+        return _pil_hue(img, hue_factor)
+    tensor = isinstance(img, Tensor)
+    a = img.numpy() if tensor else img
+    axis = a.ndim - 3 if tensor else -1
+    channels = 1 if a.ndim == 2 else a.shape[axis]
+    if channels == 1:
+        return img
+    if channels != 3:
+        raise ValueError("channels of input should be either 1 or 3.")
+    out = _like(np.moveaxis(shift_hue(np.moveaxis(a, axis, -1), hue_factor), -1, axis), a.dtype)
+    return Tensor(np.ascontiguousarray(out)) if tensor else out
 
 
 def pad(img: Any, padding: Union[int, Sequence[int]], fill: Any = 0,

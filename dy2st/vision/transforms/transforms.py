@@ -1,20 +1,21 @@
-"""paddle.vision.transforms on numpy images (HWC uint8 or float; CHW after ToTensor / for
-tensors): Compose, ToTensor, Normalize, Resize, CenterCrop, RandomCrop, RandomHorizontalFlip,
-RandomVerticalFlip, Transpose, Grayscale, Pad, the brightness / contrast / saturation
-transforms, RandomErasing, and their functional forms (photometric ones in .photometric). PIL images are accepted when Pillow
-is installed (they are converted to arrays)."""
+"""The transform classes of paddle.vision.transforms: Compose, BaseTransform (Paddle's `keys`
+protocol), ToTensor, Normalize, Resize, the crops and flips, Transpose, Grayscale, Pad, the
+colour transforms (brightness, contrast, saturation, hue, ColorJitter) and RandomErasing. Random
+draws come from dy2st's generator (paddle.seed)."""
 from __future__ import annotations
 
 import numbers
-import random
-from typing import Any, Callable, Sequence, Tuple, Union
+from typing import Any, Callable, List, Optional, Sequence
 
 import numpy as np
 
-from ..runtime.tensor import Tensor
+from ...runtime.tensor import Tensor
+from . import draw
+from .functional import center_crop, crop, hflip, normalize, pair, resize, to_tensor, vflip
 from .photometric import (
     adjust_brightness,
     adjust_contrast,
+    adjust_hue,
     adjust_saturation,
     as_array as _as_array,
     erase,
@@ -24,123 +25,72 @@ from .photometric import (
 
 __all__ = ["Compose", "ToTensor", "Normalize", "Resize", "CenterCrop", "RandomCrop",
            "RandomHorizontalFlip", "RandomVerticalFlip", "Transpose", "BaseTransform",
-           "to_tensor", "normalize", "resize", "center_crop", "crop", "hflip", "vflip",
            "Grayscale", "Pad", "BrightnessTransform", "ContrastTransform", "SaturationTransform",
-           "RandomErasing", "to_grayscale", "pad", "adjust_brightness", "adjust_contrast",
-           "erase"]
+           "HueTransform", "ColorJitter", "RandomErasing", "check_input"]
 
 
-def _hw(img: np.ndarray, chw: bool) -> Tuple[int, int]:
-    return (img.shape[-2], img.shape[-1]) if chw else (img.shape[0], img.shape[1])
-
-
-def _pair(size: Union[int, Sequence[int]]) -> Tuple[int, int]:
-    if isinstance(size, numbers.Number):
-        return int(size), int(size)
-    if len(size) != 2:
-        raise ValueError(f"size must be an int or (h, w), got {size!r}")
-    return int(size[0]), int(size[1])
-
-
-# ----------------------------------------------------------------------------- functional
-def to_tensor(pic: Any, data_format: str = "CHW") -> Tensor:
-    """HWC image -> float32 tensor in data_format; uint8 values are divided by 255."""
-    a = _as_array(pic)
-    if a.ndim == 2:
-        a = a[:, :, None]
-    if a.ndim != 3:
-        raise ValueError(f"to_tensor: expected an HW or HWC image, got shape {list(a.shape)}")
-    out = a.astype(np.float32) / 255.0 if a.dtype == np.uint8 else a.astype(np.float32)
-    if data_format == "CHW":
-        out = out.transpose(2, 0, 1)
-    elif data_format != "HWC":
-        raise ValueError(f"to_tensor: data_format must be 'CHW' or 'HWC', got {data_format!r}")
-    return Tensor(np.ascontiguousarray(out))
-
-
-def normalize(img: Any, mean: Any, std: Any, data_format: str = "CHW",
-              to_rgb: bool = False) -> Any:
-    """(img - mean) / std per channel."""
-    is_tensor = isinstance(img, Tensor)
-    a = _as_array(img).astype(np.float32)
-    mean, std = np.asarray(mean, np.float32), np.asarray(std, np.float32)
-    if to_rgb:
-        a = a[::-1] if data_format == "CHW" else a[..., ::-1]
-    shape = (-1, 1, 1) if data_format == "CHW" else (1, 1, -1)
-    out = (a - mean.reshape(shape)) / std.reshape(shape)
-    return Tensor(out) if is_tensor else out
-
-
-def resize(img: Any, size: Union[int, Sequence[int]], interpolation: str = "bilinear") -> Any:
-    """Resize an HWC image (an int size sets the shorter side, keeping the aspect ratio)."""
-    a = _as_array(img)
-    h, w = a.shape[0], a.shape[1]
-    if isinstance(size, numbers.Number):
-        if h <= w:
-            oh, ow = int(size), int(size * w / h)
-        else:
-            oh, ow = int(size * h / w), int(size)
-    else:
-        oh, ow = _pair(size)
-    if interpolation == "nearest":
-        # OpenCV's nearest rule (numpy images are cv2-style in Paddle): floor(i * scale)
-        rows = np.minimum(np.floor(np.arange(oh) * h / oh), h - 1).astype(int)
-        cols = np.minimum(np.floor(np.arange(ow) * w / ow), w - 1).astype(int)
-        return a[rows][:, cols]
-    if interpolation != "bilinear":
-        raise ValueError(f"resize: interpolation must be 'bilinear' or 'nearest', got "
-                         f"{interpolation!r}")
-    ys = np.clip((np.arange(oh) + 0.5) * h / oh - 0.5, 0, h - 1)
-    xs = np.clip((np.arange(ow) + 0.5) * w / ow - 0.5, 0, w - 1)
-    y0, x0 = np.floor(ys).astype(int), np.floor(xs).astype(int)
-    y1, x1 = np.minimum(y0 + 1, h - 1), np.minimum(x0 + 1, w - 1)
-    wy, wx = (ys - y0)[:, None], (xs - x0)[None, :]
-    f = a.astype(np.float64)
-    if f.ndim == 3:
-        wy, wx = wy[..., None], wx[..., None]
-    top = f[y0][:, x0] * (1 - wx) + f[y0][:, x1] * wx
-    bottom = f[y1][:, x0] * (1 - wx) + f[y1][:, x1] * wx
-    out = top * (1 - wy) + bottom * wy
-    return np.round(out).astype(a.dtype) if a.dtype == np.uint8 else out.astype(a.dtype)
-
-
-def crop(img: Any, top: int, left: int, height: int, width: int) -> np.ndarray:
-    a = _as_array(img)
-    return a[top:top + height, left:left + width]
-
-
-def center_crop(img: Any, output_size: Union[int, Sequence[int]]) -> np.ndarray:
-    a = _as_array(img)
-    th, tw = _pair(output_size)
-    h, w = a.shape[0], a.shape[1]
-    if th > h or tw > w:
-        raise ValueError(f"center_crop: output size {(th, tw)} is larger than the image "
-                         f"{(h, w)}")
-    return crop(a, int(round((h - th) / 2.0)), int(round((w - tw) / 2.0)), th, tw)
-
-
-def hflip(img: Any) -> np.ndarray:
-    return _as_array(img)[:, ::-1]
-
-
-def vflip(img: Any) -> np.ndarray:
-    return _as_array(img)[::-1]
-
-
-# ----------------------------------------------------------------------------- classes
 class BaseTransform:
-    """A transform applied to one image (Paddle's keys argument is accepted for 'image' only)."""
+    """Paddle's transform protocol: `keys` names what each element of a tuple input is
+    ('image', 'boxes', 'mask', 'coords', or a name of a subclass's `_apply_<name>`); a
+    non-tuple input is one image. `_get_params(inputs)` runs once per call (its result is
+    `self.params`), then each element goes through its `_apply_<key>`; elements past the keys
+    pass unchanged."""
 
     def __init__(self, keys: Any = None) -> None:
-        if keys not in (None, "image", ("image",), ["image"]):
-            raise ValueError(f"{type(self).__name__}: only keys=('image',) is supported, got "
-                             f"{keys!r}")
+        if keys is None:
+            keys = ("image",)
+        elif not isinstance(keys, Sequence):
+            raise ValueError(f"keys should be a sequence, but got keys={keys}")
+        for k in keys:
+            if self._get_apply(k) is None:
+                raise NotImplementedError(f"{k} is unsupported data structure")
+        self.keys = keys
+        self.params: Any = None
 
-    def __call__(self, img: Any) -> Any:
-        return self._apply_image(img)
+    def _get_params(self, inputs: Any) -> Any:
+        return None
 
-    def _apply_image(self, img: Any) -> Any:
+    def __call__(self, inputs: Any) -> Any:
+        items = inputs if isinstance(inputs, tuple) else (inputs,)
+        self.params = self._get_params(items)
+        outputs = [self._get_apply(key)(item) for key, item in zip(self.keys, items)]
+        outputs.extend(items[len(self.keys):])
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def _get_apply(self, key: str) -> Optional[Callable[[Any], Any]]:
+        return getattr(self, f"_apply_{key}", None)
+
+    def _apply_image(self, image: Any) -> Any:
         raise NotImplementedError
+
+    def _apply_boxes(self, boxes: Any) -> Any:
+        raise NotImplementedError
+
+    def _apply_mask(self, mask: Any) -> Any:
+        raise NotImplementedError
+
+    def _apply_coords(self, coords: Any) -> Any:
+        raise NotImplementedError
+
+
+def check_input(value: Any, name: str, center: float = 1, bound: Sequence[float] = (0, np.inf),
+                clip_first_on_zero: bool = True) -> Optional[List[float]]:
+    """A colour transform's range: a number v means [center - v, center + v] (its low end
+    clipped at 0 for factors), a pair is taken as (min, max) within bound; None when the range
+    is the single point `center` (the transform does nothing)."""
+    if isinstance(value, numbers.Number):
+        if value < 0:
+            raise ValueError(f"If {name} is a single number, it must be non negative.")
+        value = [center - value, center + value]
+        if clip_first_on_zero:
+            value[0] = max(value[0], 0)
+    elif isinstance(value, (tuple, list)) and len(value) == 2:
+        if not bound[0] <= value[0] <= value[1] <= bound[1]:
+            raise ValueError(f"{name} values should be between {tuple(bound)}")
+        value = [float(value[0]), float(value[1])]
+    else:
+        raise TypeError(f"{name} should be a single number or a list/tuple with length 2.")
+    return None if value[0] == value[1] == center else value
 
 
 class Compose:
@@ -203,7 +153,7 @@ class RandomCrop(BaseTransform):
     def __init__(self, size: Any, padding: Any = None, pad_if_needed: bool = False,
                  fill: float = 0, padding_mode: str = "constant", keys: Any = None) -> None:
         super().__init__(keys)
-        self.size, self.padding, self.pad_if_needed, self.fill = _pair(size), padding, \
+        self.size, self.padding, self.pad_if_needed, self.fill = pair(size), padding, \
             pad_if_needed, fill
         if padding_mode != "constant":
             raise ValueError("RandomCrop: only padding_mode='constant' is supported")
@@ -225,7 +175,7 @@ class RandomCrop(BaseTransform):
         if th > h or tw > w:
             raise ValueError(f"RandomCrop: crop size {(th, tw)} is larger than the image "
                              f"{(h, w)}")
-        top, left = random.randint(0, h - th), random.randint(0, w - tw)
+        top, left = draw.randint(0, h - th), draw.randint(0, w - tw)
         return crop(a, top, left, th, tw)
 
 
@@ -235,7 +185,7 @@ class RandomHorizontalFlip(BaseTransform):
         self.prob = prob
 
     def _apply_image(self, img: Any) -> Any:
-        return hflip(img) if random.random() < self.prob else _as_array(img)
+        return hflip(img) if draw.chance() < self.prob else _as_array(img)
 
 
 class RandomVerticalFlip(BaseTransform):
@@ -244,7 +194,7 @@ class RandomVerticalFlip(BaseTransform):
         self.prob = prob
 
     def _apply_image(self, img: Any) -> Any:
-        return vflip(img) if random.random() < self.prob else _as_array(img)
+        return vflip(img) if draw.chance() < self.prob else _as_array(img)
 
 
 class Transpose(BaseTransform):
@@ -285,35 +235,63 @@ class Pad(BaseTransform):
 
 
 class _RandomFactor(BaseTransform):
-    """A factor drawn uniformly from [max(0, 1 - value), 1 + value] per call; value 0 keeps
-    the image."""
+    """adjust by a factor drawn uniformly from the range check_input makes of `value` (a
+    number v: [max(0, 1 - v), 1 + v]; a pair: that range); value 0 keeps the image."""
     adjust = staticmethod(adjust_brightness)
+    NAME, CENTER, BOUND, CLIP = "brightness", 1.0, (0, np.inf), True
 
-    def __init__(self, value: float, keys: Any = None) -> None:
+    def __init__(self, value: Any, keys: Any = None) -> None:
         super().__init__(keys)
-        if value < 0:
-            raise ValueError(f"{type(self).__name__}: value must be non-negative, got {value}")
-        self.value = value
+        self.value = check_input(value, self.NAME, self.CENTER, self.BOUND, self.CLIP)
 
     def _apply_image(self, img: Any) -> Any:
-        if self.value == 0:
-            return _as_array(img)
-        return self.adjust(img, random.uniform(max(0.0, 1 - self.value), 1 + self.value))
+        if self.value is None:
+            return img
+        return self.adjust(img, draw.uniform(self.value[0], self.value[1]))
 
 
 class BrightnessTransform(_RandomFactor):
-    """adjust_brightness by a random factor in [1 - value, 1 + value]."""
+    """adjust_brightness by a random factor in [1 - value, 1 + value] (or a (min, max) pair)."""
     adjust = staticmethod(adjust_brightness)
 
 
 class ContrastTransform(_RandomFactor):
-    """adjust_contrast by a random factor in [1 - value, 1 + value]."""
+    """adjust_contrast by a random factor in [1 - value, 1 + value] (or a (min, max) pair)."""
     adjust = staticmethod(adjust_contrast)
+    NAME = "contrast"
 
 
 class SaturationTransform(_RandomFactor):
-    """adjust_saturation by a random factor in [1 - value, 1 + value]."""
+    """adjust_saturation by a random factor in [1 - value, 1 + value] (or a (min, max) pair)."""
     adjust = staticmethod(adjust_saturation)
+    NAME = "saturation"
+
+
+class HueTransform(_RandomFactor):
+    """adjust_hue by a random factor in [-value, value] (or a (min, max) pair within
+    [-0.5, 0.5])."""
+    adjust = staticmethod(adjust_hue)
+    NAME, CENTER, BOUND, CLIP = "hue", 0.0, (-0.5, 0.5), False
+
+
+class ColorJitter(BaseTransform):
+    """Brightness, contrast, saturation and hue transforms (each given as for its own class;
+    0 leaves that property alone) applied in a random order."""
+
+    def __init__(self, brightness: Any = 0, contrast: Any = 0, saturation: Any = 0,
+                 hue: Any = 0, keys: Any = None) -> None:
+        super().__init__(keys)
+        self.brightness, self.contrast, self.saturation, self.hue = \
+            brightness, contrast, saturation, hue
+
+    def _get_param(self, brightness: Any, contrast: Any, saturation: Any, hue: Any) -> Compose:
+        kinds = [(BrightnessTransform, brightness), (ContrastTransform, contrast),
+                 (SaturationTransform, saturation), (HueTransform, hue)]
+        steps = [kind(value, self.keys) for kind, value in kinds if value is not None]
+        return Compose(draw.shuffled(steps))
+
+    def _apply_image(self, img: Any) -> Any:
+        return self._get_param(self.brightness, self.contrast, self.saturation, self.hue)(img)
 
 
 class RandomErasing(BaseTransform):
@@ -334,21 +312,21 @@ class RandomErasing(BaseTransform):
             prob, tuple(scale), tuple(ratio), value, inplace
 
     def _apply_image(self, img: Any) -> Any:
-        if random.random() >= self.prob:
+        if draw.chance() >= self.prob:
             return img
         chw = isinstance(img, Tensor)
         shape = _as_array(img).shape
         h, w = (shape[-2], shape[-1]) if chw else (shape[0], shape[1])
         for _ in range(10):
-            area = h * w * random.uniform(*self.scale)
-            aspect = np.exp(random.uniform(np.log(self.ratio[0]), np.log(self.ratio[1])))
+            area = h * w * draw.uniform(*self.scale)
+            aspect = np.exp(draw.uniform(np.log(self.ratio[0]), np.log(self.ratio[1])))
             eh, ew = int(round(np.sqrt(area * aspect))), int(round(np.sqrt(area / aspect)))
             if 0 < eh < h and 0 < ew < w:
-                i, j = random.randint(0, h - eh), random.randint(0, w - ew)
+                i, j = draw.randint(0, h - eh), draw.randint(0, w - ew)
                 box = (shape[0], eh, ew) if chw and len(shape) == 3 else \
                     (eh, ew) + tuple(shape[2:])
                 if self.value == "random":
-                    v = np.random.standard_normal(box)
+                    v = draw.normal(box)
                 else:
                     v = np.asarray(self.value)
                     if chw and v.ndim == 1:
