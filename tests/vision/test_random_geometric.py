@@ -78,6 +78,10 @@ def test_random_perspective_points_and_prob():
         assert 0 <= x0 <= 3 and 0 <= y0 <= 2 and 10 <= x1 <= 13 and 0 <= y1 <= 2
         assert 10 <= x2 <= 13 and 7 <= y2 <= 9 and 0 <= x3 <= 3 and 7 <= y3 <= 9
     assert T.RandomPerspective(1.0, 0.0)(IMG).shape == IMG.shape
+    tiny = T.RandomPerspective(1.0, 1.0)
+    paddle.seed(0)
+    for _ in range(30):          # corners drawn onto one line leave a tiny image unchanged
+        assert tiny(IMG[:2, :3]).shape == (2, 3, 3)
 
 
 def test_paddle_argument_checks():

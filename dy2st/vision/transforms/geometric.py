@@ -21,7 +21,8 @@ from .sampling import (
     sample,
 )
 
-__all__ = ["rotate", "affine", "perspective", "affine_inverse_matrix", "perspective_coeffs"]
+__all__ = ["rotate", "affine", "perspective", "affine_inverse_matrix", "perspective_coeffs",
+           "three_on_a_line"]
 
 
 def _check_interpolation(interpolation: Any) -> None:
@@ -49,6 +50,16 @@ def affine_inverse_matrix(center: Sequence[float], angle: float, translate: Sequ
     return [inv[0, 0], inv[0, 1], shift[0] + cx, inv[1, 0], inv[1, 1], shift[1] + cy]
 
 
+def three_on_a_line(points: Sequence[Sequence[float]]) -> bool:
+    """Whether three of the four points are on one line (no perspective map joins them)."""
+    pts = np.asarray(points, dtype=np.float64)
+    for i, j, k in ((0, 1, 2), (0, 1, 3), (0, 2, 3), (1, 2, 3)):
+        (ax, ay), (bx, by) = pts[j] - pts[i], pts[k] - pts[i]
+        if ax * by - ay * bx == 0:
+            return True
+    return False
+
+
 def perspective_coeffs(startpoints: Sequence[Sequence[float]],
                        endpoints: Sequence[Sequence[float]]) -> List[float]:
     """(a..h) of the map from the end quadrilateral back to the start one:
@@ -62,11 +73,13 @@ def perspective_coeffs(startpoints: Sequence[Sequence[float]],
     for k, ((x, y), (u, v)) in enumerate(zip(dst, src)):
         rows[2 * k] = [x, y, 1, 0, 0, 0, -u * x, -u * y]
         rows[2 * k + 1] = [0, 0, 0, x, y, 1, -v * x, -v * y]
-    # least squares as Paddle solves it, so that the coefficients round the same way
-    coeffs, _, rank, _ = np.linalg.lstsq(rows, src.reshape(8), rcond=None)
-    if rank < 8:
-        raise ValueError(f"perspective: no perspective map takes the end points {dst.tolist()} "
-                         f"to the start points {src.tolist()} (three of them on one line?)")
+    for name, pts in (("startpoints", src), ("endpoints", dst)):
+        if three_on_a_line(pts):
+            raise ValueError(f"perspective: three of the {name} {pts.tolist()} are on one "
+                             f"line; no perspective map joins them")
+    # least squares as Paddle solves it, so that the coefficients round the same way (when
+    # the output's origin maps to infinity the system is singular, and this is Paddle's answer)
+    coeffs = np.linalg.lstsq(rows, src.reshape(8), rcond=None)[0]
     return list(coeffs)
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from ...runtime.tensor import Tensor
 from . import draw
 from .functional import crop, pair, resize
-from .geometric import affine, perspective, rotate
+from .geometric import affine, perspective, rotate, three_on_a_line
 from .images import image_size, is_pil
 from .sampling import INTERPOLATIONS
 from .transforms import BaseTransform
@@ -229,5 +229,8 @@ class RandomPerspective(BaseTransform):
         width, height = image_size(img)
         if draw.chance() < self.prob:
             start, end = self.get_params(width, height, self.distortion_scale)
-            return perspective(img, start, end, self.interpolation, self.fill)
+            # on a tiny image three drawn corners can fall on one line, where no perspective
+            # map exists: that draw leaves the image as it is
+            if not three_on_a_line(end):
+                return perspective(img, start, end, self.interpolation, self.fill)
         return img

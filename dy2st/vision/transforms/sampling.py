@@ -41,6 +41,16 @@ def perspective_source(coeffs: Sequence[float], oh: int,
         return (a * xs + b * ys + c) / den, (d * xs + e * ys + f) / den
 
 
+def _fma_rows(x: np.ndarray, y: np.ndarray, a: np.float32, b: np.float32,
+              c: np.float32) -> np.ndarray:
+    # x * a + y * b + c in float32 as Paddle's batched matmul sums it: fused multiply-adds,
+    # each rounded once (exact in float64 first: a float32 product fits in 48 bits)
+    f32, f64 = np.float32, np.float64
+    t = (x.astype(f64) * f64(a)).astype(f32)
+    t = (y.astype(f64) * f64(b) + t.astype(f64)).astype(f32)
+    return (t.astype(f64) + f64(c)).astype(f32)
+
+
 def grid_source(matrix: Sequence[float], w: int, h: int, ow: int, oh: int,
                 perspective_map: bool = False) -> Tuple[np.ndarray, np.ndarray]:
     """Source positions of Paddle's tensor warps, computed as Paddle does, in float32: an
@@ -52,17 +62,17 @@ def grid_source(matrix: Sequence[float], w: int, h: int, ow: int, oh: int,
     if perspective_map:
         x = np.arange(ow, dtype=f32) + f32(0.5)
         y = np.arange(oh, dtype=f32)[:, None] + f32(0.5)
-        half = np.array([0.5 * ow, 0.5 * oh], dtype=f32)
-        den = x * m[6] + y * m[7] + f32(1.0)
-        gx = (x * (m[0] / half[0]) + y * (m[1] / half[0]) + m[2] / half[0]) / den - f32(1.0)
-        gy = (x * (m[3] / half[1]) + y * (m[4] / half[1]) + m[5] / half[1]) / den - f32(1.0)
+        hx, hy = f32(0.5 * ow), f32(0.5 * oh)
+        den = _fma_rows(x, y, m[6], m[7], f32(1.0))
+        gx = _fma_rows(x, y, m[0] / hx, m[1] / hx, m[2] / hx) / den - f32(1.0)
+        gy = _fma_rows(x, y, m[3] / hy, m[4] / hy, m[5] / hy) / den - f32(1.0)
     else:
         x = np.arange(ow, dtype=f32) + f32(-ow * 0.5 + 0.5)
         y = np.arange(oh, dtype=f32)[:, None] + f32(-oh * 0.5 + 0.5)
-        half = np.array([0.5 * w, 0.5 * h], dtype=f32)
-        gx = x * (m[0] / half[0]) + y * (m[1] / half[0]) + m[2] / half[0]
-        gy = x * (m[3] / half[1]) + y * (m[4] / half[1]) + m[5] / half[1]
-    with np.errstate(invalid="ignore", over="ignore"):
+        hx, hy = f32(0.5 * w), f32(0.5 * h)
+        gx = _fma_rows(x, y, m[0] / hx, m[1] / hx, m[2] / hx)
+        gy = _fma_rows(x, y, m[3] / hy, m[4] / hy, m[5] / hy)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         ix = ((gx + f32(1.0)) * f32(w) - f32(1.0)) / f32(2.0)
         iy = ((gy + f32(1.0)) * f32(h) - f32(1.0)) / f32(2.0)
     # back to continuous positions (exact in float64) for sample(border='grid')
