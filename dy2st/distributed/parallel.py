@@ -18,7 +18,7 @@ from ..runtime.collective import communicator
 from ..runtime.program import Program, Variable
 from ..runtime.registry import apply
 from ..runtime.tensor import Tensor
-from .collective import Group, get_world_size, init_parallel_env
+from .group import Group, get_world_size, init_parallel_env
 
 # the DataParallel layers whose forward ran (with gradients on) since the last backward(): that
 # backward averages their gradients. Every process runs the same forwards and backwards, so the

@@ -23,4 +23,5 @@ not_exportable(TRAINING_ONLY, "scatter_winners", "hard_label_target")
 not_exportable("training-only: a loss, computed in training, not in exported inference graphs",
                "bce_loss", "sigmoid_cross_entropy_with_logits")
 not_exportable("a collective across the processes of a data-parallel job: an exported model "
-               "runs in one process", "c_allreduce", "c_allgather", "c_broadcast")
+               "runs in one process", "c_allreduce", "c_allgather", "c_broadcast",
+               "c_reducescatter", "c_alltoall")

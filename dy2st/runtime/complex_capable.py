@@ -26,7 +26,8 @@ COMPLEX_CAPABLE = frozenset((
     "array_grad_clear", "array_grad_head", "array_grad_insert", "array_grad_put",
     "array_grad_read", "array_grad_split", "array_grad_tail", "array_grad_unslice",
     "array_grad_unstack", "tape_create", "tape_push", "tape_read", "grad_accumulate",
-    "grad_clear", "reduce_as", "c_allreduce", "c_allgather", "c_broadcast",
+    "grad_clear", "reduce_as", "c_allreduce", "c_allgather", "c_broadcast", "c_reducescatter",
+    "c_alltoall",
     # arithmetic and the holomorphic elementwise functions
     "add", "subtract", "multiply", "divide", "pow", "scale", "neg", "square", "reciprocal",
     "rsqrt", "sqrt", "exp", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "sinh", "cosh",

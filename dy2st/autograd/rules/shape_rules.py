@@ -135,4 +135,4 @@ mark_no_grad("shape", "numel", "full", "fill", "full_like", "arange", "full_rang
 mark_no_grad("grad_clear", "grad_accumulate")
 # collectives are not differentiated (as in Paddle's eager mode): DataParallel reduces the
 # gradients themselves, after backward
-mark_no_grad("c_allreduce", "c_allgather", "c_broadcast")
+mark_no_grad("c_allreduce", "c_allgather", "c_broadcast", "c_reducescatter", "c_alltoall")

@@ -1,6 +1,6 @@
 """Collective lowerings: inside a computation that every process of a data-parallel job runs
-(spmd.py), all-reduce, all-gather and broadcast are lax collectives over the process axis; in a
-job of one process they give their input back."""
+(spmd.py), all-reduce, all-gather, broadcast, reduce-scatter and all-to-all are lax collectives
+over the process axis; in a job of one process they give their input back."""
 from __future__ import annotations
 
 from .loader import jax_modules
@@ -37,3 +37,30 @@ def _broadcast(cx, x, src):
     if cx.axis is None:
         return x
     return _m().lax.all_gather(x, cx.axis)[src]
+
+
+@lowers("c_reducescatter")
+def _reducescatter(cx, x, op, nranks):
+    if cx.axis is None:
+        return x
+    lax, jnp = _m().lax, _m().jnp
+    dtype = x.dtype
+    if dtype == jnp.bool_:
+        x = x.astype(jnp.int32)
+    if op in ("sum", "avg"):
+        out = lax.psum_scatter(x, cx.axis, scatter_dimension=0, tiled=True)
+        if op == "avg":
+            out = out / nranks
+    else:
+        reduce = {"max": jnp.max, "min": jnp.min, "prod": jnp.prod}[op]
+        whole = reduce(lax.all_gather(x, cx.axis), axis=0)
+        k = x.shape[0] // nranks
+        out = lax.dynamic_slice_in_dim(whole, lax.axis_index(cx.axis) * k, k, axis=0)
+    return out.astype(dtype)
+
+
+@lowers("c_alltoall")
+def _alltoall(cx, x, nranks):
+    if cx.axis is None:
+        return x
+    return _m().lax.all_to_all(x, cx.axis, 0, 0, tiled=True)

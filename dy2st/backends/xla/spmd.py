@@ -3,7 +3,7 @@ own arrays, jax stacks them into global arrays over a mesh of one device per pro
 collectives inside (`lax.psum` over AXIS) reach across processes through JAX's runtime."""
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, Tuple
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -13,21 +13,23 @@ from .loader import jax_modules
 # the mesh axis the collective lowerings reduce over (ops_collective.py)
 AXIS = "dp"
 
-_meshes: Dict[Tuple[str, int], Any] = {}
+_meshes: Dict[Tuple[Any, ...], Any] = {}
 
 
-def process_mesh() -> Any:
-    """A 1-d mesh with, in process order, the device each process computes on."""
+def process_mesh(ranks: Optional[Sequence[int]] = None) -> Any:
+    """A 1-d mesh with the device each process computes on: every process in process order, or
+    those of `ranks` in that order (a group: only its processes run what uses the mesh)."""
     jax = jax_modules().jax
     local = current_device()
-    key = (local.platform, local.id)
+    members = tuple(range(jax.process_count())) if ranks is None else tuple(ranks)
+    key = (local.platform, local.id, members)
     mesh = _meshes.get(key)
     if mesh is None:
         first: Dict[int, Any] = {}
         for d in jax.devices(local.platform):
             first.setdefault(d.process_index, d)
         first[jax.process_index()] = local
-        devices = [first[p] for p in range(jax.process_count())]
+        devices = [first[p] for p in members]
         mesh = _meshes[key] = jax.sharding.Mesh(np.array(devices), (AXIS,))
     return mesh
 
@@ -35,12 +37,13 @@ def process_mesh() -> Any:
 class OverProcesses:
     """`fn` (traced with collectives over AXIS) as one SPMD computation of the job. Called with
     this process's arrays, it gives this process's results; `lower` is the ahead-of-time
-    compile of jax.jit, on the same arguments."""
+    compile of jax.jit, on the same arguments. `ranks`: only the processes of a group take
+    part (every process by default)."""
 
-    def __init__(self, fn: Callable) -> None:
+    def __init__(self, fn: Callable, ranks: Optional[Sequence[int]] = None) -> None:
         m = jax_modules()
         jax = m.jax
-        self.mesh = process_mesh()
+        self.mesh = process_mesh(ranks)
         spec = jax.sharding.PartitionSpec(AXIS)
         self.sharding = jax.sharding.NamedSharding(self.mesh, spec)
         self.device = current_device()
