@@ -142,10 +142,15 @@ class Installed:
         self.specs: List[InputSpec] = []
         if layout is None or layout.off:
             return
+        names = set()
         for s in layout.sources:
             if not _fits(s.value(), s.type):
                 continue
-            spec = InputSpec([], _DTYPES[s.type], f"number_{s.name}")
+            name = f"number_{s.name}"
+            if name in names:   # `.k` of two objects: each its own input
+                name = f"{name}_{len(names)}"
+            names.add(name)
+            spec = InputSpec([], _DTYPES[s.type], name)
             var = program.add_input(spec.name, [], spec.dtype)
             var.__class__ = PythonValue
             self.saved.append((s, s.value()))

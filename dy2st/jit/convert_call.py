@@ -73,6 +73,8 @@ def convert_function_or_self(fn: types.FunctionType) -> Callable:
 
 def convert_call(fn: Any) -> Any:
     """The callable to use instead of `fn` inside converted code."""
+    if recorder.watching:       # a trace guards locals of its caller's frame (guards/recorder)
+        recorder.see(sys._getframe(1))
     if type(fn) is types.FunctionType:      # the common case, first (FunctionType is final)
         if _skip_function(fn):
             return fn

@@ -31,7 +31,7 @@ from . import auto_dynamic, auto_numbers, cache_limit, run_program
 from .errors import ConversionError, raise_in_user_code, raise_run_error
 from .global_writes import global_values, restore_symbolic_globals
 from .guards import build_guards, note_call, recording
-from .guards.recorder import bound_arguments
+from .guards.recorder import bound_arguments, watch
 from .keywords import check_keywords
 from .logger import log
 from .options import TO_STATIC_KEYWORDS, options
@@ -199,6 +199,14 @@ class StaticFunction:
             return types.MethodType(self._converted, self._instance)
         return self._converted
 
+    def _converted_code(self) -> Optional[types.CodeType]:
+        """The code a trace runs for this function (None when it is called as it is)."""
+        fn = self._function
+        if not isinstance(fn, types.FunctionType):
+            return None
+        converted = convert_function(fn)
+        return converted.__code__ if converted is not fn else fn.__code__
+
     # -- calling ----------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not options.enabled or state._state.blocks:
@@ -317,6 +325,7 @@ class StaticFunction:
         with recording() as calls:
             note_call(self._function, bound_arguments(self._function, self._instance, args,
                                                       kwargs))
+            watch(self._function, self._converted_code())
             try:
                 traced = auto_numbers.trace(self, args, kwargs) if numbers else \
                     self.trace_program(args, kwargs)

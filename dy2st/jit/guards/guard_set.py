@@ -12,8 +12,8 @@ from ...runtime import state
 from ...runtime.program import Variable
 from ...runtime.tensor import Tensor
 from .compiled import compile_check
-from .reads import ITEMS, reads_of
-from .recorder import Call
+from .reads import ITEMS, RESULT, VALUES, reads_of
+from .recorder import RETURNED, Call
 from .values import MAX_ITEMS, MISSING, checker, describe, same_number_type
 
 # modules whose attributes a trace reads are not guarded (they are the library, not user state):
@@ -165,6 +165,32 @@ def _items_reader(base: Callable[[], Any]) -> Callable[[], Any]:
     return read
 
 
+def _values_reader(base: Callable[[], Any]) -> Callable[[], Any]:
+    """The values a computed subscript may give, as a tuple (see _values)."""
+    def read() -> Any:
+        return _values(base())
+    return read
+
+
+def _values(obj: Any) -> Any:
+    """A list's or tuple's items, a dict's values, a Layer container's sublayers (LayerList,
+    Sequential, LayerDict), as a tuple; MISSING for other objects and big containers."""
+    t = type(obj)
+    if t is dict:
+        obj = obj.values()
+    elif t not in (list, tuple):
+        obj = _sublayers(obj)
+        if obj is None:
+            return MISSING
+    return tuple(obj) if len(obj) <= MAX_ITEMS else MISSING
+
+
+def _sublayers(obj: Any) -> Any:
+    d = getattr(obj, "__dict__", None)
+    table = d.get("_sub_layers") if type(d) is dict else None
+    return table.values() if type(table) is dict else None
+
+
 def _each_reader(base: Callable[[], Any], step: Any) -> Callable[[], Any]:
     """A path step taken on every item (a tensor or library item stands for nothing)."""
     def one(obj: Any) -> Any:
@@ -258,6 +284,12 @@ class _Builder:
                 read, key, name, each = _items_reader(read), key + (step,), f"{name}[...]", True
                 obj = read()
                 continue
+            if step == VALUES[0]:
+                if each or _values(obj) is MISSING:
+                    return  # another kind of container: its items are its own code's reads
+                read, key, name, each = _values_reader(read), key + (step,), f"{name}[?]", True
+                obj = read()
+                continue
             if each:
                 read = _each_reader(read, step)
                 key, name = key + (step,), f"{name}{_step_text(step)}"
@@ -318,12 +350,24 @@ def build_guards(calls: Iterable[Call], by_type: Iterable[Tuple] = ()) -> GuardS
     `by_type` (numbers that are program inputs) compare the value's type only."""
     b = _Builder(by_type)
     done = set()
+    returned = {}
     for fn, bound in calls:
+        if RETURNED in bound:
+            returned.setdefault(id(bound[RETURNED]), bound[RETURNED])
+            continue
         key = (fn.__code__, tuple(sorted((k, id(v)) for k, v in bound.items())))
         if key in done:
             continue
         done.add(key)
         b.function(fn, bound)
+    if returned:
+        # paths the traced code read off what a call returned (`pick(cfg).k`), on each object
+        # a user function returned while tracing
+        paths = {path for fn, _ in calls for kind, _, path in reads_of(fn.__code__).chains
+                 if kind == RESULT[0]}
+        for obj in returned.values() if paths else ():
+            for path in sorted(paths, key=repr):
+                b.chain(("r", id(obj)), _fixed(obj), "<returned>", path)
     if b.grad:
         flag = state._state.grad_enabled
         b.guards.append(Guard(lambda: state._state.grad_enabled, flag, "grad mode"))

@@ -1,36 +1,106 @@
 """Which functions a trace ran, with the objects their parameters were bound to: the trace of a
 StaticFunction records them here (convert_call and the Layer hook report each converted call),
-and its guards are built from their reads."""
+and its guards are built from their reads. The objects of locals a bytecode scan cannot follow
+(`c = pick(self); c.k`) are taken from the running frames: convert_call reports the frame
+that calls it while such a function runs, and its locals are read then and after the trace."""
 from __future__ import annotations
 
 import threading
 import types
 from contextlib import contextmanager
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Tuple
 
+import numpy as np
+
+from ...runtime.program import Variable
+from ...runtime.tensor import Tensor
 from .reads import parameter_names, reads_of
 
 # (function, {parameter name: object it was bound to}) for each function the trace ran
 Call = Tuple[types.FunctionType, Dict[str, Any]]
+# values of opaque locals that are no object a guard could read attributes of
+_PLAIN = (int, float, bool, str, bytes, complex, type(None))
+RETURNED = "<returned>"     # the binding of a call's result in a Call
+_DATA = (Tensor, Variable, np.ndarray)   # their attributes are in the key, not guards
+
+
+class _Record:
+    """The calls of one trace; the code objects whose frames hold opaque locals, with the
+    function and the names; the frames of them seen so far."""
+
+    __slots__ = ("calls", "watched", "frames")
+
+    def __init__(self) -> None:
+        self.calls: List[Call] = []
+        self.watched: Dict[types.CodeType, Tuple[types.FunctionType, FrozenSet[str]]] = {}
+        self.frames: Dict[int, types.FrameType] = {}
 
 
 class _Stack(threading.local):
     def __init__(self) -> None:
-        self.frames: List[List[Call]] = []
+        self.frames: List[_Record] = []
 
 
 _stack = _Stack()
+# how many recordings (in any thread) watch frames: convert_call reports its caller while > 0
+watching = 0
 
 
 @contextmanager
 def recording() -> Iterator[List[Call]]:
     """Collect the calls of one trace (nested traces collect their own)."""
-    calls: List[Call] = []
-    _stack.frames.append(calls)
+    global watching
+    record = _Record()
+    _stack.frames.append(record)
     try:
-        yield calls
+        yield record.calls
     finally:
         _stack.frames.pop()
+        if record.watched:
+            watching -= 1
+            for frame in record.frames.values():     # the locals' last values
+                _capture(record, frame)
+            record.frames.clear()
+
+
+def watch(fn: types.FunctionType, code: Optional[types.CodeType]) -> None:
+    """The trace runs `code` (fn's converted code): if fn reads attributes of locals assigned
+    from calls or expressions, the objects those locals hold in its frames (and in the frames
+    of the code nested in it: converted branches and loop bodies) are guarded too."""
+    global watching
+    if not _stack.frames or code is None:
+        return
+    names = reads_of(fn.__code__).opaque
+    if not names:
+        return
+    record = _stack.frames[-1]
+    if not record.watched:
+        watching += 1
+    todo = [code]
+    while todo:
+        c = todo.pop()
+        if c not in record.watched:
+            record.watched[c] = (fn, names)
+            todo.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+
+
+def see(frame: types.FrameType) -> None:
+    """convert_call was called from `frame`: if it runs watched code, its opaque locals are
+    captured now (a local rebound later in the frame) and again when the trace ends."""
+    frames = _stack.frames
+    if frames and frame.f_code in frames[-1].watched:
+        record = frames[-1]
+        record.frames[id(frame)] = frame
+        _capture(record, frame)
+
+
+def _capture(record: _Record, frame: types.FrameType) -> None:
+    fn, names = record.watched[frame.f_code]
+    values = frame.f_locals
+    for name in names:
+        value = values.get(name)
+        if type(value) not in _PLAIN:
+            record.calls.append((fn, {name: value}))
 
 
 def active() -> bool:
@@ -41,7 +111,7 @@ def note_call(fn: types.FunctionType, bound: Dict[str, Any]) -> None:
     """The trace runs `fn` with these parameter bindings (the non-tensor ones matter)."""
     frames = _stack.frames
     if frames:
-        frames[-1].append((fn, bound))
+        frames[-1].calls.append((fn, bound))
 
 
 def note_function(fn: types.FunctionType, converted: Callable,
@@ -55,24 +125,27 @@ def note_function(fn: types.FunctionType, converted: Callable,
     params = parameter_names(code)
     bound = {params[0]: self_obj} if self_obj is not None and params else {}
     note_call(fn, bound)
+    watch(fn, getattr(getattr(converted, "__func__", converted), "__code__", None))
     skip = 1 if self_obj is not None else 0
     wanted = {name for kind, name, _ in reads_of(code).chains
               if kind == "local" and name in params[skip:]}
-    if not wanted:
-        return converted
-    frames = _stack.frames[-1]
+    frames = _stack.frames[-1].calls
 
     def recorded(*args: Any, **kwargs: Any) -> Any:
-        found = dict(bound)
-        # bound with types.MethodType, a method gets its self as the first argument here too
-        for name, value in zip(params, args):
-            if name in wanted:
-                found[name] = value
-        for name, value in kwargs.items():
-            if name in wanted:
-                found[name] = value
-        frames.append((fn, found))
-        return converted(*args, **kwargs)
+        if wanted:
+            found = dict(bound)
+            # bound with types.MethodType, a method gets its self as the first argument too
+            for name, value in zip(params, args):
+                if name in wanted:
+                    found[name] = value
+            for name, value in kwargs.items():
+                if name in wanted:
+                    found[name] = value
+            frames.append((fn, found))
+        out = converted(*args, **kwargs)
+        if type(out) not in _PLAIN and not isinstance(out, _DATA):
+            frames.append((fn, {RETURNED: out}))    # the caller may read `pick(cfg).k`
+        return out
     return recorded
 
 

@@ -2,6 +2,7 @@
 by value, containers entry by entry, ndarrays by content, tensors and other objects by identity."""
 from __future__ import annotations
 
+import functools
 import math
 import types
 from typing import Any, Callable, Tuple
@@ -45,6 +46,10 @@ def snapshot(value: Any, depth: int = 0) -> Tuple:
         return ("t", value, value._value.shape, value._value.dtype)
     if t is types.MethodType:
         return ("m", value.__func__, value.__self__)
+    if t is functools.partial:
+        # the same object, and its arguments as they were (`P.keywords["k"] = 2` changes it)
+        return ("p", value, snapshot(value.args, depth + 1),
+                snapshot(dict(value.keywords), depth + 1))
     return ("o", value)
 
 
@@ -85,6 +90,9 @@ def matches(snap: Tuple, value: Any, depth: int = 0) -> bool:
             value.__self__ is snap[2]
     if kind == "n":
         return type(value) is snap[1] and value.tobytes() == snap[2]
+    if kind == "p":
+        return value is snap[1] and matches(snap[2], value.args, depth + 1) and \
+            matches(snap[3], value.keywords, depth + 1)
     if kind == "set":
         return type(value) is snap[1] and value == snap[2]
     if kind == "big":

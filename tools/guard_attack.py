@@ -1,0 +1,103 @@
+"""Guard attack (issue 23): read forms a bytecode scan of plain access paths misses (a local
+assigned from a call, a computed index, class attributes and properties, `__dict__`, helpers
+reached through containers of callables, functools.partial, bound methods kept as attributes),
+each called 5 times with the state it reads changed between calls, in 3 modes (full_graph,
+default, default with a graph break); every call is compared with eager and the stale calls
+are counted.
+
+    python tools/guard_attack.py            # the table and the totals
+    python tools/guard_attack.py -k partial # only the cases whose name contains "partial"
+
+Each case is a module source written twice (one copy runs eagerly, one through to_static) and
+the same changes are run in both."""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import sys
+import tempfile
+import warnings
+from typing import Any, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+# the checkout this file is in, not an installed dy2st; and this directory, for the cases
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from guard_attack_cases import CASES, HEADER, Case  # noqa: E402
+
+MODES = [("full_graph", True, False), ("default", False, False), ("default+break", False, True)]
+X = (np.arange(6, dtype=np.float32).reshape(2, 3) - 2.0) / 3.0
+
+
+def _load(source: str, directory: str, name: str) -> Any:
+    path = os.path.join(directory, f"{name}.py")
+    with open(path, "w") as fh:
+        fh.write(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _value(fn: Any, brk: bool) -> Tuple[str, Any]:
+    import dy2st as paddle
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return "value", np.asarray(fn(paddle.to_tensor(X), brk).numpy(), dtype=np.float64)
+    except Exception as e:  # noqa: BLE001 - both outcomes are compared
+        return "error", f"{type(e).__name__}: {e}"
+
+
+def run_case(case: Case, full_graph: bool, brk: bool, directory: str,
+             tag: str) -> List[str]:
+    """The stale (or otherwise disagreeing) calls of one case in one mode, described."""
+    import dy2st as paddle
+    source = HEADER + case.body
+    eager = _load(source, directory, f"attack_{tag}_eager")
+    static = _load(source, directory, f"attack_{tag}_static")
+    s_fn = paddle.jit.to_static(static.run, full_graph=full_graph)
+    bad = []
+    for i, change in enumerate([""] + list(case.changes)):
+        for m in (eager, static):
+            exec(change, m.__dict__)
+        want, got = _value(eager.run, brk), _value(s_fn, brk)
+        same = want[0] == got[0] and (want[1] == got[1] if want[0] == "error" else
+                                      np.allclose(want[1], got[1], rtol=1e-5))
+        if not same:
+            bad.append(f"call {i + 1} after `{change}`: eager {want[1]!r:.60} static "
+                       f"{got[1]!r:.60}")
+    return bad
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("-k", default="", help="only cases whose name contains this")
+    p.add_argument("-v", action="store_true", help="print each disagreeing call")
+    args = p.parse_args(argv)
+    cases = [c for c in CASES if args.k in c.name]
+    stale_runs = stale_calls = calls = 0
+    with tempfile.TemporaryDirectory() as directory:
+        sys.path.insert(0, directory)
+        for n, case in enumerate(cases):
+            row = []
+            for m, (mode, full_graph, brk) in enumerate(MODES):
+                bad = run_case(case, full_graph, brk, directory, f"{n}_{m}")
+                calls += 1 + len(case.changes)
+                stale_calls += len(bad)
+                stale_runs += bool(bad)
+                row.append(f"{mode}:{len(bad)}")
+                if args.v:
+                    for line in bad:
+                        print(f"    {case.name} [{mode}] {line}")
+            print(f"{case.name:34} {'  '.join(row)}", flush=True)
+    print(f"guard attack: {len(cases)} cases x {len(MODES)} modes, {calls} calls: "
+          f"{stale_runs} case-modes stale, {stale_calls} calls differ from eager")
+    return 1 if stale_calls else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
