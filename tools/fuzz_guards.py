@@ -28,7 +28,8 @@ import numpy as np
 # the checkout this file is in, not an installed dy2st
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-HEADER = '''import types
+HEADER = '''import functools
+import types
 import numpy as np
 import dy2st as paddle
 
@@ -68,17 +69,42 @@ def deep_helper(h, c):
 
 
 class Cfg:
+    K = 1.25
+
     def __init__(self):
         self.k = 0.5
         self.k2 = 0.25
         self.name = "k"
         self.count = 0
         self.inner = types.SimpleNamespace(m=1.0)
+        self._p = 2.0
+
+    @property
+    def p(self):
+        return self._p * 0.5
+
+    def scaled(self, h):
+        return h * self.k
 
 
 cfg = Cfg()
 CFGS = [Cfg(), Cfg()]
 FNS = [helper, read_c]
+IDX = 0
+NAME2 = "a"
+TABLE2 = {"a": Cfg(), "b": Cfg()}
+BM = CFGS[0].scaled
+
+
+def pick(c):
+    return c
+
+
+def mulk(h, k):
+    return h * k
+
+
+P = functools.partial(mulk, k=1.5)
 
 
 def bump(c):
@@ -146,6 +172,34 @@ INDIRECT_READS = [
     "for c_ in CFGS:\n    h = h + c_.k",
     "h = FNS[0](h)",
 ]
+# reads a path scan alone misses (tools/guard_attack.py): locals from calls, a call's result,
+# computed indexes and keys, iterators, comprehensions, class attributes, properties, partials,
+# bound methods; drawn from their own random stream too
+COMPUTED_READS = [
+    "c_ = pick(cfg)\nh = h * c_.k",
+    "h = h + pick(cfg).k2",
+    "h = h * CFGS[IDX].k",
+    "for i_ in range(len(CFGS)):\n    h = h + CFGS[i_].k",
+    "for i_, c_ in enumerate(CFGS):\n    h = h + c_.k * i_",
+    "h = h + sum([c_.k for c_ in CFGS])",
+    "h = h * type(cfg).K",
+    "h = h * cfg.K",
+    "h = h + cfg.p",
+    "h = P(h)",
+    "h = BM(h)",
+    "h = h * TABLE2[NAME2].k",
+    "for n_, c_ in TABLE2.items():\n    h = h + c_.k",
+]
+LAYER_COMPUTED_READS = [
+    "c_ = {s}.get_cfg()\nh = h * c_.k",
+    "h = h * {s}.cfgs[{s}.i].k",
+]
+COMPUTED_CHANGES = [
+    "Cfg.K = {f}", "cfg._p = {f}", "IDX = 1 - IDX", "P.keywords['k'] = {f}",
+    "CFGS[{b}].k = {f}", "NAME2 = 'b' if NAME2 == 'a' else 'a'", "TABLE2['{n}'].k = {f}",
+    "BM = CFGS[{b}].scaled", "CFGS.reverse()",
+]
+LAYER_COMPUTED_CHANGES = ["net.i = 1 - net.i", "net.cfgs[{b}].k = {f}"]
 HELPER_EFFECTS = [
     "bump(cfg)\nh = h + cfg.count",
     "log_it(h)\nh = h * len(LOG)",
@@ -175,6 +229,11 @@ class Net(paddle.nn.Layer):
         self.table = {"w": 0.25}
         self.bias = paddle.to_tensor(np.array([1.0, 0.0, -1.0], "float32"))
         self.calls = 0
+        self.cfgs = [Cfg(), Cfg()]
+        self.i = 0
+
+    def get_cfg(self):
+        return self.cfgs[self.i]
 
     def helper(self, h):
         return h * self.scale + self.table["w"]
@@ -231,6 +290,11 @@ def generate(seed: int, n_calls: int = 5) -> Program:
     if more.random() < 0.3:
         body.insert(more.randint(0, len(body)), more.choice(
             HELPER_EFFECTS + (LAYER_HELPER_EFFECTS if layer else [])).format(s=s))
+    computed = random.Random(f"computed {seed}")
+    if computed.random() < 0.5:
+        for _ in range(computed.randint(1, 2)):
+            body.insert(computed.randint(0, len(body)), computed.choice(
+                COMPUTED_READS + (LAYER_COMPUTED_READS if layer else [])).format(s=s))
     uses_total = any("TOTAL" in b for b in body)
     lines = (["global TOTAL"] if uses_total else []) + ["h = x[0] * 1.0"] + body + ["return h"]
     if layer:
@@ -247,6 +311,11 @@ def generate(seed: int, n_calls: int = 5) -> Program:
             for _ in range(r.randint(0, 3))]
         if i and more.random() < 0.3:
             picked.append(more.choice(INDIRECT_CHANGES).format(f=round(more.uniform(-2, 2), 2)))
+        if i and computed.random() < 0.5:
+            picked.append(computed.choice(
+                COMPUTED_CHANGES + (LAYER_COMPUTED_CHANGES if layer else [])).format(
+                f=round(computed.uniform(-2, 2), 2), b=computed.randint(0, 1),
+                n=computed.choice("ab")))
         if i and counter:
             picked.append(counter)      # a number that changes on every call
         batch = r.choice([1, 2, 3]) if r.random() < 0.3 else 2
@@ -268,11 +337,13 @@ def _state(m: Any, layer: bool) -> Any:
     out = {k: getattr(m, k) for k in ("K", "N", "FLAG", "TOTAL")}
     out.update(L=list(m.L), D=dict(m.D), LOG=list(m.LOG), ARR=m.ARR.tolist(),
                cfg=(m.cfg.k, m.cfg.count, m.cfg.inner.m, m.cfg.name, m.cfg.k2),
-               CFGS=[c.k for c in m.CFGS], FNS=[f.__name__ for f in m.FNS])
+               CFGS=[c.k for c in m.CFGS], FNS=[f.__name__ for f in m.FNS],
+               computed=(m.IDX, m.NAME2, m.Cfg.K, m.cfg._p, dict(m.P.keywords),
+                         [c.k for c in m.TABLE2.values()], m.BM.__self__.k))
     if layer:
         n = m.net
         out["net"] = (n.scale, n.steps, n.flag, list(n.items), dict(n.table), n.calls,
-                      n.training, n.bias.numpy().tolist())
+                      n.training, n.bias.numpy().tolist(), n.i, [c.k for c in n.cfgs])
     return out
 
 

@@ -41,13 +41,19 @@ def test_generated_programs_cover_every_kind_of_state(seed):
                  "np.tanh(h.numpy())", "self.calls += 1", "LOG.append", "TOTAL = TOTAL",
                  "getattr(cfg, cfg.name)", "vars(cfg)", "c_ = cfg.inner", "CFGS[1].k",
                  "for c_ in CFGS", "FNS[0](h)", "bump(cfg)", "log_it(h)", "log_deep(h)",
-                 "self.count_up()"):
+                 "self.count_up()", "c_ = pick(cfg)", "pick(cfg).k2", "CFGS[IDX].k",
+                 "CFGS[i_].k", "enumerate(CFGS)", "[c_.k for c_ in CFGS]", "type(cfg).K",
+                 "cfg.K", "cfg.p", "P(h)", "BM(h)", "TABLE2[NAME2].k", "TABLE2.items()",
+                 "self.get_cfg()", "self.cfgs[self.i].k"):
         assert read in body, read
     changes = {c for k in range(200) for call in fuzz_guards.generate(seed * 1000 + k).calls
                for c in call[0]}
     for change in ("K = K + 0.25", "cfg.k = cfg.k + 0.5", "net.scale = net.scale + 0.5",
-                   "FNS.reverse()"):
+                   "FNS.reverse()", "IDX = 1 - IDX", "CFGS.reverse()", "net.i = 1 - net.i",
+                   "NAME2 = 'b' if NAME2 == 'a' else 'a'"):
         assert change in changes, change
+    assert any(c.startswith("P.keywords") for c in changes)
+    assert any(c.startswith("Cfg.K = ") for c in changes)
 
 
 def test_a_stale_program_is_reported(monkeypatch):
