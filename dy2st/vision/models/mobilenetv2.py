@@ -2,41 +2,12 @@
 pool2d_avg, classifier."""
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any
 
 from ... import nn
 from ...runtime import ops
+from .blocks import ConvNormActivation, make_divisible
 from .pretrained import refuse_download
-
-
-def _make_divisible(v: float, divisor: int = 8, min_value: Optional[int] = None) -> int:
-    if min_value is None:
-        min_value = divisor
-    new_v = max(min_value, int(v + divisor / 2) // divisor * divisor)
-    if new_v < 0.9 * v:
-        new_v += divisor
-    return new_v
-
-
-class ConvNormActivation(nn.Sequential):
-    """Conv2D, then a norm layer and an activation (Paddle's vision.ops.ConvNormActivation)."""
-
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: int = 3,
-                 stride: int = 1, padding: Optional[int] = None, groups: int = 1,
-                 norm_layer: Any = nn.BatchNorm2D, activation_layer: Any = nn.ReLU,
-                 dilation: int = 1, bias: Optional[bool] = None) -> None:
-        if padding is None:
-            padding = (kernel_size - 1) // 2 * dilation
-        if bias is None:
-            bias = norm_layer is None
-        layers = [nn.Conv2D(in_channels, out_channels, kernel_size, stride, padding,
-                            dilation=dilation, groups=groups,
-                            bias_attr=None if bias else False)]
-        if norm_layer is not None:
-            layers.append(norm_layer(out_channels))
-        if activation_layer is not None:
-            layers.append(activation_layer())
-        super().__init__(*layers)
 
 
 class InvertedResidual(nn.Layer):
@@ -77,12 +48,12 @@ class MobileNetV2(nn.Layer):
         norm_layer = nn.BatchNorm2D
         setting = [[1, 16, 1, 1], [6, 24, 2, 2], [6, 32, 3, 2], [6, 64, 4, 2], [6, 96, 3, 1],
                    [6, 160, 3, 2], [6, 320, 1, 1]]
-        input_channel = _make_divisible(input_channel * scale, round_nearest)
-        self.last_channel = _make_divisible(last_channel * max(1.0, scale), round_nearest)
+        input_channel = make_divisible(input_channel * scale, round_nearest)
+        self.last_channel = make_divisible(last_channel * max(1.0, scale), round_nearest)
         features: list = [ConvNormActivation(3, input_channel, stride=2, norm_layer=norm_layer,
                                              activation_layer=nn.ReLU6)]
         for t, c, n, s in setting:
-            output_channel = _make_divisible(c * scale, round_nearest)
+            output_channel = make_divisible(c * scale, round_nearest)
             for i in range(n):
                 features.append(InvertedResidual(input_channel, output_channel,
                                                  s if i == 0 else 1, expand_ratio=t,
