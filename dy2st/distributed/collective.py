@@ -5,6 +5,7 @@ On a traced tensor, the world group's all_reduce / broadcast / all_gather are op
 program; the others run eagerly only (a graph break)."""
 from __future__ import annotations
 
+import warnings
 from typing import Any, List, Optional, Sequence
 
 import numpy as np
@@ -164,6 +165,9 @@ def gather(tensor: Any, gather_list: Optional[List[Any]] = None, dst: int = 0,
     # gather_list is checked after the exchange: the other processes are not left waiting
     parts = communicator().all_gather(value(tensor), g.members())
     if get_rank() != dst:
+        if gather_list is not None:
+            warnings.warn("gather: gather_list is meaningless on a rank that is not dst",
+                          stacklevel=2)
         return Task()
     if not isinstance(gather_list, list):
         raise ValueError(f"gather: gather_list must be a list on the dst rank {dst}, got "
@@ -220,12 +224,24 @@ def scatter(tensor: Any, tensor_list: Optional[Sequence[Any]] = None, src: int =
     if g is None:
         return None
     root = group_rank(g, src, "src", "scatter")
-    n = g.nranks
+    n, comm, members = g.nranks, communicator(), g.members()
+    whole = np.zeros((n,) + value(tensor).shape, value(tensor).dtype)
+    problem: Optional[Exception] = None
     if get_rank() == src:
-        whole = stacked(tensor_list, tensor, n, "scatter", "tensor_list")
-    else:
-        whole = np.zeros((n,) + value(tensor).shape, value(tensor).dtype)
-    write(tensor, communicator().scatter(whole, root, g.members()))
+        try:
+            whole = stacked(tensor_list, tensor, n, "scatter", "tensor_list")
+        except (TypeError, ValueError) as e:
+            problem = e
+    elif tensor_list is not None:
+        warnings.warn("scatter: tensor_list is meaningless on a rank that is not src",
+                      stacklevel=2)
+    # only src can check its list: it tells the others first, so all raise rather than wait
+    status = comm.broadcast(np.array([problem is not None], np.int64), root, members)
+    if problem is not None:
+        raise problem
+    if status[0]:
+        raise RuntimeError(f"scatter: rank {src}'s tensor_list is not valid (it raised there)")
+    write(tensor, comm.scatter(whole, root, members))
     return Task()
 
 

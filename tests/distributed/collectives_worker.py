@@ -167,11 +167,13 @@ def groups(r, n, out):
 
 
 def errors(r, n, out):
-    """Argument errors every process sees alike (so none is left waiting)."""
+    """Argument errors: every process raises (none is left waiting)."""
     t = paddle.zeros([2])
     out["err_dst"] = caught(dist.reduce, t, dst=n)
     out["err_list_length"] = caught(dist.reduce_scatter, t, [t] * (n + 1))
     out["err_alltoall_length"] = caught(dist.alltoall, [], [t])
+    # only the source sees its list is wrong: it tells the others, and all raise
+    out["err_scatter_list"] = caught(dist.scatter, t, [t] * (n + 1) if r == 0 else None, src=0)
     out["err_scatter_objects"] = caught(dist.scatter_object_list, [], [1] if r == 0 else None,
                                         src=0)
     out["err_unpicklable"] = caught(dist.broadcast_object_list,
@@ -186,11 +188,14 @@ def compiled(r, n, out):
     def step(x):
         y = paddle.zeros([2])
         dist.reduce_scatter(y, [x[i] for i in range(n)])
+        high, mean = paddle.zeros([2]), paddle.zeros([2])
+        dist.reduce_scatter(high, [x[i] for i in range(n)], op=dist.ReduceOp.MAX)
+        dist.reduce_scatter(mean, x, op=dist.ReduceOp.AVG)       # one tensor of n chunks
         parts = []
         dist.alltoall(parts, [x[i] * 2.0 for i in range(n)])
         z = paddle.zeros_like(x)
         dist.alltoall_single(z, x + 1.0)
-        return y, paddle.stack(parts), z
+        return y, paddle.stack(parts), z, high, mean
 
     for backend in ("numpy", "xla"):
         f = paddle.jit.to_static(step, backend=backend, full_graph=True)

@@ -152,6 +152,14 @@ def test_errors_every_process_raises_alike(ranks):
         assert got["err_scatter_objects"] == (
             "ValueError", f"scatter_object_list: rank 0's in_object_list must hold {N} objects "
                           "(one per process of the group), got 1")
+        kind, message = got["err_scatter_list"]
+        if r == 0:
+            assert (kind, message.split(",")[0]) == (
+                "ValueError", f"scatter: tensor_list must be a list of {N} tensors (one per "
+                              "process of the group)")
+        else:
+            assert (kind, message) == ("RuntimeError", "scatter: rank 0's tensor_list is not "
+                                       "valid (it raised there)")
         # the source raises the pickling error itself; the others learn that it failed
         kind, message = got["err_unpicklable"]
         if r == 0:
@@ -167,8 +175,10 @@ def test_errors_every_process_raises_alike(ranks):
 def test_reduce_scatter_and_alltoall_inside_compiled_steps(ranks):
     for r, got in enumerate(ranks):
         want = [sum(X)[r], np.stack([X[i][r] * 2 for i in range(N)]),
-                np.stack([X[i][r] + 1 for i in range(N)])]
+                np.stack([X[i][r] + 1 for i in range(N)]), np.max(X, axis=0)[r],
+                (sum(X) / N)[r]]
         for backend in ("numpy", "xla"):
+            assert len(got["compiled_" + backend]) == len(want)
             for g, w in zip(got["compiled_" + backend], want):
                 np.testing.assert_allclose(g, w, err_msg=backend)
             assert got["compiled_ops_" + backend] == ["c_alltoall", "c_reducescatter"]
