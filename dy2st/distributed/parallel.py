@@ -14,11 +14,12 @@ from ..autograd.mode import is_grad_enabled
 from ..autograd.traced import slot_of
 from ..nn.layer.layers import Layer
 from ..runtime import ops, state
-from ..runtime.collective import communicator
+from ..runtime.collective import Ranks, communicator
+from ..runtime.errors import ConversionError
 from ..runtime.program import Program, Variable
 from ..runtime.registry import apply
 from ..runtime.tensor import Tensor
-from .group import Group, get_world_size, init_parallel_env
+from .group import Group, get_rank, get_world_size, init_parallel_env
 
 # the DataParallel layers whose forward ran (with gradients on) since the last backward(): that
 # backward averages their gradients. Every process runs the same forwards and backwards, so the
@@ -44,11 +45,20 @@ class DataParallel(Layer):
         self.find_unused_parameters = find_unused_parameters
         self.grad_need_sync = True
         self._group = group
+        self._ranks: Ranks = None          # whose gradients are averaged (None: every process)
+        if group is not None and not isinstance(group, Group):
+            raise TypeError(f"DataParallel: group must be a paddle.distributed Group "
+                            f"(new_group), got {type(group).__name__}")
         if get_world_size() > 1:
-            if group is None:
-                init_parallel_env()
-            self._nranks = get_world_size()
+            init_parallel_env()
+            # every process starts from rank 0's parameters, the group's or not (as Paddle):
+            # all of them construct the replica, so the check below comes after
             sync_params_buffers(layers)
+            if group is not None and not group.is_member():
+                raise ValueError(f"DataParallel: this process (rank {get_rank()}) is not a "
+                                 f"member of {group}")
+            self._nranks = get_world_size() if group is None else group.nranks
+            self._ranks = None if group is None else group.members()
         else:
             self._nranks = 1
 
@@ -122,10 +132,12 @@ def _split(flat: np.ndarray, tensors: List[Tensor]) -> List[np.ndarray]:
     return np.split(flat, bounds)
 
 
-def _average_eager(params: List[Tensor]) -> None:
-    """Average the gradients of `params` over the processes: one all-reduce per dtype, whose
-    last entries count the processes that have a gradient for each parameter."""
+def _average_eager(params: List[Tensor], ranks: Ranks = None) -> None:
+    """Average the gradients of `params` over the processes (of the group `ranks`): one
+    all-reduce per dtype, whose last entries count the processes that have a gradient for each
+    parameter."""
     comm = communicator()
+    size = comm.world_size if ranks is None else len(ranks)
     for group in _by_dtype(params, lambda p: p._value.dtype).values():
         dtype = group[0]._value.dtype
         parts = []
@@ -133,11 +145,11 @@ def _average_eager(params: List[Tensor]) -> None:
             g = getattr(p, "_grad", None)
             parts.append(g._value.ravel() if g is not None else np.zeros(p._value.size, dtype))
         present = np.array([getattr(p, "_grad", None) is not None for p in group], dtype)
-        total = comm.all_reduce(np.concatenate(parts + [present]), "sum")
+        total = comm.all_reduce(np.concatenate(parts + [present]), "sum", ranks)
         grads, counts = total[:-len(group)], total[-len(group):]
         for p, part, count in zip(group, _split(grads, group), counts):
             if count > 0:
-                p._grad = Tensor((part / comm.world_size).astype(dtype).reshape(p._value.shape))
+                p._grad = Tensor((part / size).astype(dtype).reshape(p._value.shape))
 
 
 def _average_traced(program: Program, params: List[Tensor]) -> None:
@@ -167,10 +179,15 @@ def _after_backward() -> None:
     _PENDING.clear()
     for replica in replicas:
         params = replica._trainable()
-        if program is not None:
-            _average_traced(program, params)
+        if program is None:
+            _average_eager(params, replica._ranks)
+        elif replica._ranks is not None:
+            raise ConversionError(
+                f"DataParallel(group={replica._group}) inside a compiled train step: only the "
+                "world group's gradients can be averaged inside a program; run the backward "
+                "eagerly, or use the world group")
         else:
-            _average_eager(params)
+            _average_traced(program, params)
 
 
 register_after_backward(_after_backward)

@@ -166,6 +166,29 @@ def groups(r, n, out):
         out["g_destroyed"] = dist.get_group(g.id)
 
 
+def data_parallel(r, n, out):
+    """DataParallel over a group averages the gradients of its members only."""
+    members, _ = subgroup(n)
+    g = dist.new_group(members)
+    paddle.seed(r)
+    net = paddle.nn.Linear(2, 1)
+    if not g.is_member():
+        out["dp_outsider"] = caught(paddle.DataParallel, net, group=g)
+        out["dp_weight"] = net.weight.numpy()
+        return
+    model = paddle.DataParallel(net, group=g)
+    model(paddle.to_tensor(data(r, n))).sum().backward()
+    out["dp_grad"] = net.weight.grad.numpy()
+    out["dp_weight"] = net.weight.numpy()
+
+    def step(x):
+        model(x).sum().backward()
+        return x
+
+    compiled_step = paddle.jit.to_static(step, full_graph=True)
+    out["dp_compiled"] = caught(compiled_step, paddle.to_tensor(data(r, n)))
+
+
 def errors(r, n, out):
     """Argument errors: every process raises (none is left waiting)."""
     t = paddle.zeros([2])
@@ -221,6 +244,7 @@ def main(out_dir):
     collectives(r, n, out)
     point_to_point(r, n, out)
     groups(r, n, out)
+    data_parallel(r, n, out)
     errors(r, n, out)
     compiled(r, n, out)
     dist.gloo_barrier()

@@ -140,6 +140,28 @@ def test_a_group_of_some_processes(ranks):
         assert got["g_destroyed"] is None
 
 
+def test_data_parallel_over_a_group(ranks):
+    members, outsider = worker.subgroup(N)
+    # Linear(2, 1) and loss = sum(out): the weight's gradient is the column sums of the input,
+    # averaged over the group's members
+    want = np.mean([X[m].sum(axis=0) for m in members], axis=0).reshape(2, 1)
+    for m in members:
+        np.testing.assert_allclose(ranks[m]["dp_grad"], want, rtol=1e-6)
+        # a compiled step cannot average over some processes: the error says so (a group of
+        # one process averages nothing, and compiles)
+        if len(members) == 1:
+            assert ranks[m]["dp_compiled"] is None
+        else:
+            kind, message = ranks[m]["dp_compiled"]
+            assert kind == "ConversionError" and "only the world group's gradients" in message
+    # every process took rank 0's parameters (each started from its own seed)
+    for got in ranks:
+        np.testing.assert_array_equal(got["dp_weight"], ranks[0]["dp_weight"])
+    kind, message = ranks[outsider]["dp_outsider"]
+    assert (kind, message.split(" is not")[0]) == (
+        "ValueError", f"DataParallel: this process (rank {outsider})")
+
+
 def test_errors_every_process_raises_alike(ranks):
     for r, got in enumerate(ranks):
         assert got["err_dst"] == (
