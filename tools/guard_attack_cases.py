@@ -176,6 +176,29 @@ def run(x, brk):
         gb(x)
     return x * pick(CFG).k
 ''', ["CFG.k = 2.0", "CFG.k = 3.0", "CFG.k = 1.0", "CFG.k = -1.0"]),
+    Case("local_from_conditional", '''
+def run(x, brk, first=True):
+    c = CFGS[0] if first else CFGS[1]
+    if brk:
+        gb(x)
+    return x * c.k
+''', ["CFGS[0].k = 2.0", "CFGS[1].k = 3.0", "CFGS[0].k = -1.0", "CFGS[0].k = 0.5"]),
+    Case("local_from_conditional_in_loop", '''
+def run(x, brk):
+    for i in range(2):
+        c = CFGS[i] if i else CFG
+        x = x * c.k
+    if brk:
+        gb(x)
+    return x
+''', ["CFG.k = 2.0", "CFGS[1].k = 3.0", "CFG.k = -1.0", "CFGS[1].k = 0.5"]),
+    Case("local_from_or_of_paths", '''
+def run(x, brk):
+    c = CFG.__dict__.get("alt") or CFGS[2]
+    if brk:
+        gb(x)
+    return x * c.k
+''', ["CFGS[2].k = 2.0", "CFG.alt = Cfg(4.0)", "CFG.alt.k = 6.0", "del CFG.alt"]),
     # -- a computed index --------------------------------------------------------------------
     Case("index_from_argument", '''
 def run(x, brk, i=1):
@@ -284,6 +307,29 @@ class Net(paddle.nn.Layer):
 run = Net()
 ''', ["run.cfgs[0].k = 3.0", "run.cfgs[1].k = -1.0", "run.cfgs.append(Cfg(2.0))",
       "run.cfgs[2].k = 4.0"]),
+    Case("loop_over_call_result", '''
+def all_cfgs():
+    return CFGS
+
+
+def run(x, brk):
+    for c in all_cfgs():
+        x = x + c.k
+    if brk:
+        gb(x)
+    return x
+''', ["CFGS[0].k = 2.0", "CFGS[1].k = 0.5", "CFGS.append(Cfg(4.0))", "CFGS[3].k = 3.0"]),
+    Case("comprehension_over_call_result", '''
+def all_cfgs():
+    return list(CFGS)
+
+
+def run(x, brk):
+    ks = [c.k for c in all_cfgs()]
+    if brk:
+        gb(x)
+    return x * sum(ks)
+''', ["CFGS[0].k = 2.0", "CFGS[1].k = 0.5", "CFGS[2].k = 5.0", "CFGS[0].k = 3.0"]),
     # -- class attributes and properties ------------------------------------------------------
     Case("type_of_self_attr", '''
 class Net(paddle.nn.Layer):

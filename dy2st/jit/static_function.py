@@ -31,7 +31,7 @@ from . import auto_dynamic, auto_numbers, cache_limit, run_program
 from .errors import ConversionError, raise_in_user_code, raise_run_error
 from .global_writes import global_values, restore_symbolic_globals
 from .guards import build_guards, note_call, recording
-from .guards.recorder import bound_arguments, watch
+from .guards.recorder import bound_arguments, top_frame, watch
 from .keywords import check_keywords
 from .logger import log
 from .options import TO_STATIC_KEYWORDS, options
@@ -325,10 +325,12 @@ class StaticFunction:
         with recording() as calls:
             note_call(self._function, bound_arguments(self._function, self._instance, args,
                                                       kwargs))
-            watch(self._function, self._converted_code())
+            code = self._converted_code()
+            watch(self._function, code)
             try:
-                traced = auto_numbers.trace(self, args, kwargs) if numbers else \
-                    self.trace_program(args, kwargs)
+                with top_frame(code):
+                    traced = auto_numbers.trace(self, args, kwargs) if numbers else \
+                        self.trace_program(args, kwargs)
             finally:
                 if effects is not None:
                     effects[1].restore()    # the trace's changes (with symbolic values) undone

@@ -68,6 +68,8 @@ class _Walk:
         self.pending_iter: Any = None
         self.iter_at: Optional[Tuple[int, Any]] = None
         self.loop_stores: Dict[int, Any] = {}       # instruction index of a loop target: chain
+        self.jump_aliases: Dict[int, List] = {}     # index of a store a jump goes to: chains
+        self.index_of: Dict[int, int] = {}
         self.made: Optional[types.CodeType] = None  # the code of the function made last
         self.comprehensions: Dict[types.CodeType, Any] = {}
         # paths that ended where a computed subscript may use them: [chain, stack depth above]
@@ -75,6 +77,7 @@ class _Walk:
 
     def run(self, code: types.CodeType) -> None:
         ins_list = list(dis.get_instructions(code))
+        self.index_of = {ins.offset: k for k, ins in enumerate(ins_list)}
         for k, ins in enumerate(ins_list):
             if self.skip:
                 self.skip -= 1
@@ -109,7 +112,13 @@ class _Walk:
                 self.whole = False
             if op in _STORES:
                 self._alias(ins.argval, chain)
+                for other in self.jump_aliases.pop(k, ()):
+                    self._alias(ins.argval, other)
                 return
+            if ins.opcode in _JUMPS:    # `c = A if f else B`, `c = A or B`: A goes to the store
+                target = self.index_of.get(ins.argval)
+                if target is not None and ins_list[target].opname in _STORES:
+                    self.jump_aliases.setdefault(target, []).append(chain)
             if op == "GET_ITER":
                 self.pending_iter = _items_of(chain, ITEMS)
                 self._comprehension(ins_list, k)
@@ -134,10 +143,16 @@ class _Walk:
             self.pending_iter = self.iter_at[1]
             self._comprehension(ins_list, k)
             return
+        if op == "GET_ITER" and k and ins_list[k - 1].opname in _RESULT_CALLS:
+            self.pending_iter = RESULT + (ITEMS,)   # `for c in get_all()`: what it returned
+            self._comprehension(ins_list, k)
+            return
         if op == "FOR_ITER":
             self._loop_targets(ins_list, k)
             return
         if op in _STORES:
+            for other in self.jump_aliases.pop(k, ()):
+                self._alias(ins.argval, other)
             if k in self.loop_stores:
                 target = self.loop_stores.pop(k)
                 self.aliases.setdefault(ins.argval, []).append(target or _ELSEWHERE)

@@ -5,6 +5,7 @@ and its guards are built from their reads. The objects of locals a bytecode scan
 that calls it while such a function runs, and its locals are read then and after the trace."""
 from __future__ import annotations
 
+import sys
 import threading
 import types
 from contextlib import contextmanager
@@ -82,6 +83,30 @@ def watch(fn: types.FunctionType, code: Optional[types.CodeType]) -> None:
         if c not in record.watched:
             record.watched[c] = (fn, names)
             todo.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+
+
+@contextmanager
+def top_frame(code: Optional[types.CodeType]) -> Iterator[None]:
+    """While the trace calls the top function: its frame is taken when it starts (a trace
+    hook that removes itself there), so its opaque locals are read even when it calls
+    nothing (`c = A if f else B; return x * c.k`)."""
+    record = _stack.frames[-1] if _stack.frames else None
+    if record is None or code not in record.watched:
+        yield
+        return
+    old = sys.gettrace()
+
+    def started(frame: types.FrameType, event: str, arg: Any) -> Any:
+        if frame.f_code is code:
+            sys.settrace(old)
+            record.frames[id(frame)] = frame
+        return old(frame, event, arg) if old is not None else None
+    sys.settrace(started)
+    try:
+        yield
+    finally:
+        if sys.gettrace() is started:
+            sys.settrace(old)
 
 
 def see(frame: types.FrameType) -> None:

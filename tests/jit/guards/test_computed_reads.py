@@ -136,3 +136,32 @@ def test_the_same_attribute_of_two_objects_becomes_two_number_inputs():
             assert static(x).numpy()[0] == pytest.approx(1.0 + step + 0.5 * step)
     finally:
         CFGS[0].k, CFGS[1].k = 1.0, 2.0
+
+
+def _conditional(x, first=True):
+    c = CFGS[0] if first else CFGS[1]
+    return x * c.k
+
+
+def test_a_trace_hook_already_set_keeps_its_events(monkeypatch):
+    # the top frame is taken by a hook that removes itself; a debugger's or coverage's stays
+    events = []
+
+    def hook(frame, event, arg):
+        events.append(frame.f_code.co_name)
+        return None
+    static = paddle.jit.to_static(_conditional)
+    x = paddle.to_tensor(np.ones([2], "float32"))
+    previous = sys.gettrace()
+    sys.settrace(hook)
+    try:
+        assert static(x).numpy()[0] == 1.0
+        assert sys.gettrace() is hook
+    finally:
+        sys.settrace(previous)
+    assert "_conditional" in events
+    CFGS[0].k = 4.0
+    try:
+        assert static(x).numpy()[0] == 4.0
+    finally:
+        CFGS[0].k = 1.0
