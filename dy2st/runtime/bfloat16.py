@@ -59,7 +59,7 @@ def _adapter(bf16: np.dtype) -> Callable[[str, Callable], Callable]:
 
 
 def _on_register(d: Any) -> None:
-    adapt_kernels(_adapter(d.np))
+    adapt_kernels(_adapter(d.np), d.np)
 
 
 _dtypes.ON_BFLOAT16.append(_on_register)

@@ -24,7 +24,7 @@ from .passes.effects import CONTROL
 from .passes.facts import resolve_vars
 from .persistable import store
 from .program import Block, Operator, Program, Variable, default_main_program
-from .registry import OPS
+from .registry import ADAPTED_DTYPES, OPS, UNADAPTED
 from .tensor import Tensor
 
 # Ops with no inputs whose result can be computed once when compiling (never mutated later).
@@ -160,13 +160,26 @@ class _Codegen:
             self.ns[key] = value
         return key
 
-    def kernel(self, op_type: str) -> str:
-        k = self.kernels.get(op_type)
+    def kernel(self, op: Operator) -> str:
+        """The global holding op's kernel: as declared unless an input has a dtype the kernel
+        adapters are for (registry.ADAPTED_DTYPES: bfloat16 once used), which needs them."""
+        op_type = op.type
+        adapted = bool(ADAPTED_DTYPES) and not all(map(self._not_adapted, op.inputs))
+        key = op_type + "/adapted" if adapted else op_type
+        k = self.kernels.get(key)
         if k is None:
-            k = f"K_{op_type}"
-            self.ns[k] = OPS[op_type].kernel
-            self.kernels[op_type] = k
+            k = f"K_{op_type}_adapted" if adapted else f"K_{op_type}"
+            kernel = OPS[op_type].kernel
+            self.ns[k] = kernel if adapted else UNADAPTED.get(op_type, kernel)
+            self.kernels[key] = k
         return k
+
+    def _not_adapted(self, name: str) -> bool:
+        """Whether value `name` is known to be a dense array of a dtype no adapter is for."""
+        v = self.vars.get(name)
+        dtype = getattr(getattr(v, "dtype", None), "np", None)
+        return v is not None and v.kind == "dense" and dtype is not None and \
+            np.dtype(dtype) not in ADAPTED_DTYPES
 
     def emit(self, line: str, op: Optional[Tuple[int, Operator]] = None) -> None:
         self.lines.append(line)
@@ -360,7 +373,7 @@ class _Codegen:
         attrs = []
         for k, v in op.attrs.items():
             attrs.append(f"{k}={repr(v) if _is_literal(v) else self.const('A', v)}")
-        expr = f"{self.kernel(op.type)}({', '.join(ins + attrs)})"
+        expr = f"{self.kernel(op)}({', '.join(ins + attrs)})"
         # an op declared with several outputs returns a tuple, even when this one has one
         return expr + "[0]" if len(op.outputs) == 1 and OPS[op.type].n_outputs != 1 else expr
 

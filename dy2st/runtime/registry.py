@@ -2,7 +2,7 @@
 through `apply`, which computes eagerly or appends an Operator to the Block being built."""
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, NamedTuple, NoReturn, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, NoReturn, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
@@ -58,6 +58,8 @@ def register_op(name: str, infer: Callable[..., Any], n_outputs: int = 1) -> Cal
         run = kernel
         for adapter in KERNEL_ADAPTERS:
             run = adapter(name, run)
+        if KERNEL_ADAPTERS:
+            UNADAPTED[name] = kernel
         OPS[name] = OpDef(name, run, infer, n_outputs, (kernel.__doc__ or "").strip())
         return kernel
     return deco
@@ -66,12 +68,20 @@ def register_op(name: str, infer: Callable[..., Any], n_outputs: int = 1) -> Cal
 # fn(op name, kernel) -> kernel, applied to every kernel, those declared later too (bfloat16's
 # compute-in-float32 adapter, runtime/bfloat16.py, added when the dtype registers)
 KERNEL_ADAPTERS: List[Callable[[str, Callable], Callable]] = []
+# The numpy dtypes the adapters are for, and each op's kernel as declared: an adapter passes
+# arrays of other dtypes to that kernel unchanged, so `apply` (eager) and the executor (static,
+# where dtypes are known when compiling) call it directly for them, saving the adapter's call.
+ADAPTED_DTYPES: Set[np.dtype] = set()
+UNADAPTED: Dict[str, Callable[..., Any]] = {}
 
 
-def adapt_kernels(adapter: Callable[[str, Callable], Callable]) -> None:
-    """Wrap every op's kernel, now and when declared, with `adapter(name, kernel)`."""
+def adapt_kernels(adapter: Callable[[str, Callable], Callable], dtype: np.dtype) -> None:
+    """Wrap every op's kernel, now and when declared, with `adapter(name, kernel)`, which
+    changes what the kernel does for arrays of `dtype` only."""
     KERNEL_ADAPTERS.append(adapter)
+    ADAPTED_DTYPES.add(np.dtype(dtype))
     for name, opdef in list(OPS.items()):
+        UNADAPTED.setdefault(name, opdef.kernel)
         OPS[name] = opdef._replace(kernel=adapter(name, opdef.kernel))
 
 
@@ -98,6 +108,9 @@ def get_op(name: str) -> OpDef:
         raise KeyError(f"unknown op type {name!r}") from None
 
 
+_ndarray = np.ndarray
+
+
 def _wrap(value: Any) -> Tensor:
     if type(value) is not np.ndarray:
         if isinstance(value, list):      # a tensor array in eager mode is a Python list
@@ -118,10 +131,16 @@ def apply(name: str, inputs: Sequence[Any], attrs: Optional[Dict[str, Any]] = No
         except AttributeError:
             values = None
         if values is not None:
-            if name not in COMPLEX_CAPABLE:
-                _refuse_complex_values(name, values)
+            kernel = opdef.kernel
+            if ADAPTED_DTYPES:
+                kernel = eager_kernel(name, kernel, values)
+            elif name not in COMPLEX_CAPABLE:
+                # the check inline: most ops run it, and a call would cost as much as the check
+                for v in values:
+                    if type(v) is _ndarray and v.dtype.kind == "c":
+                        eager_kernel(name, kernel, values)      # raises
             try:
-                out = opdef.kernel(*values, **attrs)
+                out = kernel(*values, **attrs)
             except Exception as e:  # noqa: BLE001 - any kernel failure is named, then re-raised
                 raise_eager_error(name, e, values)
             out = _wrap(out) if opdef.n_outputs == 1 else tuple(_wrap(o) for o in out)
@@ -135,20 +154,29 @@ def apply(name: str, inputs: Sequence[Any], attrs: Optional[Dict[str, Any]] = No
             raise RuntimeError(f"{name}: symbolic tensors can only be used while a Program is "
                                "being built (inside static.program_guard or a to_static call)")
         values = [x if isinstance(x, list) else x._value for x in inputs]
-        if name not in COMPLEX_CAPABLE:
-            _refuse_complex_values(name, values)
+        kernel = opdef.kernel
+        if name not in COMPLEX_CAPABLE or ADAPTED_DTYPES:
+            kernel = eager_kernel(name, kernel, values)
         try:
-            return _wrap(opdef.kernel(*values, **attrs))
+            return _wrap(kernel(*values, **attrs))
         except Exception as e:  # noqa: BLE001 - any kernel failure is named, then re-raised
             raise_eager_error(name, e, values)
     return append_op(name, inputs, attrs)
 
 
-def _refuse_complex_values(name: str, values: Sequence[Any]) -> None:
-    """An op not declared complex-capable refuses a complex input (see complex_capable.py)."""
+def eager_kernel(name: str, kernel: Callable[..., Any], values: Sequence[Any]) -> Callable[..., Any]:
+    """The kernel op `name` runs on the eager arrays `values` (its OPS kernel: `kernel`). An op
+    not declared complex-capable refuses a complex input (see complex_capable.py); once kernels
+    are adapted, the kernel as declared runs unless a value has an adapted dtype."""
+    adapted = False
     for v in values:
-        if type(v) is np.ndarray and v.dtype.kind == "c":
-            complex_refusal(name, v.dtype, user_origin(4))
+        if type(v) is np.ndarray:           # tensor arrays are lists
+            dtype = v.dtype
+            if dtype.kind == "c" and name not in COMPLEX_CAPABLE:
+                complex_refusal(name, dtype, user_origin(4))
+            if dtype in ADAPTED_DTYPES:
+                adapted = True
+    return kernel if adapted or not ADAPTED_DTYPES else UNADAPTED.get(name, kernel)
 
 
 def raise_eager_error(name: str, e: Exception, values: Sequence[Any]) -> NoReturn:

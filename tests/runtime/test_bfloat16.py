@@ -193,3 +193,31 @@ def test_wrapped_kernels_keep_their_signatures():
     assert inspect.signature(kernel) == inspect.signature(kernel.bfloat16_wrapped)
     with pytest.raises(TypeError, match="extra"):
         inspect.signature(kernel).bind(None, None, transpose_x=False, transpose_y=False, extra=1)
+
+
+def test_other_dtypes_run_the_kernels_as_declared_without_the_adapters_call():
+    # the adapter passes other dtypes through: eager ops and compiled programs skip its call
+    from dy2st.runtime.executor import compile_program
+    from dy2st.runtime.registry import OPS, UNADAPTED, eager_kernel
+
+    paddle.to_tensor(A, dtype="bfloat16")
+    adapted = OPS["clip"].kernel
+    assert UNADAPTED["clip"] is adapted.bfloat16_wrapped
+    assert eager_kernel("clip", adapted, [A]) is UNADAPTED["clip"]
+    assert eager_kernel("clip", adapted, [bf(A), A]) is adapted
+    with pytest.raises(TypeError, match="complex"):
+        eager_kernel("clip", adapted, [A.astype("complex64")])
+
+    def fn(x, y):
+        return paddle.clip(x, -0.5, 0.5), paddle.clip(y, -0.5, 0.5)
+
+    x, y = paddle.to_tensor(A), paddle.to_tensor(A, dtype="bfloat16")
+    sf = paddle.jit.to_static(fn, full_graph=True)
+    for got, want in zip(sf(x, y), fn(x, y)):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+    np.testing.assert_array_equal(fn(x, y)[1].numpy(), ref(lambda a: np.clip(a, -0.5, 0.5), A))
+    program = sf.concrete_program.main_program
+    compiled = compile_program(program, program.feed_names, program.fetch_names)
+    names = {k: v for k, v in compiled._run.__globals__.items() if k.startswith("K_clip")}
+    assert names == {"K_clip": UNADAPTED["clip"], "K_clip_adapted": adapted}, compiled.source
