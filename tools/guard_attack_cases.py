@@ -199,6 +199,25 @@ def run(x, brk):
         gb(x)
     return x * c.k
 ''', ["CFGS[2].k = 2.0", "CFG.alt = Cfg(4.0)", "CFG.alt.k = 6.0", "del CFG.alt"]),
+    Case("local_from_call_then_from_path", '''
+def run(x, brk):
+    if brk:
+        gb(x)
+    c = pick(CFG)
+    x = x * c.k
+    c = CFGS[0]
+    return x + c.k
+''', ["CFG.k = 2.0", "CFGS[0].k = 3.0", "CFG.k = 2.5", "CFG.k = -1.0"]),
+    Case("local_from_call_then_loop_target", '''
+def run(x, brk):
+    c = pick(CFG)
+    x = x * c.k
+    for c in CFGS:
+        x = x + c.k
+    if brk:
+        gb(x)
+    return x
+''', ["CFGS[0].k = 2.0", "CFG.k = 3.0", "CFGS[2].k = -1.0", "CFGS[1].k = 0.5"]),
     # -- a computed index --------------------------------------------------------------------
     Case("index_from_argument", '''
 def run(x, brk, i=1):

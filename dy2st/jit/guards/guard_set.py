@@ -361,10 +361,14 @@ def build_guards(calls: Iterable[Call], by_type: Iterable[Tuple] = ()) -> GuardS
         done.add(key)
         b.function(fn, bound)
     if returned:
-        # paths the traced code read off what a call returned (`pick(cfg).k`), on each object
-        # a user function returned while tracing
-        paths = {path for fn, _ in calls for kind, _, path in reads_of(fn.__code__).chains
-                 if kind == RESULT[0]}
+        # paths the traced code read off what a call returned (`pick(cfg).k`) or off a local
+        # assigned from a call (`c = pick(cfg); c.k`, even where no frame showed the local
+        # holding it), on each object a user function returned while tracing
+        paths = set()
+        for code in {fn.__code__ for fn, _ in calls}:
+            reads = reads_of(code)
+            paths |= {path for kind, name, path in reads.chains
+                      if kind == RESULT[0] or kind == "local" and name in reads.opaque}
         for obj in returned.values() if paths else ():
             for path in sorted(paths, key=repr):
                 b.chain(("r", id(obj)), _fixed(obj), "<returned>", path)

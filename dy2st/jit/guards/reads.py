@@ -323,9 +323,10 @@ class _Walk:
                     continue
                 targets = self.aliases.get(name, ())
                 if _ELSEWHERE in targets or not targets and (kind, name, path) in self.chains:
-                    opaque.add(name)
-                    continue        # also assigned from a call or an expression: not followed
+                    opaque.add(name)    # also assigned from a call or an expression: captured
                 for tkind, tname, tpath in targets:     # each path it may hold is guarded
+                    if not tkind:
+                        continue
                     full = (tpath + path)[:MAX_DEPTH]
                     if full:
                         more.add((tkind, tname, full))
