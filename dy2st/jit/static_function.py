@@ -404,7 +404,7 @@ class StaticFunction:
             _check_unique_names(inputs, self.__name__)
             sym_args, sym_kwargs = unflatten(in_tree, sym_leaves)
             if tracer is not None:
-                tracer.arguments((sym_args, sym_kwargs))
+                sym_args, sym_kwargs = tracer.arguments((sym_args, sym_kwargs), (args, kwargs))
             saved_globals = global_values(self._function)
             installed = auto_numbers.Installed(plan, program)
             inputs += installed.specs

@@ -16,6 +16,7 @@ from ..runtime.tensor import TensorLike
 from . import attribute_writes
 from .branch_aliases import AliasFlags, branch_alias_tests
 from .branch_attributes import take_attributes, with_attribute_outputs
+from .kept_containers import changed_containers, containers, kept, write_back
 from .trace_paths import (
     assignment_origins,
     copy_containers,
@@ -42,11 +43,11 @@ def IfElse(pred: Any, true_fn: Callable, false_fn: Callable, get_args: Callable,
     program = parent.program
     init = get_args()
     tb = program.create_block(parent.idx)
-    t_raised, t_out, t_changed, t_aliases, t_attrs = _trace_in(tb, true_fn, set_args, get_args,
-                                                               init, outputs, names)
+    t_raised, t_out, t_changed, t_aliases, t_attrs, t_kept = _trace_in(
+        tb, true_fn, set_args, get_args, init, outputs, names)
     fb = program.create_block(parent.idx)
-    f_raised, f_out, f_changed, f_aliases, f_attrs = _trace_in(fb, false_fn, set_args, get_args,
-                                                               init, outputs, names)
+    f_raised, f_out, f_changed, f_aliases, f_attrs, f_kept = _trace_in(
+        fb, false_fn, set_args, get_args, init, outputs, names)
     if t_attrs or f_attrs:
         names, outputs, init, set_args, (t_out, t_aliases), (f_out, f_aliases) = \
             with_attribute_outputs(names, outputs, init, set_args, (t_out, t_aliases, t_attrs),
@@ -70,7 +71,11 @@ def IfElse(pred: Any, true_fn: Callable, false_fn: Callable, get_args: Callable,
     t_out, f_out = replace_objects(t_out, t_now), replace_objects(f_out, f_now)
     t_x = tuple(t_now.get(id(o), o) for o in changed)
     f_x = tuple(f_now.get(id(o), o) for o in changed)
-    live = list(outputs)
+    # lists and dicts from before the `if` that a branch changed in place are outputs even when
+    # no later code reads their names: another name or a container may hold them (`e = d`)
+    keep = t_kept & f_kept if t_raised is None and f_raised is None else \
+        (f_kept if t_raised is not None else t_kept)
+    live = list(outputs) + changed_containers(init, t_out, f_out, keep, outputs)
     t_live = [t_out[i] for i in live]
     f_live = [f_out[i] for i in live]
     for k, i in enumerate(live):     # None on one path: a placeholder flagged as None
@@ -126,7 +131,8 @@ def IfElse(pred: Any, true_fn: Callable, false_fn: Callable, get_args: Callable,
     for i in range(len(result)):
         if i not in live:
             result[i] = UndefinedVar(names[i], " after the tensor `if` that assigns it")
-    set_args(tuple(result))
+    # lists and dicts that no path rebinds are the objects from before the `if`
+    set_args(write_back(tuple(init), tuple(result), keep))
 
 
 def _check_refused_at_the_end(changed: Sequence[Any], *branches: Tuple) -> None:
@@ -143,16 +149,19 @@ def _check_refused_at_the_end(changed: Sequence[Any], *branches: Tuple) -> None:
 
 def _trace_in(block: Block, branch: Callable, set_args: Callable, get_args: Callable,
               init: Tuple, live: Sequence[int], names: Sequence[str]
-              ) -> Tuple[Optional[BaseException], Tuple, dict, dict, dict]:
+              ) -> Tuple[Optional[BaseException], Tuple, dict, dict, dict, set]:
     """Trace one branch in `block`: (the user's raise, if any; its outputs; the objects from
     before the `if` it changed in place, which get their values from before back; the aliases
     its live outputs and set attributes are, branch_aliases.branch_alias_tests; the attributes
     that methods called in it set, {(id(object), name): (object, name, value before, value)},
-    which also get their values from before back, so the other branch starts from those)."""
+    which also get their values from before back, so the other branch starts from those; the
+    paths of the lists and dicts among its values that it did not rebind, kept_containers)."""
     aliases: dict = {}
     with attribute_writes.recording() as writes, journal(block.idx) as j, block_guard(block):
         try:
-            set_args(copy_containers(init))
+            start = copy_containers(init)
+            set_args(start)
+            start_containers = containers(start)
             raised = trace_branch(branch)
             out = get_args()
             set_attrs = [(o, a, before) for o, a, before in
@@ -165,7 +174,7 @@ def _trace_in(block: Block, branch: Callable, set_args: Callable, get_args: Call
                     block.idx, [obj for obj, _ in j.before.values()])
         finally:
             changed = j.finish()
-    return raised, out, changed, aliases, take_attributes(set_attrs)
+    return raised, out, changed, aliases, take_attributes(set_attrs), kept(start_containers, tuple(out))
 
 
 def _made_in(value: Any, block: Block) -> bool:

@@ -3,7 +3,7 @@ once the condition is a tensor the loop becomes one `while` op over the carried 
 that methods in the body set included."""
 from __future__ import annotations
 
-from typing import Any, Callable, List, Sequence, Tuple
+from typing import Any, Callable, List, Optional, Sequence, Set, Tuple
 
 from ..runtime import state
 from ..runtime.control_flow.unrolled import unrolled_loop
@@ -11,6 +11,7 @@ from ..runtime.control_flow.values import as_pred
 from ..runtime.control_flow.while_loop import probe, static_while
 from ..runtime.inplace import attempt
 from . import attribute_writes
+from .kept_containers import containers, kept, write_back
 from .loop_arrays import carried_arrays
 from .trace_paths import (
     is_symbolic,
@@ -44,8 +45,9 @@ def While(cond_fn: Callable, body_fn: Callable, get_args: Callable, set_args: Ca
 def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, set_args: Callable,
                     names: Sequence[str], extra_vars: Tuple = (), set_extra: Callable = None,
                     get_extra: Callable = None, arrays: Sequence[str] = ()) -> None:
+    before = tuple(get_args())
     init = [carried_arrays(name, v, arrays) if arrays else v
-            for name, v in zip(names, get_args())] + list(extra_vars)
+            for name, v in zip(names, before)] + list(extra_vars)
     n = len(init) - len(extra_vars)
     parent = state.current_block()
     # attributes that methods called in the body set on their objects (acc.add(t) setting
@@ -53,6 +55,8 @@ def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, se
     attrs: List[Tuple[Any, str]] = []
     attr_init: List[Any] = []
     k = len(init)
+    # the paths of the lists and dicts that no trace of the body rebound (kept_containers)
+    keep: List[Optional[Set[Any]]] = [None]
 
     def assign(vals):
         set_args(tuple(vals[:n]))
@@ -68,6 +72,7 @@ def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, se
 
     def loop_body(*vals):
         assign(vals)
+        start = containers(tuple(vals[:n]))
         raised = trace_branch(body_fn)
         if raised is not None:
             # the body fails on every turn (a name without a value, the user's raise): that
@@ -76,6 +81,8 @@ def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, se
             parent.program.deferred_errors.append(raised)
             assign(vals)
         out = list(get_args())
+        turn = kept(start, tuple(out))
+        keep[0] = turn if keep[0] is None else keep[0] & turn
         if get_extra is not None:
             out += list(get_extra())
         return out + [getattr(obj, attr) for obj, attr in attrs]
@@ -101,7 +108,10 @@ def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, se
         if not found:
             if failed is not None:
                 with_lines(failed, names, body_fn)
+            # lists and dicts the body changed only in place are the objects from before
+            set_args(write_back(before, tuple(out[:n]), keep[0] or set()))
             return
+        keep[0] = None
         del parent.ops[n_ops:]
         del parent.program.blocks[n_blocks:]
         assign(init + attr_init)

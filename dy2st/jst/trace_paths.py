@@ -50,19 +50,31 @@ def refuse_inside_try(what: str) -> None:
             "condition a Python value")
 
 
-def copy_containers(values: Any) -> Any:
+def copy_containers(values: Any, memo: Optional[dict] = None) -> Any:
     """A copy of nested lists / dicts / tuples whose leaves are shared (branches may mutate);
-    tensor-array handles are copied too, since `arr.append(v)` rebinds the handle it is called on."""
+    tensor-array handles are copied too, since `arr.append(v)` rebinds the handle it is called on.
+    A container held in two places (`e = d`) is one copy, so a change through either is seen
+    by both, as in eager code."""
+    memo = {} if memo is None else memo
+    if id(values) in memo:
+        return memo[id(values)]
     if isinstance(values, Variable) and values.kind == "array":
-        return Variable(values.block, values.name, values._shape, values.dtype, kind="array",
-                        elem=values.elem)
-    if type(values) is list:
-        return [copy_containers(v) for v in values]
-    if type(values) is dict:
-        return {k: copy_containers(v) for k, v in values.items()}
-    if type(values) is tuple:
-        return tuple(copy_containers(v) for v in values)
-    return values
+        copy: Any = Variable(values.block, values.name, values._shape, values.dtype,
+                             kind="array", elem=values.elem)
+    elif type(values) is list:
+        copy = []
+        memo[id(values)] = copy
+        copy.extend(copy_containers(v, memo) for v in values)
+    elif type(values) is dict:
+        copy = {}
+        memo[id(values)] = copy
+        copy.update((k, copy_containers(v, memo)) for k, v in values.items())
+    elif type(values) is tuple:
+        copy = tuple(copy_containers(v, memo) for v in values)
+    else:
+        return values
+    memo[id(values)] = copy
+    return copy
 
 
 def trace_branch(branch: Callable) -> Optional[BaseException]:

@@ -109,6 +109,8 @@ class UnboundReadsTransformer(Transformer):
             self._wrap(expr, names)
 
     def _wrap(self, stmt: gast.stmt, names: Set[str]) -> None:
+        if _region_outputs(stmt):
+            return
         for node in list(_own([stmt])):     # (not the Defined calls added here)
             if isinstance(node, gast.Assign) and not _is_unbinding(node):
                 node.value = self._defined(node.value, names)
@@ -156,13 +158,20 @@ def _loop_reads(fn: gast.FunctionDef) -> None:
     nones = {t.id for n in own if isinstance(n, gast.Assign) and _is_none(n.value)
              for t in n.targets if isinstance(t, gast.Name)} & in_loops
     for node in own:
-        if isinstance(node, gast.Return) and node.value is not None:
+        if isinstance(node, gast.Return) and node.value is not None and \
+                not _region_outputs(node):
             if isinstance(node.value, gast.Tuple):
                 node.value.elts = [_checked(e, nones) for e in node.value.elts]
             else:
                 node.value = _checked(node.value, nones)
         elif isinstance(node, gast.Assign) and _keyed(node.value):
             node.value = _checked(node.value, set())
+
+
+def _region_outputs(stmt: gast.stmt) -> bool:
+    """The return a graph-break region ends with (jit/graph_break/outline.py): its outputs may
+    have no value on the path taken, which the read that needs them reports."""
+    return getattr(stmt, "dy2st_region_outputs", False)
 
 
 def _is_none(expr: gast.expr) -> bool:

@@ -9,7 +9,11 @@ import numpy as np
 
 from ...autograd.tape import adopt
 from ...format.input_spec import InputSpec
+from ...runtime import ops
+from ...runtime.control_flow.cond import UndefinedVar, is_undefined
+from ...runtime.program import Variable
 from ...runtime.pytree import flatten, leaves_at, unflatten
+from ...runtime.side_effects import REFUSED
 from ...runtime.tensor import Tensor
 
 
@@ -25,19 +29,44 @@ def input_leaves(args: Tuple, kwargs: Dict) -> List[Any]:
 
 
 def key_part(args: Tuple, kwargs: Dict) -> Tuple:
-    """What the cache key adds: which inputs are one tensor object (a program traced with two
-    inputs as one object changes both in place; traced apart, it would not)."""
-    ids = [id(x) for x in input_leaves(args, kwargs) if isinstance(x, Tensor)]
-    if len(set(ids)) == len(ids):
-        return ()
-    first: Dict[int, int] = {}
-    return (("same objects", tuple(first.setdefault(i, k) for k, i in enumerate(ids))),)
+    """What the cache key adds: which inputs are one tensor object, and which list or dict
+    arguments are one container (a program traced with two inputs as one object changes both
+    in place; traced apart, it would not)."""
+    part: Tuple = ()
+    for what, ids in (("same objects", [id(x) for x in input_leaves(args, kwargs)
+                                        if isinstance(x, Tensor)]),
+                      ("same containers", [id(c) for _, c in _containers_in((args, kwargs))])):
+        if len(set(ids)) != len(ids):
+            first: Dict[int, int] = {}
+            part += ((what, tuple(first.setdefault(i, k) for k, i in enumerate(ids))),)
+    return part
+
+
+def _containers_in(root: Any, path: Tuple = ()) -> List[Tuple[Tuple, Any]]:
+    """(path, object) of every list and dict in root (through lists, dicts and tuples), in the
+    order flatten walks them."""
+    found: List[Tuple[Tuple, Any]] = []
+    if type(root) in (list, dict) and path:
+        found.append((path, root))
+    if type(root) in (list, tuple):
+        for k, v in enumerate(root):
+            found += _containers_in(v, path + (k,))
+    elif type(root) is dict:
+        for k, v in root.items():
+            found += _containers_in(v, path + (k,))
+    return found
 
 
 class Identity:
     """What one trace learnt of object identity, for the calls of its entry.
 
     tree      the structure of the function's own result (the program returns more after it)
+    kept      per mutated container: the keys of its entries that are still the argument's
+              own containers there (changed at most in place), which stay those objects
+    shared    (path in the result, ("in", path in the call) or ("out", earlier path)): lists
+              and dicts of the result that are an argument's container or an earlier one
+    undefined (leaf of `whole`, UndefinedVar, flag index or None): leaves without a value on
+              the path taken (always, or when their flag, returned last, is false)
     changed   input indices whose object the trace changed in place; their new values are
               returned after the result
     mutated   paths (keys from the call's (args, kwargs)) of the input lists and dicts the trace
@@ -47,11 +76,17 @@ class Identity:
               ("out", j) when it is the object of the earlier leaf j"""
 
     def __init__(self, tree: Any, changed: List[int], mutated: List[Tuple], whole: Any,
-                 same: List[Optional[Tuple[str, int]]]) -> None:
+                 same: List[Optional[Tuple[str, int]]], kept: Optional[List[List[Any]]] = None,
+                 shared: Optional[List[Tuple[Tuple, Tuple[str, Tuple]]]] = None,
+                 undefined: Optional[List[Tuple[int, Any, Optional[int]]]] = None) -> None:
         self.tree, self.changed, self.mutated, self.whole, self.same = \
             tree, changed, mutated, whole, same
-        self.extended = bool(changed or mutated)
-        self.trivial = not self.extended and not any(same)
+        self.kept = kept or [[] for _ in mutated]
+        self.shared = shared or []
+        self.undefined = undefined or []
+        self.extended = bool(changed or mutated or any(k is not None for *_, k in self.undefined))
+        self.trivial = not self.extended and not any(same) and not self.shared and \
+            not self.undefined
 
 
 def _contents(obj: Any) -> Tuple:
@@ -84,16 +119,18 @@ class Tracer:
         self.symbols.append(symbol)
         return symbol
 
-    def arguments(self, root: Any, path: Tuple = ()) -> None:
-        """Note the lists and dicts among the symbolic (args, kwargs) and their contents."""
-        if type(root) in (list, dict) and path:
-            self._containers.append((path, root, _contents(root)))
-        if type(root) in (list, tuple):
-            for k, v in enumerate(root):
-                self.arguments(v, path + (k,))
-        elif type(root) is dict:
-            for k, v in root.items():
-                self.arguments(v, path + (k,))
+    def arguments(self, root: Any, real: Any) -> Any:
+        """The symbolic (args, kwargs) with one list or dict wherever the call's `real` ones
+        are one container; notes them and their contents."""
+        first: Dict[int, Any] = {}
+        for (path, sym), (_, obj) in zip(_containers_in(root), _containers_in(real)):
+            if id(obj) in first:
+                root = _replaced(root, path, first[id(obj)])
+            else:
+                first[id(obj)] = sym
+        for path, obj in _containers_in(root):
+            self._containers.append((path, obj, _contents(obj)))
+        return root
 
     def outputs(self, out: Any) -> Tuple[Any, Identity]:
         """(the value to flatten as the program's outputs, what the calls restore)."""
@@ -108,10 +145,11 @@ class Tracer:
         found.sort(key=lambda po: -len(po[0]))
         contents = tuple(_copy(obj) for _, obj in found)
         leaves, whole = flatten((out, contents))
+        shared = self._shared(out)
         same: List[Optional[Tuple[str, int]]] = []
         seen: Dict[int, int] = {}
         for j, leaf in enumerate(leaves):
-            if not hasattr(leaf, "block"):          # not a symbolic tensor
+            if is_undefined(leaf) or not hasattr(leaf, "block"):    # not a symbolic tensor
                 same.append(None)
             elif id(leaf) in index:
                 same.append(("in", index[id(leaf)]))
@@ -120,15 +158,74 @@ class Tracer:
             else:
                 seen[id(leaf)] = j
                 same.append(None)
-        identity = Identity(flatten(out)[1], changed, [p for p, _ in found], whole, same)
+        at = {path: obj for path, obj, _ in self._containers}
+        kept = [[k for k in (range(len(obj)) if type(obj) is list else list(obj))
+                 if type(obj[k]) in (list, dict) and at.get(path + (k,)) is obj[k]]
+                for path, obj in found]
+        undefined, flags, leaves = _undefined_outputs(leaves)
+        identity = Identity(flatten(out)[1], changed, [p for p, _ in found], whole, same,
+                            kept, shared, undefined)
+        if flags:
+            out, contents = unflatten(whole, leaves)
         if not identity.extended:
             return out, identity
-        return (out, tuple(self.symbols[k] for k in changed), contents), identity
+        return (out, tuple(self.symbols[k] for k in changed), contents, tuple(flags)), identity
+
+    def _shared(self, out: Any) -> List[Tuple[Tuple, Tuple[str, Tuple]]]:
+        """The lists and dicts of the result that are an argument's container or one seen
+        earlier in the result (`e = d` returned as both): their paths and which one."""
+        inputs = {id(obj): path for path, obj, _ in self._containers}
+        seen: Dict[int, Tuple] = {}
+        shared: List[Tuple[Tuple, Tuple[str, Tuple]]] = []
+        for path, obj in _containers_in(out):
+            if id(obj) in inputs:
+                shared.append((path, ("in", inputs[id(obj)])))
+            elif id(obj) in seen:
+                shared.append((path, ("out", seen[id(obj)])))
+            else:
+                seen[id(obj)] = path
+        return shared
+
+
+def _undefined_outputs(leaves: List[Any]) -> Tuple[List[Tuple[int, Any, Optional[int]]],
+                                                   List[Any], List[Any]]:
+    """Outputs that may have no value on the path taken (a region's `if flag: z = ...`, or a
+    tensor `if` that assigns z on one path): (leaf index, the UndefinedVar it is then, the
+    index of its "assigned?" flag among the extra outputs, or None when it never has a
+    value), the flags, and the leaves to return (such a value unchecked)."""
+    undefined: List[Tuple[int, Any, Optional[int]]] = []
+    flags: List[Any] = []
+    leaves = list(leaves)
+    for j, leaf in enumerate(leaves):
+        if is_undefined(leaf):
+            undefined.append((j, leaf, None))
+            continue
+        entry = leaf.block.program.maybe_undefined.get(leaf.name) \
+            if isinstance(leaf, Variable) else None
+        if entry is not None and entry[1] != REFUSED:
+            undefined.append((j, UndefinedVar(entry[1], entry[2]), len(flags)))
+            flags.append(entry[0])
+            table = leaf.block.program.maybe_undefined
+            del table[leaf.name]                # a copy without the check of its value
+            leaves[j] = ops.assign(leaf)
+            table[leaf.name] = entry
+    return undefined, flags, leaves
 
 
 def _follow(root: Any, path: Tuple) -> Any:
     for k in path:
         root = root[k]
+    return root
+
+
+def _replaced(root: Any, path: Tuple, obj: Any) -> Any:
+    """root with obj at path (tuples on the way rebuilt, lists and dicts changed in place)."""
+    if not path:
+        return obj
+    k, rest = path[0], path[1:]
+    if type(root) is tuple:
+        return root[:k] + (_replaced(root[k], rest, obj),) + root[k + 1:]
+    root[k] = _replaced(root[k], rest, obj)
     return root
 
 
@@ -140,8 +237,9 @@ def restore(identity: Identity, value: Any, args: Tuple, kwargs: Dict) -> Any:
         return value
     inputs = input_leaves(args, kwargs)
     contents: Tuple = ()
+    flags: Tuple = ()
     if identity.extended:
-        value, news, contents = value
+        value, news, contents, flags = value
         for k, new in zip(identity.changed, news):
             if isinstance(inputs[k], Tensor) and isinstance(new, Tensor):
                 adopt(inputs[k], new)
@@ -155,13 +253,22 @@ def restore(identity: Identity, value: Any, args: Tuple, kwargs: Dict) -> Any:
                 leaves[j] = inputs[k]
         else:
             leaves[j] = leaves[k]
+    for j, undefined, k in identity.undefined:
+        if k is None or not bool(np.asarray(flags[k].numpy() if isinstance(flags[k], Tensor)
+                                            else flags[k])):
+            leaves[j] = undefined
     value, contents = unflatten(identity.whole, leaves)
     root = (args, kwargs)
-    for path, content in zip(identity.mutated, contents):
+    for path, content, kept in zip(identity.mutated, contents, identity.kept):
         target = _follow(root, path)
+        # (deepest first) an entry that is a container of the call stays that object
+        for key in kept:
+            content[key] = _follow(root, path + (key,))
         if type(target) is list:
             target[:] = content
         elif type(target) is dict:
             target.clear()
             target.update(content)
+    for path, (kind, ref) in identity.shared:
+        value = _replaced(value, path, _follow(root if kind == "in" else value, ref))
     return value

@@ -11,12 +11,15 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 import gast
 import numpy as np
 
+from ...runtime.control_flow.cond import UndefinedVar
 from ...transformers.analysis import read_names, written_names
 from ...transformers.gast_bridge import gast_to_ast
 from ..transform import conversion_lock
 
 REGIONS = "__dy2st_regions"
 FEED = "__dy2st_feed"
+UNBOUND = "__dy2st_unbound"
+OUTPUT = "__dy2st_out_"
 
 
 class FedScalar(np.ndarray):
@@ -358,16 +361,38 @@ def _region_function(fdef: gast.FunctionDef, region: Region, parsed: Tuple,
     body = [copy.deepcopy(s) for s in scope_decls]
     body += [copy.deepcopy(s) for s in region.stmts if s not in scope_decls]
     last = region.stmts[-1]
+    end = last.end_lineno or last.lineno
+    plain_body = list(body)
     if not region.returns:
         value = gast.Tuple(elts=[_name(n) for n in region.outputs], ctx=gast.Load())
-        body.append(_located(gast.Return(value=value), last.end_lineno or last.lineno))
+        ret = _located(gast.Return(value=value), end)
+        # an output may have no value on the path taken (`if flag: z = ...`): it leaves as an
+        # UndefinedVar, and the read that needs it fails at its own line, as in eager code
+        ret.dy2st_region_outputs = True         # (unbound_reads leaves it unchecked)
+        body.append(ret)
+        plain_body = [copy.deepcopy(s) for s in body[:-1]] + _unchecked_return(region, end)
     node = gast.FunctionDef(name=fdef.name, args=args, body=body, decorator_list=[],
                             returns=None, type_comment=None, type_params=[])
     _located_header(node, region.first_line)
     nodes = list(gast.walk(node))
-    plain = _compile_function(copy.deepcopy(node), start, filename, fn,
-                              f"{fn.__qualname__}.<region {region.index}>")
+    plain_node = copy.deepcopy(node)
+    plain_node.body = plain_body
+    plain = _compile_function(plain_node, start, filename, fn,
+                              f"{fn.__qualname__}.<region {region.index}>",
+                              extra={UNBOUND: UndefinedVar})
     return (node, nodes, lines, start, filename), plain
+
+
+def _unchecked_return(region: Region, line: int) -> List[gast.stmt]:
+    """The eager twin's `return outs`, an output without a value an UndefinedVar."""
+    out: List[gast.stmt] = []
+    for n in region.outputs:
+        source = (f"try:\n    {OUTPUT}{n} = {n}\nexcept NameError:\n"
+                  f"    {OUTPUT}{n} = {UNBOUND}({n!r})\n")
+        out.append(gast.ast_to_gast(ast.parse(source).body[0]))
+    value = gast.Tuple(elts=[_name(OUTPUT + n) for n in region.outputs], ctx=gast.Load())
+    out.append(gast.Return(value=value))
+    return [_located(s, line) for s in out]
 
 
 def _located_header(node: gast.AST, line: int) -> None:
@@ -409,8 +434,9 @@ def _driver_function(fdef: gast.FunctionDef, body: List[ast.stmt], scope_decls, 
 
 
 def _compile_function(node: gast.FunctionDef, start: int, filename: str,
-                      fn: types.FunctionType, qualname: str) -> types.FunctionType:
-    return _compile_ast_function(gast_to_ast(node), start, filename, fn, qualname)
+                      fn: types.FunctionType, qualname: str,
+                      extra: Optional[Dict[str, Any]] = None) -> types.FunctionType:
+    return _compile_ast_function(gast_to_ast(node), start, filename, fn, qualname, extra)
 
 
 def _compile_ast_function(tree: ast.FunctionDef, start: int, filename: str,
