@@ -24,15 +24,16 @@ XLA_HINT = ('pip install "dy2st[xla]" (jax[cpu]), then compile train steps with 
 
 
 class Group:
-    """A set of processes collectives run over, by global rank (paddle.distributed.Group).
-    `rank` is this process's place in it (-1: not a member); `new_group` makes them."""
+    """A set of processes collectives run over, by global rank (paddle.distributed.Group, with
+    Paddle's constructor; `pg` is accepted and unused). `rank` is this process's place in it
+    (-1: not a member); `new_group` makes them."""
 
-    def __init__(self, rank: int, ranks: Sequence[int], id: int = 0,
-                 name: str = "_default_pg") -> None:
-        self.rank = rank
+    def __init__(self, rank_in_group: int, id: int, ranks: Sequence[int], pg: Any = None,
+                 name: Optional[str] = None) -> None:
+        self.rank = rank_in_group
         self.ranks = list(ranks)
         self.id = id
-        self.name = name
+        self.name = name or ("_default_pg" if id == 0 else f"_default_pg{id}")
         self.shut_down = False       # shutdown_process_group; restart_process_group undoes it
 
     @property
@@ -47,10 +48,6 @@ class Group:
     @property
     def backend(self) -> str:
         return communicator().backend
-
-    @property
-    def process_group(self) -> "Group":
-        return self
 
     def is_member(self) -> bool:
         return self.rank >= 0
@@ -120,7 +117,7 @@ def init_parallel_env() -> Group:
                          "(PADDLE_TRAINER_ID / PADDLE_TRAINERS_NUM) is not valid")
     if world_size > 1:
         set_communicator(_join(world_size, rank))
-    _world[0] = Group(rank, range(world_size))
+    _world[0] = Group(rank, 0, range(world_size))
     _groups.clear()
     _groups[0] = _world[0]
     return _world[0]
@@ -188,7 +185,7 @@ def new_group(ranks: Optional[Sequence[int]] = None, backend: Optional[str] = No
     members.sort()
     gid = max(_groups) + 1
     me = get_rank()
-    group = Group(members.index(me) if me in members else -1, members, gid, f"_default_pg{gid}")
+    group = Group(members.index(me) if me in members else -1, gid, members)
     _groups[gid] = group
     return group
 
@@ -255,6 +252,9 @@ def resolve(group: Optional[Group], what: str) -> Optional[Group]:
     if not isinstance(group, Group):
         raise TypeError(f"{what}: group must be a paddle.distributed Group (new_group), got "
                         f"{type(group).__name__}")
+    if group is not _world[0] and _groups.get(group.id) is not group:
+        raise RuntimeError(f"{what}: {group} was destroyed (destroy_process_group) or belongs "
+                           "to a job this process left")
     if group.shut_down:
         raise RuntimeError(f"{what}: {group} was shut down by shutdown_process_group(); call "
                            "restart_process_group() before using it")

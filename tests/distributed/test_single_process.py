@@ -303,9 +303,9 @@ def test_groups_of_one_process_job(fresh):
         assert dist.get_group(1) is None
     with pytest.raises(ValueError, match="is not a live group"):
         dist.destroy_process_group(g)
-    outside = dist.Group(-1, [5], id=9)
-    with pytest.warns(UserWarning, match="global rank 0 is not in group"):
-        assert dist.reduce(t, dst=5, group=outside) is None
+    with pytest.raises(RuntimeError, match=r"all_reduce: Group\(.*\) was destroyed"):
+        dist.all_reduce(t, group=g)
+    outside = dist.Group(-1, 9, [5])      # (non-members: tests/distributed/test_collectives.py)
     with pytest.raises(RuntimeError, match="get_backend: this process .* is not a member"):
         dist.get_backend(outside)
     with pytest.raises(TypeError, match="group must be a paddle.distributed Group"):
