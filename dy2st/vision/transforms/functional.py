@@ -1,5 +1,6 @@
 """The basic functional transforms of paddle.vision.transforms (to_tensor, normalize, resize,
-crop, center_crop, hflip, vflip) on HWC numpy images, and the whole functional namespace
+crop, center_crop, hflip, vflip) on HWC numpy images, CHW / NCHW tensors and PIL images (each
+result of the input's kind), and the whole functional namespace
 (`from paddle.vision.transforms import functional as F`)."""
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import numpy as np
 
 from ...runtime.tensor import Tensor
 from .geometric import affine, perspective, rotate
+from .images import check_image, image_size, is_pil, tensor_as_hwc
 from .photometric import (
     adjust_brightness,
     adjust_contrast,
@@ -20,6 +22,7 @@ from .photometric import (
     pad,
     to_grayscale,
 )
+from .resizing import resize_array
 
 __all__ = ["to_tensor", "normalize", "resize", "crop", "center_crop", "hflip", "vflip", "pad",
            "to_grayscale", "adjust_brightness", "adjust_contrast", "adjust_saturation",
@@ -62,57 +65,75 @@ def normalize(img: Any, mean: Any, std: Any, data_format: str = "CHW",
     return Tensor(out) if is_tensor else out
 
 
+def _resize_pil(img: Any, oh: int, ow: int, interpolation: str) -> Any:
+    from PIL import Image  # optional: only reached with a PIL image, so Pillow is there
+    modes = {"nearest": Image.Resampling.NEAREST, "bilinear": Image.Resampling.BILINEAR,
+             "bicubic": Image.Resampling.BICUBIC, "box": Image.Resampling.BOX,
+             "lanczos": Image.Resampling.LANCZOS, "hamming": Image.Resampling.HAMMING}
+    if interpolation not in modes:
+        raise ValueError(f"resize: interpolation should be one of {list(modes)} for a PIL "
+                         f"image, but got {interpolation!r}")
+    return img.resize((ow, oh), modes[interpolation])
+
+
 def resize(img: Any, size: Union[int, Sequence[int]], interpolation: str = "bilinear") -> Any:
-    """Resize an HWC image (an int size sets the shorter side, keeping the aspect ratio)."""
-    a = _as_array(img)
-    h, w = a.shape[0], a.shape[1]
+    """Resize to size (h, w), or an int for the shorter side keeping the aspect ratio.
+    numpy images and tensors follow OpenCV's / Paddle's interpolate rules ('nearest',
+    'bilinear', 'bicubic'); a PIL image goes through Pillow's resize (also 'box', 'lanczos',
+    'hamming'), as in Paddle, and comes back as a PIL image."""
+    check_image(img)
+    w, h = image_size(img)
     if isinstance(size, numbers.Number):
-        if h <= w:
-            oh, ow = int(size), int(size * w / h)
-        else:
-            oh, ow = int(size * h / w), int(size)
+        if (w <= h and w == size) or (h <= w and h == size):
+            return img
+        oh, ow = (int(size * h / w), int(size)) if w < h else (int(size), int(size * w / h))
     else:
         oh, ow = pair(size)
-    if interpolation == "nearest":
-        # OpenCV's nearest rule (numpy images are cv2-style in Paddle): floor(i * scale)
-        rows = np.minimum(np.floor(np.arange(oh) * h / oh), h - 1).astype(int)
-        cols = np.minimum(np.floor(np.arange(ow) * w / ow), w - 1).astype(int)
-        return a[rows][:, cols]
-    if interpolation != "bilinear":
-        raise ValueError(f"resize: interpolation must be 'bilinear' or 'nearest', got "
-                         f"{interpolation!r}")
-    ys = np.clip((np.arange(oh) + 0.5) * h / oh - 0.5, 0, h - 1)
-    xs = np.clip((np.arange(ow) + 0.5) * w / ow - 0.5, 0, w - 1)
-    y0, x0 = np.floor(ys).astype(int), np.floor(xs).astype(int)
-    y1, x1 = np.minimum(y0 + 1, h - 1), np.minimum(x0 + 1, w - 1)
-    wy, wx = (ys - y0)[:, None], (xs - x0)[None, :]
-    f = a.astype(np.float64)
-    if f.ndim == 3:
-        wy, wx = wy[..., None], wx[..., None]
-    top = f[y0][:, x0] * (1 - wx) + f[y0][:, x1] * wx
-    bottom = f[y1][:, x0] * (1 - wx) + f[y1][:, x1] * wx
-    out = top * (1 - wy) + bottom * wy
-    return np.round(out).astype(a.dtype) if a.dtype == np.uint8 else out.astype(a.dtype)
+    if is_pil(img):
+        return _resize_pil(img, oh, ow, interpolation)
+    if isinstance(img, Tensor):
+        hwc, back = tensor_as_hwc(img)
+        return back(resize_array(hwc, oh, ow, interpolation))
+    return resize_array(img, oh, ow, interpolation)
 
 
-def crop(img: Any, top: int, left: int, height: int, width: int) -> np.ndarray:
-    a = _as_array(img)
-    return a[top:top + height, left:left + width]
+def crop(img: Any, top: int, left: int, height: int, width: int) -> Any:
+    """The height x width box at (top, left): HWC arrays, CHW / NCHW tensors, PIL images."""
+    check_image(img)
+    if is_pil(img):
+        return img.crop((left, top, left + width, top + height))
+    if isinstance(img, Tensor):
+        return Tensor(np.ascontiguousarray(img.numpy()[..., top:top + height, left:left + width]))
+    return img[top:top + height, left:left + width]
 
 
-def center_crop(img: Any, output_size: Union[int, Sequence[int]]) -> np.ndarray:
-    a = _as_array(img)
+def center_crop(img: Any, output_size: Union[int, Sequence[int]]) -> Any:
+    """The central output_size (h, w, or an int for a square) box."""
+    check_image(img)
     th, tw = pair(output_size)
-    h, w = a.shape[0], a.shape[1]
+    w, h = image_size(img)
     if th > h or tw > w:
         raise ValueError(f"center_crop: output size {(th, tw)} is larger than the image "
                          f"{(h, w)}")
-    return crop(a, int(round((h - th) / 2.0)), int(round((w - tw) / 2.0)), th, tw)
+    return crop(img, int(round((h - th) / 2.0)), int(round((w - tw) / 2.0)), th, tw)
 
 
-def hflip(img: Any) -> np.ndarray:
-    return _as_array(img)[:, ::-1]
+def _flip(img: Any, axis: int) -> Any:
+    check_image(img)
+    if is_pil(img):
+        from PIL import Image  # optional: only reached with a PIL image, so Pillow is there
+        return img.transpose(Image.Transpose.FLIP_LEFT_RIGHT if axis == 1 else
+                             Image.Transpose.FLIP_TOP_BOTTOM)
+    if isinstance(img, Tensor):
+        return Tensor(np.ascontiguousarray(np.flip(img.numpy(), axis - 2)))
+    return np.flip(img, axis)
 
 
-def vflip(img: Any) -> np.ndarray:
-    return _as_array(img)[::-1]
+def hflip(img: Any) -> Any:
+    """Mirror left to right."""
+    return _flip(img, 1)
+
+
+def vflip(img: Any) -> Any:
+    """Mirror top to bottom."""
+    return _flip(img, 0)

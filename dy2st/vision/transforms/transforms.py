@@ -12,6 +12,7 @@ import numpy as np
 from ...runtime.tensor import Tensor
 from . import draw
 from .functional import center_crop, crop, hflip, normalize, pair, resize, to_tensor, vflip
+from .images import image_size
 from .photometric import (
     adjust_brightness,
     adjust_contrast,
@@ -148,35 +149,36 @@ class CenterCrop(BaseTransform):
 
 
 class RandomCrop(BaseTransform):
-    """A random size-crop, after optional zero padding (pad_if_needed pads small images)."""
+    """A random size crop, after padding by `padding` (as pad) and, with pad_if_needed, after
+    padding a side shorter than the crop."""
 
     def __init__(self, size: Any, padding: Any = None, pad_if_needed: bool = False,
-                 fill: float = 0, padding_mode: str = "constant", keys: Any = None) -> None:
+                 fill: Any = 0, padding_mode: str = "constant", keys: Any = None) -> None:
         super().__init__(keys)
-        self.size, self.padding, self.pad_if_needed, self.fill = pair(size), padding, \
-            pad_if_needed, fill
-        if padding_mode != "constant":
-            raise ValueError("RandomCrop: only padding_mode='constant' is supported")
+        self.size = pair(size)
+        self.padding, self.pad_if_needed, self.fill, self.padding_mode = \
+            padding, pad_if_needed, fill, padding_mode
 
-    def _apply_image(self, img: Any) -> Any:
-        a = _as_array(img)
-        if self.padding is not None:
-            p = self.padding
-            l, t, r, b = (p, p, p, p) if isinstance(p, int) else \
-                (p[0], p[1], p[0], p[1]) if len(p) == 2 else tuple(p)
-            a = np.pad(a, [(t, b), (l, r)] + [(0, 0)] * (a.ndim - 2),
-                       constant_values=self.fill)
-        th, tw = self.size
-        if self.pad_if_needed:
-            dh, dw = max(th - a.shape[0], 0), max(tw - a.shape[1], 0)
-            a = np.pad(a, [(dh, dh), (dw, dw)] + [(0, 0)] * (a.ndim - 2),
-                       constant_values=self.fill)
-        h, w = a.shape[0], a.shape[1]
+    def _get_param(self, img: Any, output_size: Sequence[int]) -> Any:
+        """(top, left, height, width) of the crop."""
+        w, h = image_size(img)
+        th, tw = output_size
+        if w == tw and h == th:
+            return 0, 0, h, w
         if th > h or tw > w:
             raise ValueError(f"RandomCrop: crop size {(th, tw)} is larger than the image "
                              f"{(h, w)}")
-        top, left = draw.randint(0, h - th), draw.randint(0, w - tw)
-        return crop(a, top, left, th, tw)
+        return draw.randint(0, h - th), draw.randint(0, w - tw), th, tw
+
+    def _apply_image(self, img: Any) -> Any:
+        if self.padding is not None:
+            img = pad(img, self.padding, self.fill, self.padding_mode)
+        w, h = image_size(img)
+        if self.pad_if_needed and w < self.size[1]:
+            img = pad(img, (self.size[1] - w, 0), self.fill, self.padding_mode)
+        if self.pad_if_needed and h < self.size[0]:
+            img = pad(img, (0, self.size[0] - h), self.fill, self.padding_mode)
+        return crop(img, *self._get_param(img, self.size))
 
 
 class RandomHorizontalFlip(BaseTransform):
@@ -185,7 +187,7 @@ class RandomHorizontalFlip(BaseTransform):
         self.prob = prob
 
     def _apply_image(self, img: Any) -> Any:
-        return hflip(img) if draw.chance() < self.prob else _as_array(img)
+        return hflip(img) if draw.chance() < self.prob else img
 
 
 class RandomVerticalFlip(BaseTransform):
@@ -194,7 +196,7 @@ class RandomVerticalFlip(BaseTransform):
         self.prob = prob
 
     def _apply_image(self, img: Any) -> Any:
-        return vflip(img) if draw.chance() < self.prob else _as_array(img)
+        return vflip(img) if draw.chance() < self.prob else img
 
 
 class Transpose(BaseTransform):
@@ -205,6 +207,8 @@ class Transpose(BaseTransform):
         self.order = tuple(order)
 
     def _apply_image(self, img: Any) -> Any:
+        if isinstance(img, Tensor):
+            return Tensor(np.ascontiguousarray(img.numpy().transpose(self.order)))
         a = _as_array(img)
         if a.ndim == 2:
             a = a[..., None]
