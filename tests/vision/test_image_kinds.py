@@ -39,6 +39,7 @@ def test_tensors_stay_tensors_and_match_numpy():
     np.testing.assert_allclose(F.adjust_saturation(t, 1.0).numpy(), t.numpy(), atol=1e-6)
     assert T.RandomCrop(4, padding=1, padding_mode="reflect")(t).shape == [3, 4, 4]
     np.testing.assert_allclose(hwc(T.RandomHorizontalFlip(1.0)(t)), FLOAT[:, ::-1])
+    assert T.ToTensor()(t) is t and T.ToTensor("HWC")(t).shape == [6, 9, 3]
 
 
 def test_resize_kernels_known_answers():

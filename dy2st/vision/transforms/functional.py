@@ -38,7 +38,11 @@ def pair(size: Union[int, Sequence[int]]) -> Tuple[int, int]:
 
 
 def to_tensor(pic: Any, data_format: str = "CHW") -> Tensor:
-    """HWC image -> float32 tensor in data_format; uint8 values are divided by 255."""
+    """HWC image -> float32 tensor in data_format; uint8 values are divided by 255. A tensor
+    (already CHW) is returned as it is, or as HWC for data_format='HWC', as in Paddle."""
+    if isinstance(pic, Tensor):
+        return pic if data_format.lower() == "chw" else \
+            Tensor(np.ascontiguousarray(pic.numpy().transpose(1, 2, 0)))
     a = _as_array(pic)
     if a.ndim == 2:
         a = a[:, :, None]
