@@ -77,7 +77,6 @@ class _Walk:
 
     def run(self, code: types.CodeType) -> None:
         ins_list = list(dis.get_instructions(code))
-        self.index_of = {ins.offset: k for k, ins in enumerate(ins_list)}
         for k, ins in enumerate(ins_list):
             if self.skip:
                 self.skip -= 1
@@ -116,6 +115,8 @@ class _Walk:
                     self._alias(ins.argval, other)
                 return
             if ins.opcode in _JUMPS:    # `c = A if f else B`, `c = A or B`: A goes to the store
+                if not self.index_of:
+                    self.index_of = {i.offset: n for n, i in enumerate(ins_list)}
                 target = self.index_of.get(ins.argval)
                 if target is not None and ins_list[target].opname in _STORES:
                     self.jump_aliases.setdefault(target, []).append(chain)

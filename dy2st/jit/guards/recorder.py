@@ -29,10 +29,11 @@ class _Record:
     """The calls of one trace; the code objects whose frames hold opaque locals, with the
     function and the names; the frames of them seen so far."""
 
-    __slots__ = ("calls", "watched", "frames")
+    __slots__ = ("calls", "watched", "frames", "held")
 
     def __init__(self) -> None:
         self.calls: List[Call] = []
+        self.held: Dict[Tuple, Any] = {}    # (code, local, id of its object) captured
         self.watched: Dict[types.CodeType, Tuple[types.FunctionType, FrozenSet[str]]] = {}
         self.frames: Dict[int, types.FrameType] = {}
 
@@ -62,6 +63,7 @@ def recording() -> Iterator[List[Call]]:
             for frame in record.frames.values():     # the locals' last values
                 _capture(record, frame)
             record.frames.clear()
+            record.held.clear()
 
 
 def watch(fn: types.FunctionType, code: Optional[types.CodeType]) -> None:
@@ -122,9 +124,14 @@ def see(frame: types.FrameType) -> None:
 def _capture(record: _Record, frame: types.FrameType) -> None:
     fn, names = record.watched[frame.f_code]
     values = frame.f_locals
+    held = record.held
     for name in names:
         value = values.get(name)
-        if type(value) not in _PLAIN:
+        if type(value) in _PLAIN or isinstance(value, _DATA):
+            continue        # a number is in the code's reads; a tensor's shape is in the key
+        key = (fn.__code__, name, id(value))
+        if key not in held:
+            held[key] = value   # (kept alive, so that an id is not reused while recording)
             record.calls.append((fn, {name: value}))
 
 
