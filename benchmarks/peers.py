@@ -8,11 +8,13 @@ thread on every side. Prints median ms per call (interleaved rounds, so a burst 
 shared machine hits every side alike), ratios, and the peak memory (tracemalloc) of one dy2st
 to_static call.
 
-Run with `python benchmarks/peers.py [encoder|cnn|lstm|train ...]` from the repository root."""
+Run with `python benchmarks/peers.py [encoder|cnn|lstm|train ...] [--cpu]` from the repository
+root (--cpu: CPU time per call instead of wall time)."""
 from __future__ import annotations
 
 import os
 import sys
+import time
 from typing import Any, Callable, Dict, List, Optional
 
 # one thread on every side, set before numpy or paddle start their pools
@@ -26,12 +28,12 @@ from numpy.lib.stride_tricks import sliding_window_view  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import dy2st  # noqa: E402
-import dy2st.runtime.passes as passes  # noqa: E402
-
 from real_models import interleaved  # noqa: E402
 from sequence_layers import numpy_lstm  # noqa: E402
 from suite import peak_memory  # noqa: E402
+
+import dy2st  # noqa: E402
+import dy2st.runtime.passes as passes  # noqa: E402
 
 try:
     import paddle as real_paddle  # noqa: E402
@@ -268,13 +270,18 @@ def report(name: str, times: Dict[str, float], mem: int, mem_no_reuse: Optional[
 
 
 def main(argv: List[str]) -> int:
-    names = argv or ["encoder", "cnn", "lstm", "train"]
+    # --cpu: CPU time of the process (all its threads) per call instead of wall time; on a
+    # shared, loaded machine wall time mostly measures the scheduler
+    cpu = "--cpu" in argv
+    names = [a for a in argv if a != "--cpu"] or ["encoder", "cnn", "lstm", "train"]
     side = f"PaddlePaddle {real_paddle.__version__}" if real_paddle is not None else "no Paddle"
-    print(f"one thread per side; {side}; numpy {np.__version__}")
+    print(f"one thread per side; {side}; numpy {np.__version__}; "
+          f"{'CPU time (process_time)' if cpu else 'wall time'}")
+    clock = time.process_time if cpu else time.perf_counter
     data = inputs()
     for name in names:
         fns = train_fns(data["encoder"]) if name == "train" else forward_fns(name, data[name])
-        times = interleaved(fns, budget=0.1 if name == "train" else 0.05)
+        times = interleaved(fns, budget=0.1 if name == "train" else 0.05, clock=clock)
         no_reuse = None if name == "train" else peak_without_reuse(
             name, state(build(dy2st, name, None)), data[name])
         report(name, times, peak_memory(fns["dy2st static"]), no_reuse)

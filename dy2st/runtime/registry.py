@@ -73,13 +73,17 @@ KERNEL_ADAPTERS: List[Callable[[str, Callable], Callable]] = []
 # where dtypes are known when compiling) call it directly for them, saving the adapter's call.
 ADAPTED_DTYPES: Set[np.dtype] = set()
 UNADAPTED: Dict[str, Callable[..., Any]] = {}
+# the dtype kinds `apply` looks at closely: complex, and those of ADAPTED_DTYPES (bfloat16: "V")
+_checked_kinds = "c"
 
 
 def adapt_kernels(adapter: Callable[[str, Callable], Callable], dtype: np.dtype) -> None:
     """Wrap every op's kernel, now and when declared, with `adapter(name, kernel)`, which
     changes what the kernel does for arrays of `dtype` only."""
+    global _checked_kinds
     KERNEL_ADAPTERS.append(adapter)
     ADAPTED_DTYPES.add(np.dtype(dtype))
+    _checked_kinds += np.dtype(dtype).kind
     for name, opdef in list(OPS.items()):
         UNADAPTED.setdefault(name, opdef.kernel)
         OPS[name] = opdef._replace(kernel=adapter(name, opdef.kernel))
@@ -132,13 +136,16 @@ def apply(name: str, inputs: Sequence[Any], attrs: Optional[Dict[str, Any]] = No
             values = None
         if values is not None:
             kernel = opdef.kernel
-            if ADAPTED_DTYPES:
-                kernel = eager_kernel(name, kernel, values)
-            elif name not in COMPLEX_CAPABLE:
-                # the check inline: most ops run it, and a call would cost as much as the check
+            if name not in COMPLEX_CAPABLE or ADAPTED_DTYPES:
+                # inline, as most ops run it: a call would cost as much as the check. A complex
+                # value or one of an adapted dtype's kind is looked at closely by eager_kernel
                 for v in values:
-                    if type(v) is _ndarray and v.dtype.kind == "c":
-                        eager_kernel(name, kernel, values)      # raises
+                    if type(v) is _ndarray and v.dtype.kind in _checked_kinds:
+                        kernel = eager_kernel(name, kernel, values)
+                        break
+                else:
+                    if ADAPTED_DTYPES:
+                        kernel = UNADAPTED.get(name, kernel)
             try:
                 out = kernel(*values, **attrs)
             except Exception as e:  # noqa: BLE001 - any kernel failure is named, then re-raised
