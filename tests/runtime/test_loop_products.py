@@ -65,29 +65,31 @@ def test_a_parameters_prepared_weight_is_kept_until_its_array_changes():
 
 
 class Model(paddle.nn.Layer):
-    """An LSTM whose recurrent product (batch 8 x 200 x 800) the executor cuts in two."""
+    """A recurrent layer whose step product (batch 8) the executor cuts in two."""
 
-    def __init__(self):
+    def __init__(self, kind: str, hidden: int):
         super().__init__()
-        self.lstm = paddle.nn.LSTM(3, 200)
+        self.rnn = getattr(paddle.nn, kind)(3, hidden)
 
     def forward(self, x):
-        return self.lstm(x)[0]
+        return self.rnn(x)[0]
 
 
-def test_an_lstm_with_cut_products_gives_eager_outputs_and_gradients():
-    assert column_pieces(8, 200, 800) > 1
+@pytest.mark.parametrize("kind,hidden,gates", [("LSTM", 200, 4), ("GRU", 256, 3),
+                                               ("SimpleRNN", 400, 1)])
+def test_recurrent_layers_with_cut_products_give_eager_outputs_and_gradients(kind, hidden, gates):
+    assert column_pieces(8, hidden, gates * hidden) > 1
     paddle.seed(3)
-    eager = Model()
-    static = paddle.jit.to_static(Model(), full_graph=True)
+    eager = Model(kind, hidden)
+    static = paddle.jit.to_static(Model(kind, hidden), full_graph=True)
     static.set_state_dict(eager.state_dict())
-    x = paddle.to_tensor(RNG.standard_normal((8, 4, 3)).astype("float32"))
+    x = paddle.to_tensor(RNG.standard_normal((8, 3, 3)).astype("float32"))
     outs, grads = [], []
     for model in (eager, static):
         y = model(x)
         (y * y).sum().backward()
         outs.append(y.numpy())
-        grads.append(model.lstm.weight_hh_l0.grad.numpy())
+        grads.append(model.rnn.weight_hh_l0.grad.numpy())
     np.testing.assert_allclose(outs[1], outs[0], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(grads[1], grads[0], rtol=1e-4, atol=1e-5)
     program = static.forward.concrete_program.main_program
