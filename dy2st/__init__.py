@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 from .runtime import ops as _ops
-from .runtime.config import get_default_dtype, seed, set_default_dtype
+from .runtime.config import get_default_dtype, set_default_dtype
+from .runtime.generator import Generator, seed
+from .runtime.size import Size
 from .runtime.dtype import (DType, bool_ as bool, complex64, complex128, float16, float32,
-                            float64, int8, int16, int32, int64, uint8)
+                            float64, int8, int16, int32, int64, uint8, uint32,
+                            uint64)
 from .runtime.ops import *  # noqa: F401,F403 - the public op functions
 from .runtime.ops import is_tensor
 from .runtime.tensor import Parameter, Tensor
@@ -89,6 +92,8 @@ _LAZY = {
     "group_norm": "nn.functional:group_norm",
     "layer_norm": "nn.functional:layer_norm",
     "adaptive_avg_pool1d": "nn.functional:adaptive_avg_pool1d",
+    "enable_compat": "utils.torch_proxy:enable_compat",
+    "disable_compat": "utils.torch_proxy:disable_compat",
 }
 
 

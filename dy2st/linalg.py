@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence
 
 from .runtime import ops as _ops
-from .runtime.complex_capable import refuse_complex
 from .runtime.ops.decompositions import cholesky, det, eigh, eigvalsh, qr, slogdet, svd  # noqa: F401
 from .runtime.ops.dims import dims as _dims
 from .runtime.ops.eig import eig, eigvals  # noqa: F401
@@ -200,9 +199,9 @@ def matrix_transpose(x: Any, name: Optional[str] = None) -> Any:
 
 
 def vecdot(x: Any, y: Any, axis: int = -1, name: Optional[str] = None) -> Any:
-    """The dot product of x and y along `axis` (broadcasting the others)."""
-    refuse_complex("vecdot", x, y)      # whether x is conjugated differs between libraries
-    return _ops.sum(x * y, axis=axis)
+    """The dot product of x and y along `axis` (broadcasting the others); a complex x is
+    conjugated, sum(conj(x) * y), as in Paddle 3.3.1 (and numpy's vecdot)."""
+    return _ops.vecdot(x, y, axis=axis)
 
 
 def cholesky_inverse(x: Any, upper: bool = False, name: Optional[str] = None) -> Any:

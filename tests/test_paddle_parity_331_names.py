@@ -50,3 +50,40 @@ def test_values_match_paddles():
     assert real.autograd.Function is real.autograd.PyLayer
     assert dy2st.autograd.Function is dy2st.autograd.PyLayer
     assert dy2st.amp.get_autocast_dtype() == real.amp.get_autocast_dtype()
+
+
+def test_generator_follows_paddles_default_generator():
+    for lib in (dy2st, real):
+        g = lib.Generator()
+        assert lib.Generator("cpu") is g and lib.seed(5) is g and g.initial_seed() == 5
+        state = g.get_state()
+        a = lib.rand([3]).numpy()
+        lib.set_rng_state([state])
+        np.testing.assert_array_equal(lib.rand([3]).numpy(), a)
+        assert lib.get_rng_state()[0].current_seed() == 5
+        index = g.register_state_index(g.get_state())
+        assert (index, g.get_state_index()) == (1, 1)
+        g.set_state_index(0)
+        assert g.manual_seed(7) is g and g.initial_seed() == 7
+
+
+def test_size_behaves_as_paddles():
+    ours, theirs = dy2st.Size([2, 3, 4]), real.Size([2, 3, 4])
+    for expr in (lambda s: repr(s), lambda s: str(s[1:]), lambda s: s == (2, 3, 4),
+                 lambda s: s.numel(), lambda s: repr((1,) + s), lambda s: repr(s * 2),
+                 lambda s: type(s[0]).__name__, lambda s: isinstance(s, list)):
+        assert expr(ours) == expr(theirs)
+    assert repr(dy2st.ones([2, 3]).shape) == repr(real.ones([2, 3]).shape)
+    for lib in (dy2st, real):
+        with pytest.raises(TypeError, match=r"takes an iterable of 'int' \(item 0 is 'float'\)"):
+            lib.Size([2.5])
+
+
+def test_unsigned_dtypes_and_compat_names():
+    # (Paddle 3.3.1's iinfo(uint64).max is -1, an overflow; dy2st gives 2**64 - 1)
+    assert dy2st.iinfo(dy2st.uint32).max == real.iinfo(real.uint32).max == 2 ** 32 - 1
+    assert repr(dy2st.uint64) == "paddle.uint64" and real.uint64 is not None
+    for name in ("enable_compat", "disable_compat"):
+        keywords = [list(inspect.signature(getattr(lib, name)).parameters) for lib in
+                    (dy2st, real)]
+        assert keywords[0] == keywords[1], name

@@ -6,9 +6,9 @@ from __future__ import annotations
 import contextlib
 from typing import Any, Iterator, List, Optional
 
-from ..runtime import config as _config
 from ..runtime import device as _device
 from ..runtime.dtype import DTYPES
+from ..runtime.generator import GeneratorState, default_generator
 from ..runtime.device import Place, device_guard, get_device, set_device
 from ..utils.device import (is_compiled_with_cuda, is_compiled_with_custom_device,
                             is_compiled_with_rocm, is_compiled_with_xpu)
@@ -116,14 +116,14 @@ def is_bf16_supported(including_emulation: bool = True) -> bool:
 
 def manual_seed(seed: int) -> None:
     """Seed the random generator (paddle.seed)."""
-    _config.seed(seed)
+    default_generator().manual_seed(seed)
 
 
-def get_rng_state(device: Any = None) -> Any:
+def get_rng_state(device: Any = None) -> GeneratorState:
     """The random generator's state (one state; paddle.get_rng_state gives a list of them)."""
-    return dict(_config.rng().bit_generator.state)
+    return default_generator().get_state()
 
 
 def set_rng_state(new_state: Any, device: Any = None) -> None:
     """Restore a state from get_rng_state."""
-    _config.rng().bit_generator.state = new_state
+    default_generator().set_state(new_state)

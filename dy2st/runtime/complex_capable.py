@@ -32,9 +32,16 @@ COMPLEX_CAPABLE = frozenset((
     "add", "subtract", "multiply", "divide", "pow", "scale", "neg", "square", "reciprocal",
     "rsqrt", "sqrt", "exp", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "sinh", "cosh",
     "tanh", "asin", "acos", "atan", "sigmoid",
-    # tests and comparisons that need no ordering
+    # tests and comparisons; the ordered ones compare (real, imag) lexicographically, as numpy
+    # and Paddle 3.3.1 do; logical ops test for nonzero
     "equal", "not_equal", "equal_all", "isclose", "allclose", "isnan", "isinf", "isfinite",
-    "any", "all",
+    "any", "all", "less_than", "less_equal", "greater_than", "greater_equal", "logical_and",
+    "logical_or", "logical_xor", "logical_not",
+    # piecewise constant: round rounds both parts, sign is z / |z| (0 at 0); zero gradients
+    "round", "sign",
+    # activations holomorphic in z (softplus switches on Re(beta z) > threshold), softsign
+    # z / (1 + |z|) with its own complex rule, linear, dropout (a real mask)
+    "silu", "softplus", "log_sigmoid", "softsign", "linear", "dropout",
     # reductions and products
     "sum", "mean", "prod", "cumsum", "cumprod", "cumprod_grad", "matmul", "dot", "outer",
     "einsum", "det", "inv", "matrix_exp",

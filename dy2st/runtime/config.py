@@ -12,6 +12,7 @@ class _Config:
     def __init__(self) -> None:
         self.default_dtype = "float32"
         self._rng = None
+        self.initial_seed = 0       # the seed the current random stream started from
 
     # Created on first use: numpy.random is a costly import that most programs of dy2st's
     # users touch only when they draw random numbers.
@@ -41,8 +42,9 @@ def set_default_dtype(d: Any) -> None:
 
 
 def seed(n: int) -> None:
-    """Make random initialisation and random ops deterministic."""
+    """Restart the random stream from seed n (runtime.generator.seed is the public one)."""
     config.rng = np.random.default_rng(int(n))
+    config.initial_seed = int(n)
 
 
 def rng() -> np.random.Generator:

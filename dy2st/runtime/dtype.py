@@ -38,7 +38,7 @@ class DType(str):
 
 
 _NAMES = ["float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool",
-          "complex64", "complex128"]
+          "complex64", "complex128", "uint32", "uint64"]
 _NUMPY = {n: np.dtype(n) for n in _NAMES}
 _FLOATING = frozenset(n for n in _NAMES if _NUMPY[n].kind == "f")
 _INTEGER = frozenset(n for n in _NAMES if _NUMPY[n].kind in "iu")
@@ -83,6 +83,8 @@ int16 = DTYPES["int16"]
 int32 = DTYPES["int32"]
 int64 = DTYPES["int64"]
 uint8 = DTYPES["uint8"]
+uint32 = DTYPES["uint32"]
+uint64 = DTYPES["uint64"]
 bool_ = DTYPES["bool"]
 complex64 = DTYPES["complex64"]
 complex128 = DTYPES["complex128"]

@@ -1,11 +1,12 @@
 """The eager Tensor: a numpy array with Paddle's surface (methods are installed by tensor_methods)."""
 from __future__ import annotations
 
-from typing import Any, List
+from typing import Any
 
 import numpy as np
 
 from .dtype import DType, dtype_of_array
+from .size import Size
 
 
 class TensorLike:
@@ -34,8 +35,8 @@ class Tensor(TensorLike):
 
     # -- attributes ---------------------------------------------------------------------
     @property
-    def shape(self) -> List[int]:
-        return list(self._value.shape)
+    def shape(self) -> Size:
+        return Size.of(self._value.shape)
 
     @property
     def dtype(self) -> DType:
@@ -123,7 +124,7 @@ class Tensor(TensorLike):
 
     def __repr__(self) -> str:
         body = np.array2string(self._value, separator=", ", prefix=" " * 7)
-        return (f"Tensor(shape={self.shape}, dtype={self.dtype}, place={self.place}, "
+        return (f"Tensor(shape={list(self._value.shape)}, dtype={self.dtype}, place={self.place}, "
                 f"stop_gradient={self.stop_gradient},\n       {body})")
 
     __str__ = __repr__

@@ -7,9 +7,10 @@ from typing import Any, Callable, Iterator, List, Optional, Sequence
 
 import numpy as np
 
-from ..runtime import config, state
+from ..runtime import state
 from ..runtime.device import Place, get_device, set_device  # noqa: F401 - paddle.* names
 from ..runtime.dtype import convert_dtype
+from ..runtime.generator import get_rng_state, set_rng_state  # noqa: F401 - paddle.* names
 from ..runtime.ops import equal, numel
 from ..runtime.program import Variable
 from ..runtime.tensor import TensorLike
@@ -44,16 +45,6 @@ def set_printoptions(precision: Optional[int] = None, threshold: Optional[int] =
     if sci_mode is not None:
         opts["suppress"] = not sci_mode
     np.set_printoptions(**opts)
-
-
-def get_rng_state(device: Any = None) -> List[Any]:
-    """The state of the random generator (a list, as Paddle returns one per device)."""
-    return [config.rng().bit_generator.state]
-
-
-def set_rng_state(state_list: Sequence[Any], device: Any = None) -> None:
-    """Restore a state returned by get_rng_state."""
-    config.rng().bit_generator.state = state_list[0]
 
 
 class CPUPlace(Place):

@@ -783,6 +783,21 @@ CASES.extend([
         _Z(a, b), _Z(c, c * c)), axis=0)), [f(2, 3), f(2, 3), f(3, 2)]),
     Case("complex_cast_from_real", lambda a, b: paddle.imag((a * 1j + b) * (a + 2j)),
          [f(3), f(3)]),
+    # the functions made complex-capable after Paddle 3.3.1's list (docs/complex.md)
+    Case("complex_inverse_hyperbolic", lambda a, b: paddle.real(
+        paddle.acosh(_Z(a, b)) * paddle.asinh(_Z(b, a))) + paddle.imag(
+        paddle.atanh(_Z(a * 0.3, b * 0.3)) + paddle.expm1(_Z(b, a))), [f(3), f(3)]),
+    Case("complex_sinc_stanh_deg", lambda a, b: paddle.imag(
+        paddle.sinc(_Z(a * 0.5, b * 0.5)) * paddle.stanh(_Z(b, a)) + paddle.deg2rad(_Z(a, b))),
+         [f(3), f(3)]),
+    Case("complex_activations", lambda a, b: paddle.real(
+        F.silu(_Z(a, b)) * (1 + 2j) + F.log_sigmoid(_Z(b, a)) + F.softplus(_Z(a, b), 2.0, 0.5)),
+         [f(4), f(4)]),
+    Case("complex_softsign", lambda a, b: paddle.abs(F.softsign(_Z(a, b)) * _Z(b, a) + 1.0),
+         [f(4), f(4)]),
+    Case("complex_linear_vecdot_margin", lambda a, b, c: paddle.real(
+        F.linear(_Z(a, b), _Z(c, c * 2.0)).sum(0) + paddle.linalg.vecdot(_Z(a, b), _Z(b, a))
+        + F.soft_margin_loss(_Z(a, b), _Z(b, a), "none").sum(1)), [f(2, 3), f(2, 3), f(3, 2)]),
 ])
 SECOND_ORDER.append(Case("grad2_complex_abs", second_order(
     lambda a, b: paddle.abs(_Z(a, b) * _Z(b, a) + 1.0), 2), [f(3), pos(3)]))

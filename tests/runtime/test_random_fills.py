@@ -79,3 +79,33 @@ def test_fills_cut_the_old_gradient():
 def test_samplers_refuse_int_rates():
     with pytest.raises(TypeError, match="poisson"):
         paddle.poisson(paddle.to_tensor([1, 2]))
+
+
+def test_complex_fills_follow_paddle():
+    # normal_: both parts N(mean, std / sqrt(2)); log_normal_: exp of that (Paddle 3.3.1)
+    z = paddle.zeros([20000], "complex128")
+    assert z.normal_(1.0, 2.0) is z and z.dtype == "complex128"
+    v = z.numpy()
+    for part in (v.real, v.imag):
+        assert abs(part.mean() - 1.0) < 0.05 and abs(part.std() - 2 / np.sqrt(2)) < 0.05
+    z.normal_(0.5 + 0.5j, 1.0)
+    assert abs(z.numpy().imag.mean() - 0.5) < 0.05
+    w = paddle.zeros([20000], "complex64")
+    w.log_normal_(0.5, 0.4)
+    logs = np.log(w.numpy().astype("complex128"))
+    for part in (logs.real, logs.imag):
+        assert abs(part.mean() - 0.5) < 0.02 and abs(part.std() - 0.4 / np.sqrt(2)) < 0.02
+    with pytest.raises(ValueError, match="equal real and imaginary parts"):
+        z.normal_(1 + 2j)
+    with pytest.raises(TypeError, match="complex mean needs a complex tensor"):
+        paddle.zeros([2]).normal_(1 + 1j)
+
+
+@pytest.mark.parametrize("fill, args", [("uniform_", ()), ("exponential_", ()),
+                                        ("bernoulli_", ()), ("cauchy_", ()),
+                                        ("geometric_", (0.5,)), ("random_", (0, 5))])
+def test_fills_without_a_complex_kernel_refuse_complex_tensors(fill, args):
+    z = paddle.to_tensor(np.array([1 + 2j, 3j], "complex64"))
+    with pytest.raises(TypeError, match=rf"{fill}: cannot fill a complex64 tensor"):
+        getattr(z, fill)(*args)
+    np.testing.assert_array_equal(z.numpy(), [1 + 2j, 3j])      # left as it was

@@ -92,7 +92,9 @@ def _silu(ctx, g):
 def _softplus(ctx, g):
     x = ctx.inputs[0]
     bx = x * ctx.attrs["beta"]
-    return (ops.where(bx > ctx.attrs["threshold"], g, g * ops.sigmoid(bx)),)
+    # a complex input switches on its real part, as the kernel does
+    big = (ops.real(bx) if bx.dtype.is_complex else bx) > ctx.attrs["threshold"]
+    return (ops.where(big, g, g * ops.sigmoid(bx)),)
 
 
 @register_vjp("mish")

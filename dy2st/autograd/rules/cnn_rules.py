@@ -82,10 +82,21 @@ def _mask(cond, g):
     return ops.cast(cond, g.dtype)
 
 
-@register_vjp("softsign")
+@register_vjp("softsign", complex_aware=True)
 def _softsign(ctx, g):
-    d = 1.0 + ops.abs(ctx.inputs[0])
-    return (g / (d * d),)
+    x = ctx.inputs[0]
+    r = ops.abs(x)
+    d = 1.0 + r
+    if not x.dtype.is_complex:
+        return (g / (d * d),)
+    # z / (1 + |z|) is not holomorphic: with its Wirtinger derivatives
+    # df/dz = 1 / d - |z| / (2 d^2) (real) and df/dz* = -z^2 / (2 |z| d^2), Paddle's gradient
+    # dL/dRe z + i dL/dIm z is g * df/dz + conj(g) * df/dz* (the second term is 0 at z = 0)
+    g = ops.cast(g, x.dtype)
+    dz = 1.0 / d - r / (2.0 * d * d)
+    safe = ops.where(r == 0, r + 1.0, r)
+    dzbar = ops.neg(x * x) / ops.cast(2.0 * safe * d * d, x.dtype)
+    return (g * ops.cast(dz, x.dtype) + ops.conj(g) * dzbar,)
 
 
 @register_vjp("log_sigmoid")

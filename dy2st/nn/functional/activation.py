@@ -17,7 +17,8 @@ __all__ = ["relu", "relu6", "leaky_relu", "elu", "gelu", "silu", "swish", "sigmo
 
 
 def float_meta(x: Any, **attrs: Any) -> Meta:
-    return Meta(x._shape, x.dtype if x.dtype.is_floating else convert_dtype("float32"))
+    # complex inputs reach only the complex-capable ops (runtime/complex_capable.py)
+    return Meta(x._shape, x.dtype if x.dtype.is_inexact else convert_dtype("float32"))
 
 
 def _same_meta(x: Any, **attrs: Any) -> Meta:
@@ -26,7 +27,7 @@ def _same_meta(x: Any, **attrs: Any) -> Meta:
 
 def keep_float_dtype(result: np.ndarray, x: np.ndarray) -> np.ndarray:
     # Kernels may compute in a wider type; results keep a float input's dtype (ints give float32).
-    return np.asarray(result).astype(x.dtype if x.dtype.kind == "f" else np.float32, copy=False)
+    return np.asarray(result).astype(x.dtype if x.dtype.kind in "fc" else np.float32, copy=False)
 
 
 # ----------------------------------------------------------------------------- piecewise linear
@@ -124,6 +125,8 @@ def _silu_kernel(x):
 @register_op("softplus", infer=float_meta)
 def _softplus_kernel(x, beta, threshold):
     bx = x * beta
+    if x.dtype.kind == "c":      # no complex logaddexp; Paddle switches on the real part
+        return keep_float_dtype(np.where(bx.real > threshold, x, np.log1p(np.exp(bx)) / beta), x)
     return keep_float_dtype(np.where(bx > threshold, x, np.logaddexp(0.0, bx) / beta), x)
 
 

@@ -26,6 +26,8 @@ def _softsign_kernel(x):
 
 @register_op("log_sigmoid", infer=float_meta)
 def _log_sigmoid_kernel(x):
+    if x.dtype.kind == "c":      # numpy has no complex logaddexp
+        return -np.log1p(np.exp(-x))
     return keep_float_dtype(-np.logaddexp(0.0, -x), x)
 
 

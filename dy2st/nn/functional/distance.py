@@ -52,8 +52,11 @@ def soft_margin_loss(input: Any, label: Any, reduction: str = "mean",
                          f"{reduction!r}")
     x = as_tensor(input)
     z = ops.neg(ops.cast(as_tensor(label), x.dtype) * x)
-    # log(1 + e^z) without overflow: max(z, 0) + log1p(e^-|z|)
-    loss = ops.maximum(z, ops.zeros_like(z)) + ops.log1p(ops.exp(ops.neg(ops.abs(z))))
+    if z.dtype.is_complex:
+        loss = ops.log1p(ops.exp(z))        # holomorphic, as Paddle computes it
+    else:
+        # log(1 + e^z) without overflow: max(z, 0) + log1p(e^-|z|)
+        loss = ops.maximum(z, ops.zeros_like(z)) + ops.log1p(ops.exp(ops.neg(ops.abs(z))))
     if reduction == "mean":
         return ops.mean(loss)
     if reduction == "sum":

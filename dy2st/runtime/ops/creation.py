@@ -56,7 +56,8 @@ def _to_array(data: Any, dtype: Optional[DType]) -> np.ndarray:
     if dtype is not None:
         arr = arr.astype(dtype.np)
     elif arr.dtype.name not in ("float16", "float32", "float64", "int8", "int16", "int32", "int64",
-                                "uint8", "bool", "complex64", "complex128", "bfloat16"):
+                                "uint8", "uint32", "uint64", "bool", "complex64", "complex128",
+                                "bfloat16"):
         arr = arr.astype({"i": np.int64, "u": np.int64, "c": np.complex128}.get(arr.dtype.kind,
                                                                                  np.float64))
     return arr

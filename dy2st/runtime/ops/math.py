@@ -113,7 +113,10 @@ logical_xor = _logical("logical_xor")
 
 # ----------------------------------------------------------------------------- unary
 def _round_half_away(x):
-    """Paddle rounds halves away from zero; np.round rounds them to even."""
+    """Paddle rounds halves away from zero; np.round rounds them to even. A complex x has both
+    parts rounded, as in Paddle."""
+    if x.dtype.kind == "c":
+        return _round_half_away(x.real) + 1j * _round_half_away(x.imag)
     t = np.trunc(x)
     return np.where(np.abs(x - t) == 0.5, t + np.sign(x), np.round(x))
 

@@ -9,6 +9,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ..complex_capable import refuse_complex
+from .complex import real
 from .creation import zeros_like
 from .extra_math import atan2
 from .math import (
@@ -44,43 +45,56 @@ from .selection import where
 
 
 def _float(x: Any) -> Any:
+    # a complex x is refused (naming the calling function) by the cast
     x = as_tensor(x)
     return x if x.dtype.is_floating else cast(x, "float32")
 
 
+def _inexact(x: Any) -> Any:
+    # for the holomorphic functions below, which Paddle also computes on complex tensors
+    x = as_tensor(x)
+    return x if x.dtype.is_inexact else cast(x, "float32")
+
+
 def acosh(x: Any, name: Optional[str] = None) -> Any:
-    """Inverse hyperbolic cosine, log(x + sqrt(x^2 - 1))."""
-    x = _float(x)
+    """Inverse hyperbolic cosine, log(x + sqrt(x^2 - 1)); for complex x the principal branch
+    log(x + sqrt(x + 1) sqrt(x - 1))."""
+    x = _inexact(x)
+    if x.dtype.is_complex:
+        return log(x + sqrt(x + 1.0) * sqrt(x - 1.0))
     return log(x + sqrt(x * x - 1.0))
 
 
 def asinh(x: Any, name: Optional[str] = None) -> Any:
     """Inverse hyperbolic sine, log(x + sqrt(x^2 + 1)) (odd-symmetric, so accurate for negative
     x)."""
-    x = _float(x)
+    x = _inexact(x)
 
     def positive_side(a):
         return log(a + sqrt(a * a + 1.0))
+    if x.dtype.is_complex:
+        # the odd symmetry, on the half plane Re z < 0 (no ordering of complex values)
+        return where(real(x) < 0, neg(positive_side(neg(x))), positive_side(x))
     return where(x < 0, neg(positive_side(neg(x))), positive_side(x))
 
 
 def atanh(x: Any, name: Optional[str] = None) -> Any:
     """Inverse hyperbolic tangent, log((1 + x) / (1 - x)) / 2."""
-    x = _float(x)
+    x = _inexact(x)
     return 0.5 * (log1p(x) - log1p(neg(x)))
 
 
 def expm1(x: Any, name: Optional[str] = None) -> Any:
     """exp(x) - 1."""
-    return exp(_float(x)) - 1.0
+    return exp(_inexact(x)) - 1.0
 
 
 def deg2rad(x: Any, name: Optional[str] = None) -> Any:
-    return _float(x) * (_math.pi / 180.0)
+    return _inexact(x) * (_math.pi / 180.0)
 
 
 def rad2deg(x: Any, name: Optional[str] = None) -> Any:
-    return _float(x) * (180.0 / _math.pi)
+    return _inexact(x) * (180.0 / _math.pi)
 
 
 def trunc(input: Any, name: Optional[str] = None) -> Any:
@@ -107,7 +121,7 @@ def logit(x: Any, eps: Optional[float] = None, name: Optional[str] = None) -> An
 
 def sinc(x: Any, name: Optional[str] = None) -> Any:
     """sin(pi x) / (pi x), 1 at 0."""
-    x = _float(x)
+    x = _inexact(x)
     zero = x == 0
     px = where(zero, x * 0 + 1.0, x) * _math.pi
     return where(zero, x * 0 + 1.0, sin(px) / px)
@@ -174,7 +188,7 @@ def nan_to_num(x: Any, nan: float = 0.0, posinf: Optional[float] = None,
 def stanh(x: Any, scale_a: float = 0.67, scale_b: float = 1.7159,
           name: Optional[str] = None) -> Any:
     """scale_b * tanh(scale_a * x)."""
-    return tanh(_float(x) * scale_a) * scale_b
+    return tanh(_inexact(x) * scale_a) * scale_b
 
 
 def ldexp(x: Any, y: Any, name: Optional[str] = None) -> Any:

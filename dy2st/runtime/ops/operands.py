@@ -13,7 +13,10 @@ from ..registry import apply
 from ..tensor import Tensor, TensorLike
 from .infer import FLOATING, INTEGER
 
-_RANK = {"bool": 0, "uint8": 1, "int8": 1, "int16": 2, "int32": 3, "int64": 4,
+_WIDE_UNSIGNED = frozenset(("uint32", "uint64"))
+
+_RANK = {"bool": 0, "uint8": 1, "int8": 1, "int16": 2, "int32": 3, "uint32": 3.5, "int64": 4,
+         "uint64": 4.5,
          "float16": 5, "bfloat16": 5, "float32": 6, "float64": 7}
 
 
@@ -63,7 +66,22 @@ def promote(a: DType, b: DType) -> DType:
         return a
     if fb and not fa:
         return b
+    if a in _WIDE_UNSIGNED or b in _WIDE_UNSIGNED:
+        return _promote_wide_unsigned(a, b)
     return a if _RANK[str(a)] >= _RANK[str(b)] else b
+
+
+def _promote_wide_unsigned(a: DType, b: DType) -> DType:
+    # uint32 / uint64 with another integer: the narrowest integer type holding both ranges
+    # (numpy's rule), except that no integer type holds uint64 and a signed type (numpy goes
+    # to float64, losing exactness): refused, the user casts one of them
+    unsigned = {"bool", "uint8", "uint32", "uint64"}
+    if a in unsigned and b in unsigned:
+        return a if _RANK[str(a)] >= _RANK[str(b)] else b
+    if "uint64" in (a, b):
+        raise TypeError(f"no integer dtype holds both {a} and {b} values: cast one of the "
+                        "operands (to int64 or uint64) first")
+    return int64
 
 
 def cast(x: Any, dtype: DType) -> Any:

@@ -6,6 +6,7 @@ import itertools
 from typing import Any, List, Optional, Sequence
 
 from . import infer as I
+from .complex import conj
 from .creation import zeros
 from .dims import dims
 from .gather import gather
@@ -36,8 +37,10 @@ def baddbmm(input: Any, x: Any, y: Any, beta: float = 1.0, alpha: float = 1.0,
 
 
 def vecdot(x: Any, y: Any, axis: int = -1, name: Optional[str] = None) -> Any:
-    """The dot products of x and y along `axis` (they broadcast over the other dims)."""
-    return _sum(as_tensor(x) * y, axis=axis)
+    """The dot products of x and y along `axis` (they broadcast over the other dims); a complex
+    x is conjugated, sum(conj(x) * y), as in Paddle 3.3.1."""
+    x = as_tensor(x)
+    return _sum((conj(x) if x.dtype.is_complex else x) * y, axis=axis)
 
 
 def dist(x: Any, y: Any, p: float = 2, name: Optional[str] = None) -> Any:

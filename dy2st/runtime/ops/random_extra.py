@@ -3,8 +3,10 @@ multinomial, standard_normal, randint_like, log_normal, and the values of the in
 uniform_, normal_ and exponential_."""
 from __future__ import annotations
 
+import math as _math
 from typing import Any, Optional
 
+from .complex import complex as make_complex
 from .counting import searchsorted
 from .creation import full_like
 from .math import exp, floor, log, log1p
@@ -68,14 +70,41 @@ def log_normal(mean: float = 1.0, std: float = 2.0, shape: Any = None, dtype: An
     return exp(randn(shape, dtype) * std + mean)
 
 
+def real_fill_only(op: str, x: Any, why: str = "Paddle 3.3.1 has no complex kernel for it") -> None:
+    """Refuse an in-place random fill of a complex tensor (rather than filling its real part
+    only); normal_ and log_normal_ are the fills that take complex tensors."""
+    if x.dtype.is_complex:
+        raise TypeError(f"{op}: cannot fill a {x.dtype} tensor ({why}; normal_ and log_normal_ "
+                        "fill complex tensors)")
+
+
+def complex_normal(x: Any, mean: Any, std: float) -> Any:
+    """Paddle's complex Gaussian fill: real and imaginary parts each N(mean, std / sqrt(2)),
+    so that E|z - mean(1 + 1j)|^2 = std^2; a complex mean must have equal parts (as Paddle)."""
+    if isinstance(mean, complex):
+        if mean.real != mean.imag:
+            raise ValueError("normal_: the mean of a complex Gaussian must have equal real and "
+                             f"imaginary parts, got {mean}")
+        mean = mean.real
+    shape, s = as_tensor(x).shape, float(std) / _math.sqrt(2.0)
+    parts = [randn(shape, "float64") * s + float(mean) for _ in range(2)]
+    return cast(make_complex(*parts), x.dtype)
+
+
 def _uniform_fill(x: Any, min: float = -1.0, max: float = 1.0, seed: int = 0) -> Any:
+    real_fill_only("uniform_", x)
     return cast(uniform(as_tensor(x).shape, "float64", min, max), x.dtype)
 
 
-def _normal_fill(x: Any, mean: float = 0.0, std: float = 1.0) -> Any:
+def _normal_fill(x: Any, mean: Any = 0.0, std: float = 1.0) -> Any:
+    if x.dtype.is_complex:
+        return complex_normal(x, mean, std)
+    if isinstance(mean, complex):
+        raise TypeError(f"normal_: a complex mean needs a complex tensor, got {x.dtype}")
     return cast(randn(as_tensor(x).shape, "float64") * std + mean, x.dtype)
 
 
 def _exponential_fill(x: Any, lam: float = 1.0) -> Any:
+    real_fill_only("exponential_", x)
     u = uniform(as_tensor(x).shape, "float64", 0.0, 1.0)
     return cast(-log1p(-u) / lam, x.dtype)

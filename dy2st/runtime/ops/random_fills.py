@@ -15,6 +15,7 @@ from . import infer as I
 from .math import exp, floor, log, log1p, tan
 from .operands import as_tensor, cast, is_tensor
 from .random import randn, uniform
+from .random_extra import complex_normal, real_fill_only
 
 
 def _same_float(x, **attrs):
@@ -67,15 +68,19 @@ def _u(x: Any) -> Any:
 
 
 def _bernoulli_fill(x: Any, p: Any = 0.5) -> Any:
+    real_fill_only("bernoulli_", x)
     prob = cast(p, "float64") if is_tensor(p) else float(p)
     return cast(_u(x) < prob, x.dtype)
 
 
 def _cauchy_fill(x: Any, loc: float = 0, scale: float = 1) -> Any:
+    real_fill_only("cauchy_", x, "Paddle 3.3.1 fills one with tan(pi (n - 0.5)) of a complex "
+                                 "normal n, which is no Cauchy distribution")
     return cast(tan((_u(x) - 0.5) * _math.pi) * scale + loc, x.dtype)
 
 
 def _geometric_fill(x: Any, probs: Any) -> Any:
+    real_fill_only("geometric_", x)
     # Paddle's geometric_ fills log(u) / log(1 - probs) (a continuous value, not rounded up)
     p = cast(probs, "float64") if is_tensor(probs) else float(probs)
     denominator = log1p(-p) if is_tensor(p) else _math.log1p(-p)
@@ -83,12 +88,15 @@ def _geometric_fill(x: Any, probs: Any) -> Any:
 
 
 def _log_normal_fill(x: Any, mean: float = 1.0, std: float = 2.0) -> Any:
+    if x.dtype.is_complex:          # as Paddle: exp of its complex Gaussian fill
+        return exp(complex_normal(x, mean, std))
     return cast(exp(randn(as_tensor(x).shape, "float64") * std + mean), x.dtype)
 
 
 def _random_fill(x: Any, from_: int = 0, to: Optional[int] = None) -> Any:
     # integers in [from_, to - 1]; without `to`, up to the largest integer x's dtype holds exactly
     x = as_tensor(x)
+    real_fill_only("random_", x)
     if to is None:
         if x.dtype.is_floating:
             to = 2 ** (np.finfo(x.dtype.np).nmant + 1) + 1

@@ -26,7 +26,7 @@ def np_axis(axis):
 # sum every turn: the wrapper cost more than the sum).
 def _sum_kernel(x, axis, keepdim, dtype):
     out = np.add.reduce(x, axis=np_axis(axis), keepdims=keepdim)
-    want = dtype or (np.int64 if x.dtype.kind in "biu" else x.dtype)
+    want = dtype or (np.int64 if x.dtype.kind in "biu" and x.dtype != np.uint64 else x.dtype)
     if type(out) is np.ndarray and out.dtype == want:
         return out
     return np.asarray(out, dtype=want)
@@ -36,7 +36,8 @@ def _sum_infer(x, axis, keepdim, dtype):
     if dtype:
         d = convert_dtype(dtype)
     else:
-        d = int64 if (x.dtype.is_integer or x.dtype == "bool") else x.dtype
+        # uint64 sums stay uint64: int64 would wrap its upper half
+        d = int64 if (x.dtype.is_integer or x.dtype == "bool") and x.dtype != "uint64" else x.dtype
     return Meta(I.reduced_shape(x._shape, axis, keepdim), d)
 
 
@@ -109,7 +110,8 @@ def norm_axis(axis):
 
 def sum(x: Any, axis: Any = None, dtype: Any = None, keepdim: bool = False,
         name: Optional[str] = None) -> Any:
-    """Sum over `axis` (all axes when None); integer and bool inputs sum to int64."""
+    """Sum over `axis` (all axes when None); integer and bool inputs sum to int64 (uint64 to
+    uint64)."""
     return apply("sum", [as_tensor(x)], {"axis": norm_axis(axis), "keepdim": bool(keepdim),
                                          "dtype": str(convert_dtype(dtype)) if dtype else None})
 
