@@ -11,6 +11,7 @@ from ..runtime.program import Block, Operator, Program, Variable
 from ..runtime.registry import OPS
 from . import table
 from .array_types import array_elem_dtype
+from .bfloat16 import lower_bfloat16, touches_bfloat16
 from .errors import NotExportableError, where_text
 from .ops_complex import COMPLEX_REASON
 
@@ -95,7 +96,8 @@ class Builder:
     def const(self, value: Any, dtype: Any = None) -> str:
         """An initializer holding `value` (shared by equal constants)."""
         arr = np.asarray(value, dtype=dtype)
-        if arr.dtype == np.dtype(object) or arr.dtype.kind not in "biuf":
+        if arr.dtype == np.dtype(object) or (arr.dtype.kind not in "biuf" and
+                                             arr.dtype.name != "bfloat16"):
             raise TypeError(f"cannot store a {arr.dtype} constant in an ONNX model")
         key = (arr.dtype.str, arr.shape, arr.tobytes())
         name = self._const_names.get(key)
@@ -106,6 +108,8 @@ class Builder:
         return name
 
     def tensor_type(self, dtype: Any) -> int:
+        if str(dtype) == "bfloat16":        # numpy knows the name only through ml_dtypes' type
+            return self.onnx.TensorProto.BFLOAT16
         return self.helper.np_dtype_to_tensor_dtype(np.dtype(str(dtype)))
 
     def value_info(self, name: str, var: Variable, dims: Optional[Sequence[Any]] = None) -> Any:
@@ -158,8 +162,10 @@ class Builder:
         if table.FOLDABLE.get(op.type) and all(isinstance(v, Const) for v in values) and \
                 self._fold(block, op, values, env):
             return
-        cx = OpContext(self, block, op, values)
-        outs = lowering.fn(cx)
+        if touches_bfloat16(block, op):
+            outs = lower_bfloat16(self, block, op, values, lowering, Const, OpContext)
+        else:
+            outs = lowering.fn(OpContext(self, block, op, values))
         if len(outs) != len(op.outputs):
             raise AssertionError(f"the ONNX lowering of {op.type} gave {len(outs)} outputs "
                                  f"for {len(op.outputs)}")
