@@ -61,8 +61,8 @@ def test_generator_follows_paddles_default_generator():
         lib.set_rng_state([state])
         np.testing.assert_array_equal(lib.rand([3]).numpy(), a)
         assert lib.get_rng_state()[0].current_seed() == 5
-        index = g.register_state_index(g.get_state())
-        assert (index, g.get_state_index()) == (1, 1)
+        index = g.register_state_index(g.get_state())      # the process's generator: other
+        assert index >= 1 and g.get_state_index() == index   # tests may have registered some
         g.set_state_index(0)
         assert g.manual_seed(7) is g and g.initial_seed() == 7
 

@@ -94,7 +94,7 @@ def _bool(v: Any, rank: Optional[int], n_inputs: int) -> None:
 
 
 def _scalar(v: Any, rank: Optional[int], n_inputs: int) -> None:
-    if not isinstance(v, (bool, int, float)):
+    if not isinstance(v, (bool, int, float, complex)):     # complex: fills of complex tensors
         raise AttrError("expected a number or a bool")
 
 

@@ -1,4 +1,5 @@
-"""Attr and constant values <-> JSON values, keeping tuples, non-finite floats and arrays exact."""
+"""Attr and constant values <-> JSON values, keeping tuples, non-finite floats, complex numbers
+and arrays exact."""
 from __future__ import annotations
 
 import math
@@ -11,7 +12,7 @@ from .errors import fail
 from .fields import int_list_field
 
 
-# JSON has no tuples, non-finite floats or arrays; they are stored as one-key marker objects so
+# JSON has no tuples, non-finite floats, complex numbers or arrays; they are stored as one-key marker objects so
 # that a loaded attr is the same Python value the kernel saw when the model was traced.
 def encode_value(v: Any, where: str) -> Any:
     if v is None or isinstance(v, (bool, np.bool_)):
@@ -23,6 +24,9 @@ def encode_value(v: Any, where: str) -> Any:
     if isinstance(v, (float, np.floating)):
         f = float(v)
         return f if math.isfinite(f) else {"$float": repr(f)}
+    if isinstance(v, (complex, np.complexfloating)):
+        c = complex(v)
+        return {"$complex": [encode_value(c.real, where), encode_value(c.imag, where)]}
     if isinstance(v, tuple):
         return {"$tuple": [encode_value(x, where) for x in v]}
     if isinstance(v, list):
@@ -59,6 +63,10 @@ def decode_value(v: Any, where: str) -> Any:
         return tuple(decode_value(x, where) for x in inner)
     if key == "$float" and inner in ("nan", "inf", "-inf"):
         return float(inner)
+    if key == "$complex" and isinstance(inner, list) and len(inner) == 2:
+        parts = [decode_value(x, where) for x in inner]
+        if all(isinstance(p, (int, float)) and not isinstance(p, bool) for p in parts):
+            return complex(*parts)
     if key == "$ndarray" and isinstance(inner, dict):
         return _decode_ndarray(inner, where)
     raise fail(where, f"unknown or malformed marker object {key!r}")
@@ -70,6 +78,6 @@ def _decode_ndarray(d: dict, where: str) -> np.ndarray:
         raise fail(where, "malformed $ndarray object")
     data = decode_value(d["data"], where)
     if len(data) != math.prod(shape) or any(
-            not isinstance(x, (bool, int, float)) for x in data):
+            not isinstance(x, (bool, int, float, complex)) for x in data):
         raise fail(where, "$ndarray data does not fit its shape")
     return np.array(data, dtype=DTYPES[dtype].np).reshape(shape)

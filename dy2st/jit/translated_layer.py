@@ -202,7 +202,7 @@ class TranslatedLayer(_Base):
             arr = v._value
         elif isinstance(v, (np.ndarray, np.generic)):
             arr = np.asarray(v)
-        elif isinstance(v, (bool, int, float)):
+        elif isinstance(v, (bool, int, float, complex)):
             arr = self._scalar(expects, spec, v)
         elif isinstance(v, Variable):
             raise InputMismatchError(f"{expects}, got the symbolic tensor {v.name}: a loaded model "
@@ -219,10 +219,17 @@ class TranslatedLayer(_Base):
 
     @staticmethod
     def _scalar(expects: str, spec: InputSpec, v: Any) -> np.ndarray:
-        """A Python scalar becomes an array of the spec's dtype when no value is lost."""
+        """A Python scalar becomes an array of the spec's dtype when no value is lost (an int
+        or a float also fits a complex spec; a complex fits only a complex one)."""
         d = spec.dtype
-        fits = (d == "bool") if isinstance(v, bool) else (
-            d.is_integer or d.is_floating) if isinstance(v, int) else d.is_floating
+        if isinstance(v, bool):
+            fits = d == "bool"
+        elif isinstance(v, int):
+            fits = d.is_integer or d.is_inexact
+        elif isinstance(v, float):
+            fits = d.is_inexact
+        else:
+            fits = d.is_complex
         if not fits:
             raise InputMismatchError(f"{expects}, got the Python {type(v).__name__} {v!r}")
         try:

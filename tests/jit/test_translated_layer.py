@@ -220,3 +220,15 @@ def test_a_converted_layer_saved_by_jit_save_runs_in_a_fresh_process(tmp_path, m
         eager = net(dy2st.to_tensor(x), dy2st.to_tensor(n))      # the original, run eagerly
         np.testing.assert_allclose(got[f"h{k}"], eager["h"].numpy(), rtol=1e-5, atol=1e-6)
         assert int(got[f"k{k}"]) == int(eager["k"]) == min(n, 6)
+
+
+def test_complex_models_save_their_complex_constants_and_take_python_scalars(tmp_path):
+    # z * s + 1.0 on complex values stores the fill value 1+0j ($complex in the JSON); a Python
+    # complex, float or int fits a complex spec (no value is lost), a complex never a real one
+    model = saved_model(tmp_path, lambda z, s: z * s + 1.0,
+                        [InputSpec([2], "complex64", "z"), InputSpec([], "complex64", "s")])
+    z = np.array([1 + 1j, 2 - 1j], np.complex64)
+    for s in (2 + 3j, 2.0, 2, np.complex64(2 + 3j)):
+        np.testing.assert_allclose(model(z, s).numpy(), z * s + 1.0, rtol=1e-6)
+    with pytest.raises(InputMismatchError, match="expects int64\\[\\], got the Python complex"):
+        saved_model(tmp_path / "r", lambda k: k + 1, [InputSpec([], "int64", "k")])(1j)

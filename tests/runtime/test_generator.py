@@ -71,11 +71,13 @@ def test_seed_and_random_and_registered_streams():
     g.manual_seed(1)
     assert g.get_state_index() == 0
     index = g.register_state_index(g.get_state())
-    assert index == 1 and g.get_state_index() == 1      # registering switches to the new stream
+    # registering switches to the new stream (the process's one generator: other tests may have
+    # registered streams before)
+    assert index >= 1 and g.get_state_index() == index
     a = paddle.rand([2]).numpy()
     g.set_state_index(0)             # stream 0 has not moved since it was copied
     np.testing.assert_array_equal(paddle.rand([2]).numpy(), a)
-    g.set_state_index(1)             # stream 1 resumes after a
+    g.set_state_index(index)         # the new stream resumes after a
     b = paddle.rand([2]).numpy()
     assert not np.array_equal(a, b)
     g.set_state_index(0)
