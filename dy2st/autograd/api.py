@@ -55,7 +55,7 @@ def backward(tensors: Tensors, grad_tensors: Any = None, retain_graph: bool = Fa
     if outputs and isinstance(outputs[0], Variable):
         # lazy: keeps autograd.static_api out of `import dy2st` (loaded on first use)
         from .static_api import traced_backward
-        traced_backward(outputs, grad_tensors)
+        traced_backward(outputs, grad_tensors, retain_graph)
         run_after_backward()
         return None
     _check_differentiable(outputs, "backward")
@@ -210,8 +210,20 @@ def _variable_backward(self: Variable, grad_tensor: Any = None, retain_graph: bo
     backward([self], None if grad_tensor is None else [grad_tensor], retain_graph)
 
 
+def _variable_grad(self: Variable) -> Optional[Any]:
+    if not _state.blocks:
+        return None
+    # lazy: keeps autograd.traced out of `import dy2st` (loaded on first use)
+    from .traced import traced_grad
+    return traced_grad(self)
+
+
 def install() -> None:
     Variable.backward = _variable_backward
+    # an input of a traced function has the `.grad` of the call's tensor (autograd.traced)
+    Variable.grad = property(_variable_grad)
+    Variable.clear_grad = _clear_grad
+    Variable.clear_gradient = _clear_grad
     # an eager in-place change of a tensor that needs a gradient is recorded like its
     # out-of-place op (and refused on a leaf); static Variables keep the plain methods
     Tensor.__setitem__ = _tracked_setitem(Tensor.__setitem__)

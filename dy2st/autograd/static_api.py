@@ -91,9 +91,11 @@ class _building:
         state.pop_program()
 
 
-def traced_backward(outputs: List[Variable], grad_tensors: Any) -> None:
+def traced_backward(outputs: List[Variable], grad_tensors: Any, retain_graph: bool = False
+                    ) -> None:
     """`loss.backward()` while to_static traces: the gradients of every trainable parameter
-    the trace reads become symbolic values that `p.grad` and optimizers use."""
+    the trace reads, and of the inputs that need one, become symbolic values that `p.grad`,
+    `x.grad` and optimizers use."""
     # circle: autograd.traced imports this module at import time
     from .traced import traced_backward as impl
-    impl(outputs, grad_tensors)
+    impl(outputs, grad_tensors, retain_graph)

@@ -3,7 +3,8 @@ Program is traced. Each parameter's gradient is held by a GradSlot, a persistabl
 reads and writes the parameter's `.grad`, so the traced step accumulates into the gradient the
 parameter has when the program runs and leaves the result in `.grad` afterwards, as eager
 backward does; optimizers read the symbolic gradient and update parameters through
-write_persistable, so the whole step is one Program."""
+write_persistable, so the whole step is one Program. Inputs that need a gradient get slots of
+their own (traced_inputs.py), bound to each call's tensors."""
 from __future__ import annotations
 
 from typing import Any, List, Optional
@@ -17,7 +18,17 @@ from ..runtime.registry import apply
 from ..runtime.tensor import Tensor
 from .engine import GradientError
 from .static_api import seed_gradients, trainable_parameters
-from .static_backward import append_backward_ops
+from .static_backward import append_backward_ops, requires_grad
+from .traced_inputs import (
+    InputGrad,
+    input_of,
+    needing_inputs,
+    note_grad_read,
+    note_input_grads_used,
+    note_own_backward,
+    note_slot_write,
+)
+from .traced_retain import check_not_freed
 
 
 class GradSlot(Tensor):
@@ -25,8 +36,8 @@ class GradSlot(Tensor):
 
     __slots__ = ("owner",)
 
-    def __init__(self, owner: Tensor) -> None:
-        Tensor.__init__(self, owner._value, name=(owner.name or "param") + "@GRAD",
+    def __init__(self, owner: Tensor, name: Optional[str] = None) -> None:
+        Tensor.__init__(self, owner._value, name=name or (owner.name or "param") + "@GRAD",
                         persistable=True)
         self.owner = owner
 
@@ -49,6 +60,17 @@ class GradSlot(Tensor):
         owner._grad = Tensor(np.asarray(value, dtype=owner._value.dtype))
 
 
+class InputGradSlot(GradSlot):
+    """The `.grad` of an input of the traced function: its owner is each call's tensor
+    (bound by the caller before the program runs, traced_inputs.bind_input_grads)."""
+
+    __slots__ = ("info",)
+
+    def __init__(self, info: InputGrad) -> None:
+        GradSlot.__init__(self, info.tensor, name=info.leader + "@GRAD")
+        self.info = info
+
+
 def _slots(program: Program) -> dict:
     return program.__dict__.setdefault("grad_slots", {})
 
@@ -61,52 +83,123 @@ def slot_of(program: Program, tensor: Tensor) -> GradSlot:
     return slot
 
 
-def traced_grad(tensor: Tensor) -> Optional[Any]:
-    """`tensor.grad` while a Program is traced: the symbolic gradient once the trace computed
-    one, else the value the tensor has now (None when it has none)."""
-    program = state.current_program()
-    slot = _slots(program).get(id(tensor)) if program is not None else None
+def _input_slot(program: Program, info: InputGrad) -> GradSlot:
+    """The slot of an input (shared by the feeds that are one tensor), keyed by its feed name."""
+    slots = _slots(program)
+    slot = slots.get(info.leader)
     if slot is None:
-        return getattr(tensor, "_grad", None)
-    if id(tensor) in _dropped(program):
+        slot = slots[info.leader] = InputGradSlot(info)
+        var = program.capture_tensor(slot)
+        var._shape = program.global_block().vars[info.leader]._shape   # unknown dims stay so
+    return slot
+
+
+def traced_grad(tensor: Any) -> Optional[Any]:
+    """`tensor.grad` while a Program is traced: the symbolic gradient once the trace computed
+    one, else the value the tensor has now (None when it has none). An input of the traced
+    function reads the `.grad` its call's tensor has when the program runs."""
+    program = state.current_program()
+    if isinstance(tensor, Variable):
+        info = input_of(program, tensor) if program is not None else None
+        if info is None:        # not a leaf: eager keeps no gradient for it
+            return None
+        note_input_grads_used(program)
+        key = info.leader
+        if key not in _slots(program) and not info.has_grad:
+            return None
+        slot = _input_slot(program, info)
+    else:
+        key = id(tensor)
+        if program is None:
+            return getattr(tensor, "_grad", None)
+        slot = _slots(program).get(key)
+        if slot is None:
+            # the gradient the tensor has when the program runs (not the one it has now),
+            # and whether it has one decides the program (note_grad_read)
+            note_grad_read(program, tensor)
+            if getattr(tensor, "_grad", None) is None:
+                return None
+            slot = slot_of(program, tensor)
+    if key in _dropped(program):
         return None
     return program.capture_tensor(slot)
 
 
 def _dropped(program: Program) -> set:
-    """ids of the tensors whose gradient the trace has dropped (and not computed again)."""
+    """keys of the slots whose gradient the trace has dropped (and not computed again)."""
     return program.__dict__.setdefault("dropped_grads", set())
 
 
-def traced_clear_grad(tensor: Tensor, set_to_zero: bool = True) -> None:
+def traced_clear_grad(tensor: Any, set_to_zero: bool = True) -> None:
     """`clear_grad` in a traced step: the program writes the cleared gradient (zeros), or with
     set_to_zero=False the dropped one, which leaves `.grad` None after the run."""
     program = state.current_program()
-    cleared = apply("grad_clear", [program.capture_tensor(tensor)],
-                    {"set_to_zero": bool(set_to_zero)})
-    program.record_persistable_write(slot_of(program, tensor), cleared)
-    if set_to_zero:
-        _dropped(program).discard(id(tensor))
+    if isinstance(tensor, Variable):
+        info = input_of(program, tensor)
+        if info is None:
+            return
+        note_input_grads_used(program)
+        if info.leader not in _slots(program) and not info.has_grad:
+            return              # eager: a tensor without a gradient keeps none
+        key, slot, owner = info.leader, _input_slot(program, info), tensor
     else:
-        _dropped(program).add(id(tensor))
+        key, slot, owner = id(tensor), slot_of(program, tensor), program.capture_tensor(tensor)
+    note_own_backward(program)
+    cleared_value = apply("grad_clear", [owner], {"set_to_zero": bool(set_to_zero)})
+    program.record_persistable_write(slot, cleared_value)
+    note_slot_write(program, key)
+    if set_to_zero:
+        _dropped(program).discard(key)
+    else:
+        _dropped(program).add(key)
 
 
-def traced_backward(outputs: List[Variable], grad_tensors: Any) -> None:
+def _no_gradient(outputs: List[Variable]) -> GradientError:
+    return GradientError(
+        f"backward: the tensor (shape {list(outputs[0]._shape)}) does not depend on any tensor "
+        "that needs a gradient (stop_gradient=True everywhere); set stop_gradient=False on an "
+        "input or use Parameters")
+
+
+def traced_backward(outputs: List[Variable], grad_tensors: Any,
+                    retain_graph: bool = False) -> None:
     program = outputs[0].block.program
-    if state.current_block() is not program.global_block():
+    block = program.global_block()
+    if state.current_block() is not block:
         raise GradientError("backward() inside a tensor `if` or loop body of a to_static "
                             "function is not supported; call it at the top level")
     params = [program.persistables[n] for n in trainable_parameters(program)]
-    if not params:
-        raise GradientError("backward(): the loss does not depend on any trainable parameter")
-    seeds = seed_gradients(program, outputs, grad_tensors)
     names = {id(p): program.capture_tensor(p).name for p in params}
-    grads = append_backward_ops(program, outputs, seeds, list(names.values()))
+    inputs = needing_inputs(program)
+    wrt = list(names.values()) + [info.name for info in inputs]
+    req = requires_grad(program, block, wrt)
+    if not any(o.name in req for o in outputs):
+        raise _no_gradient(outputs)
+    check_not_freed(program, outputs, req, retain_graph)
+    note_own_backward(program)
+    seeds = seed_gradients(program, outputs, grad_tensors)
+    grads = append_backward_ops(program, outputs, seeds, wrt)
     for p in params:
         g = grads.get(names[id(p)])
         if g is None:
             continue
         slot = slot_of(program, p)
         _dropped(program).discard(id(p))
+        note_slot_write(program, id(p))
+        program.record_persistable_write(
+            slot, apply("grad_accumulate", [program.capture_tensor(slot), g]))
+    if inputs:
+        note_input_grads_used(program)
+    for leader in dict.fromkeys(info.leader for info in inputs):
+        parts = [grads.get(info.name) for info in inputs if info.leader == leader]
+        parts = [g for g in parts if g is not None]
+        if not parts:
+            continue
+        g = parts[0]
+        for more in parts[1:]:      # one tensor passed as several arguments
+            g = apply("add", [g, more])
+        slot = _input_slot(program, input_of(program, block.vars[leader]))
+        _dropped(program).discard(leader)
+        note_slot_write(program, leader)
         program.record_persistable_write(
             slot, apply("grad_accumulate", [program.capture_tensor(slot), g]))

@@ -16,6 +16,7 @@ import numpy as np
 from ..autograd.engine import GradientError
 from ..autograd.static_backward import append_backward_ops, is_differentiable_value, requires_grad
 from ..autograd.tape import Node, attach, edge_of
+from ..autograd.traced_inputs import owns_backward
 from ..backends import compile_for
 from ..format.input_spec import InputSpec
 from ..runtime.dtype import INEXACT_NUMPY
@@ -50,7 +51,7 @@ class EntryGrad:
         program = entry.concrete.program
         self.captured: List[Tensor] = [t for t in program.persistables.values()
                                        if isinstance(t, Tensor)]
-        self.own_backward = bool(program.__dict__.get("grad_slots"))
+        self.own_backward = owns_backward(program)
         self.programs: Dict[Tuple[bool, ...], "GradProgram"] = {}
         self.differentiable: Dict[Tuple[bool, ...], List[bool]] = {}
 

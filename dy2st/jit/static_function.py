@@ -27,7 +27,7 @@ from ..runtime.registry import hooks as _hooks
 from ..runtime.side_effects import check_defined
 from ..runtime.state import dynamic_view
 from ..runtime.tensor import Tensor, TensorLike
-from . import auto_dynamic, auto_numbers, cache_limit, run_program
+from . import auto_dynamic, auto_numbers, cache_limit, input_grads, run_program
 from .errors import ConversionError, raise_in_user_code, raise_run_error
 from .global_writes import global_values, restore_symbolic_globals
 from .guards import build_guards, note_call, recording
@@ -64,6 +64,7 @@ class CacheEntry:
     python_leaves: Optional[Tuple[int, ...]] = None
     numbers: Any = None     # the Python numbers that are inputs (auto_numbers), else None
     sibling: Optional["CacheEntry"] = None      # an older entry of the same key, other guards
+    input_grads: Any = None     # (feed, slot) of the inputs' `.grad` it uses (input_grads.py)
 
     def __init__(self, concrete: ConcreteProgram, compiled: CompiledProgram, in_tree: Any,
                  flat_positions: Optional[List[int]], key: Tuple) -> None:
@@ -84,6 +85,8 @@ class CacheEntry:
                        and all(dense))
 
     def feeds(self, args: Tuple, kwargs: Dict) -> List[Any]:
+        if self.input_grads is not None:
+            input_grads.bind_call(self.input_grads, args, kwargs)
         if self.flat_positions is not None and not kwargs:
             out = []
             for i in self.flat_positions:
@@ -135,6 +138,7 @@ def _array(x: Any) -> np.ndarray:
 
 class StaticFunction:
     """Callable like the original; each new input signature is traced once into a Program."""
+    _input_grads: Any = None    # input_grads.GradKey once a trace used `.grad`
 
     def __init__(self, function: Callable, input_spec: Optional[Sequence[Any]] = None,
                  full_graph: bool = False, instance: Any = None, backend: Optional[str] = None,
@@ -291,6 +295,8 @@ class StaticFunction:
         training = bool(inst.training) if inst is not None and hasattr(inst, "training") else None
         if self._rekey is not None:     # number arguments that are inputs (auto_numbers)
             key = self._rekey(key, args)
+        if self._input_grads is not None:   # programs that use `.grad` (input_grads)
+            kw = kw + self._input_grads.part(args, kwargs)
         if self._identity is not None:          # which inputs are one object
             kw = kw + self._identity.key_part(args, kwargs)
         if _hooks.autocast_key is not None:     # under paddle.amp.auto_cast: its own programs
@@ -334,7 +340,8 @@ class StaticFunction:
             finally:
                 if effects is not None:
                     effects[1].restore()    # the trace's changes (with symbolic values) undone
-        if traced.numbers is not None or self._entries is not entries:
+        if traced.numbers is not None or self._entries is not entries or \
+                input_grads.after_trace(self, traced.program):
             # numbers made inputs (or refused again) change the key and drop the entries
             key = self._key(args, kwargs)
             same_key = self._entries.get(key)
@@ -359,6 +366,7 @@ class StaticFunction:
         entry.identity = traced.identity
         entry.python_leaves = traced.python_leaves or None
         entry.sibling = same_key
+        entry.input_grads = input_grads.slots_of(program)
         if traced.numbers is not None:
             auto_numbers.make_feeds(entry, *traced.numbers)
         self._entries[key] = entry
@@ -402,6 +410,7 @@ class StaticFunction:
                 sym_leaves.append(tracer.input(leaf, symbol) if tracer else symbol)
                 inputs.append(spec)
             _check_unique_names(inputs, self.__name__)
+            input_grads.note(program, leaves)
             sym_args, sym_kwargs = unflatten(in_tree, sym_leaves)
             if tracer is not None:
                 sym_args, sym_kwargs = tracer.arguments((sym_args, sym_kwargs), (args, kwargs))

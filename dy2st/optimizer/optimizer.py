@@ -14,6 +14,7 @@ import numpy as np
 
 from ..autograd.mode import no_grad
 from ..autograd.static_api import append_backward
+from ..autograd.traced_inputs import wrote_grad
 from ..nn.clip import GradientClipBase
 from ..regularizer import L2Decay, WeightDecayRegularizer
 from ..runtime import ops, state
@@ -351,11 +352,11 @@ class Optimizer:
         """(parameter, symbolic gradient) pairs for a loss of a Program being built: those
         backward() already produced in this trace (to_static), else gradient ops appended now
         (Paddle's static minimize)."""
+        program = loss.block.program
         traced = [(p, p.grad) for p in params
-                  if not p.stop_gradient and isinstance(p.grad, Variable)]
+                  if not p.stop_gradient and wrote_grad(program, p)]
         if traced:
             return traced
-        program = loss.block.program
         pairs = append_backward(loss, parameter_list=params or None)
         # append_backward names parameters by their graph variables; updates need the tensors
         return [(program.persistables.get(v.name, v), g) for v, g in pairs if g is not None]
