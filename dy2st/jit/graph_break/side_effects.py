@@ -179,6 +179,9 @@ class StateCopy:
         for t in touched:
             if t[0] == "container":
                 self._copy(t[1], seen, 0)
+                d = getattr(t[2], "__dict__", None) if len(t) > 2 else None
+                if type(d) is dict and t[3] in d:
+                    self.saved.append(("item", d, t[3], d[t[3]]))
             elif t[0] == "attr":
                 d = getattr(t[1], "__dict__", None)
                 if type(d) is dict:
@@ -269,7 +272,9 @@ def _touched(how: str, obj: Any, attr: str, root: str, globals_: Dict) -> Tuple:
         return ("global", globals_, root)
     if how == "attr":
         return ("attr", obj, attr)
-    return ("container", getattr(obj, attr, None) if attr else obj)
+    if attr:    # the attribute too: a traced tensor `if` may rebind it to a copy
+        return ("container", getattr(obj, attr, None), obj, attr)
+    return ("container", obj)
 
 
 def _helper_effect(obj: Any, attr: str, arg_roots: Tuple, values: Dict[str, Any],
