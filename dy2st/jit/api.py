@@ -11,6 +11,7 @@ from ..format.npy_member import DEFAULT_MAX_COMPRESSION_RATIO
 from ..runtime.pytree import flatten, unflatten
 from . import logger
 from .export_prune import prune_inputs, prune_outputs
+from .none_outputs import refuse_export
 from .keywords import check_keywords
 from .layer_hooks import has_forward_hooks, with_forward_hooks
 from .load import load as _load
@@ -155,6 +156,7 @@ def trace_for_export(layer: Any, input_spec: Optional[Sequence[Any]], who: str,
         if not sf._full_graph:
             refuse_save(sf, e)
         raise
+    refuse_export(concrete, who)
     return sf, concrete
 
 

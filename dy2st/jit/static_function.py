@@ -27,7 +27,7 @@ from ..runtime.registry import hooks as _hooks
 from ..runtime.side_effects import check_defined
 from ..runtime.state import dynamic_view
 from ..runtime.tensor import Tensor, TensorLike
-from . import auto_dynamic, auto_numbers, cache_limit, input_grads, run_program
+from . import auto_dynamic, auto_numbers, cache_limit, input_grads, none_outputs, run_program
 from .errors import ConversionError, raise_in_user_code, raise_run_error
 from .global_writes import global_values, restore_symbolic_globals
 from .guards import build_guards, note_call, recording
@@ -101,7 +101,8 @@ class CacheEntry:
             return Tensor(outs[0])
         values = []
         for kind, v in self.concrete.output_leaves:
-            values.append(wrap_output(outs[v]) if kind == "var" else v)
+            values.append(wrap_output(outs[v]) if kind == "var" else
+                          none_outputs.leaf_value(kind, v, outs))
         return unflatten(self.concrete.output_tree, values)
 
 
@@ -704,6 +705,10 @@ def _outputs(out_leaves: List[Any]):
         if isinstance(leaf, Variable):
             if leaf.block.idx != 0:
                 raise EscapedTensorError(leaf)
+            optional = none_outputs.optional_leaf(leaf, fetch)
+            if optional is not None:
+                desc.append(optional)
+                continue
             _check_defined_output(leaf)
             desc.append(("var", len(fetch)))
             fetch.append(leaf.name)

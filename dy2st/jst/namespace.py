@@ -9,7 +9,7 @@ from ..runtime.array_methods import set_item
 from ..runtime.control_flow.cond import UndefinedVar, is_undefined
 from ..runtime.inplace import assign_in_place
 from ..runtime.program import Variable
-from ..runtime.side_effects import check_entry
+from ..runtime.side_effects import IS_NONE, check_entry
 from ..runtime.tensor import Tensor, TensorLike
 from .branches import IfElse, IfElseExpr  # noqa: F401
 from .iteration import Enumerate, For, ListComp, Range, Reversed, Zip  # noqa: F401
@@ -84,7 +84,9 @@ def Defined(value: Any) -> Any:
         value._fail()
     if isinstance(value, Variable):
         entry = value.block.program.maybe_undefined.get(value.name)
-        if entry is not None:
+        # a value that may be None is passed along as eager code passes None (`return y`,
+        # `g = y`): what computes with it checks
+        if entry is not None and entry[1] != IS_NONE:
             check_entry(entry)
     return value
 
