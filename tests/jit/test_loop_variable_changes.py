@@ -422,3 +422,15 @@ def test_none_on_one_path_of_a_tensor_if(sign):
         sg(x)
     assert "'kept' is None here" in str(info.value)
     check_user_error(info.value, __file__, "return kept")
+
+
+def test_a_dict_gaining_a_new_key_each_turn_is_refused_clearly_in_one_graph():
+    def f(x):
+        s = x.sum() * 0.1
+        dd = {"n": s}
+        for r in x:
+            dd["m" + str(len(dd))] = r
+        return x.mean(axis=0) + s
+    with pytest.raises(RuntimeError, match="'dd'.* changes on every turn") as info:
+        paddle.jit.to_static(f, full_graph=True)(paddle.to_tensor(np.ones((2, 3), "float32")))
+    assert "for r in x:" in str(info.value)

@@ -203,3 +203,36 @@ def test_a_tensor_returned_twice_gets_the_gradients_of_both(full_graph, tmp_path
         (a * 3.0 + b * b).sum().backward()
         # d/dx (3 * 2x + 4x^2) = 6 + 8x
         np.testing.assert_allclose(x.grad.numpy(), 6.0 + 8.0 * x.numpy(), rtol=1e-6)
+
+
+def dict_grown_next_to_a_tensor(x):
+    s = x.sum() * 0.1
+    dd = {"n": s}               # s is held twice when the loop's region starts
+    for r in x:                 # a graph break: the dict's keys depend on Python's len()
+        dd["m" + str(len(dd))] = r
+    return x.mean(axis=0) + s
+
+
+def test_a_dict_grown_in_a_loop_next_to_a_tensor_read_after_the_break():
+    # issue 24 (docs/fuzzing.md): the region before the loop hands `s` out as itself and as
+    # dd["n"]; one seed per output gives the gradient of both, as eager and finite differences
+    from dy2st.static import InputSpec
+    from tests.support import numeric_gradient
+    sf = paddle.jit.to_static(dict_grown_next_to_a_tensor,
+                              input_spec=[InputSpec([None, 3], "float32")])
+    rng = np.random.default_rng(5)
+    for rows in (1, 2, 3, 4):
+        a = rng.standard_normal((rows, 3)).astype("float32")
+        # as the fuzzer: a call without gradients, then one with
+        np.testing.assert_allclose(sf(paddle.to_tensor(a)).numpy(),
+                                   dict_grown_next_to_a_tensor(paddle.to_tensor(a)).numpy(),
+                                   rtol=1e-6)
+        x = paddle.to_tensor(a, stop_gradient=False)
+        out = sf(x)
+        (out * out).sum().backward()
+
+        def loss(v):
+            o = v.mean(axis=0) + v.sum() * 0.1
+            return float((o * o).sum())
+        np.testing.assert_allclose(x.grad.numpy(), numeric_gradient(loss, a.astype(np.float64)),
+                                   rtol=1e-4, atol=1e-5)

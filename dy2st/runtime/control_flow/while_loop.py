@@ -107,14 +107,22 @@ def static_while(cond: Callable, body: Callable, loop_vars: List[Any],
     the functional while_loop keeps its loop variables' dtypes and structures."""
     loop_vars = list(loop_vars)
     parent = state.current_block()
+    changed: dict = {}
     for _ in range(2 * len(loop_vars) + 2):
         try:
             return _static_while(cond, body, loop_vars, names, adapt)
         except _LearnedStructure as learned:
+            changed = learned.values
             with block_guard(parent):
-                for k, build in learned.values.items():
+                for k, build in changed.items():
                     loop_vars[k] = build()
-    raise RuntimeError("while_loop: loop variable structures did not settle")
+    changing = [names[k] for k in changed if k < len(names)] if names else []
+    what = f" ({', '.join(map(repr, changing))})" if changing else ""
+    raise RuntimeError(
+        f"while_loop: the structure of a loop variable{what} changes on every turn (a dict "
+        "gaining a new key each turn, one computed from Python state such as len(d)): a static "
+        "loop carries a fixed set of keys; use keys known before the loop, or full_graph=False "
+        "(the loop then runs as Python)")
 
 
 def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
