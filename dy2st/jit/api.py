@@ -11,10 +11,10 @@ from ..format.npy_member import DEFAULT_MAX_COMPRESSION_RATIO
 from ..runtime.pytree import flatten, unflatten
 from . import logger
 from .export_prune import prune_inputs, prune_outputs
-from .none_outputs import refuse_export
 from .keywords import check_keywords
 from .layer_hooks import has_forward_hooks, with_forward_hooks
 from .load import load as _load
+from .none_outputs import refuse_export
 from .options import LOAD_KEYWORDS, SAVE_KEYWORDS, options
 from .static_function import StaticFunction, layer_forward, normalize_specs
 from .transform import converted_source
