@@ -14,8 +14,8 @@ from .export_prune import prune_inputs, prune_outputs
 from .keywords import check_keywords
 from .layer_hooks import has_forward_hooks, with_forward_hooks
 from .load import load as _load
-from .none_outputs import refuse_export
 from .options import LOAD_KEYWORDS, SAVE_KEYWORDS, options
+from .output_leaves import refuse_export
 from .static_function import StaticFunction, layer_forward, normalize_specs
 from .transform import converted_source
 

@@ -237,7 +237,7 @@ def call_with_grad(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict,
             values.append(t)
             if isinstance(t, Tensor):
                 results.append((v, t))
-        elif kind == "opt":         # None on some paths (none_outputs.py)
+        elif kind == "opt":         # None on some paths (output_leaves.py)
             t = wrap_output(outs[v[0]]) if bool(outs[v[1]]) else None
             values.append(t)
             if t is not None:

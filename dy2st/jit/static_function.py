@@ -14,20 +14,18 @@ from ..backends import compile_for, resolve_backend
 from ..format.concrete import ConcreteProgram
 from ..format.input_spec import InputSpec
 from ..jst.namespace import fails_on_its_path, raise_when_reached
-from ..runtime import ops, state
-from ..runtime.control_flow import is_undefined
+from ..runtime import state
 from ..runtime.dtype import dtype_of_array
 from ..runtime.executor import CompiledProgram
 from ..runtime.passes import optimize
 from ..runtime.persistable import store
-from ..runtime.program import EscapedTensorError, Program, Variable, program_guard
+from ..runtime.program import Program, program_guard
 from ..runtime.python_value import PythonValue, as_numbers, number_leaves
 from ..runtime.pytree import flatten, unflatten
 from ..runtime.registry import hooks as _hooks
-from ..runtime.side_effects import check_defined
 from ..runtime.state import dynamic_view
 from ..runtime.tensor import Tensor, TensorLike
-from . import auto_dynamic, auto_numbers, cache_limit, input_grads, none_outputs, run_program
+from . import auto_dynamic, auto_numbers, cache_limit, input_grads, output_leaves, run_program
 from .errors import ConversionError, raise_in_user_code, raise_run_error
 from .global_writes import global_values, restore_symbolic_globals
 from .guards import build_guards, note_call, recording
@@ -102,7 +100,7 @@ class CacheEntry:
         values = []
         for kind, v in self.concrete.output_leaves:
             values.append(wrap_output(outs[v]) if kind == "var" else
-                          none_outputs.leaf_value(kind, v, outs))
+                          output_leaves.leaf_value(kind, v, outs))
         return unflatten(self.concrete.output_tree, values)
 
 
@@ -427,7 +425,7 @@ class StaticFunction:
                 out_leaves, out_tree = flatten(out)
                 if plan is not None and auto_numbers.escapes(out_leaves):
                     raise TypeError("a Python number that is a program input is returned")
-                leaves_desc, fetch = _outputs(out_leaves)
+                leaves_desc, fetch = output_leaves.describe(out_leaves)
             except Exception as e:  # noqa: BLE001
                 if not _may_fail_before(program, e):
                     deferred = program.deferred_errors
@@ -437,7 +435,7 @@ class StaticFunction:
                 # runs up to this line and fails here when none did
                 raise_when_reached(e)
                 out_leaves, out_tree = flatten(None)
-                leaves_desc, fetch = _outputs(out_leaves)
+                leaves_desc, fetch = output_leaves.describe(out_leaves)
                 identity, python_leaves = None, ()
             finally:
                 installed.restore()
@@ -697,28 +695,6 @@ def _may_fail_before(program: Program, e: BaseException) -> bool:
         op.type in _RUN_TIME_FAILURES for block in program.blocks for op in block.ops)
 
 
-def _outputs(out_leaves: List[Any]):
-    desc, fetch = [], []
-    for leaf in out_leaves:
-        if isinstance(leaf, Tensor):
-            leaf = ops.assign(leaf)
-        if isinstance(leaf, Variable):
-            if leaf.block.idx != 0:
-                raise EscapedTensorError(leaf)
-            optional = none_outputs.optional_leaf(leaf, fetch)
-            if optional is not None:
-                desc.append(optional)
-                continue
-            _check_defined_output(leaf)
-            desc.append(("var", len(fetch)))
-            fetch.append(leaf.name)
-        elif is_undefined(leaf):
-            desc.append(("const", None))
-        else:
-            desc.append(("const", leaf))
-    return desc, fetch
-
-
 def layer_forward(layer: Any, input_spec: Optional[Sequence[Any]] = None,
                   full_graph: bool = False, backend: Optional[str] = None) -> StaticFunction:
     """The StaticFunction of a Layer's forward, bound to the layer (reused when it exists)."""
@@ -729,13 +705,6 @@ def layer_forward(layer: Any, input_spec: Optional[Sequence[Any]] = None,
     if isinstance(cls_fwd, StaticFunction):
         return cls_fwd.__get__(layer, type(layer))
     return StaticFunction(cls_fwd, input_spec, full_graph, instance=layer, backend=backend)
-
-
-def _check_defined_output(var: Variable) -> None:
-    """A returned value that one path of a tensor `if` never assigned fails when that path ran."""
-    entry = var.block.program.maybe_undefined.get(var.name)
-    if entry is not None:
-        check_defined(*entry)
 
 
 _TO_STATIC_PARAMETERS = ("function", "input_spec", "full_graph", "backend")

@@ -1,0 +1,72 @@
+"""The output leaves of a traced program: ("var", fetch index) for a tensor, ("const", value)
+for a Python value, and ("opt", (value, flag, what)) for a value that is None on some paths
+(`y = None` before a tensor loop or `if` that may assign it): the program fetches the value and
+its "is it not None?" flag, and the call hands out None where the flag is false, as eager code
+returns. A saved or exported model cannot return None: export refuses such a program."""
+from __future__ import annotations
+
+from typing import Any, List, Optional, Tuple
+
+from ..runtime import ops
+from ..runtime.control_flow import is_undefined
+from ..runtime.program import EscapedTensorError, Variable
+from ..runtime.side_effects import IS_NONE, check_defined
+from ..runtime.tensor import Tensor
+from .run_program import wrap_output
+
+
+def describe(out_leaves: List[Any]) -> Tuple[List[Tuple[str, Any]], List[str]]:
+    """(leaf descriptions, fetch names) of a traced function's returned leaves."""
+    desc: List[Tuple[str, Any]] = []
+    fetch: List[str] = []
+    for leaf in out_leaves:
+        if isinstance(leaf, Tensor):
+            leaf = ops.assign(leaf)
+        if isinstance(leaf, Variable):
+            if leaf.block.idx != 0:
+                raise EscapedTensorError(leaf)
+            optional = optional_leaf(leaf, fetch)
+            if optional is not None:
+                desc.append(optional)
+                continue
+            # a returned value that one path of a tensor `if` never assigned fails there
+            entry = leaf.block.program.maybe_undefined.get(leaf.name)
+            if entry is not None:
+                check_defined(*entry)
+            desc.append(("var", len(fetch)))
+            fetch.append(leaf.name)
+        elif is_undefined(leaf):
+            desc.append(("const", None))
+        else:
+            desc.append(("const", leaf))
+    return desc, fetch
+
+
+def optional_leaf(var: Variable, fetch: List[str]) -> Optional[Tuple[str, Any]]:
+    """The output leaf of `var` when it may be None (its flag is fetched too), else None."""
+    entry = var.block.program.maybe_undefined.get(var.name)
+    if entry is None or entry[1] != IS_NONE or not isinstance(entry[0], Variable) \
+            or entry[0].block.idx != 0:
+        return None
+    what = str(entry[2]).split(":")[0]      # "'y' is None here"
+    leaf = ("opt", (len(fetch), len(fetch) + 1, what))
+    fetch.extend([var.name, entry[0].name])
+    return leaf
+
+
+def leaf_value(kind: str, v: Any, outs: List[Any]) -> Any:
+    """A leaf that is not a plain variable: a constant, or an optional output."""
+    if kind != "opt":
+        return v
+    return wrap_output(outs[v[0]]) if bool(outs[v[1]]) else None
+
+
+def refuse_export(concrete: Any, who: str) -> None:
+    """An exported model returns tensors: a value None on some paths cannot be one."""
+    for kind, v in concrete.output_leaves:
+        if kind == "opt":
+            raise ValueError(
+                f"{who}: the function returns a value that is None on some paths ({v[2]}: None "
+                "unless the tensor loop or `if` before it assigned it); a saved model cannot "
+                "return None: return a tensor on every path (e.g. `y if y is not None else "
+                "paddle.zeros(...)`), or save with inputs that always assign it")
