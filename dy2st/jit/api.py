@@ -15,7 +15,7 @@ from .keywords import check_keywords
 from .layer_hooks import has_forward_hooks, with_forward_hooks
 from .load import load as _load
 from .options import LOAD_KEYWORDS, SAVE_KEYWORDS, options
-from .output_leaves import refuse_export
+from .output_leaves import exporting
 from .static_function import StaticFunction, layer_forward, normalize_specs
 from .transform import converted_source
 
@@ -148,7 +148,7 @@ def trace_for_export(layer: Any, input_spec: Optional[Sequence[Any]], who: str,
     else:
         sf_twin = sf
     try:
-        with no_grad():     # an exported graph holds no gradient ops
+        with no_grad(), exporting():     # an exported graph holds no gradient ops
             concrete = _trace_any_batch(sf_twin, relaxed) if relaxed is not None else None
             if concrete is None:
                 concrete = sf_twin.get_concrete_program(*specs)
@@ -156,7 +156,6 @@ def trace_for_export(layer: Any, input_spec: Optional[Sequence[Any]], who: str,
         if not sf._full_graph:
             refuse_save(sf, e)
         raise
-    refuse_export(concrete, who)
     return sf, concrete
 
 

@@ -2,10 +2,13 @@
 for a Python value, and ("opt", (value, flag, what)) for a value that is None on some paths
 (`y = None` before a tensor loop or `if` that may assign it): the program fetches the value and
 its "is it not None?" flag, and the call hands out None where the flag is false, as eager code
-returns. A saved or exported model cannot return None: export refuses such a program."""
+returns. A saved or exported model cannot return None: while a model is traced for export
+(`exporting`), such a value is checked instead, so the model raises TypeError ("'y' is None
+here") on the paths where it is None."""
 from __future__ import annotations
 
-from typing import Any, List, Optional, Tuple
+import contextlib
+from typing import Any, Iterator, List, Optional, Tuple
 
 from ..runtime import ops
 from ..runtime.control_flow import is_undefined
@@ -42,10 +45,23 @@ def describe(out_leaves: List[Any]) -> Tuple[List[Tuple[str, Any]], List[str]]:
     return desc, fetch
 
 
+_EXPORTING = [0]
+
+
+@contextlib.contextmanager
+def exporting() -> Iterator[None]:
+    """Traces inside give a model file: outputs that may be None are checked, not optional."""
+    _EXPORTING[0] += 1
+    try:
+        yield
+    finally:
+        _EXPORTING[0] -= 1
+
+
 def optional_leaf(var: Variable, fetch: List[str]) -> Optional[Tuple[str, Any]]:
     """The output leaf of `var` when it may be None (its flag is fetched too), else None."""
     entry = var.block.program.maybe_undefined.get(var.name)
-    if entry is None or entry[1] != IS_NONE or not isinstance(entry[0], Variable) \
+    if _EXPORTING[0] or entry is None or entry[1] != IS_NONE or not isinstance(entry[0], Variable) \
             or entry[0].block.idx != 0:
         return None
     what = str(entry[2]).split(":")[0]      # "'y' is None here"
@@ -59,14 +75,3 @@ def leaf_value(kind: str, v: Any, outs: List[Any]) -> Any:
     if kind != "opt":
         return v
     return wrap_output(outs[v[0]]) if bool(outs[v[1]]) else None
-
-
-def refuse_export(concrete: Any, who: str) -> None:
-    """An exported model returns tensors: a value None on some paths cannot be one."""
-    for kind, v in concrete.output_leaves:
-        if kind == "opt":
-            raise ValueError(
-                f"{who}: the function returns a value that is None on some paths ({v[2]}: None "
-                "unless the tensor loop or `if` before it assigned it); a saved model cannot "
-                "return None: return a tensor on every path (e.g. `y if y is not None else "
-                "paddle.zeros(...)`), or save with inputs that always assign it")

@@ -252,15 +252,13 @@ def test_key_read_before_the_loop_sets_it():
     check_user_error(info.value, __file__, 'd["acc"] = d["acc"] + x')
 
 
-def test_none_returned_after_no_turn_is_a_clear_error():
+def test_none_returned_after_no_turn_is_none():
+    # as eager (it was a TypeError: tests/jit/test_returned_none.py has the rest)
     sf = paddle.jit.to_static(none_returned, full_graph=True)
     x = paddle.to_tensor(X)
     np.testing.assert_allclose(sf(x, paddle.to_tensor(2)).numpy(), X * 2.0)
     assert none_returned(x, paddle.to_tensor(0)) is None
-    with pytest.raises(TypeError) as info:
-        sf(x, paddle.to_tensor(0))
-    assert "'last' is None here" in str(info.value) and "test `last is None`" in str(info.value)
-    check_user_error(info.value, __file__, "return last")
+    assert sf(x, paddle.to_tensor(0)) is None
 
 
 def test_listing_keys_the_loop_may_add_is_refused_in_one_graph():
@@ -418,10 +416,7 @@ def test_none_on_one_path_of_a_tensor_if(sign):
     if none_unless_negative(x) is not None:
         np.testing.assert_allclose(sg(x).numpy(), none_unless_negative(x).numpy())
         return
-    with pytest.raises(TypeError) as info:
-        sg(x)
-    assert "'kept' is None here" in str(info.value)
-    check_user_error(info.value, __file__, "return kept")
+    assert sg(x) is None        # as eager returns it
 
 
 def test_a_dict_gaining_a_new_key_each_turn_is_refused_clearly_in_one_graph():
