@@ -76,13 +76,15 @@ def main() -> int:
     plain = dict(registry.OPS)
     paddle.to_tensor(np.ones(2, "float32")).astype("bfloat16")       # installs the adapters
     adapted, dtypes = dict(registry.OPS), set(registry.ADAPTED_DTYPES)
+    unadapted = dict(registry.UNADAPTED)
 
     def kernels(on: bool) -> Callable[[], None]:
         def switch() -> None:
             # as before bfloat16's first use, or after (measurement only)
             registry.OPS.update(adapted if on else plain)
-            registry.ADAPTED_DTYPES.clear()
-            registry.ADAPTED_DTYPES.update(dtypes if on else ())
+            for table, full in ((registry.ADAPTED_DTYPES, dtypes), (registry.UNADAPTED, unadapted)):
+                table.clear()
+                table.update(full if on else ())
         return switch
 
     def compiled(on: bool) -> Callable[[], Any]:

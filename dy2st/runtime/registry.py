@@ -58,7 +58,7 @@ def register_op(name: str, infer: Callable[..., Any], n_outputs: int = 1) -> Cal
         run = kernel
         for adapter in KERNEL_ADAPTERS:
             run = adapter(name, run)
-        if KERNEL_ADAPTERS:
+        if run is not kernel:
             UNADAPTED[name] = kernel
         OPS[name] = OpDef(name, run, infer, n_outputs, (kernel.__doc__ or "").strip())
         return kernel
@@ -68,9 +68,10 @@ def register_op(name: str, infer: Callable[..., Any], n_outputs: int = 1) -> Cal
 # fn(op name, kernel) -> kernel, applied to every kernel, those declared later too (bfloat16's
 # compute-in-float32 adapter, runtime/bfloat16.py, added when the dtype registers)
 KERNEL_ADAPTERS: List[Callable[[str, Callable], Callable]] = []
-# The numpy dtypes the adapters are for, and each op's kernel as declared: an adapter passes
-# arrays of other dtypes to that kernel unchanged, so `apply` (eager) and the executor (static,
-# where dtypes are known when compiling) call it directly for them, saving the adapter's call.
+# The numpy dtypes the adapters are for, and the kernel as declared of each op an adapter
+# changed: an adapter passes arrays of other dtypes to that kernel unchanged, so `apply` (eager)
+# and the executor (static, where dtypes are known when compiling) call it directly for them,
+# saving the adapter's call.
 ADAPTED_DTYPES: Set[np.dtype] = set()
 UNADAPTED: Dict[str, Callable[..., Any]] = {}
 # the dtype kinds `apply` looks at closely: complex, and those of ADAPTED_DTYPES (bfloat16: "V")
@@ -85,8 +86,10 @@ def adapt_kernels(adapter: Callable[[str, Callable], Callable], dtype: np.dtype)
     ADAPTED_DTYPES.add(np.dtype(dtype))
     _checked_kinds += np.dtype(dtype).kind
     for name, opdef in list(OPS.items()):
-        UNADAPTED.setdefault(name, opdef.kernel)
-        OPS[name] = opdef._replace(kernel=adapter(name, opdef.kernel))
+        run = adapter(name, opdef.kernel)
+        if run is not opdef.kernel:
+            UNADAPTED.setdefault(name, opdef.kernel)
+            OPS[name] = opdef._replace(kernel=run)
 
 
 # op name -> into(*arrays, out=buffer, **attrs): the op's kernel writing its result into `out`, an
@@ -136,7 +139,7 @@ def apply(name: str, inputs: Sequence[Any], attrs: Optional[Dict[str, Any]] = No
             values = None
         if values is not None:
             kernel = opdef.kernel
-            if name not in COMPLEX_CAPABLE or ADAPTED_DTYPES:
+            if name not in COMPLEX_CAPABLE or name in UNADAPTED:
                 # inline, as most ops run it: a call would cost as much as the check. A complex
                 # value or one of an adapted dtype's kind is looked at closely by eager_kernel
                 for v in values:
@@ -144,7 +147,7 @@ def apply(name: str, inputs: Sequence[Any], attrs: Optional[Dict[str, Any]] = No
                         kernel = eager_kernel(name, kernel, values)
                         break
                 else:
-                    if ADAPTED_DTYPES:
+                    if UNADAPTED:
                         kernel = UNADAPTED.get(name, kernel)
             try:
                 out = kernel(*values, **attrs)
@@ -162,7 +165,7 @@ def apply(name: str, inputs: Sequence[Any], attrs: Optional[Dict[str, Any]] = No
                                "being built (inside static.program_guard or a to_static call)")
         values = [x if isinstance(x, list) else x._value for x in inputs]
         kernel = opdef.kernel
-        if name not in COMPLEX_CAPABLE or ADAPTED_DTYPES:
+        if name not in COMPLEX_CAPABLE or name in UNADAPTED:
             kernel = eager_kernel(name, kernel, values)
         try:
             return _wrap(kernel(*values, **attrs))
