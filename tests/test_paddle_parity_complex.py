@@ -78,6 +78,8 @@ NEWLY_CAPABLE = {
                     + p.nn.functional.softplus(z, 2.0, 0.5) + p.nn.functional.softsign(w), False),
     "soft_margin_loss": (lambda p, z, w: p.nn.functional.soft_margin_loss(z, w, "none"), False),
     "round_sign": (lambda p, z, w: p.round(z * 3) + p.sign(w), True),
+    "det": (lambda p, z, w: p.linalg.det(p.reshape(z[:, :3], [1, 3, 3])) + p.linalg.det(
+        p.matmul(w, w.T)), True),
 }
 
 

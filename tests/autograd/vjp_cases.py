@@ -793,6 +793,8 @@ CASES.extend([
     Case("complex_activations", lambda a, b: paddle.real(
         F.silu(_Z(a, b)) * (1 + 2j) + F.log_sigmoid(_Z(b, a)) + F.softplus(_Z(a, b), 2.0, 0.5)),
          [f(4), f(4)]),
+    Case("complex_det", lambda a, b: paddle.real(paddle.linalg.det(_Z(a, b)) * (1 - 2j)),
+         [f(3, 3), f(3, 3)]),
     Case("complex_softsign", lambda a, b: paddle.abs(F.softsign(_Z(a, b)) * _Z(b, a) + 1.0),
          [f(4), f(4)]),
     Case("complex_linear_vecdot_margin", lambda a, b, c: paddle.real(

@@ -109,3 +109,16 @@ def test_fills_without_a_complex_kernel_refuse_complex_tensors(fill, args):
     with pytest.raises(TypeError, match=rf"{fill}: cannot fill a complex64 tensor"):
         getattr(z, fill)(*args)
     np.testing.assert_array_equal(z.numpy(), [1 + 2j, 3j])      # left as it was
+
+
+def test_complex_random_creation_follows_paddle():
+    # rand: both parts U[0, 1); randn: both parts N(0, 1/2), so E|z|^2 = 1 (Paddle 3.3.1)
+    u = paddle.rand_like(paddle.zeros([20000], "complex64"))
+    assert u.dtype == "complex64"
+    for part in (u.numpy().real, u.numpy().imag):
+        assert part.min() >= 0 and part.max() < 1 and abs(part.mean() - 0.5) < 0.02
+    n = paddle.randn([20000], dtype="complex128")
+    assert n.dtype == "complex128"
+    for part in (n.numpy().real, n.numpy().imag):
+        assert abs(part.std() - 0.5 ** 0.5) < 0.02
+    assert paddle.randn_like(paddle.zeros([3], "complex64")).dtype == "complex64"

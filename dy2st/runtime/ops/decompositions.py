@@ -11,17 +11,20 @@ from .dims import dims
 from .operands import as_tensor
 
 
-def check_matrices(op: str, x: Any, square: bool = True) -> tuple:
+def check_matrices(op: str, x: Any, square: bool = True, complex_ok: bool = False) -> tuple:
     s = dims(x)
     if len(s) < 2 or (square and s[-1] >= 0 and s[-2] >= 0 and s[-1] != s[-2]):
         what = "square matrices" if square else "matrices"
         raise ValueError(f"{op}: the input must be a (batch of) {what}, got shape {list(s)}")
-    if not x.dtype.is_floating:
-        raise TypeError(f"{op}: the input must be float32 or float64, got {x.dtype}")
+    if not (x.dtype.is_floating or (complex_ok and x.dtype.is_complex)):
+        wanted = "float32, float64, complex64 or complex128" if complex_ok else \
+            "float32 or float64"
+        raise TypeError(f"{op}: the input must be {wanted}, got {x.dtype}")
     return s
 
 
-@register_op("det", infer=lambda x: Meta(check_matrices("det", x)[:-2], x.dtype))
+# det is holomorphic: its real rule serves complex matrices through the conjugate convention
+@register_op("det", infer=lambda x: Meta(check_matrices("det", x, complex_ok=True)[:-2], x.dtype))
 def _det_kernel(x):
     return np.asarray(np.linalg.det(x), dtype=x.dtype)
 
@@ -84,7 +87,7 @@ def _qr_kernel(x, mode):
 def det(x: Any, name: Optional[str] = None) -> Any:
     """The determinant of each square matrix (shape [*, n, n] -> [*])."""
     x = as_tensor(x)
-    check_matrices("det", x)
+    check_matrices("det", x, complex_ok=True)
     return apply("det", [x])
 
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from .. import config
-from ..dtype import convert_dtype, int64
+from ..dtype import REAL_OF, convert_dtype, int64
 from ..registry import Meta, apply, register_op
+from .complex import complex as make_complex
 from .creation import default_float, split_shape
 from .math import add, multiply
 from .operands import as_tensor, cast, is_tensor
@@ -37,6 +38,9 @@ def _randint_kernel(*dims, shape, dtype, low, high):
     return config.rng().integers(low, high, _real_shape(shape, dims)).astype(dtype)
 
 
+_HALF_SQRT2 = 0.5 ** 0.5
+
+
 def _float_dtype(dtype: Any):
     d = convert_dtype(dtype) if dtype is not None else default_float()
     if not d.is_floating:
@@ -44,9 +48,17 @@ def _float_dtype(dtype: Any):
     return d
 
 
+def _complex_dtype(dtype: Any) -> Any:
+    d = convert_dtype(dtype) if dtype is not None else None
+    return d if d is not None and d.is_complex else None
+
+
 def uniform(shape: Any, dtype: Any = None, min: float = -1.0, max: float = 1.0, seed: int = 0,
             name: Optional[str] = None) -> Any:
-    """Uniform samples in [min, max)."""
+    """Uniform samples in [min, max) (for a complex dtype both parts, as Paddle's rand)."""
+    c = _complex_dtype(dtype)
+    if c is not None:
+        return make_complex(*[uniform(shape, REAL_OF[c], min, max) for _ in range(2)])
     template, dims = split_shape(shape)
     return apply("uniform_random", dims, {"shape": template, "dtype": str(_float_dtype(dtype)),
                                           "min": float(min), "max": float(max)})
@@ -58,7 +70,11 @@ def rand(shape: Any, dtype: Any = None, name: Optional[str] = None) -> Any:
 
 
 def randn(shape: Any, dtype: Any = None, name: Optional[str] = None) -> Any:
-    """Standard normal samples."""
+    """Standard normal samples (for a complex dtype both parts N(0, 1/2), so E|z|^2 = 1, as
+    Paddle)."""
+    c = _complex_dtype(dtype)
+    if c is not None:
+        return make_complex(*[randn(shape, REAL_OF[c]) * _HALF_SQRT2 for _ in range(2)])
     template, dims = split_shape(shape)
     return apply("gaussian_random", dims, {"shape": template, "dtype": str(_float_dtype(dtype)),
                                            "mean": 0.0, "std": 1.0})
