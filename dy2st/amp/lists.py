@@ -9,8 +9,8 @@ from typing import Dict, FrozenSet
 # Paddle names -> dy2st op names where they differ (matmul_v2 / mul are dy2st's matmul; Paddle's
 # linear is a matmul plus a bias, dy2st's one linear op; interpolation is dy2st's resample)
 PADDLE_TO_DY2ST: Dict[str, str] = {
-    "matmul_v2": "matmul", "mul": "matmul", "reduce_sum": "sum", "reduce_mean": "mean",
-    "reduce_prod": "prod", "pnorm": "norm", "frobenius_norm": "norm",
+    "matmul_v2": "matmul", "mul": "matmul", "linear_v2": "linear", "reduce_sum": "sum",
+    "reduce_mean": "mean", "reduce_prod": "prod", "pnorm": "norm", "frobenius_norm": "norm",
     "lookup_table": "embedding", "lookup_table_v2": "embedding",
     "linear_interp_v2": "resample", "nearest_interp_v2": "resample",
     "bilinear_interp_v2": "resample", "bicubic_interp_v2": "resample",
@@ -25,23 +25,28 @@ def dy2st_names(names: "set[str] | frozenset[str]") -> FrozenSet[str]:
     return frozenset(PADDLE_TO_DY2ST.get(n, n) for n in names)
 
 
-FP16_WHITE_LIST = frozenset({
-    "conv2d", "einsum", "matmul", "matmul_v2", "max_pool2d_with_index", "mul",
+# Paddle 3.3.1's lists: bfloat16 shares float16's, less the quantisation / fused-attention ops
+WHITE_LIST = frozenset({
+    "conv2d", "einsum", "matmul", "matmul_v2", "linear_v2", "max_pool2d_with_index", "mul",
+    "fused_gemm_epilogue", "fused_rotary_position_embedding", "flash_attn"})
+ONLY_FP16_WHITE_LIST = frozenset({
     "fake_quantize_dequantize_abs_max", "fake_quantize_dequantize_moving_average_abs_max",
-    "fused_gemm_epilogue", "fused_attention", "fused_feedforward"})
+    "fused_attention", "fused_feedforward"})
+FP16_WHITE_LIST = WHITE_LIST | ONLY_FP16_WHITE_LIST
 FP16_BLACK_LIST = frozenset({
-    "tan", "acos", "asin", "sinh", "cosh", "atanh", "tanh_shrink", "cos_sim", "erfinv", "exp",
+    "tan", "acos", "asin", "sinh", "cosh", "atanh", "tanh_shrink", "erfinv", "exp",
     "expm1", "log", "log10", "log2", "reciprocal", "rsqrt", "pow", "square", "reduce_sum",
     "mean", "reduce_mean", "reduce_prod", "cumprod", "cumsum", "dist", "pnorm", "frobenius_norm",
     "renorm", "group_norm", "layer_norm", "softmax", "softmin", "softplus", "log_softmax",
     "softmax_with_cross_entropy", "sigmoid_cross_entropy_with_logits",
-    "c_softmax_with_cross_entropy", "cross_entropy", "cross_entropy2", "nll_loss", "huber_loss",
-    "triplet_margin_loss", "log_loss", "hsigmoid_loss", "margin_cross_entropy"})
+    "c_softmax_with_cross_entropy", "c_softmax_with_multi_label_cross_entropy", "cross_entropy",
+    "cross_entropy2", "nll_loss", "huber_loss", "triplet_margin_loss", "log_loss",
+    "hsigmoid_loss", "margin_cross_entropy"})
 EXTRA_BLACK_LIST = frozenset({
     "linear_interp_v2", "nearest_interp_v2", "bilinear_interp_v2", "bicubic_interp_v2",
     "trilinear_interp_v2", "lookup_table", "lookup_table_v2", "scatter"})
-BF16_WHITE_LIST = frozenset({"conv2d", "einsum", "matmul_v2"})
-BF16_BLACK_LIST: FrozenSet[str] = frozenset()
+BF16_WHITE_LIST = WHITE_LIST
+BF16_BLACK_LIST = FP16_BLACK_LIST
 
 # dy2st's linear is Paddle's matmul (white) fused with its bias add
 _EXTRA_WHITE = frozenset({"linear"})

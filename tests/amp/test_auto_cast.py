@@ -188,3 +188,18 @@ def test_support_queries():
     assert paddle.amp.is_float16_supported() is True
     assert isinstance(paddle.amp.is_bfloat16_supported(), bool)
     assert paddle.amp.amp_guard is paddle.amp.auto_cast
+
+
+@pytest.mark.skipif(not paddle.amp.is_bfloat16_supported(), reason="ml_dtypes not installed")
+def test_bfloat16_o1_keeps_paddle_331_black_list_in_float32():
+    # Paddle 3.3.1: bfloat16 shares float16's white and black lists
+    x = paddle.to_tensor(randn(1, 2, 4))
+    w = paddle.to_tensor(randn(2, 4, 4))
+    with paddle.amp.auto_cast(level="O1", dtype="bfloat16"):
+        y = paddle.matmul(x, w)                  # white
+        s, m, e = F.softmax(y), y.mean(), paddle.exp(y)     # black on bfloat16: float32
+        r = F.relu(y)                            # gray: keeps bfloat16
+    assert y.dtype == paddle.bfloat16 and r.dtype == paddle.bfloat16
+    assert (s.dtype, m.dtype, e.dtype) == (paddle.float32,) * 3
+    with paddle.amp.auto_cast(level="O2", dtype="bfloat16"):
+        assert F.softmax(paddle.matmul(x, w)).dtype == paddle.bfloat16
