@@ -1,6 +1,6 @@
-"""paddle.amp.decorate: for level O2, cast a model's parameters to float16 / bfloat16 (norm
-layers stay float32, as in Paddle) and give its optimizers float32 master weights; O1 returns
-the models and optimizers unchanged."""
+"""paddle.amp.decorate: for level O2, cast a model's parameters to float16 / bfloat16 (batch norms,
+and for float16 layer / instance norms, stay float32, as in Paddle 3.3.1) and give its optimizers
+float32 master weights; O1 returns the models and optimizers unchanged."""
 from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
@@ -12,7 +12,6 @@ from ..nn import (
     BatchNorm1D,
     BatchNorm2D,
     BatchNorm3D,
-    GroupNorm,
     InstanceNorm1D,
     InstanceNorm2D,
     InstanceNorm3D,
@@ -23,8 +22,10 @@ from ..runtime.dtype import DTYPES
 from ..runtime.tensor import Tensor
 from .auto_cast import check_dtype as check_amp_dtype
 
-NORM_LAYERS = (BatchNorm, BatchNorm1D, BatchNorm2D, BatchNorm3D, GroupNorm, InstanceNorm1D,
-               InstanceNorm2D, InstanceNorm3D, LayerNorm)
+# Paddle's need_keep_fp32: batch norms always; layer / instance norms only for float16 (bfloat16
+# training casts them too); group norm never
+BATCH_NORMS = (BatchNorm, BatchNorm1D, BatchNorm2D, BatchNorm3D)
+FP16_KEPT_NORMS = (LayerNorm, InstanceNorm1D, InstanceNorm2D, InstanceNorm3D)
 _SAVE_DTYPES = ("float16", "bfloat16", "float32", "float64")
 
 
@@ -34,26 +35,35 @@ def _as_list(x: Any) -> Tuple[List[Any], bool]:
     return [x], False
 
 
-def _excluded(layer: Layer, excluded: Sequence[Any]) -> bool:
+def _mark_excluded(models: Sequence[Layer], excluded: Sequence[Any]) -> None:
+    """Paddle's set_excluded_layers: an excluded instance keeps itself and its sublayers in
+    float32, an excluded class only the layers of that class."""
+    types = tuple(e for e in excluded if isinstance(e, type))
     for e in excluded:
-        if isinstance(e, type) and isinstance(layer, e):
-            return True
-        if e is layer:
-            return True
-    return False
+        if isinstance(e, Layer):
+            for layer in [e] + list(e.sublayers()):
+                layer._cast_to_low_precision = False
+        elif not (isinstance(e, type) and issubclass(e, Layer)):
+            raise TypeError("excluded_layers must be either a nn.Layer instance/type or a list "
+                            "of nn.Layer instances/types.")
+    for m in models:
+        for layer in [m] + list(m.sublayers()):
+            if types and isinstance(layer, types):
+                layer._cast_to_low_precision = False
 
 
-def cast_model(model: Layer, dtype: str, excluded: Sequence[Any] = ()) -> None:
-    """Cast the float32 parameters and buffers of `model` to `dtype`, except in norm layers and
-    the excluded layers (instances or classes) and their sublayers."""
-    skipped = set()
-    for layer in [model] + list(model.sublayers()):
-        if isinstance(layer, NORM_LAYERS) or _excluded(layer, excluded):
-            skipped.add(id(layer))
-            skipped.update(id(s) for s in layer.sublayers())
+def _keeps_float32(layer: Layer, dtype: str) -> bool:
+    return (not getattr(layer, "_cast_to_low_precision", True)
+            or isinstance(layer, BATCH_NORMS)
+            or (dtype == "float16" and isinstance(layer, FP16_KEPT_NORMS)))
+
+
+def cast_model(model: Layer, dtype: str) -> None:
+    """Cast the float32 parameters and buffers of `model`'s layers to `dtype`, each layer on its
+    own (Paddle's amp_initialize), except the layers _keeps_float32 names."""
     target = DTYPES[dtype].np
     for layer in [model] + list(model.sublayers()):
-        if id(layer) in skipped:
+        if _keeps_float32(layer, dtype):
             continue
         for table in ("_parameters", "_buffers"):
             for t in layer.__dict__[table].values():
@@ -111,8 +121,8 @@ def decorate(models: Union[Layer, Sequence[Layer]], optimizers: Any = None, leve
              excluded_layers: Any = None) -> Any:
     """Prepare models (and optimizers) for auto_cast at `level` (Paddle's paddle.amp.decorate).
 
-    O2 casts the models' float32 parameters to `dtype` except norm layers and excluded_layers
-    (Layer instances or classes); optimizers then keep float32 master weights unless
+    O2 casts the models' float32 parameters to `dtype` except batch norms (and for float16,
+    layer / instance norms) and excluded_layers (instances with their sublayers, or classes); optimizers then keep float32 master weights unless
     master_weight=False. save_dtype makes state_dict() return that dtype. Returns the models,
     or (models, optimizers) when optimizers are given, each as a list if given as one."""
     if level not in ("O1", "O2"):
@@ -132,8 +142,9 @@ def decorate(models: Union[Layer, Sequence[Layer]], optimizers: Any = None, leve
                          f"your input save_dtype is {save_dtype}.")
     if level == "O2":
         excluded, _ = _as_list(excluded_layers) if excluded_layers is not None else ([], False)
+        _mark_excluded(model_list, excluded)
         for m in model_list:
-            cast_model(m, name, excluded)
+            cast_model(m, name)
         if master_weight is not False:
             for opt in opt_list:
                 use_master_weights(opt)

@@ -1,5 +1,5 @@
-"""paddle.amp.decorate: O1 leaves models alone; O2 casts parameters to float16 (norm layers and
-excluded layers stay float32), optimizers keep float32 master weights, save_dtype applies to
+"""paddle.amp.decorate: O1 leaves models alone; O2 casts parameters to float16 (batch norms,
+float16's layer / instance norms and excluded layers stay float32, as Paddle 3.3.1's), optimizers keep float32 master weights, save_dtype applies to
 state_dict."""
 import numpy as np
 import pytest
@@ -53,6 +53,41 @@ def test_excluded_layers_stay_float32():
     other = _net()
     paddle.amp.decorate(other, level="O2", excluded_layers=paddle.nn.Linear)
     assert other.fc.weight.dtype == "float32"
+    seq = paddle.nn.Sequential(paddle.nn.Linear(2, 2), paddle.nn.Sequential(paddle.nn.Linear(2, 2)))
+    paddle.amp.decorate(seq, level="O2", excluded_layers=[seq[1]])     # with its sublayers
+    assert seq[0].weight.dtype == "float16" and seq[1][0].weight.dtype == "float32"
+    with pytest.raises(TypeError, match="excluded_layers must be"):
+        paddle.amp.decorate(_net(), level="O2", excluded_layers=["fc"])
+
+
+class Norms(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.gn = paddle.nn.GroupNorm(2, 4)
+        self.inn = paddle.nn.InstanceNorm2D(4)
+        self.ln = paddle.nn.LayerNorm(3)
+        self.bn = paddle.nn.BatchNorm2D(4)
+
+    def forward(self, x):
+        return self.bn(self.ln(self.inn(self.gn(x))))
+
+
+@pytest.mark.parametrize("dtype, kept", [
+    ("float16", {"inn", "ln", "bn"}),
+    pytest.param("bfloat16", {"bn"}, marks=pytest.mark.skipif(
+        not paddle.amp.is_bfloat16_supported(), reason="ml_dtypes not installed"))])
+def test_which_norms_stay_float32_follows_paddle_need_keep_fp32(dtype, kept):
+    # Paddle 3.3.1: batch norms always; layer / instance norms for float16 only; group norm never
+    paddle.seed(0)
+    net = Norms()
+    x = paddle.to_tensor(randn(1, 2, 4, 3, 3))
+    ref = net(x).numpy()
+    paddle.amp.decorate(net, level="O2", dtype=dtype)
+    got = {n.split(".")[0] for n, p in net.named_parameters() if p.dtype == paddle.float32}
+    assert got == kept
+    with paddle.amp.auto_cast(level="O2", dtype=dtype):
+        out = net(x)
+    np.testing.assert_allclose(out.astype("float32").numpy(), ref, atol=0.1)
 
 
 def test_master_weights_keep_small_updates_that_float16_would_lose():
