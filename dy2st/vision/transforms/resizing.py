@@ -50,7 +50,9 @@ def resize_array(a: np.ndarray, oh: int, ow: int, interpolation: str) -> np.ndar
         cols = np.minimum(np.floor(np.arange(ow) * w / ow), w - 1).astype(np.int64)
         return a[rows][:, cols]
     wy, wx = _weights(h, oh, interpolation), _weights(w, ow, interpolation)
-    out = np.einsum("oh,hw...,pw->op...", wy, a.astype(np.float64), wx)
+    # separable: the rows, then the columns, each one matrix product
+    rows = np.tensordot(wy, a.astype(np.float64), axes=(1, 0))          # (oh, w, ...)
+    out = np.moveaxis(np.tensordot(wx, rows, axes=(1, 1)), 0, 1)        # (oh, ow, ...)
     if np.issubdtype(a.dtype, np.integer):
         info = np.iinfo(a.dtype)
         return np.clip(np.rint(out), info.min, info.max).astype(a.dtype)

@@ -155,20 +155,21 @@ def _interpolate(img: np.ndarray, u: np.ndarray, v: np.ndarray, interpolation: s
     else:
         offsets, wx, wy = (-1, 0, 1, 2), _cubic_weights(dx), _cubic_weights(dy)
     x0, y0 = x0.astype(np.int64), y0.astype(np.int64)
+    if not clamp:
+        # a tap outside the image weighs nothing; inside = row inside and column inside, so
+        # masking the row and the column weights masks their products
+        wy = np.where(np.stack([(y0 + o >= 0) & (y0 + o < h) for o in offsets], -1), wy, 0.0)
+        wx = np.where(np.stack([(x0 + o >= 0) & (x0 + o < w) for o in offsets], -1), wx, 0.0)
+    flat = img.reshape(h * w, ch).astype(np.float64)
+    cols = [np.clip(x0 + o, 0, w - 1) for o in offsets]
     out = np.zeros(u.shape + (ch,), dtype=np.float64)
-    cover = np.zeros(u.shape, dtype=np.float64)
-    src = img.astype(np.float64)
     for i, oy in enumerate(offsets):
-        yy = y0 + oy
-        for j, ox in enumerate(offsets):
-            xx = x0 + ox
-            weight = wy[..., i] * wx[..., j]
-            if not clamp:
-                inside = (yy >= 0) & (yy < h) & (xx >= 0) & (xx < w)
-                weight = np.where(inside, weight, 0.0)
-                cover += weight
-            out += weight[..., None] * src[np.clip(yy, 0, h - 1), np.clip(xx, 0, w - 1)]
-    return out, cover
+        row = np.clip(y0 + oy, 0, h - 1) * w
+        # one source row's taps, interpolated along x, then weighted along y
+        across = sum(wx[..., j, None] * np.take(flat, row + col, axis=0)
+                     for j, col in enumerate(cols))
+        out += wy[..., i, None] * across
+    return out, wy.sum(-1) * wx.sum(-1)
 
 
 def sample(img: np.ndarray, xs: np.ndarray, ys: np.ndarray, interpolation: str, fill: Any,
