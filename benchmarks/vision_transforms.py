@@ -55,12 +55,12 @@ def main() -> None:
         Image = None
     print(f"{'224x224x3 uint8':24s} {'dy2st ms':>9s} {'Pillow ms':>10s} {'ratio':>7s}")
     for name, fn in cases.items():
-        ours = best_time(lambda: fn(IMG), number=5)
+        ours = best_time(lambda fn=fn: fn(IMG), number=5)
         if Image is None:
             print(f"{name:24s} {ours * 1e3:9.2f}")
             continue
         pil = Image.fromarray(IMG)
-        theirs = best_time(lambda: np.asarray(fn(pil)), number=5)
+        theirs = best_time(lambda fn=fn, pil=pil: np.asarray(fn(pil)), number=5)
         print(f"{name:24s} {ours * 1e3:9.2f} {theirs * 1e3:10.2f} {ours / theirs:7.2f}")
     crop = IMG[:32, :32]
     loop = best_time(lambda: loop_rotate(crop, 33)) * (224 * 224) / (32 * 32)
