@@ -150,6 +150,17 @@ def test_densenet_dropout_is_used_in_training_only():
     assert not hasattr(densenet.DenseLayer(8, 4, 2, 0.0), "dropout_func")
 
 
+def test_conv_norm_activation_pads_and_drops_the_bias_as_paddle():
+    block = paddle.vision.ops.ConvNormActivation(3, 4, kernel_size=5, dilation=2)
+    assert block[0]._padding == 4       # (kernel_size - 1) // 2 * dilation
+    assert list(block.state_dict()) == ["0.weight", "1.weight", "1.bias", "1._mean",
+                                        "1._variance"]        # no conv bias before a norm
+    bare = paddle.vision.ops.ConvNormActivation(3, 4, norm_layer=None, activation_layer=None)
+    assert list(bare.state_dict()) == ["0.weight", "0.bias"] and len(bare) == 1
+    x = paddle.to_tensor(randn(5, 1, 3, 9, 9))
+    assert block(x).shape == [1, 4, 9, 9] and float(block(x).min()) >= 0   # same size, ReLU
+
+
 def test_bad_settings_are_refused():
     with pytest.raises(ValueError, match="layers must be one of"):
         models.DenseNet(layers=100)

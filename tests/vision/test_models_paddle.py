@@ -108,6 +108,10 @@ def test_every_builder_has_paddles_signature():
         want = [(p.name, p.default) for p in theirs.parameters.values()]
         got = [(p.name, p.default) for p in ours.parameters.values()]
         assert got == want, name
+    theirs = inspect.signature(paddle.vision.ops.ConvNormActivation)
+    ours = inspect.signature(dy2st.vision.ops.ConvNormActivation)
+    assert [(p.name, p.default) for p in ours.parameters.values()][:6] == \
+        [(p.name, p.default) for p in theirs.parameters.values()][:6]
 
 
 NEW_BUILDERS = ["alexnet", "densenet121", "densenet161", "densenet169", "densenet201",

@@ -10,7 +10,7 @@ from ... import nn
 from ...nn.initializer import Uniform
 from ...nn.param_attr import ParamAttr
 from ...runtime import ops
-from .blocks import ConvNormActivation
+from ..ops.conv_norm import ConvNormActivation
 from .pretrained import refuse_download
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from ... import nn
 from ...runtime import ops
-from .blocks import ConvNormActivation
+from ..ops.conv_norm import ConvNormActivation
 from .pretrained import refuse_download
 
 # (Paddle's sublayer name, in channels, depthwise channels, out channels, stride), at scale 1

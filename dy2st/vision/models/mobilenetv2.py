@@ -6,7 +6,8 @@ from typing import Any
 
 from ... import nn
 from ...runtime import ops
-from .blocks import ConvNormActivation, make_divisible
+from ..ops.conv_norm import ConvNormActivation
+from .channels import make_divisible
 from .pretrained import refuse_download
 
 

@@ -6,7 +6,7 @@ from typing import Any, Optional
 
 from ... import nn
 from ...runtime import ops
-from .blocks import ConvNormActivation
+from ..ops.conv_norm import ConvNormActivation
 from .pretrained import refuse_download
 
 _STAGE_REPEATS = [4, 8, 4]

@@ -1,22 +1,10 @@
-"""Building blocks the model families share: Paddle's ConvNormActivation (conv, norm,
-activation as one Sequential, so its parameters are named `0.weight`, `1._mean`, ...) and the
-channel rounding MobileNet and friends use."""
+"""Paddle's vision.ops.ConvNormActivation: conv, norm and activation as one Sequential, so its
+parameters are named `0.weight`, `1._mean`, ... (the MobileNets, ShuffleNetV2, InceptionV3)."""
 from __future__ import annotations
 
 from typing import Any, Optional
 
 from ... import nn
-
-
-def make_divisible(v: float, divisor: int = 8, min_value: Optional[int] = None) -> int:
-    """`v` rounded to the nearest multiple of `divisor`, never below `min_value` (default
-    `divisor`) nor more than 10% below `v` (Paddle's and the MobileNet papers' rule)."""
-    if min_value is None:
-        min_value = divisor
-    new_v = max(min_value, int(v + divisor / 2) // divisor * divisor)
-    if new_v < 0.9 * v:
-        new_v += divisor
-    return new_v
 
 
 class ConvNormActivation(nn.Sequential):
