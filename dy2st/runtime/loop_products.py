@@ -7,11 +7,11 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
-# OpenBLAS (numpy's and scipy's wheels) multiplies without packing its operands when
-# m * n * k <= 100^3 (its small-matrix kernels on AVX-512 machines). A recurrent step's product is
-# often a little larger (batch 8 x 200 x 800: 1.28e6), and packing the 640 KB W^T on every step
-# then costs about half of the product: two products of 400 columns take 35-40 us against 55-60 us
-# for the whole one (benchmarks/dispatch.py and docs/kernels.md give the measurements).
+# numpy's OpenBLAS multiplies without packing its operands when m * n * k <= 100^3 (its
+# small-matrix kernels; measured on this AVX-512 machine: the time per product jumps there). A
+# recurrent step's product is often a little larger (batch 8 x 200 x 800: 1.28e6), and packing
+# the 640 KB W^T on every step then costs about half of the product: two products of 400 columns
+# take 35-40 us against 55-60 us for the whole one (docs/kernels.md gives the measurements).
 SMALL_PRODUCT = 100 ** 3
 # Cut into at most this many pieces: with more (a larger batch), the small kernel's pieces were
 # measured slower than one packed product (batch 32 x 200 x 800 in 6 pieces: 1.4x).
