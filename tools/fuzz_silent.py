@@ -6,6 +6,7 @@ hooks saved by jit.save. They draw from their own random stream (`silent <seed>`
 program that does not use them is generated as before."""
 from __future__ import annotations
 
+import random
 from typing import List, Tuple
 
 # Snippets inserted before a statement of f (at its indent). Names end in 9 so that they never
@@ -73,6 +74,18 @@ BREAKING = [
     ["dd9 = {}", "for r9 in x:", "    dd9['k'] = r9 * 2.0", "g = g + dd9['k']"],
     ["dd9 = {'n': s}", "for r9 in x:", "    dd9['m' + str(len(dd9))] = r9", "g = g + len(dd9)"],
 ]
+# More of some kinds, drawn from a stream of their own (`more`, see add_silent), so that the
+# programs of earlier seeds stay as they were: a tensor written to a global (a graph break with
+# full_graph=False) and a sublayer's pre-hook. (`:=` inside a comprehension is left out: it is
+# open, docs/fuzzing.md.)
+MORE = {
+    "breaking": [["GT9 = h * 2.0", "g = g + GT9"],
+                 ["GT9 = g * 0.5", "GT9 = GT9 + h", "h = h - GT9"]],
+}
+MORE_HOOK = "    net.inner.register_forward_pre_hook(lambda layer, inputs: (inputs[0] + 0.25,))"
+# False: a graph-breaking snippet (PYTHON_LOGIC, BREAKING) makes f only the snippet and its
+# return; True places it anywhere in the random f (docs/fuzzing.md: what that form still finds)
+WHOLE_FUNCTION_BREAKS = False
 KINDS = ["no_grad", "values", "logic", "closures", "walrus", "appended", "globals",
          "breaking", "hooks"]
 FROZEN = ["@paddle.no_grad()", "def frozen9(t):", "    return t * t + 0.5", "", ""]
@@ -111,20 +124,25 @@ def add_silent(gen, head: List[str]) -> Tuple[List[str], List[str]]:
     the new head (helpers, imports) and lines to append after f. Sets gen.full_graph = False
     for snippets one graph cannot hold."""
     r = gen.silent_rng
+    # seeded by the silent stream's state, drawing nothing from it
+    more = random.Random(repr(r.getstate()[1][:8]))
     kind = r.choice(KINDS)
     tail: List[str] = []
     if kind == "hooks":
-        tail = HOOKED + [h for h in HOOKS if r.random() < 0.6] + ["    return net"]
+        tail = HOOKED + [h for h in HOOKS if r.random() < 0.6] + \
+            ([MORE_HOOK] if more.random() < 0.4 else []) + ["    return net"]
         return head, tail
     snippet = r.choice({"no_grad": NO_GRAD, "values": PYTHON_VALUES, "logic": PYTHON_LOGIC,
                         "closures": CLOSURES, "walrus": WALRUS, "appended": APPENDED,
                         "globals": GLOBALS, "breaking": BREAKING}[kind])
+    if kind in MORE and more.random() < 0.4:
+        snippet = more.choice(MORE[kind])
     spots = gen.spots(before_the_last_return=True)
     if kind == "globals":
         # first: a global assigned under an `if`, in a loop or after a `return` inside one
         # is refused (docs/conversion_limits.md)
         spots = [0]
-    elif kind in ("logic", "breaking"):
+    elif kind in ("logic", "breaking") and not WHOLE_FUNCTION_BREAKS:
         # f is only the snippet and the return: with graph breaks, a tensor changed in place
         # in one compiled region does not reach its aliases in the others (docs/fuzzing.md,
         # open), which the random statements would keep finding
@@ -142,7 +160,7 @@ def add_silent(gen, head: List[str]) -> Tuple[List[str], List[str]]:
         head = head[:at] + FROZEN + head[at:]
     if any("collections." in t for t in snippet):
         head = ["import collections"] + head
-    names = sorted({n for n in ("GN9",) if any(n in t for t in snippet)})
+    names = sorted({n for n in ("GN9", "GT9") if any(n in t for t in snippet)})
     if names:
         head = head[:at] + [f"{n} = 1" for n in names] + ["", ""] + head[at:]
         gen.lines.insert(0, f"    global {', '.join(names)}")
