@@ -1,5 +1,6 @@
-"""dy2st.tensor: tensor arrays (create_array, array_write, array_read, array_length) and Paddle's
-submodules paddle.tensor.math, .manipulation, .creation, ... (loaded on first use)."""
+"""dy2st.tensor: tensor arrays (create_array, array_write, array_read, array_length), Paddle's
+submodules paddle.tensor.math, .manipulation, .creation, ... and their functions
+(paddle.tensor.matmul, as older Paddle code spells them), loaded on first use."""
 from ..runtime.ops.array import (array_concat, array_length, array_read, array_stack, array_write,
                                  create_array)
 
@@ -22,7 +23,16 @@ def fill_constant(shape, dtype, value, force_cpu=False, out=None, name=None):
 __all__ += ["fill_constant"]
 
 from ..runtime.lazy import lazy_getattr as _lazy_getattr  # noqa: E402
+from .catalog import tensor_attribute as _tensor_attribute  # noqa: E402
 
 SUBMODULES = ("attribute", "creation", "linalg", "logic", "manipulation", "math", "random",
               "search", "stat")
-__getattr__ = _lazy_getattr(__name__, {m: m for m in SUBMODULES}, globals())
+_submodule = _lazy_getattr(__name__, {m: m for m in SUBMODULES}, globals())
+
+
+def __getattr__(name: str):
+    if name in SUBMODULES:
+        return _submodule(name)
+    value = _tensor_attribute(name)
+    globals()[name] = value
+    return value

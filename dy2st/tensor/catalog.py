@@ -58,6 +58,13 @@ CATALOG: Dict[str, str] = {
     "stat": "mean std var numel median nanmedian quantile nanquantile",
 }
 
+# Names paddle.tensor itself has (its __init__ imports them) though no submodule above lists them
+TENSOR_ONLY = """broadcast_shapes clamp_ combinations div div_ einsum eq ge greater gt le lt
+    matrix_transpose mul mul_ nan_to_num nan_to_num_ ne random_ ravel reduce_as scatter_add
+    scatter_add_ scatter_reduce set_printoptions sigmoid_ softmax sub sub_ take_along_dim
+    true_divide view_as_complex view_as_real svdvals""".split()
+SUBMODULE_OF: Dict[str, str] = {n: m for m, names in CATALOG.items() for n in names.split()}
+
 
 def exported(submodule: str) -> Dict[str, Any]:
     """name -> dy2st's object, for the names of `submodule` dy2st has."""
@@ -73,3 +80,19 @@ def exported(submodule: str) -> Dict[str, Any]:
                 out[name] = getattr(home, name)
                 break
     return out
+
+
+def tensor_attribute(name: str) -> Any:
+    """paddle.tensor.<name>: a function of one of the submodules, or one paddle.tensor holds
+    directly; the same object as paddle.<name> (AttributeError for other names)."""
+    module = SUBMODULE_OF.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(f"{__package__}.{module}"), name, None)
+        if value is not None:
+            return value
+    elif name in TENSOR_ONLY:
+        root = importlib.import_module("dy2st")
+        for home in (root, root.linalg):
+            if hasattr(home, name):
+                return getattr(home, name)
+    raise AttributeError(f"module 'dy2st.tensor' has no attribute {name!r}")

@@ -1,5 +1,5 @@
 """The paddle.tensor submodules (math, manipulation, creation, linalg, logic, search, stat, random,
-attribute) hold the same functions as the top level, and math has Paddle's _*_with_axis helpers."""
+attribute) and paddle.tensor itself hold the same functions as the top level, and math has Paddle's _*_with_axis helpers."""
 import numpy as np
 import pytest
 
@@ -73,3 +73,16 @@ def test_with_axis_in_every_mode_and_gradients(tmp_path):
 def test_with_axis_bad_axis_is_explained():
     with pytest.raises(ValueError, match="axis 2 does not fit y of shape"):
         paddle.tensor.math._add_with_axis(paddle.ones([2, 3]), paddle.ones([3]), axis=2)
+
+
+def test_paddle_tensor_itself_holds_the_functions():
+    # older Paddle code (and Paddle's own models) call paddle.tensor.matmul, paddle.tensor.softmax
+    for name in ["matmul", "abs", "reshape", "topk", "where", "cast", "softmax", "einsum", "div",
+                 "mean", "rand", "is_complex", "clamp_", "svdvals"]:
+        top = getattr(paddle, name, None) or getattr(paddle.linalg, name)
+        assert getattr(paddle.tensor, name) is top, name
+    x = paddle.to_tensor(np.array([[1.0, -2.0]], dtype="float32"))
+    np.testing.assert_allclose(paddle.tensor.matmul(x, x, transpose_y=True).numpy(), [[5.0]])
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        paddle.tensor.nope
+    assert not hasattr(paddle.tensor, "_private")
