@@ -10,7 +10,7 @@ from .tensor import TensorLike
 CASTS: Dict[str, str] = {
     "float": "float32", "double": "float64", "half": "float16",
     "int": "int32", "long": "int64", "short": "int16", "char": "int8", "byte": "uint8",
-    "bool": "bool",
+    "bool": "bool", "bfloat16": "bfloat16", "cfloat": "complex64", "cdouble": "complex128",
 }
 
 

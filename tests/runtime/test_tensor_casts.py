@@ -1,5 +1,5 @@
 """The Tensor cast methods of Paddle 3 (`x.float()`, `.int()`, `.long()`, `.bool()`, `.double()`,
-`.half()`, ...): the dtype and values of astype, in eager mode, under to_static and after
+`.half()`, `.bfloat16()`, `.cfloat()`, `.cdouble()`, ...): the dtype and values of astype, in eager mode, under to_static and after
 jit.save / jit.load, with gradients through the float casts."""
 import numpy as np
 import pytest
@@ -9,7 +9,8 @@ from tests.support import check_grad, randn, three_modes
 
 CASTS = [("float", np.float32), ("double", np.float64), ("half", np.float16),
          ("int", np.int32), ("long", np.int64), ("short", np.int16), ("char", np.int8),
-         ("byte", np.uint8), ("bool", np.bool_)]
+         ("byte", np.uint8), ("bool", np.bool_), ("cfloat", np.complex64),
+         ("cdouble", np.complex128)]
 
 
 @pytest.mark.parametrize("method, dtype", CASTS)
@@ -46,3 +47,12 @@ def test_float_casts_pass_gradients():
 def test_int_cast_of_a_float_stops_gradients():
     x = paddle.to_tensor(randn(3, 4), stop_gradient=False)
     assert x.long().stop_gradient
+
+
+@pytest.mark.skipif(not paddle.amp.is_bfloat16_supported(), reason="ml_dtypes not installed")
+def test_bfloat16_cast_method_rounds_like_astype():
+    a = np.array([1.7, -2.2, 3.0e5], dtype=np.float32)
+    out = paddle.to_tensor(a).bfloat16()
+    assert out.dtype == paddle.bfloat16
+    np.testing.assert_array_equal(out.astype("float32").numpy(),
+                                  paddle.to_tensor(a).astype("bfloat16").astype("float32").numpy())
