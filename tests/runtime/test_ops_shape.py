@@ -154,3 +154,25 @@ def test_flip_roll_tile_methods():
     np.testing.assert_array_equal(x.flip(0).numpy(), X[::-1])
     np.testing.assert_array_equal(x.roll(1, axis=2).numpy(), np.roll(X, 1, 2))
     np.testing.assert_array_equal(x.tile([2]).numpy(), np.tile(X, 2))
+
+
+@pytest.mark.parametrize("fn, known", [
+    (lambda x: paddle.flatten(x, 1), [-1, 192]),
+    (lambda x: paddle.flatten(x, 2), [-1, 3, 64]),
+    (lambda x: x.flatten(1, 2), [-1, 24, 8]),
+    (lambda x: x.reshape([0, -1]), [-1, 192]),
+    (lambda x: x.reshape([0, 3, -1, 2]), [-1, 3, 32, 2]),
+    (lambda x: x.flatten(0, 1), [-1, 8, 8]),          # merges the unknown dim: stays unknown
+])
+def test_unknown_batch_copied_by_0_leaves_the_minus_one_known(fn, known):
+    # the unknown dims a 0 copies in place cancel out of the element count (Paddle infers these)
+    out = build(fn, [None, 3, 8, 8])
+    assert list(out._shape) == known
+    x = np.arange(2 * 192, dtype="float32").reshape(2, 3, 8, 8)
+    np.testing.assert_array_equal(run_static(fn, x, shapes=[[None, 3, 8, 8]]),
+                                  fn(paddle.to_tensor(x)).numpy())
+
+
+def test_reshape_that_no_batch_size_fits_is_refused_while_building():
+    with pytest.raises(ValueError, match=r"cannot reshape a tensor of shape \[-1, 3\]"):
+        build(lambda x: x.reshape([0, -1, 2]), [None, 3])

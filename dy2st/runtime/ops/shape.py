@@ -64,10 +64,30 @@ def _resolve_shape(op: str, in_shape: Sequence[int], template: Sequence[Optional
                 raise ValueError(f"{op}: cannot reshape a tensor of shape {list(in_shape)} "
                                  f"({total} elements) into {list(template)}")
             out[out.index(-1)] = total // rest
+        else:
+            _resolve_past_copied_dims(op, in_shape, template, out)
     elif known_in and I.known(out) and I.prod(out) != I.prod(in_shape):
         raise ValueError(f"{op}: cannot reshape a tensor of shape {list(in_shape)} "
                          f"({I.prod(in_shape)} elements) into {list(template)}")
     return tuple(-1 if d < 0 else d for d in out)
+
+
+def _resolve_past_copied_dims(op: str, in_shape: Sequence[int], template: Sequence[Any],
+                              out: List[int]) -> None:
+    """Set the -1 of `out` when the only unknown input dims are copied in place by a 0 (flatten
+    with an unknown batch, reshape([0, -1])): they cancel out of the element count."""
+    copied = {i for i, d in enumerate(template) if d == 0 and in_shape[i] < 0}
+    rest_in = [d for i, d in enumerate(in_shape) if i not in copied]
+    rest_out = [d for i, d in enumerate(out) if i not in copied and d != -1]
+    if not copied or not I.known(rest_in) or not I.known(rest_out):
+        return
+    rest, total = I.prod(rest_out), I.prod(rest_in)
+    if rest == 0:
+        return
+    if total % rest:
+        raise ValueError(f"{op}: cannot reshape a tensor of shape {list(in_shape)} into "
+                         f"{list(template)}: its known dims hold {total} elements per row")
+    out[out.index(-1)] = total // rest
 
 
 def _reshape_infer(x, *dims, shape):
