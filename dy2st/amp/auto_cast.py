@@ -30,12 +30,20 @@ class AmpState:
 
 
 _stack: List[Optional[AmpState]] = []
+# the dtype of the last auto_cast entered, kept after it exits (Paddle's amp_global_state().
+# amp_dtype, which GradScaler.scale reads, typically after the block that computed the loss)
+_last_dtype: List[Optional[str]] = [None]
 _op_stats: List[Dict[str, Dict[str, int]]] = []     # collect_operator_stats: op -> dtype -> calls
 
 
 def current() -> Optional[AmpState]:
     """The auto_cast in force (None outside one, or inside enable=False)."""
     return _stack[-1] if _stack else None
+
+
+def last_dtype() -> Optional[str]:
+    """The `dtype` of the most recent auto_cast block entered (enabled or not), None before any."""
+    return _last_dtype[0]
 
 
 def is_float16_supported(device: Any = None) -> bool:
@@ -132,6 +140,7 @@ def auto_cast(enable: bool = True, custom_white_list: Optional[Sequence[str]] = 
         white = (lists.white_list(name, level) | white_extra) - black_extra
         black = (lists.black_list(name, level) | black_extra) - white_extra
         state = AmpState(level, name, white, black, bool(use_promote))
+    _last_dtype[0] = name
     _stack.append(state)
     _install()
     try:

@@ -60,13 +60,15 @@ class AmpScaler:
         """var * the loss scale (var itself when disabled)."""
         if not self._enable:
             return var
-        state = _auto_cast.current()
-        if state is not None and state.dtype != "float16" and self._use_dynamic_loss_scaling:
-            # bfloat16 has float32's range: Paddle turns dynamic loss scaling off for it
+        dtype = _auto_cast.last_dtype()
+        if dtype == "bfloat16" and self._use_dynamic_loss_scaling:
+            # bfloat16 has float32's range: Paddle turns dynamic loss scaling off for it, also
+            # when scale() comes after the auto_cast block (Paddle reads the last block's dtype)
             warnings.warn(f"It is not recommended to use dynamic loss scaling for "
-                          f"{state.dtype}, so GradScaler is disabled.")
+                          f"{dtype}, so GradScaler is disabled.")
             self._enable = False
             self._use_dynamic_loss_scaling = False
+            self._init_loss_scaling = 1.0
             return var
         return var * self._scale
 

@@ -9,6 +9,14 @@ import dy2st as paddle
 from tests.support import randn
 
 
+@pytest.fixture(autouse=True)
+def _float16_last():
+    # GradScaler.scale reads the dtype of the last auto_cast entered (as Paddle's does): start
+    # each test after a float16 one, whatever ran before in this process
+    with paddle.amp.auto_cast(enable=False):
+        pass
+
+
 def _param_and_opt(lr=0.1):
     p = paddle.create_parameter([3], "float32")
     p.set_value(np.array([1.0, 2.0, 3.0], "float32"))
@@ -178,3 +186,19 @@ def test_bfloat16_turns_dynamic_scaling_off():
             warnings.simplefilter("always")
             assert scaler.scale(loss) is loss
     assert not scaler.is_enable() and any("bfloat16" in str(w.message) for w in caught)
+
+
+@pytest.mark.skipif(not paddle.amp.is_bfloat16_supported(),
+                    reason="bfloat16 needs the optional ml_dtypes package")
+def test_bfloat16_loss_scaled_after_its_block_turns_scaling_off_too():
+    scaler = paddle.amp.GradScaler()
+    p = paddle.to_tensor(np.ones(2, "float32"), stop_gradient=False)
+    with paddle.amp.auto_cast(dtype="bfloat16"):
+        loss = (p * 2.0).sum()
+    with pytest.warns(UserWarning, match="bfloat16"):
+        assert scaler.scale(loss) is loss                   # as Paddle: the last block's dtype
+    assert not scaler.is_enable() and scaler.state_dict() == {}
+    with paddle.amp.auto_cast(dtype="float16"):
+        loss = (p * 2.0).sum()
+    fresh = paddle.amp.GradScaler(init_loss_scaling=4.0)
+    assert float(fresh.scale(loss)) == 16.0
