@@ -6,7 +6,7 @@ program; the others run eagerly only (a graph break)."""
 from __future__ import annotations
 
 import warnings
-from typing import Any, List, Optional, Sequence
+from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -58,6 +58,18 @@ def eager_only(what: str, *values: Any) -> None:
             f"paddle.distributed.{what} runs eagerly only: it cannot be part of a compiled "
             "program (all_reduce, broadcast, all_gather, reduce_scatter and alltoall of the "
             "world group can)")
+
+
+def eager_rooted(tensor: Any, group: Optional[Group], rank: Any, rank_name: str,
+                 what: str) -> Optional[Tuple[Group, int]]:
+    """The checks an eager-only transfer with a root or peer (gather, scatter, send, recv) opens
+    with: `(group, place of rank in it)`, or None when this process is not in the group."""
+    check_tensor(tensor, what)
+    eager_only(what, tensor)
+    g = resolve(group, what)
+    if g is None:
+        return None
+    return g, group_rank(g, rank, rank_name, what)
 
 
 def in_program(group: Group, what: str) -> None:
@@ -156,12 +168,10 @@ def gather(tensor: Any, gather_list: Optional[List[Any]] = None, dst: int = 0,
            group: Optional[Group] = None, sync_op: bool = True) -> Optional[Task]:
     """Every process's `tensor`, in rank order, into `gather_list` on rank `dst` (empty: filled
     with new tensors; else one tensor per process, written in place)."""
-    check_tensor(tensor, "gather")
-    eager_only("gather", tensor)
-    g = resolve(group, "gather")
-    if g is None:
+    opened = eager_rooted(tensor, group, dst, "dst", "gather")
+    if opened is None:
         return None
-    group_rank(g, dst, "dst", "gather")
+    g = opened[0]
     # gather_list is checked after the exchange: the other processes are not left waiting
     parts = communicator().all_gather(value(tensor), g.members())
     if get_rank() != dst:
@@ -218,12 +228,10 @@ def scatter(tensor: Any, tensor_list: Optional[Sequence[Any]] = None, src: int =
             group: Optional[Group] = None, sync_op: bool = True) -> Optional[Task]:
     """Give each process of `group` its tensor of rank `src`'s `tensor_list` (one per process,
     in rank order; or one tensor split along its first axis), in place."""
-    check_tensor(tensor, "scatter")
-    eager_only("scatter", tensor)
-    g = resolve(group, "scatter")
-    if g is None:
+    opened = eager_rooted(tensor, group, src, "src", "scatter")
+    if opened is None:
         return None
-    root = group_rank(g, src, "src", "scatter")
+    g, root = opened
     n, comm, members = g.nranks, communicator(), g.members()
     whole = np.zeros((n,) + value(tensor).shape, value(tensor).dtype)
     problem: Optional[Exception] = None

@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Optional
 import numpy as np
 
 from ..runtime.collective import communicator
-from .collective import check_tensor, eager_only, value, write
+from .collective import eager_only, eager_rooted, value, write
 from .env import env_timeout_seconds
 from .group import Group, Task, get_rank, group_rank, resolve
 
@@ -64,12 +64,8 @@ def send(tensor: Any, dst: int = 0, group: Optional[Group] = None,
          sync_op: bool = True) -> Optional[Task]:
     """Send `tensor` to rank `dst` (a global rank); its `recv` takes it. Returns at once: the
     message waits for the receiver in the coordinator's store."""
-    check_tensor(tensor, "send")
-    eager_only("send", tensor)
-    g = resolve(group, "send")
-    if g is None:
+    if eager_rooted(tensor, group, dst, "dst", "send") is None:
         return None
-    group_rank(g, dst, "dst", "send")
     communicator().put(_channel(get_rank(), dst, "send"), _encode(value(tensor)))
     return Task()
 
@@ -83,12 +79,8 @@ def recv(tensor: Any, src: int = 0, group: Optional[Group] = None,
          sync_op: bool = True) -> Optional[Task]:
     """Receive into `tensor`, in place, what rank `src` sent (the same shape and dtype). With
     sync_op=False the task's `wait()` (or `paddle.distributed.wait(tensor)`) receives it."""
-    check_tensor(tensor, "recv")
-    eager_only("recv", tensor)
-    g = resolve(group, "recv")
-    if g is None:
+    if eager_rooted(tensor, group, src, "src", "recv") is None:
         return None
-    group_rank(g, src, "src", "recv")
     key = _channel(src, get_rank(), "recv")
 
     def finish() -> None:
