@@ -36,13 +36,18 @@ def _failed(what: str, src: int) -> RuntimeError:
     return RuntimeError(f"{what}: rank {src} could not pickle its objects (it raised there)")
 
 
+def _list_and_group(objects: Any, name: str, group: Optional[Group], what: str) -> Optional[Group]:
+    """The checks every object collective opens with: eager, `objects` a list to fill; the group
+    it runs over (None: this process is not in it)."""
+    eager_only(what)
+    if not isinstance(objects, list):
+        raise TypeError(f"{what}: {name} must be a list, got {type(objects).__name__}")
+    return resolve(group, what)
+
+
 def all_gather_object(object_list: List[Any], obj: Any, group: Optional[Group] = None) -> None:
     """Fill `object_list` with every process's picklable `obj`, in rank order."""
-    eager_only("all_gather_object")
-    if not isinstance(object_list, list):
-        raise TypeError(f"all_gather_object: object_list must be a list, got "
-                        f"{type(object_list).__name__}")
-    g = resolve(group, "all_gather_object")
+    g = _list_and_group(object_list, "object_list", group, "all_gather_object")
     if g is None:
         return
     comm = communicator()
@@ -59,11 +64,7 @@ def broadcast_object_list(object_list: List[Any], src: int,
                           group: Optional[Group] = None) -> None:
     """Replace the objects of `object_list` by rank `src`'s (every process passes a list of
     the same length)."""
-    eager_only("broadcast_object_list")
-    if not isinstance(object_list, list):
-        raise TypeError(f"broadcast_object_list: object_list must be a list, got "
-                        f"{type(object_list).__name__}")
-    g = resolve(group, "broadcast_object_list")
+    g = _list_and_group(object_list, "object_list", group, "broadcast_object_list")
     if g is None:
         return
     root = group_rank(g, src, "src", "broadcast_object_list")
@@ -103,11 +104,7 @@ def scatter_object_list(out_object_list: List[Any], in_object_list: Optional[Lis
                         src: int = 0, group: Optional[Group] = None) -> None:
     """`out_object_list` becomes [the object of rank `src`'s `in_object_list` (one per process,
     in rank order) for this process]."""
-    eager_only("scatter_object_list")
-    if not isinstance(out_object_list, list):
-        raise TypeError(f"scatter_object_list: out_object_list must be a list, got "
-                        f"{type(out_object_list).__name__}")
-    g = resolve(group, "scatter_object_list")
+    g = _list_and_group(out_object_list, "out_object_list", group, "scatter_object_list")
     if g is None:
         return
     root = group_rank(g, src, "src", "scatter_object_list")
