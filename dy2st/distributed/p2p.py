@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import pickle
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -119,7 +119,9 @@ def wait(tensor: Any, group: Optional[Group] = None, use_calc_stream: bool = Tru
 
 
 def _peer(group: Optional[Group], rank: Optional[int], in_group: Optional[int], name: str,
-          what: str) -> tuple:
+          what: str) -> Tuple[Optional[Group], int]:
+    """(the group, the global rank of the peer) from `rank` or `in_group`; (None, 0) when this
+    process is not in the group."""
     g = resolve(group, what)
     if g is None:
         return None, 0
@@ -145,7 +147,8 @@ def send_object_list(object_list: List[Any], dst: Optional[int] = None,
     g, dst = _peer(group, dst, dst_in_group, "dst", "send_object_list")
     if g is None:
         return
-    communicator().put(_channel(get_rank(), dst, "send"), _OBJECTS + pickle.dumps(list(object_list)))
+    communicator().put(_channel(get_rank(), dst, "send"),
+                       _OBJECTS + pickle.dumps(list(object_list)))
 
 
 def recv_object_list(object_list: List[Any], src: Optional[int] = None,
