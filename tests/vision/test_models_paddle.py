@@ -1,7 +1,7 @@
 """paddle.vision.models against PaddlePaddle 3.3.1 itself (skipped where Paddle is not
 installed): the same configuration built in both, the same state dict keys and shapes in the
-same order, the same builder signatures, and Paddle's randomly initialised weights (and randomised batch-norm statistics)
-copied into dy2st's model give Paddle's eval-mode outputs."""
+same order, the same builder signatures, and Paddle's randomly initialised weights (and
+randomised batch-norm statistics) copied into dy2st's model give Paddle's eval-mode outputs."""
 import inspect
 
 import numpy as np
