@@ -1,8 +1,10 @@
 """paddle.distributed's tensor collectives: `all_reduce`, `broadcast`, `all_gather`, `reduce`,
-`gather`, `scatter`, `barrier`. A job of one process needs nothing more than numpy; a job of
-several runs them on JAX's distributed runtime, through the communicator the xla backend gives.
-On a traced tensor, the world group's all_reduce / broadcast / all_gather are ops of the
-program; the others run eagerly only (a graph break)."""
+`gather`, `scatter`, `barrier`.
+
+A job of one process needs nothing more than numpy; a job of several runs them on JAX's distributed
+runtime, through the communicator the xla backend gives. On a traced tensor, the world group's
+all_reduce / broadcast / all_gather are ops of the program; the others run eagerly only (a graph
+break)."""
 from __future__ import annotations
 
 import warnings

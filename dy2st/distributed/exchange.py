@@ -1,6 +1,7 @@
-"""paddle.distributed's exchanges: `reduce_scatter` (each process gets its chunk of the
-reduction) and `alltoall` / `alltoall_single` (chunk j of each process goes to process j). Over
-the world group, on traced tensors, they are ops of the program (`c_reducescatter`,
+"""paddle.distributed's exchanges: `reduce_scatter` (each process gets its chunk of the reduction)
+and `alltoall` / `alltoall_single` (chunk j of each process goes to process j).
+
+Over the world group, on traced tensors, they are ops of the program (`c_reducescatter`,
 `c_alltoall`: lax collectives on the xla backend)."""
 from __future__ import annotations
 

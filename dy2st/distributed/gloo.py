@@ -1,8 +1,9 @@
 """paddle.distributed's CPU barrier context: `gloo_init_parallel_env(rank_id, rank_num,
-server_endpoint)`, `gloo_barrier()`, `gloo_release()`. The processes meet at server_endpoint
-through JAX's distributed runtime, and the barrier is its coordination service's barrier (no
-device, no tensor). A process that joined the job already (init_parallel_env) as that rank
-shares it."""
+server_endpoint)`, `gloo_barrier()`, `gloo_release()`.
+
+The processes meet at server_endpoint through JAX's distributed runtime, and the barrier is its
+coordination service's barrier (no device, no tensor). A process that joined the job already
+(init_parallel_env) as that rank shares it."""
 from __future__ import annotations
 
 import importlib

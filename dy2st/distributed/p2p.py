@@ -1,8 +1,10 @@
 """paddle.distributed's point-to-point transfers: `send`/`recv`, `isend`/`irecv`,
-`send_object_list`/`recv_object_list`, and `wait`. A message goes through the key-value store of
-JAX's coordination service (rank 0 hosts it): the sender stores it under the pair's next number
-and returns, the receiver takes it (waiting up to PADDLE_PG_TIMEOUT) and deletes it. So sends
-never block, and any order of isend/irecv between two processes meets."""
+`send_object_list`/`recv_object_list`, and `wait`.
+
+A message goes through the key-value store of JAX's coordination service (rank 0 hosts it): the
+sender stores it under the pair's next number and returns, the receiver takes it (waiting up to
+PADDLE_PG_TIMEOUT) and deletes it. So sends never block, and any order of isend/irecv between two
+processes meets."""
 from __future__ import annotations
 
 import json

@@ -1,7 +1,9 @@
-"""`paddle.DataParallel`: one replica of the model per process. At construction every process
-takes rank 0's parameters and buffers; after each `backward()` the gradients are averaged over
-the processes (eagerly, or inside a to_static train step as a collective of the compiled
-program). In a job of one process it only wraps the layer, as Paddle does on one card."""
+"""`paddle.DataParallel`: one replica of the model per process.
+
+At construction every process takes rank 0's parameters and buffers; after each `backward()` the
+gradients are averaged over the processes (eagerly, or inside a to_static train step as a collective
+of the compiled program). In a job of one process it only wraps the layer, as Paddle does on one
+card."""
 from __future__ import annotations
 
 import contextlib

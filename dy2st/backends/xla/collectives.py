@@ -1,5 +1,6 @@
-"""The communicator of a job of several processes, on JAX's distributed runtime: the processes
-meet at a coordinator (`jax.distributed.initialize`), each collective is a small SPMD
+"""The communicator of a job of several processes, on JAX's distributed runtime.
+
+The processes meet at a coordinator (`jax.distributed.initialize`), each collective is a small SPMD
 computation over one device per process of its group (gloo between CPUs, NCCL between GPUs), and
 point-to-point transfers go through the coordinator's key-value store."""
 from __future__ import annotations

@@ -1,7 +1,9 @@
 """Flowers (Oxford 102 Category Flowers) from Paddle's cached 102flowers.tgz, imagelabels.mat and
-setid.mat. The images are unpacked once next to the archive (as Paddle does, so either library
-reuses the other's copy); the archive is checked member by member first and unpacked into a
-temporary folder that is renamed only when complete, so a bad archive leaves nothing behind."""
+setid.mat.
+
+The images are unpacked once next to the archive (as Paddle does, so either library reuses the
+other's copy); the archive is checked member by member first and unpacked into a temporary folder
+that is renamed only when complete, so a bad archive leaves nothing behind."""
 from __future__ import annotations
 
 import os

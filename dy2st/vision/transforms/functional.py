@@ -1,7 +1,8 @@
-"""The basic functional transforms of paddle.vision.transforms (to_tensor, normalize, resize,
-crop, center_crop, hflip, vflip) on HWC numpy images, CHW / NCHW tensors and PIL images (each
-result of the input's kind), and the whole functional namespace
-(`from paddle.vision.transforms import functional as F`)."""
+"""The basic functional transforms of paddle.vision.transforms, and its whole functional namespace
+(`from paddle.vision.transforms import functional as F`).
+
+to_tensor, normalize, resize, crop, center_crop, hflip and vflip take HWC numpy images, CHW / NCHW
+tensors and PIL images, each result of the input's kind."""
 from __future__ import annotations
 
 import numbers

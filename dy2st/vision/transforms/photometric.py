@@ -1,7 +1,8 @@
-"""The functional photometric and padding transforms of paddle.vision.transforms:
-to_grayscale, adjust_brightness / contrast / saturation / hue, pad, erase. HWC numpy images
-(uint8 results rounded and clipped to 0..255), PIL images (a PIL image back) and CHW / NCHW
-tensors (Paddle's tensor formulas, a tensor back)."""
+"""The functional photometric and padding transforms of paddle.vision.transforms: to_grayscale,
+adjust_brightness / contrast / saturation / hue, pad, erase.
+
+HWC numpy images (uint8 results rounded and clipped to 0..255), PIL images (a PIL image back) and
+CHW / NCHW tensors (Paddle's tensor formulas, a tensor back)."""
 from __future__ import annotations
 
 from typing import Any, Callable, Sequence, Union

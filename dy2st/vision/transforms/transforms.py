@@ -1,7 +1,8 @@
-"""The transform classes of paddle.vision.transforms: Compose, BaseTransform (Paddle's `keys`
-protocol), ToTensor, Normalize, Resize, the crops and flips, Transpose, Grayscale, Pad, the
-colour transforms (brightness, contrast, saturation, hue, ColorJitter) and RandomErasing. Random
-draws come from dy2st's generator (paddle.seed)."""
+"""The transform classes of paddle.vision.transforms.
+
+Compose, BaseTransform (Paddle's `keys` protocol), ToTensor, Normalize, Resize, the crops and flips,
+Transpose, Grayscale, Pad, the colour transforms (brightness, contrast, saturation, hue,
+ColorJitter) and RandomErasing. Random draws come from dy2st's generator (paddle.seed)."""
 from __future__ import annotations
 
 import numbers
