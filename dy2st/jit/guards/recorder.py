@@ -46,6 +46,7 @@ class _Stack(threading.local):
 _stack = _Stack()
 # how many recordings (in any thread) watch frames: convert_call reports its caller while > 0
 watching = 0
+_watching_lock = threading.Lock()   # traces in two threads change the count together
 
 
 @contextmanager
@@ -59,7 +60,8 @@ def recording() -> Iterator[List[Call]]:
     finally:
         _stack.frames.pop()
         if record.watched:
-            watching -= 1
+            with _watching_lock:
+                watching -= 1
             for frame in record.frames.values():     # the locals' last values
                 _capture(record, frame)
             record.frames.clear()
@@ -78,7 +80,8 @@ def watch(fn: types.FunctionType, code: Optional[types.CodeType]) -> None:
         return
     record = _stack.frames[-1]
     if not record.watched:
-        watching += 1
+        with _watching_lock:
+            watching += 1
     todo = [code]
     while todo:
         c = todo.pop()
