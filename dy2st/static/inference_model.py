@@ -39,9 +39,14 @@ def save_inference_model(path_prefix: str, feed_vars: Any, fetch_vars: Any, exec
         raise TypeError(f"save_inference_model: program must be a Program, got "
                         f"{type(program).__name__}")
     g = program.global_block()
-    for v in feeds + fetches:
-        if v.block.program is not program or v.name not in g.vars:
-            raise ValueError(f"save_inference_model: {v.name} is not a variable of the program")
+    # by name, as Paddle matches them: the variables of the program `program` was cloned from
+    # (main.clone(for_test=True)) name its variables too
+    if any(getattr(v, "name", None) not in g.vars for v in feeds + fetches):
+        missing = next(getattr(v, "name", v) for v in feeds + fetches
+                       if getattr(v, "name", None) not in g.vars)
+        raise ValueError(f"save_inference_model: {missing} is not a variable of the program")
+    feeds = [g.vars[v.name] for v in feeds]
+    fetches = [g.vars[v.name] for v in fetches]
     test = program.clone(for_test=True)
     test.feed_names = [v.name for v in feeds]
     test.fetch_names = [v.name for v in fetches]

@@ -192,6 +192,23 @@ def test_save_inference_model_refuses_what_is_not_a_program_variable(static_mode
                                     program=static.Program())
 
 
+def test_save_inference_model_of_the_test_clone_takes_the_main_programs_variables(static_mode,
+                                                                                 tmp_path):
+    # Paddle's scripts pass the variables they built to program=main.clone(for_test=True)
+    xs, _ = _data()
+    x = static.data("x", [None, 4], "float32")
+    pred = paddle.nn.functional.dropout(static.nn.fc(x, size=3), 0.5)
+    test_program = static.default_main_program().clone(for_test=True)
+    exe = static.Executor()
+    want, = exe.run(test_program, feed={"x": xs}, fetch_list=[pred])
+    prefix = str(tmp_path / "clone")
+    static.save_inference_model(prefix, [x], [pred], exe, program=test_program)
+    program, feeds, fetches = static.load_inference_model(prefix, exe)
+    got, = exe.run(program, feed={"x": xs}, fetch_list=fetches)
+    assert feeds == ["x"]
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
 def test_compiled_program_runs_its_program(static_mode):
     x = static.data("x", [None, 2], "float32")
     y = x * 3.0
