@@ -308,6 +308,10 @@ class Block:
     def find_var(self, name: str) -> Optional[Variable]:
         return self.vars.get(name)
 
+    def all_parameters(self) -> List[Tensor]:
+        """The trainable parameters of the program (Paddle's Block.all_parameters)."""
+        return self.program.all_parameters()
+
 
 class Program:
     """A static graph: blocks[0] is the global block; persistable tensors are read at run time."""
@@ -364,6 +368,27 @@ class Program:
 
     def global_block(self) -> Block:
         return self.blocks[0]
+
+    @property
+    def num_blocks(self) -> int:
+        return len(self.blocks)
+
+    def list_vars(self) -> Iterator[Variable]:
+        """Every variable of every block (Paddle's Program.list_vars)."""
+        for b in self.blocks:
+            yield from b.vars.values()
+
+    def all_parameters(self) -> List[Tensor]:
+        """The trainable parameters the program reads (Paddle's Program.all_parameters)."""
+        return [t for t in self.persistables.values() if getattr(t, "trainable", False)]
+
+    def state_dict(self, mode: str = "all") -> Dict[str, Tensor]:
+        """name -> tensor of the persistables the program reads: "param" the trainable
+        parameters, "opt" the rest (optimizer state, running statistics), "all" both."""
+        if mode not in ("all", "param", "opt"):
+            raise ValueError(f"state_dict: mode must be 'all', 'param' or 'opt', got {mode!r}")
+        return {getattr(t, "name", None) or k: t for k, t in self.persistables.items()
+                if mode == "all" or (mode == "param") == bool(getattr(t, "trainable", False))}
 
     def add_input(self, name: str, shape: Sequence[Optional[int]], dtype: DType) -> Variable:
         """A named feed of the program (None or -1 for unknown dims): static.data, to_static."""

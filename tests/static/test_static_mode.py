@@ -231,3 +231,19 @@ def test_a_jit_saved_model_loads_as_an_inference_program_by_directory_and_file(t
         str(tmp_path), exe, model_filename="mnist.pdmodel", params_filename="mnist.pdiparams")
     got, = exe.run(program, feed=dict(zip(feeds, [xs])), fetch_list=fetches)
     np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_program_lists_its_variables_parameters_and_state(static_mode):
+    x = static.data("x", [None, 4], "float32")
+    loss = static.nn.fc(x, size=2).mean()
+    paddle.optimizer.SGD(0.1).minimize(loss)
+    main = static.default_main_program()
+    assert main.num_blocks == 1
+    assert {"x", loss.name} <= {v.name for v in main.list_vars()}
+    params = main.global_block().all_parameters()
+    assert sorted(list(p.shape) for p in params) == [[2], [4, 2]]
+    assert main.all_parameters() == params
+    state, only = main.state_dict(), main.state_dict("param")
+    assert set(only) == {p.name for p in params} and set(only) < set(state)
+    with pytest.raises(ValueError, match="mode must be"):
+        main.state_dict("bad")
