@@ -27,7 +27,7 @@ manual_seed = seed
 from .runtime.ops.linalg import inv as inverse  # noqa: E402
 from .runtime.ops import assign as clone  # noqa: E402
 from .utils.framework import (CPUPlace, batch, create_parameter, finfo, get_device,  # noqa: E402
-                              get_rng_state, iinfo, in_dynamic_mode, is_empty,
+                              CUDAPinnedPlace, CUDAPlace, get_rng_state, iinfo, in_dynamic_mode, is_empty,
                               is_floating_point, is_integer, is_same_shape, set_device,
                               set_printoptions, set_rng_state, tolist)
 from .utils.inplace import inplace_functions as _inplace_functions  # noqa: E402

@@ -54,6 +54,23 @@ class CPUPlace(Place):
         super().__init__("cpu", 0)
 
 
+class CUDAPlace(Place):
+    """A GPU: the class exists (for `isinstance(place, paddle.CUDAPlace)` checks), making one
+    fails as in a CPU-only Paddle build, since dy2st computes on the CPU only."""
+
+    def __init__(self, id: int = 0) -> None:
+        raise ValueError(f"CUDAPlace({id}): dy2st runs on the CPU only (as a CPU-only Paddle "
+                         "build); use paddle.CPUPlace()")
+
+
+class CUDAPinnedPlace(Place):
+    """Pinned host memory of a CUDA build: refused as in a CPU-only Paddle build."""
+
+    def __init__(self) -> None:
+        raise RuntimeError("Cannot use CUDAPinnedPlace: dy2st runs on the CPU only (as a "
+                           "CPU-only Paddle build); use paddle.CPUPlace()")
+
+
 def in_dynamic_mode() -> bool:
     """True in eager mode and in the default (full_graph=False) mode of to_static, as in
     Paddle; False while a static program is built or a full_graph=True function is traced."""

@@ -90,3 +90,13 @@ def test_resnet_vd_style_device_branch():
     # PaddleClas: `if paddle.device.get_device().startswith("gpu"): ...data_format NHWC`
     data_format = "NHWC" if paddle.device.get_device().startswith("gpu") else "NCHW"
     assert data_format == "NCHW"
+
+
+def test_cuda_places_exist_for_isinstance_but_cannot_be_made():
+    # Paddle's code checks isinstance(place, paddle.CUDAPlace); making one fails as in a
+    # CPU-only Paddle build
+    assert not isinstance(paddle.CPUPlace(), paddle.CUDAPlace)
+    with pytest.raises(ValueError, match=r"CUDAPlace\(0\): dy2st runs on the CPU only"):
+        paddle.CUDAPlace(0)
+    with pytest.raises(RuntimeError, match="CUDAPinnedPlace"):
+        paddle.CUDAPinnedPlace()
