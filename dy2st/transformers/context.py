@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Optional
 
 from .naming import Namer
 
@@ -14,3 +15,6 @@ class PassContext:
     # names that must be bound (to UndefinedVar) at the top of a function before helpers use
     # them as nonlocal; keyed by id() of the FunctionDef node during one conversion
     pending_inits: dict = field(default_factory=dict)
+    # pipeline.features of the tree as it enters the running pass (None outside run_passes):
+    # lets a pass skip a walk of the whole tree to learn whether it holds some node kind
+    features: Optional[set] = None

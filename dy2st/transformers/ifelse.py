@@ -70,5 +70,7 @@ class IfElseTransformer(ControlFlowTransformer):
 
 def transform(node: gast.AST, ctx: PassContext) -> gast.AST:
     t = IfElseTransformer(ctx)
-    t.visit_expressions = any(isinstance(n, gast.IfExp) for n in all_nodes(node))
+    # no pass before this one writes `a if c else b`: the features read before them tell
+    t.visit_expressions = "ifexp" in ctx.features if ctx.features is not None else any(
+        isinstance(n, gast.IfExp) for n in all_nodes(node))
     return t.visit(node)

@@ -46,7 +46,7 @@ _CASTS = {"int", "float", "bool", "len", "sum", "all", "any", "max", "min", "rou
 # Node kinds whose mere presence is a feature ("global" and "unsupported" are read by the
 # checks before the passes).
 _KIND_FEATURES = {
-    gast.If: "if", gast.IfExp: "if", gast.Break: "break_continue",
+    gast.If: "if", gast.IfExp: "ifexp", gast.Break: "break_continue",
     gast.Continue: "break_continue", gast.Return: "return", gast.Delete: "delete",
     gast.Try: "try", gast.Assert: "assert", gast.ListComp: "listcomp", gast.Global: "global",
     gast.BoolOp: "logical", gast.NamedExpr: "walrus", gast.Yield: "unsupported",
@@ -80,6 +80,8 @@ def features(tree: gast.AST, nodes: Optional[Iterable[gast.AST]] = None) -> set:
         elif (t is gast.UnaryOp and type(n.op) is gast.Not) or (
                 t is gast.Compare and (len(n.ops) > 1 or presence_test(n))):
             found.add("logical")
+    if "ifexp" in found:
+        found.add("if")              # the ifelse pass converts both
     if found & {"if", "loop", "delete", "try"}:
         found.add("control")         # a name may be assigned on some paths only
     return found
@@ -119,6 +121,7 @@ def run_passes(tree: gast.AST, ctx: PassContext, until: Optional[str] = None,
                 break
             continue
         named = dict(ctx.namer.counts)
+        ctx.features = present
         tree = fn(tree, ctx)
         # it rewrote (with new flags; the walrus pass adds an `if` and a `break` without any)
         if name in ADDS_FEATURES and (ctx.namer.counts != named or name == "walrus"):
@@ -127,5 +130,6 @@ def run_passes(tree: gast.AST, ctx: PassContext, until: Optional[str] = None,
             on_pass(name, tree)
         if name == until:
             break
+    ctx.features = None
     return tree
 
