@@ -111,6 +111,7 @@ class UnboundReadsTransformer(Transformer):
     def _wrap(self, stmt: gast.stmt, names: Set[str]) -> None:
         if _region_outputs(stmt):
             return
+        indices: Optional[Set[int]] = None    # ids of stmt's subscript indices, read once
         for node in list(_own([stmt])):     # (not the Defined calls added here)
             if isinstance(node, gast.Assign) and not _is_unbinding(node):
                 node.value = self._defined(node.value, names)
@@ -123,21 +124,25 @@ class UnboundReadsTransformer(Transformer):
                 for kw in node.keywords:
                     kw.value = self._defined(kw.value, names)
             elif isinstance(node, (gast.List, gast.Tuple, gast.Set)) and \
-                    isinstance(node.ctx, gast.Load) and not self._in_index(node, stmt):
-                node.elts = [self._defined(e, names) for e in node.elts]
+                    isinstance(node.ctx, gast.Load):
+                if indices is None:
+                    indices = _index_ids(stmt)
+                if id(node) not in indices:     # `x[:, t]`: a tuple of indices, not a display
+                    node.elts = [self._defined(e, names) for e in node.elts]
             elif isinstance(node, gast.Dict):
                 node.values = [self._defined(v, names) for v in node.values]
-
-    @staticmethod
-    def _in_index(node: gast.AST, stmt: gast.stmt) -> bool:
-        """node is the index of a subscript (`x[:, t]`: a tuple of indices, not a display)."""
-        return any(isinstance(n, gast.Subscript) and n.slice is node for n in all_nodes(stmt))
 
     @staticmethod
     def _defined(expr: gast.expr, names: Set[str]) -> gast.expr:
         if isinstance(expr, gast.Name) and isinstance(expr.ctx, gast.Load) and expr.id in names:
             return templates.replace_expr("_jst.Defined(name)", name=expr)
         return expr
+
+
+def _index_ids(stmt: gast.AST) -> Set[int]:
+    """ids of the indices of stmt's subscripts (wrapping reads in Defined leaves them in place:
+    one walk serves every display of the statement)."""
+    return {id(n.slice) for n in all_nodes(stmt) if type(n) is gast.Subscript}
 
 
 def transform(node: gast.AST, ctx: PassContext) -> gast.AST:
