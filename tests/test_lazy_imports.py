@@ -123,3 +123,35 @@ def test_submodules_named_like_functions_keep_the_function():
     from dy2st.jit import graph_break
     assert callable(graph_break.explain) and graph_break.explain.__module__.endswith("explain")
     assert type(dy2st.jit.load).__name__ == "function"
+
+
+
+
+SUBMODULE_NAMES = """
+    import importlib, json, pkgutil, sys
+    import dy2st, dy2st.nn, dy2st.static, dy2st.static.nn, dy2st.vision, dy2st.jit
+    packages = (dy2st, dy2st.static, dy2st.vision, dy2st.nn, dy2st.jit)
+    names = [(p, i.name) for p in packages for i in pkgutil.iter_modules(p.__path__)
+             if i.name in getattr(p, "__all__", ())]
+    if sys.argv[-1] == "submodules first":
+        for p, name in names:
+            importlib.import_module(f"{p.__name__}.{name}")
+    print(json.dumps({f"{p.__name__}.{name}": type(getattr(p, name)).__name__
+                      for p, name in names}))
+"""
+
+
+def test_no_public_name_is_shadowed_by_a_submodule_import(tmp_path):
+    """Importing a submodule sets the package attribute of its name, so a public name served
+    lazily from a submodule of the same name became that module when the submodule was
+    imported first (paddle.static.py_func was a module after paddle.static.nn.py_func)."""
+    names_first = run_child(SUBMODULE_NAMES, tmp_path)
+    modules_first = run_child(SUBMODULE_NAMES.replace("sys.argv[-1]", "'submodules first'"),
+                              tmp_path)
+    assert names_first["dy2st.static.nn"] == "module"
+    assert modules_first == names_first
+
+
+def test_static_functions_stay_functions_after_static_nn_is_used():
+    dy2st.static.nn.py_func
+    assert callable(dy2st.static.py_func) and callable(dy2st.static.auc)

@@ -60,8 +60,8 @@ _LAZY = {
     "set_program_state": "static.persistence:set_program_state",
     "ExponentialMovingAverage": "static.ema:ExponentialMovingAverage",
     "WeightNormParamAttr": "nn.param_attr:WeightNormParamAttr",
-    "auc": "static.auc:auc",
-    "py_func": "static.py_func:py_func",
+    "auc": "static.auc_metric:auc",
+    "py_func": "static.host_function:py_func",
 }
 __getattr__ = _lazy_getattr(__name__, _LAZY, globals(), root="dy2st")
 

@@ -15,7 +15,7 @@ __all__ = ["cond", "while_loop", "fc", "case", "switch_case", "static_pylayer", 
            *_LAYERS]
 # the layer functions build dy2st.nn layers: loaded on first use (static loads with jit)
 __getattr__ = _lazy_getattr(__name__, {**{n: "nn_layers" for n in _LAYERS},
-                                       "static_pylayer": "pylayer", "py_func": "py_func"},
+                                       "static_pylayer": "pylayer", "py_func": "host_function"},
                             globals(),
                             same_name=True, root="dy2st.static")
 
