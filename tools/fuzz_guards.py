@@ -323,7 +323,9 @@ def generate(seed: int, n_calls: int = 5) -> Program:
     return Program(seed, source, layer, calls)
 
 
-def _load(source: str, directory: str, name: str) -> Any:
+def load_module(source: str, directory: str, name: str) -> Any:
+    """Module `name` made from `source` written to a file in `directory` (to_static reads a
+    function's source from its file), imported without touching sys.modules."""
     path = os.path.join(directory, f"{name}.py")
     with open(path, "w") as fh:
         fh.write(source)
@@ -376,8 +378,8 @@ def check(program: Program, directory: str, show: bool = False,
     """(calls made, the first disagreement or None) of one program. With `stale` (a list),
     every call is made and the numbers of the calls that disagree are appended to it."""
     import dy2st as paddle
-    eager = _load(program.source, directory, f"guards_{program.seed}_eager")
-    static = _load(program.source, directory, f"guards_{program.seed}_static")
+    eager = load_module(program.source, directory, f"guards_{program.seed}_eager")
+    static = load_module(program.source, directory, f"guards_{program.seed}_static")
     if program.layer:
         e_fn, s_fn = eager.net, paddle.jit.to_static(static.net)
     else:

@@ -13,7 +13,6 @@ the same changes are run in both."""
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import sys
 import tempfile
@@ -26,20 +25,11 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from fuzz_guards import load_module  # noqa: E402
 from guard_attack_cases import CASES, HEADER, Case  # noqa: E402
 
 MODES = [("full_graph", True, False), ("default", False, False), ("default+break", False, True)]
 X = (np.arange(6, dtype=np.float32).reshape(2, 3) - 2.0) / 3.0
-
-
-def _load(source: str, directory: str, name: str) -> Any:
-    path = os.path.join(directory, f"{name}.py")
-    with open(path, "w") as fh:
-        fh.write(source)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _value(fn: Any, brk: bool) -> Tuple[str, Any]:
@@ -57,8 +47,8 @@ def run_case(case: Case, full_graph: bool, brk: bool, directory: str,
     """The stale (or otherwise disagreeing) calls of one case in one mode, described."""
     import dy2st as paddle
     source = HEADER + case.body
-    eager = _load(source, directory, f"attack_{tag}_eager")
-    static = _load(source, directory, f"attack_{tag}_static")
+    eager = load_module(source, directory, f"attack_{tag}_eager")
+    static = load_module(source, directory, f"attack_{tag}_static")
     s_fn = paddle.jit.to_static(static.run, full_graph=full_graph)
     bad = []
     for i, change in enumerate([""] + list(case.changes)):

@@ -12,18 +12,25 @@ import numpy as np
 
 from ...runtime.tensor import Tensor
 from . import draw
-from .functional import center_crop, crop, hflip, normalize, pair, resize, to_tensor, vflip
-from .images import image_size
-from .photometric import (
+from .functional import (
     adjust_brightness,
     adjust_contrast,
     adjust_hue,
     adjust_saturation,
-    as_array as _as_array,
+    center_crop,
+    crop,
     erase,
+    hflip,
+    normalize,
     pad,
+    pair,
+    resize,
     to_grayscale,
+    to_tensor,
+    vflip,
 )
+from .images import image_size
+from .photometric import as_array as _as_array
 
 __all__ = ["Compose", "ToTensor", "Normalize", "Resize", "CenterCrop", "RandomCrop",
            "RandomHorizontalFlip", "RandomVerticalFlip", "Transpose", "BaseTransform",
