@@ -203,3 +203,18 @@ def test_bfloat16_o1_keeps_paddle_331_black_list_in_float32():
     assert (s.dtype, m.dtype, e.dtype) == (paddle.float32,) * 3
     with paddle.amp.auto_cast(level="O2", dtype="bfloat16"):
         assert F.softmax(paddle.matmul(x, w)).dtype == paddle.bfloat16
+
+
+@pytest.mark.parametrize("convert", [False, True])
+def test_bmm_is_gray_not_white_as_in_paddle(convert):
+    def f(a, b):
+        return paddle.bmm(a, b), paddle.matmul(a, b)
+
+    run = paddle.jit.to_static(f) if convert else f
+    a, b = paddle.to_tensor(randn(0, 2, 3, 4)), paddle.to_tensor(randn(1, 2, 4, 5))
+    with paddle.amp.auto_cast(level="O1", dtype="float16"):
+        batched, product = run(a, b)
+        low = run(a.astype("float16"), b.astype("float16"))[0]
+    assert batched.dtype == paddle.float32 and product.dtype == paddle.float16
+    assert low.dtype == paddle.float16
+    np.testing.assert_allclose(batched.numpy(), np.matmul(a.numpy(), b.numpy()), rtol=1e-5)
