@@ -60,7 +60,7 @@ _exclude("device", "CUDAPlace CUDAPinnedPlace XPUPinnedPlace IPUPlace XPUPlace C
          "get_cuda_rng_state set_cuda_rng_state cuda pin_memory flash_attn_qkvpacked "
          "flash_attention_v3_varlen flash_attn_varlen_qkvpacked flashmask_attention "
          "moe_permute moe_unpermute top_p_sampling")
-_exclude("distributed", "DataParallel SyncBatchNorm DistributedBatchSampler shard_index "
+_exclude("distributed", "DataParallel DistributedBatchSampler shard_index "
          "class_center_sample margin_cross_entropy is_dist")
 _exclude("sparse", "sparse_attention to_sparse_coo to_sparse_csr to_dense coalesce values "
          "indices crows cols nnz is_sparse is_sparse_coo is_sparse_csr get_selected_rows "
