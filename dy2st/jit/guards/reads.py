@@ -25,6 +25,10 @@ VALUES = ("[?]",)
 ALL_ATTRIBUTES = "__dict__"
 CLASS = "__class__"         # `type(obj)` is the step `obj.__class__`
 _ELSEWHERE = ("", "", ())   # a local assigned from something that is no access path
+# a local assigned an empty `[]` / `{}`: a new object every call, whose methods (`acc.append`)
+# are new bound methods every call; guarding them would retrace every call
+_FRESH = ("fresh", "", ())
+_EMPTY_DISPLAYS = frozenset(("BUILD_LIST", "BUILD_MAP"))
 _CALLS = frozenset(("PRECALL", "CALL", "CALL_FUNCTION", "CALL_METHOD"))
 # calls whose result may have a path read off it (`pick(cfg).k`): chains rooted at RESULT
 _RESULT_CALLS = _CALLS | {"CALL_FUNCTION_KW", "CALL_FUNCTION_EX"}
@@ -159,7 +163,10 @@ class _Walk:
                 self.aliases.setdefault(ins.argval, []).append(target or _ELSEWHERE)
             else:
                 self.stores[ins.argval] = self.stores.get(ins.argval, 0) + 1
-                self.aliases.setdefault(ins.argval, []).append(_ELSEWHERE)
+                before = ins_list[k - 1] if k else None
+                fresh = before is not None and before.opname in _EMPTY_DISPLAYS and \
+                    before.arg == 0
+                self.aliases.setdefault(ins.argval, []).append(_FRESH if fresh else _ELSEWHERE)
             return
         if op != "GET_ITER":
             self.pending_iter = None
@@ -326,7 +333,7 @@ class _Walk:
                 if _ELSEWHERE in targets or not targets and (kind, name, path) in self.chains:
                     opaque.add(name)    # also assigned from a call or an expression: captured
                 for tkind, tname, tpath in targets:     # each path it may hold is guarded
-                    if not tkind:
+                    if not tkind or tkind == _FRESH[0]:
                         continue
                     full = (tpath + path)[:MAX_DEPTH]
                     if full:
