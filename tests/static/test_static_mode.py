@@ -5,18 +5,6 @@ import pytest
 
 import dy2st as paddle
 from dy2st import static
-from dy2st.runtime import state
-
-
-@pytest.fixture
-def static_mode():
-    paddle.enable_static()
-    try:
-        yield
-    finally:
-        state.reset()
-        from dy2st.runtime import program
-        program._default_main["program"] = None
 
 
 def _data(n=16, seed=0):

@@ -8,21 +8,9 @@ import pytest
 import dy2st as paddle
 from dy2st import static
 from dy2st.metric import Auc
-from dy2st.runtime import state
 
 RNG = np.random.default_rng(0)
 XS = RNG.standard_normal((6, 3)).astype("float32")
-
-
-@pytest.fixture
-def static_mode():
-    paddle.enable_static()
-    try:
-        yield
-    finally:
-        state.reset()
-        from dy2st.runtime import program
-        program._default_main["program"] = None
 
 
 def _trainables(main):
