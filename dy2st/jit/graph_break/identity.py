@@ -11,6 +11,7 @@ from ...autograd.tape import adopt
 from ...format.input_spec import InputSpec
 from ...runtime import ops
 from ...runtime.control_flow.cond import UndefinedVar, is_undefined
+from ...runtime.inplace import as_flag, condition, is_dense_var, reachable
 from ...runtime.program import Variable
 from ...runtime.pytree import flatten, leaves_at, unflatten
 from ...runtime.side_effects import REFUSED
@@ -73,18 +74,24 @@ class Identity:
               changed (`acc[0] = v`, `d['k'] = v`, `acc.append(v)`); their new contents come last
     whole     the structure of (result, contents of the mutated containers)
     same      per leaf of `whole`: None, ("in", input index) when it is that input's object,
-              ("out", j) when it is the object of the earlier leaf j"""
+              ("out", j) when it is the object of the earlier leaf j
+    maybe     (leaf j, ("in", k) or ("out", j2), flag index): leaf j is that object on some
+              paths only (`h = g if c else h` with a tensor c), when its flag, returned last,
+              is true"""
 
     def __init__(self, tree: Any, changed: List[int], mutated: List[Tuple], whole: Any,
                  same: List[Optional[Tuple[str, int]]], kept: Optional[List[List[Any]]] = None,
                  shared: Optional[List[Tuple[Tuple, Tuple[str, Tuple]]]] = None,
-                 undefined: Optional[List[Tuple[int, Any, Optional[int]]]] = None) -> None:
+                 undefined: Optional[List[Tuple[int, Any, Optional[int]]]] = None,
+                 maybe: Optional[List[Tuple[int, Tuple[str, int], int]]] = None) -> None:
         self.tree, self.changed, self.mutated, self.whole, self.same = \
             tree, changed, mutated, whole, same
         self.kept = kept or [[] for _ in mutated]
         self.shared = shared or []
         self.undefined = undefined or []
-        self.extended = bool(changed or mutated or any(k is not None for *_, k in self.undefined))
+        self.maybe = maybe or []
+        self.extended = bool(changed or mutated or self.maybe or
+                             any(k is not None for *_, k in self.undefined))
         self.trivial = not self.extended and not any(same) and not self.shared and \
             not self.undefined
 
@@ -162,9 +169,12 @@ class Tracer:
         kept = [[k for k in (range(len(obj)) if type(obj) is list else list(obj))
                  if type(obj[k]) in (list, dict) and at.get(path + (k,)) is obj[k]]
                 for path, obj in found]
+        maybe, alias_flags = _path_aliases(leaves, same, self.symbols, index)
         undefined, flags, leaves = _undefined_outputs(leaves)
+        maybe = [(j, how, len(flags) + k) for j, how, k in maybe]
+        flags += alias_flags
         identity = Identity(flatten(out)[1], changed, [p for p, _ in found], whole, same,
-                            kept, shared, undefined)
+                            kept, shared, undefined, maybe)
         if flags:
             out, contents = unflatten(whole, leaves)
         if not identity.extended:
@@ -185,6 +195,31 @@ class Tracer:
             else:
                 seen[id(obj)] = path
         return shared
+
+
+def _path_aliases(leaves: List[Any], same: List[Optional[Tuple[str, int]]],
+                  symbols: List[Any], index: Dict[int, int]
+                  ) -> Tuple[List[Tuple[int, Tuple[str, int], int]], List[Any]]:
+    """Outputs that are an input's object, or an earlier output's, on some paths only (a tensor
+    `if` or loop left a path alias between them): (leaf j, what it is then, flag index) and the
+    bool flags to return, so that the call makes them one object where eager code has one."""
+    maybe: List[Tuple[int, Tuple[str, int], int]] = []
+    flags: List[Any] = []
+    earlier: Dict[int, int] = {}
+    for j, leaf in enumerate(leaves):
+        if not is_dense_var(leaf) or same[j] is not None:
+            continue
+        near = reachable(leaf)
+        for k, sym in enumerate(symbols):
+            if index[id(sym)] == k and id(sym) in near and is_dense_var(sym):
+                maybe.append((j, ("in", k), len(flags)))
+                flags.append(as_flag(condition(near[id(sym)][1])))
+        for key, j2 in earlier.items():
+            if key in near:
+                maybe.append((j, ("out", j2), len(flags)))
+                flags.append(as_flag(condition(near[key][1])))
+        earlier.setdefault(id(leaf), j)
+    return maybe, flags
 
 
 def _undefined_outputs(leaves: List[Any]) -> Tuple[List[Tuple[int, Any, Optional[int]]],
@@ -210,6 +245,10 @@ def _undefined_outputs(leaves: List[Any]) -> Tuple[List[Tuple[int, Any, Optional
             leaves[j] = ops.assign(leaf)
             table[leaf.name] = entry
     return undefined, flags, leaves
+
+
+def _true(flag: Any) -> bool:
+    return bool(np.asarray(flag.numpy() if isinstance(flag, Tensor) else flag))
 
 
 def _follow(root: Any, path: Tuple) -> Any:
@@ -253,9 +292,14 @@ def restore(identity: Identity, value: Any, args: Tuple, kwargs: Dict) -> Any:
                 leaves[j] = inputs[k]
         else:
             leaves[j] = leaves[k]
+    for j, (kind, k), f in identity.maybe:
+        if leaves[j] is not (inputs[k] if kind == "in" else leaves[k]) and _true(flags[f]):
+            if kind == "out":
+                leaves[j] = leaves[k]
+            elif isinstance(inputs[k], Tensor):
+                leaves[j] = inputs[k]
     for j, undefined, k in identity.undefined:
-        if k is None or not bool(np.asarray(flags[k].numpy() if isinstance(flags[k], Tensor)
-                                            else flags[k])):
+        if k is None or not _true(flags[k]):
             leaves[j] = undefined
     value, contents = unflatten(identity.whole, leaves)
     root = (args, kwargs)
