@@ -14,7 +14,7 @@ from ..runtime.state import _state
 from ..runtime.tensor import Tensor
 from ..runtime.tensor_methods import INPLACE
 from .backward_hooks import run_after_backward
-from .engine import GradientError, as_grad, ones_like_grad, run_backward
+from .engine import GradientError, as_grad, ones_like_grad, run_backward, unused_input
 from .tape import adopt, check_inplace, needs_tape
 
 Tensors = Union[Tensor, Sequence[Tensor]]
@@ -70,29 +70,27 @@ def grad(outputs: Tensors, inputs: Tensors, grad_outputs: Any = None,
          no_grad_vars: Any = None) -> List[Optional[Tensor]]:
     """The gradients of `outputs` with respect to `inputs` (a list, one per input); leaves'
     `.grad` are left alone. `create_graph=True` records the gradient computation itself so it
-    can be differentiated again."""
+    can be differentiated again; no gradient flows through `no_grad_vars`. As in Paddle 3.3.1
+    (whose paddle.grad runs on a copy of the graph), the graph is never freed: a later
+    `paddle.grad` or `backward()` through it works whatever `retain_graph` says."""
     outs, ins = _as_list(outputs), _as_list(inputs)
     if outs and isinstance(outs[0], Variable):
-        # lazy: keeps autograd.static_api out of `import dy2st` (loaded on first use)
-        from .static_api import gradients
-        return gradients(outs, ins, grad_outputs)
-    if no_grad_vars:
-        raise NotImplementedError("paddle.grad(no_grad_vars=...) is not supported; detach() "
-                                  "those tensors before computing outputs instead")
+        # lazy: keeps static autograd out of `import dy2st` (loaded on first use)
+        from .traced_paddle_grad import grad_of_variables
+        return grad_of_variables(outs, ins, grad_outputs, create_graph, allow_unused,
+                                 _as_list(no_grad_vars))
     _check_differentiable(outs, "paddle.grad")
-    for x in ins:
+    for x in ins + _as_list(no_grad_vars):
         if not isinstance(x, Tensor):
-            raise TypeError(f"paddle.grad: inputs must be Tensors, got {type(x).__name__}")
-    retain = create_graph if retain_graph is None else retain_graph
-    found = run_backward(outs, _seeds(outs, grad_outputs), retain, create_graph, capture=ins)
+            raise TypeError(f"paddle.grad: inputs and no_grad_vars must be Tensors, got "
+                            f"{type(x).__name__}")
+    found = run_backward(outs, _seeds(outs, grad_outputs), True, create_graph, capture=ins,
+                         blocked=_as_list(no_grad_vars))
     result = []
     for i, (x, g) in enumerate(zip(ins, found)):
         if g is None:
             if not allow_unused:
-                raise GradientError(
-                    f"paddle.grad: input {i} (shape {x.shape}) is not used to compute the "
-                    "outputs (or stop_gradient=True on the way); pass allow_unused=True to get "
-                    "None for it")
+                raise unused_input(i, x._value.shape)
             result.append(None)
             continue
         if not create_graph:

@@ -50,6 +50,16 @@ def _freed(node: Node) -> GradientError:
         "the first backward (or paddle.grad) to backward again")
 
 
+class UnusedInputError(GradientError, ValueError):
+    """An input of `paddle.grad` that the outputs do not reach (Paddle raises a ValueError)."""
+
+
+def unused_input(index: int, shape: Any) -> UnusedInputError:
+    return UnusedInputError(
+        f"paddle.grad: input {index} (shape {list(shape)}) is not used to compute the outputs "
+        "(or stop_gradient=True on the way); pass allow_unused=True to get None for it")
+
+
 def _graph(roots: Sequence[Node]) -> Tuple[Dict[Node, int], List[Node]]:
     """Consumer counts of every node reachable from roots, and the nodes in discovery order."""
     deps: Dict[Node, int] = {}
@@ -76,9 +86,10 @@ def _graph(roots: Sequence[Node]) -> Tuple[Dict[Node, int], List[Node]]:
     return deps, order
 
 
-def _useful(order: List[Node], deps: Dict[Node, int], targets: set) -> set:
-    """The nodes from which some target (a (node, index) or a leaf id) can be reached, found in
-    one pass over the nodes in reverse topological order (consumers before producers)."""
+def _useful(order: List[Node], deps: Dict[Node, int], targets: set, stops: Any = ()) -> set:
+    """The nodes from which some target (a (node, index) or a leaf id) can be reached without
+    passing a stop, found in one pass over the nodes in reverse topological order (consumers
+    before producers)."""
     remaining = dict(deps)
     ready = [n for n in order if remaining.get(n, 0) == 0]
     topo: List[Node] = []
@@ -96,8 +107,10 @@ def _useful(order: List[Node], deps: Dict[Node, int], targets: set) -> set:
             if e is None:
                 continue
             child = e[0]
-            if (isinstance(child, Node) and (child in useful or (child, e[1]) in targets)) \
-                    or (not isinstance(child, Node) and id(child) in targets):
+            key = (child, e[1]) if isinstance(child, Node) else id(child)
+            if key in stops:
+                continue
+            if key in targets or (isinstance(child, Node) and child in useful):
                 useful.add(node)
                 break
     return useful
@@ -142,18 +155,24 @@ def _run_rule(node: Node, grads: List[Any], create_graph: bool) -> Sequence[Any]
         raise GradientError(f"{e} (op {node.op_type}{where})") from None
 
 
+def grad_key(t: Tensor) -> Any:
+    """What a tensor's gradient arrives at: its node's output, or the leaf itself."""
+    return (t._node, t._out_index) if t._node is not None else id(t)
+
+
 def run_backward(roots: Sequence[Tensor], seeds: Sequence[Tensor], retain_graph: bool,
-                 create_graph: bool, capture: Optional[Sequence[Tensor]] = None
-                 ) -> Optional[List[Optional[Tensor]]]:
+                 create_graph: bool, capture: Optional[Sequence[Tensor]] = None,
+                 blocked: Optional[Sequence[Tensor]] = None) -> Optional[List[Optional[Tensor]]]:
     """Propagate seeds from roots. With `capture`, return the gradients of those tensors instead
-    of accumulating into leaves' `.grad`."""
+    of accumulating into leaves' `.grad`; no gradient flows through the `blocked` tensors
+    (paddle.grad's no_grad_vars)."""
     root_nodes = []
     buffers: Dict[Node, List[Any]] = {}
     captured: Dict[Any, Optional[Tensor]] = {}
     targets: set = set()
     if capture is not None:
         for t in capture:
-            targets.add((t._node, t._out_index) if t._node is not None else id(t))
+            targets.add(grad_key(t))
     leaf_seeds = []
     for r, s in zip(roots, seeds):
         if r._node is None:
@@ -165,8 +184,9 @@ def run_backward(roots: Sequence[Tensor], seeds: Sequence[Tensor], retain_graph:
         buf[r._out_index] = _add(buf[r._out_index], s, create_graph)
         if r._node not in root_nodes:
             root_nodes.append(r._node)
+    stops = {grad_key(t) for t in blocked} if blocked else ()
     deps, order = _graph(root_nodes)
-    useful = _useful(order, deps, targets) if capture is not None else None
+    useful = _useful(order, deps, targets, stops) if capture is not None else None
     ready = [n for n in root_nodes if deps.get(n, 0) == 0]
     saved_mode = _state.grad_enabled
     _state.grad_enabled = create_graph
@@ -186,7 +206,8 @@ def run_backward(roots: Sequence[Tensor], seeds: Sequence[Tensor], retain_graph:
                 for i, g in enumerate(grads):
                     if (node, i) in targets:
                         captured[(node, i)] = g
-            if useful is None or node in useful:
+            if (useful is None or node in useful) and \
+                    not (stops and all(g is None for g in grads)):  # all it gets is blocked
                 in_grads = _run_rule(node, grads, create_graph)
                 if len(in_grads) != len(node.edges):
                     raise GradientError(f"the gradient rule of {node.op_type} returned "
@@ -199,6 +220,9 @@ def run_backward(roots: Sequence[Tensor], seeds: Sequence[Tensor], retain_graph:
                 child, idx = e
                 if g is not None:
                     g = _checked(node, i, g)
+                if stops and g is not None and \
+                        ((child, idx) if isinstance(child, Node) else id(child)) in stops:
+                    g = None
                 if isinstance(child, Node):
                     if g is not None:
                         buf = buffers.setdefault(child, [None] * len(child.out_values))
@@ -215,8 +239,7 @@ def run_backward(roots: Sequence[Tensor], seeds: Sequence[Tensor], retain_graph:
         _state.grad_enabled = saved_mode
     if capture is None:
         return None
-    return [captured.get((t._node, t._out_index) if t._node is not None else id(t))
-            for t in capture]
+    return [captured.get(grad_key(t)) for t in capture]
 
 
 def _checked(node: Node, i: int, g: Any) -> Tensor:

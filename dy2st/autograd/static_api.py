@@ -10,7 +10,7 @@ from ..runtime.tensor import Parameter, Tensor
 from .static_backward import append_backward_ops
 
 
-def _as_var(program: Program, x: Any) -> Variable:
+def as_var(program: Program, x: Any) -> Variable:
     if isinstance(x, Variable):
         return x
     if isinstance(x, Tensor):
@@ -35,7 +35,7 @@ def seed_gradients(program: Program, targets: List[Variable], given: Any) -> Lis
     seeds = []
     for i, t in enumerate(targets):
         g = given[i] if i < len(given) else None
-        seeds.append(ops.ones_like(t) if g is None else _as_var(program, g))
+        seeds.append(ops.ones_like(t) if g is None else as_var(program, g))
     return seeds
 
 
@@ -47,16 +47,18 @@ def trainable_parameters(program: Program) -> List[str]:
 
 def gradients(targets: Any, inputs: Any, target_gradients: Any = None,
               no_grad_set: Any = None) -> List[Optional[Variable]]:
-    """Append gradient ops; returns d(sum targets)/d(input) for each input (None when unused)."""
+    """Append gradient ops; returns d(sum targets)/d(input) for each input (None when unused);
+    no gradient flows through the variables of `no_grad_set` (Variables or names)."""
     targets = _list(targets)
     if not targets:
         raise ValueError("gradients: no targets given")
     program = targets[0].block.program
     with _building(program):
-        targets = [_as_var(program, t) for t in targets]
-        ins = [_as_var(program, x) for x in _list(inputs)]
+        targets = [as_var(program, t) for t in targets]
+        ins = [as_var(program, x) for x in _list(inputs)]
+        blocked = [as_var(program, v).name for v in _list(no_grad_set)]
         seeds = seed_gradients(program, targets, target_gradients)
-        grads = append_backward_ops(program, targets, seeds, [v.name for v in ins])
+        grads = append_backward_ops(program, targets, seeds, [v.name for v in ins], blocked)
     return [grads[v.name] for v in ins]
 
 
@@ -67,9 +69,9 @@ def append_backward(loss: Variable, parameter_list: Optional[Sequence[Any]] = No
     parameters it depends on (every trainable parameter when parameter_list is None)."""
     program = loss.block.program
     with _building(program):
-        names = ([_as_var(program, p).name for p in parameter_list] if parameter_list is not None
+        names = ([as_var(program, p).name for p in parameter_list] if parameter_list is not None
                  else trainable_parameters(program))
-        skip = {(_as_var(program, v).name if not isinstance(v, str) else v)
+        skip = {(as_var(program, v).name if not isinstance(v, str) else v)
                 for v in _list(no_grad_set)}
         names = [n for n in names if n not in skip]
         grads = append_backward_ops(program, [loss], seed_gradients(program, [loss], None), names)

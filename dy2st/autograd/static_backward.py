@@ -156,11 +156,13 @@ def _op_grad(scope: Any, op: Operator, inputs: List[str], out_grads: List[Any],
 
 
 def append_backward_ops(program: Program, targets: Sequence[Variable], seeds: Sequence[Variable],
-                        wrt: Sequence[str]) -> Dict[str, Optional[Variable]]:
+                        wrt: Sequence[str], blocked: Iterable[str] = ()
+                        ) -> Dict[str, Optional[Variable]]:
     """Append to the global block the ops computing the gradient of sum(target * seed) with
-    respect to each name in `wrt` (None where a name does not reach any target)."""
+    respect to each name in `wrt` (None where a name does not reach any target); no gradient
+    flows through the `blocked` names (an op reading one gives it none)."""
     block = program.global_block()
-    req = requires_grad(program, block, wrt)
+    req = requires_grad(program, block, wrt).difference(blocked)
     grads: Dict[str, Any] = {}
     # gradient ops may read forward values that one path never assigned (zeros of a returned
     # value, residuals): only the forward's own reads must check that they were assigned

@@ -8,7 +8,7 @@ from ..runtime.program import Program, Variable
 from .engine import GradientError
 
 
-def _path(program: Program, outputs: List[Variable], req: Set[str]) -> List[int]:
+def backward_path(program: Program, outputs: List[Variable], req: Set[str]) -> List[int]:
     """Positions of the global block's ops between what needs a gradient and the outputs."""
     ops = program.global_block().ops
     wanted = {o.name for o in outputs}
@@ -27,7 +27,7 @@ def check_not_freed(program: Program, outputs: List[Variable], req: Set[str],
     backward freed; without retain_graph, free the ops it goes through."""
     freed = program.__dict__.setdefault("freed_by_backward", set())
     ops = program.global_block().ops
-    path = _path(program, outputs, req)
+    path = backward_path(program, outputs, req)
     for i in path:          # nearest the outputs first, as eager meets them
         if id(ops[i]) in freed:
             op = ops[i]
@@ -39,3 +39,16 @@ def check_not_freed(program: Program, outputs: List[Variable], req: Set[str],
                 "backward (or paddle.grad) to backward again")
     if not retain_graph:
         freed.update(id(ops[i]) for i in path)
+
+
+def has_loop(program: Program, positions: List[int]) -> bool:
+    """Whether any of the global block's ops at `positions` is or holds a `while`."""
+    ops = program.global_block().ops
+    stack = [ops[i] for i in positions]
+    while stack:
+        op = stack.pop()
+        if op.type == "while":
+            return True
+        for b in op.sub_blocks():
+            stack.extend(program.blocks[b].ops)
+    return False

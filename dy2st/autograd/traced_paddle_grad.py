@@ -1,0 +1,124 @@
+"""`paddle.grad` on Variables: inside a to_static trace it follows eager `paddle.grad` (which
+outputs and inputs need a gradient, `allow_unused`, `no_grad_vars`, `create_graph`, a graph an
+earlier backward freed); in a static-mode program it is `static.gradients`."""
+from __future__ import annotations
+
+from typing import Any, List, Optional, Set
+
+from ..runtime import state
+from ..runtime.dtype import INEXACT_NUMPY
+from ..runtime.program import Program, Variable
+from ..runtime.registry import apply
+from ..runtime.tensor import Parameter, Tensor
+from .engine import GradientError, unused_input
+from .static_api import as_var, gradients, seed_gradients
+from .static_backward import append_backward_ops, requires_grad
+from .traced_inputs import is_to_static_trace, note_input_grads_used
+from .traced_retain import backward_path, check_not_freed, has_loop
+
+
+def grad_of_variables(outputs: List[Variable], inputs: List[Any], grad_outputs: Any,
+                      create_graph: bool, allow_unused: bool, no_grad_vars: List[Any]
+                      ) -> List[Optional[Variable]]:
+    program = outputs[0].block.program
+    if not is_to_static_trace(program):
+        return gradients(outputs, inputs, grad_outputs, no_grad_vars)
+    return traced_paddle_grad(program, outputs, inputs, grad_outputs, create_graph,
+                              allow_unused, no_grad_vars)
+
+
+def _leaves_needing(program: Program) -> List[str]:
+    """Names of what eager autograd starts from: the inputs with stop_gradient=False and the
+    captured tensors that need a gradient (trainable parameters, leaves set so)."""
+    names = [info.name for info in program.__dict__["grad_inputs"].values() if info.needs]
+    for name, t in program.persistables.items():
+        if isinstance(t, Parameter):
+            if t.trainable and not t.stop_gradient:
+                names.append(name)
+        elif isinstance(t, Tensor) and not t.stop_gradient and t._value.dtype in INEXACT_NUMPY:
+            names.append(name)
+    return names
+
+
+def needing_gradient(program: Program) -> Set[str]:
+    """The names of the traced function whose eager tensors would have stop_gradient=False."""
+    # whether an input needs a gradient decides the program: its callers key it by that
+    note_input_grads_used(program)
+    return requires_grad(program, program.global_block(), _leaves_needing(program))
+
+
+def _check_reachable(program: Program, outputs: List[Variable], ins: List[Variable],
+                     blocked: List[str]) -> None:
+    """Refuse a gradient that may also flow through eager operations before the program: an
+    input computed by eager ops that need a gradient (a feed that is not a leaf) reaching the
+    outputs may depend on any other input, parameter or feed, which the program cannot see."""
+    block = program.global_block()
+    outs = {o.name for o in outputs}
+    computed = [info.name for info in program.__dict__["grad_inputs"].values()
+                if info.needs and not info.leaf and info.name not in blocked]
+    reaching = [n for n in computed
+                if outs & requires_grad(program, block, [n]).difference(blocked)]
+    for v in ins:
+        if not (v.name in block.vars and (v.name in program.persistables
+                                          or v.name in program.feed_names)):
+            continue        # computed in the program: its gradient stays in the program
+        others = [n for n in reaching if n != v.name]
+        if others:
+            raise GradientError(
+                f"paddle.grad inside a to_static function: the input `{others[0]}` was computed "
+                "by eager operations that need a gradient, and the gradient may flow through "
+                "them, which the program cannot reach; call paddle.grad after the function "
+                f"returns, or pass a leaf tensor (`{others[0]}.detach()` with "
+                "stop_gradient=False)")
+
+
+def traced_paddle_grad(program: Program, outputs: List[Variable], inputs: List[Any],
+                       grad_outputs: Any, create_graph: bool, allow_unused: bool,
+                       no_grad_vars: List[Any]) -> List[Optional[Variable]]:
+    """The gradient ops of `paddle.grad` appended to the traced program, with eager's results:
+    None (or eager's error) for an input the outputs do not reach through tensors needing a
+    gradient, a gradient that is a constant unless create_graph=True. Like eager paddle.grad
+    (Paddle 3.3.1's), it frees nothing, but fails where an earlier backward freed the graph."""
+    block = program.global_block()
+    if state.current_block() is not block:
+        raise GradientError("paddle.grad() inside a tensor `if` or loop body of a to_static "
+                            "function is not supported; call it at the top level of the "
+                            "function")
+    need = needing_gradient(program)
+    for out in outputs:
+        if out.name not in need:
+            raise GradientError(
+                f"paddle.grad: the tensor (shape {list(out._shape)}) does not depend on any "
+                "tensor that needs a gradient (stop_gradient=True everywhere); set "
+                "stop_gradient=False on an input or use Parameters")
+    given = grad_outputs if isinstance(grad_outputs, (list, tuple)) else \
+        ([] if grad_outputs is None else [grad_outputs])
+    if given and len(given) != len(outputs):
+        raise ValueError(f"{len(given)} gradients given for {len(outputs)} outputs")
+    ins = [as_var(program, x) for x in inputs]
+    blocked = [as_var(program, v).name for v in no_grad_vars]
+    check_not_freed(program, outputs, need.difference(blocked), True)
+    _check_reachable(program, outputs, ins, blocked)
+    if create_graph and has_loop(program, backward_path(program, outputs,
+                                                        need.difference(blocked))):
+        # the gradient of a `while` reads its turns' values from tapes that carry no
+        # gradient, so a second derivative through it would miss terms: refused, not wrong
+        raise GradientError(
+            "paddle.grad(create_graph=True) inside a to_static function through a tensor loop "
+            "is not supported: the second derivative of a `while` cannot be taken in the same "
+            "program; call paddle.grad outside the function (the converted call is "
+            "differentiable twice) or use full_graph=False, which runs this line eagerly")
+    seeds = seed_gradients(program, outputs, grad_outputs)
+    wrt = [v.name for v in ins if v.name in need]
+    grads = append_backward_ops(program, outputs, seeds, wrt, blocked) if wrt else {}
+    result = []
+    for i, v in enumerate(ins):
+        g = grads.get(v.name)
+        if g is None:
+            if not allow_unused:
+                raise unused_input(i, v._shape)
+            result.append(None)
+            continue
+        # eager's gradient is a new tensor with no history unless create_graph=True
+        result.append(g if create_graph else apply("detach", [g]))
+    return result
