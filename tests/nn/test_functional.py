@@ -362,8 +362,36 @@ def test_softmax_keeps_the_formula_values_and_dtype_and_leaves_its_input(dtype):
     e = np.exp(shifted)
     want = (e / np.sum(e, axis=1, keepdims=True)).astype(dtype if dtype.startswith("float") else f32)
     assert out.dtype == want.dtype
-    np.testing.assert_array_equal(out, want)
+    if dtype in ("float32", "float64"):
+        # exp(x) / sum exp(x) without the shift (no overflow possible here): within rounding
+        np.testing.assert_allclose(out, want, rtol=8 * np.finfo(dtype).eps, atol=0)
+    else:
+        np.testing.assert_array_equal(out, want)
     np.testing.assert_array_equal(x, before)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape, axis", [((3, 5), 1), ((4, 3, 6), 0), ((2, 3, 7), -1), ((1, 1), -1),
+                                         ((2, 1200), -1), ((0, 4), -1)])
+def test_softmax_matches_float64_with_and_without_the_shift(dtype, shape, axis):
+    # scores of ordinary size take exp(x) / sum exp(x) directly; large ones (where exp would
+    # overflow), very negative ones (it would underflow), inf and NaN take the max-shifted formula
+    rng = np.random.default_rng(5)
+    for scale, shift in ((3.0, 0.0), (3.0, 500.0), (3.0, -500.0), (3.0, 85.0)):
+        raw = rng.standard_normal(shape) * scale + shift
+        x = raw.astype(dtype)
+        y = x.astype(np.float64)
+        e = np.exp(y - (y.max(axis=axis, keepdims=True) if y.size else 0))
+        want = e / e.sum(axis=axis, keepdims=True)
+        out = F.softmax(paddle.to_tensor(x), axis=axis).numpy()
+        assert out.dtype == np.dtype(dtype) and out.shape == x.shape
+        np.testing.assert_allclose(out, want, rtol=64 * np.finfo(dtype).eps, atol=1e-30)
+    x = np.array([[0.0, np.inf, 1.0], [np.nan, 0.0, 1.0], [-np.inf, 0.0, 1.0]], dtype)
+    out = F.softmax(paddle.to_tensor(x), axis=-1).numpy()
+    with np.errstate(invalid="ignore"):
+        e = np.exp(x - x.max(axis=-1, keepdims=True))
+        want = e / e.sum(axis=-1, keepdims=True)
+    np.testing.assert_array_equal(out, want)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

@@ -1,6 +1,7 @@
 """Normalisation: layer_norm, batch_norm and normalize (Lp), each a fused kernel."""
 from __future__ import annotations
 
+import math
 from typing import Any, Optional
 
 import numpy as np
@@ -9,8 +10,9 @@ from ...autograd.mode import no_grad
 from ...runtime import state
 from ...runtime.dtype import float32
 from ...runtime.ops.operands import as_tensor, cast
+from ...runtime.ops.row_sums import last_axis_squares, last_axis_sums
 from ...runtime.persistable import write_persistable
-from ...runtime.registry import Meta, apply, register_op
+from ...runtime.registry import Meta, apply, register_into, register_op
 from ...runtime.tensor import Tensor
 from .dims import known_dims
 
@@ -22,25 +24,72 @@ def _float_meta(x, *rest, **attrs) -> Meta:
 
 
 # ----------------------------------------------------------------------------- layer_norm
-@register_op("layer_norm", infer=_float_meta)
-def _layer_norm_kernel(x, *affine, begin_axis, epsilon, has_weight, has_bias):
+_ROWS_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def _layer_norm_rows(x: np.ndarray, affine, n: int, epsilon: float, has_weight: bool,
+                     has_bias: bool, out: Optional[np.ndarray]) -> np.ndarray:
+    """layer_norm of a float32 / float64 x over rows of its last n elements, into out (a
+    contiguous array of x's shape and dtype; may be x) or a new array: the centered input is the
+    only full-size array (written into out), the row sums come from einsum's loop, and the
+    per-row scale multiplies: four passes over x where the general path makes seven and two
+    new arrays."""
+    rows = x.reshape(-1, n)
+    mean = last_axis_sums(rows)
+    mean /= n
+    c = np.subtract(rows, mean[:, None], out=None if out is None else out.reshape(-1, n))
+    var = last_axis_squares(c)
+    var /= n
+    var += epsilon
+    np.sqrt(var, out=var)
+    np.reciprocal(var, out=var)
+    c *= var[:, None]
+    rest = list(affine)
+    if has_weight:
+        np.multiply(c, rest.pop(0).reshape(n), out=c, casting="unsafe")
+    if has_bias:
+        np.add(c, rest.pop(0).reshape(n), out=c, casting="unsafe")
+    return c.reshape(x.shape) if out is None else out
+
+
+def layer_norm_array(x: np.ndarray, affine, begin_axis: int, epsilon: float, has_weight: bool,
+                     has_bias: bool, out: Optional[np.ndarray] = None) -> np.ndarray:
+    """layer_norm over x's axes from begin_axis on, into out (x's shape and float dtype; may be
+    x) or a new array; integer and float16 inputs are computed in float32."""
+    n = math.prod(x.shape[begin_axis:])
+    if x.dtype in _ROWS_DTYPES and x.size and (out is None or out.flags.c_contiguous):
+        return _layer_norm_rows(x, affine, n, epsilon, has_weight, has_bias, out)
     axes = tuple(range(begin_axis, x.ndim))
     xf = x.astype(np.float32) if x.dtype.kind != "f" or x.dtype == np.float16 else x
     mean = xf.mean(axis=axes, keepdims=True)
     # two full-size buffers (the centered input and its square), every later step in place
-    out = xf - mean
-    square = np.multiply(out, out)
+    res = xf - mean
+    square = np.multiply(res, res)
     var = square.mean(axis=axes, keepdims=True)
     var += epsilon
     np.sqrt(var, out=var)
-    out /= var
+    res /= var
     tail = x.shape[begin_axis:]
     rest = list(affine)
     if has_weight:
-        np.multiply(out, rest.pop(0).reshape(tail), out=out, casting="unsafe")
+        np.multiply(res, rest.pop(0).reshape(tail), out=res, casting="unsafe")
     if has_bias:
-        np.add(out, rest.pop(0).reshape(tail), out=out, casting="unsafe")
-    return out.astype(x.dtype if x.dtype.kind == "f" else np.float32, copy=False)
+        np.add(res, rest.pop(0).reshape(tail), out=res, casting="unsafe")
+    res = res.astype(x.dtype if x.dtype.kind == "f" else np.float32, copy=False)
+    if out is None:
+        return res
+    np.copyto(out, res)
+    return out
+
+
+@register_op("layer_norm", infer=_float_meta)
+def _layer_norm_kernel(x, *affine, begin_axis, epsilon, has_weight, has_bias):
+    return layer_norm_array(x, affine, begin_axis, epsilon, has_weight, has_bias)
+
+
+@register_into("layer_norm")
+def _layer_norm_into(x, *affine, out, begin_axis, epsilon, has_weight, has_bias):
+    return layer_norm_array(x, affine, begin_axis, epsilon, has_weight, has_bias, out)
 
 
 def layer_norm(x: Any, normalized_shape: Any, weight: Any = None, bias: Any = None,

@@ -158,3 +158,23 @@ def test_linear_and_conv_results_are_fresh_buffers_for_their_activations():
     out = CompiledProgram(main, ["x"], main.fetch_names)([x])[0]
     np.testing.assert_array_equal(x, x_before)
     np.testing.assert_allclose(out, fn(paddle.to_tensor(x)).numpy(), rtol=1e-6, atol=1e-6)
+
+
+def test_softmax_and_layer_norm_write_into_their_dying_inputs():
+    rng = np.random.default_rng(3)
+    w, b = (paddle.to_tensor(rng.standard_normal(8).astype("float32")) for _ in range(2))
+
+    def fn(x):
+        s = paddle.nn.functional.softmax(paddle.matmul(x, x, transpose_y=True) * 0.5, axis=-1)
+        h = paddle.matmul(s, x) + x                        # fresh, dies at layer_norm
+        return paddle.nn.functional.layer_norm(h, 8, w, b)
+    main = _build(fn, shape=(2, 5, 8))
+    plan = _reused(main)
+    types = {op.type for op in main.global_block().ops if op.outputs[0] in plan}
+    assert {"softmax", "layer_norm"} <= types
+    for scale in (1.0, 40.0):             # 40: scores past exp's range take the shifted softmax
+        x = (rng.standard_normal((2, 5, 8)) * scale).astype("float32")
+        x_before = x.copy()
+        out = CompiledProgram(main, ["x"], main.fetch_names)([x])[0]
+        np.testing.assert_array_equal(x, x_before)
+        np.testing.assert_allclose(out, fn(paddle.to_tensor(x)).numpy(), rtol=1e-5, atol=1e-5)
