@@ -1,6 +1,6 @@
 """The same Paddle-API model code on dy2st and its peers, measured in one run (issue 27): a 2-layer
-Transformer encoder with exact GELU, a 3-conv CNN, an LSTM language model, and the encoder's train
-step (forward + backward + Adam).
+Transformer encoder with exact GELU, a 3-conv CNN, LSTM and GRU language models, and the encoder's
+train step (forward + backward + Adam).
 
 Sides: dy2st eager, dy2st to_static, PaddlePaddle eager and to_static when `import paddle` works
 (optional: the Paddle columns are left out without it), and numpy written by hand. One BLAS / OMP
@@ -8,7 +8,7 @@ thread on every side. Prints median ms per call (interleaved rounds, so a burst 
 shared machine hits every side alike), ratios, and the peak memory (tracemalloc) of one dy2st
 to_static call.
 
-Run with `python benchmarks/peers.py [encoder|cnn|lstm|train ...] [--cpu]` from the repository
+Run with `python benchmarks/peers.py [encoder|cnn|lstm|gru|train ...] [--cpu]` from the repository
 root (--cpu: CPU time per call instead of wall time)."""
 from __future__ import annotations
 
@@ -81,14 +81,28 @@ def models(paddle: Any) -> Dict[str, Callable[[], Any]]:
             out, _ = self.lstm(self.embed(tokens))
             return self.head(out)
 
-    return {"encoder": encoder, "cnn": CNN, "lstm": LSTMLM}
+    class GRULM(nn.Layer):
+        """Embedding, a 2-layer GRU, logits over the vocabulary at every step."""
+
+        def __init__(self):
+            super().__init__()
+            self.embed = nn.Embedding(VOCAB, EMBED)
+            self.gru = nn.GRU(EMBED, HIDDEN, num_layers=2)
+            self.head = nn.Linear(HIDDEN, VOCAB)
+
+        def forward(self, tokens):
+            out, _ = self.gru(self.embed(tokens))
+            return self.head(out)
+
+    return {"encoder": encoder, "cnn": CNN, "lstm": LSTMLM, "gru": GRULM}
 
 
 def inputs() -> Dict[str, np.ndarray]:
     rng = np.random.default_rng(0)
     return {"encoder": rng.standard_normal((BATCH, TOKENS, D_MODEL)).astype("float32"),
             "cnn": rng.standard_normal((BATCH, 3, 64, 64)).astype("float32"),
-            "lstm": rng.integers(0, VOCAB, (BATCH, STEPS)).astype("int64")}
+            "lstm": rng.integers(0, VOCAB, (BATCH, STEPS)).astype("int64"),
+            "gru": rng.integers(0, VOCAB, (BATCH, STEPS)).astype("int64")}
 
 
 # ----------------------------------------------------------------------------- numpy by hand
@@ -140,7 +154,32 @@ def numpy_lm(params: Dict[str, np.ndarray]) -> Callable[[np.ndarray], np.ndarray
     return lambda tokens: numpy_lstm(table[tokens], weights) @ w + b
 
 
-NUMPY = {"encoder": numpy_encoder, "cnn": numpy_cnn, "lstm": numpy_lm}
+def numpy_gru_lm(params: Dict[str, np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
+    layers = [(np.ascontiguousarray(params[f"gru.weight_ih_l{i}"].T),
+               np.ascontiguousarray(params[f"gru.weight_hh_l{i}"].T),
+               params[f"gru.bias_ih_l{i}"], params[f"gru.bias_hh_l{i}"]) for i in range(2)]
+    table, w, b = params["embed.weight"], params["head.weight"], params["head.bias"]
+
+    def run(tokens):
+        x = table[tokens]
+        for w_ih_t, w_hh_t, b_ih, b_hh in layers:
+            xg = x @ w_ih_t + b_ih                  # every step's input gates in one product
+            h = np.zeros((x.shape[0], w_hh_t.shape[0]), x.dtype)
+            outs = []
+            for t in range(x.shape[1]):
+                x_r, x_z, x_c = np.split(xg[:, t], 3, axis=-1)
+                h_r, h_z, h_c = np.split(h @ w_hh_t + b_hh, 3, axis=-1)
+                r = 1 / (1 + np.exp(-(x_r + h_r)))
+                z = 1 / (1 + np.exp(-(x_z + h_z)))
+                c = np.tanh(x_c + r * h_c)
+                h = (h - c) * z + c
+                outs.append(h)
+            x = np.stack(outs, 1)
+        return x @ w + b
+    return run
+
+
+NUMPY = {"encoder": numpy_encoder, "cnn": numpy_cnn, "lstm": numpy_lm, "gru": numpy_gru_lm}
 
 
 # ----------------------------------------------------------------------------- the sides
@@ -251,7 +290,8 @@ def train_fns(x: np.ndarray) -> Dict[str, Callable[[], Any]]:
 # ----------------------------------------------------------------------------- report
 SIDES = ["dy2st eager", "dy2st static", "dy2st whole step", "paddle eager", "paddle static",
          "numpy"]
-TARGETS = {"encoder": 1.0, "cnn": 2.0, "lstm": 1.0, "train": 1.5}    # dy2st static / Paddle static
+# dy2st static / Paddle static (the GRU LM has no target in issue 27: measured alongside the LSTM)
+TARGETS = {"encoder": 1.0, "cnn": 2.0, "lstm": 1.0, "gru": 1.0, "train": 1.5}
 
 
 def report(name: str, times: Dict[str, float], mem: int, mem_no_reuse: Optional[int]) -> None:
@@ -273,7 +313,7 @@ def main(argv: List[str]) -> int:
     # --cpu: CPU time of the process (all its threads) per call instead of wall time; on a
     # shared, loaded machine wall time mostly measures the scheduler
     cpu = "--cpu" in argv
-    names = [a for a in argv if a != "--cpu"] or ["encoder", "cnn", "lstm", "train"]
+    names = [a for a in argv if a != "--cpu"] or ["encoder", "cnn", "lstm", "gru", "train"]
     side = f"PaddlePaddle {real_paddle.__version__}" if real_paddle is not None else "no Paddle"
     print(f"one thread per side; {side}; numpy {np.__version__}; "
           f"{'CPU time (process_time)' if cpu else 'wall time'}")

@@ -3,7 +3,7 @@ W^T made contiguous once, and cut into column pieces small enough for the BLAS's
 kernel when a whole product is just too large for it."""
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -33,14 +33,18 @@ def column_pieces(m: int, k: int, n: int) -> int:
 
 class RecurrentWeight:
     """W [n, k] (a weight stored [out, in], as RNN cells keep theirs) prepared for `x @ W^T`:
-    its contiguous transpose, or its column pieces, each made on first use."""
+    its contiguous transpose, or its column pieces, each made on first use; and the plan for the
+    last x's shape and dtype (a loop multiplies the same shape every step)."""
 
-    __slots__ = ("source", "_whole", "_pieces")
+    __slots__ = ("source", "_whole", "_pieces", "_plan")
 
     def __init__(self, w: np.ndarray) -> None:
         self.source = w
         self._whole: Optional[np.ndarray] = None
         self._pieces: Dict[int, List[Tuple[int, int, np.ndarray]]] = {}
+        # ((x.shape, x.dtype), its pieces or None for the whole product): one object, so a
+        # concurrent run reads a matching pair
+        self._plan: Tuple[Any, Optional[List[Tuple[int, int, np.ndarray]]]] = (None, None)
 
     def whole(self) -> np.ndarray:
         t = self._whole
@@ -58,19 +62,30 @@ class RecurrentWeight:
                                      for a, b in zip(cuts, cuts[1:])]
         return got
 
+    def plan(self, x: np.ndarray) -> Optional[List[Tuple[int, int, np.ndarray]]]:
+        """The column pieces x @ W^T runs as, or None for one whole product."""
+        key = (x.shape, x.dtype)
+        plan = self._plan
+        if plan[0] == key:
+            return plan[1]
+        wt, pieces = self.source, None
+        if x.ndim == 2 and x.dtype == wt.dtype and x.dtype in _SPLIT_DTYPES and wt.ndim == 2 \
+                and x.shape[1] == wt.shape[1]:
+            p = column_pieces(x.shape[0], x.shape[1], wt.shape[0])
+            pieces = self.pieces(p) if p > 1 else None
+        self._plan = (key, pieces)
+        return pieces
+
 
 def times_transposed(x: np.ndarray, w: RecurrentWeight) -> np.ndarray:
     """x @ W^T for a 2-D W: the same values as np.matmul(x, W.swapaxes(-1, -2)) (within the
     rounding of the BLAS's kernels: a piece's dot products sum in the same order)."""
-    wt = w.source
-    if x.ndim == 2 and x.dtype == wt.dtype and x.dtype in _SPLIT_DTYPES:
-        m, k = x.shape
-        p = column_pieces(m, k, wt.shape[0])
-        if p > 1 and k == wt.shape[1]:
-            out = np.empty((m, wt.shape[0]), x.dtype)
-            for a, b, piece in w.pieces(p):
-                np.matmul(x, piece, out=out[:, a:b])
-            return out
+    pieces = w.plan(x)
+    if pieces is not None:
+        out = np.empty((x.shape[0], w.source.shape[0]), x.dtype)
+        for a, b, piece in pieces:
+            np.matmul(x, piece, out=out[:, a:b])
+        return out
     whole = w.whole()
     if x.ndim > 2 and x.size and x.shape[-1] == whole.shape[0]:
         # one GEMM over all of x's rows (as matmul_rows): not one per batch index
