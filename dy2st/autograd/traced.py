@@ -12,13 +12,14 @@ from typing import Any, List, Optional
 import numpy as np
 
 from ..runtime import state
-from ..runtime.ops.grad_kernels import cleared, is_dropped
+from ..runtime.ops.grad_kernels import dropped, is_dropped
 from ..runtime.program import Program, Variable
 from ..runtime.registry import apply
 from ..runtime.tensor import Tensor
 from .engine import GradientError
 from .static_api import seed_gradients, trainable_parameters
 from .static_backward import append_backward_ops, requires_grad
+from .traced_branch import branch_gradients, enclosing, surely_given
 from .traced_inputs import (
     InputGrad,
     input_of,
@@ -28,7 +29,7 @@ from .traced_inputs import (
     note_own_backward,
     note_slot_write,
 )
-from .traced_retain import check_not_freed
+from .traced_retain import check_not_freed, free_branch
 
 
 class GradSlot(Tensor):
@@ -47,7 +48,9 @@ class GradSlot(Tensor):
         if g is not None:
             return g._value
         v = self.owner._value
-        return cleared(v.shape, v.dtype)
+        # read as zeros; written back unchanged (a path that computed no gradient), it
+        # leaves `.grad` None, as eager code does
+        return dropped(v.shape, v.dtype)
 
     @_value.setter
     def _value(self, value: np.ndarray) -> None:
@@ -120,6 +123,7 @@ def traced_grad(tensor: Any) -> Optional[Any]:
             if getattr(tensor, "_grad", None) is None:
                 return None
             slot = slot_of(program, tensor)
+    _check_on_every_path(program, key)
     if key in _dropped(program):
         return None
     return program.capture_tensor(slot)
@@ -148,10 +152,16 @@ def traced_clear_grad(tensor: Any, set_to_zero: bool = True) -> None:
     cleared_value = apply("grad_clear", [owner], {"set_to_zero": bool(set_to_zero)})
     program.record_persistable_write(slot, cleared_value)
     note_slot_write(program, key)
+    chain = enclosing(program, "clear_grad()")
     if set_to_zero:
         _dropped(program).discard(key)
     else:
         _dropped(program).add(key)
+        if chain:           # None on this path only
+            _dropped_in_branch(program)[key] = chain[0].idx
+        else:
+            _maybe_none(program).pop(key, None)
+            _dropped_in_branch(program).pop(key, None)
 
 
 def _no_gradient(outputs: List[Variable]) -> GradientError:
@@ -165,29 +175,37 @@ def traced_backward(outputs: List[Variable], grad_tensors: Any,
                     retain_graph: bool = False) -> None:
     program = outputs[0].block.program
     block = program.global_block()
-    if state.current_block() is not block:
-        raise GradientError("backward() inside a tensor `if` or loop body of a to_static "
-                            "function is not supported; call it at the top level")
+    chain = enclosing(program, "backward()")    # a tensor `if` branch (a loop is refused)
     params = [program.persistables[n] for n in trainable_parameters(program)]
     names = {id(p): program.capture_tensor(p).name for p in params}
     inputs = needing_inputs(program)
     wrt = list(names.values()) + [info.name for info in inputs]
-    req = requires_grad(program, block, wrt)
-    if not any(o.name in req for o in outputs):
-        raise _no_gradient(outputs)
-    check_not_freed(program, outputs, req, retain_graph)
     note_own_backward(program)
     seeds = seed_gradients(program, outputs, grad_tensors)
-    grads = append_backward_ops(program, outputs, seeds, wrt)
+    if chain:
+        found = branch_gradients(program, chain, outputs, seeds, wrt)
+        if found is None:
+            raise _no_gradient(outputs)
+        grads, entered = found
+        req = requires_grad(program, block, wrt)
+        check_not_freed(program, entered, req, True)
+        if not retain_graph:
+            free_branch(program, chain[-1].idx, _where(outputs[0]), entered, req)
+    else:
+        req = requires_grad(program, block, wrt)
+        if not any(o.name in req for o in outputs):
+            raise _no_gradient(outputs)
+        check_not_freed(program, outputs, req, retain_graph)
+        grads = append_backward_ops(program, outputs, seeds, wrt)
     for p in params:
         g = grads.get(names[id(p)])
         if g is None:
             continue
         slot = slot_of(program, p)
-        _dropped(program).discard(id(p))
-        note_slot_write(program, id(p))
-        program.record_persistable_write(
-            slot, apply("grad_accumulate", [program.capture_tensor(slot), g]))
+        if chain:
+            note_grad_read(program, p)      # whether it had one decides the program
+            _branch_write(program, id(p), getattr(p, "_grad", None) is not None, chain)
+        _accumulate(program, id(p), slot, g, not chain)
     if inputs:
         note_input_grads_used(program)
     for leader in dict.fromkeys(info.leader for info in inputs):
@@ -198,8 +216,67 @@ def traced_backward(outputs: List[Variable], grad_tensors: Any,
         g = parts[0]
         for more in parts[1:]:      # one tensor passed as several arguments
             g = apply("add", [g, more])
-        slot = _input_slot(program, input_of(program, block.vars[leader]))
-        _dropped(program).discard(leader)
-        note_slot_write(program, leader)
-        program.record_persistable_write(
-            slot, apply("grad_accumulate", [program.capture_tensor(slot), g]))
+        info = input_of(program, block.vars[leader])
+        if chain:
+            _branch_write(program, leader, info.has_grad, chain)
+        _accumulate(program, leader, _input_slot(program, info), g, not chain)
+
+
+def _accumulate(program: Program, key: Any, slot: GradSlot, g: Variable, top: bool) -> None:
+    _dropped(program).discard(key)
+    if top:                 # a gradient on every path now
+        _maybe_none(program).pop(key, None)
+        _dropped_in_branch(program).pop(key, None)
+    note_slot_write(program, key)
+    program.record_persistable_write(
+        slot, apply("grad_accumulate", [program.capture_tensor(slot), g]))
+
+
+def _where(v: Variable) -> str:
+    """The user's line of the op that computed `v`, for messages."""
+    for op in reversed(v.block.ops):
+        if v.name in op.outputs and op.origin is not None:
+            return f'File "{op.origin.file}", line {op.origin.line}'
+    return "in a tensor `if`"
+
+
+def _maybe_none(program: Program) -> dict:
+    """key -> the branch blocks whose backward gave the tensor a `.grad` it had not before
+    (None on a path that runs none of them)."""
+    return program.__dict__.setdefault("maybe_none_grads", {})
+
+
+def _dropped_in_branch(program: Program) -> dict:
+    """key -> the branch block whose clear_grad(set_to_zero=False) dropped the gradient."""
+    return program.__dict__.setdefault("dropped_in_branch", {})
+
+
+def _branch_write(program: Program, key: Any, had: bool, chain: List[Any]) -> None:
+    """A backward in a branch writes the gradient of `key`: when it had none before (or the
+    trace dropped it), `.grad` is None after the `if` on the other path."""
+    if key in _maybe_none(program):
+        _maybe_none(program)[key].add(chain[0].idx)
+        return
+    known = key in program.__dict__.get("slot_writes", ()) and key not in _dropped(program)
+    if had and key not in _dropped(program) or known:
+        return
+    _maybe_none(program)[key] = {chain[0].idx}
+
+
+def _check_on_every_path(program: Program, key: Any) -> None:
+    """Refuse to read a `.grad` that is None on some paths of a tensor `if` and not others."""
+    branches = _maybe_none(program).get(key)
+    dropped = _dropped_in_branch(program).get(key)
+    if branches is not None and not surely_given(program, branches):
+        raise GradientError(
+            "`.grad` read after a tensor `if` whose branch ran backward(): the tensor had no "
+            "gradient before, so `.grad` is None when that branch is not taken and a tensor "
+            "when it is, which one graph cannot hold (an optimizer step skips a parameter "
+            "without one); read it inside the branch, call backward() in both branches or "
+            "outside the `if`, or use full_graph=False (this line then runs eagerly)")
+    if dropped is not None and not surely_given(program, {dropped}):
+        raise GradientError(
+            "`.grad` read after a tensor `if` whose branch ran clear_grad(set_to_zero=False): "
+            "`.grad` is None when that branch is taken and a tensor when it is not, which one "
+            "graph cannot hold; use clear_grad() (zeros) in the branch, or full_graph=False "
+            "(this line then runs eagerly)")
