@@ -40,6 +40,7 @@ def _sibling(name: str):
 
 add_silent = _sibling("fuzz_silent").add_silent
 add_loop_changes = _sibling("fuzz_loops").add_loop_changes
+add_backward = _sibling("fuzz_backward").add_backward
 
 # ----------------------------------------------------------------------------- generator
 TENSORS = ("h", "g")              # [3] float32 tensors, always assigned
@@ -286,6 +287,7 @@ class Generator:
             head, tail = add_silent(self, head)
         if self.loop_change_rng.random() < 0.3:
             head = add_loop_changes(self, head)
+        head, tail = add_backward(self, head, tail)     # a stream of its own
         lines = head + self.lines + tail
         # (programs with graph breaks keep their dict: see docs/fuzzing.md, issue 24)
         if self.holder_rng.random() < 0.3 and self.full_graph:
@@ -557,12 +559,13 @@ def check_source(source: str, seed: int, directory: str, save: bool = True,
     # strict (full_graph=True): a break would hide a conversion bug; only programs whose
     # Python code needs tensor values (FULL_GRAPH = False) run with graph breaks
     full_graph = getattr(module, "FULL_GRAPH", True)
+    gradient = gradient and getattr(module, "GRADIENT", True)     # (tools/fuzz_backward.py)
     make = getattr(module, "make", None)      # a Layer (with hooks) calling f
     eager_fn = make() if make is not None else module.f
     sf = paddle.jit.to_static(make() if make is not None else module.f,
                               input_spec=[InputSpec([None, 3], "float32")],
                               full_graph=full_graph)
-    save = save and full_graph                 # jit.save refuses graph breaks
+    save = save and full_graph and getattr(module, "SAVE", True)  # jit.save refuses breaks
     loaded = None
     runs = 0
     for k, x in enumerate(inputs(seed)):
