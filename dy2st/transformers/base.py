@@ -7,7 +7,7 @@ import gast
 
 from . import anno
 from .context import PassContext
-from .walk import child_nodes
+from .walk import CHILD_FIELDS, child_fields, child_nodes
 
 _AST = gast.AST
 
@@ -60,7 +60,8 @@ class Transformer(gast.NodeTransformer):
 
     def generic_visit(self, node: gast.AST) -> gast.AST:
         fields = node.__dict__
-        for field in node._fields:
+        names = CHILD_FIELDS.get(node.__class__)
+        for field in names if names is not None else child_fields(node.__class__):
             old_value = fields.get(field)
             if type(old_value) is list:
                 new_values = []

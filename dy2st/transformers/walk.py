@@ -3,7 +3,7 @@ _fields are read straight from its __dict__, with no generator per node): the pa
 subtrees many times, and these walks are much of a first conversion's cost."""
 from __future__ import annotations
 
-from typing import List
+from typing import Dict, List, Tuple
 
 import gast
 
@@ -14,11 +14,15 @@ def all_nodes(tree: gast.AST) -> List[gast.AST]:
     """tree and every node below it, in gast.walk's order."""
     out = [tree]
     append = out.append
+    table = CHILD_FIELDS
     for node in out:                 # grows while iterated: breadth first
         fields = node.__dict__
-        for name in node._fields:
+        names = table.get(node.__class__)
+        if names is None:
+            names = child_fields(node.__class__)
+        for name in names:
             value = fields.get(name)
-            if value is None or type(value) is str:
+            if value is None:
                 continue
             if type(value) is list:
                 for v in value:
@@ -34,9 +38,12 @@ def child_nodes(node: gast.AST) -> List[gast.AST]:
     out: List[gast.AST] = []
     append = out.append
     fields = node.__dict__
-    for name in node._fields:
+    names = CHILD_FIELDS.get(node.__class__)
+    if names is None:
+        names = child_fields(node.__class__)
+    for name in names:
         value = fields.get(name)
-        if value is None or type(value) is str:
+        if value is None:
             continue
         if type(value) is list:
             for v in value:
@@ -45,6 +52,25 @@ def child_nodes(node: gast.AST) -> List[gast.AST]:
         elif isinstance(value, _AST):
             append(value)
     return out
+
+
+# Fields that never hold a node (names, flags, comments): the walks skip them. Most nodes are
+# Names and Constants, whose other fields are all of this kind.
+_SCALAR_FIELDS = frozenset(("id", "attr", "type_comment", "kind", "arg", "asname", "module",
+                            "level", "conversion", "is_async", "simple", "tag"))
+_SCALAR_IN = {"Constant": ("value",), "FunctionDef": ("name",), "AsyncFunctionDef": ("name",),
+              "ClassDef": ("name",), "alias": ("name",), "Global": ("names",),
+              "Nonlocal": ("names",), "MatchAs": ("name",), "MatchStar": ("name",),
+              "MatchMapping": ("rest",), "TypeIgnore": ("lineno",)}
+CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def child_fields(cls: type) -> Tuple[str, ...]:
+    """The fields of node class cls that may hold nodes, in _fields order."""
+    scalar = _SCALAR_IN.get(cls.__name__, ())
+    names = tuple(f for f in cls._fields if f not in _SCALAR_FIELDS and f not in scalar)
+    CHILD_FIELDS[cls] = names
+    return names
 
 
 _STATEMENT_LISTS = ("body", "orelse", "finalbody", "handlers")
