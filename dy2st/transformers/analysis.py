@@ -5,7 +5,7 @@ condition, or after the loop; names local to a body are not carried. Liveness is
 conservative: a name read anywhere later (or anywhere in an enclosing loop) is live."""
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Optional, Set
+from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 import gast
 
@@ -116,6 +116,27 @@ def written_names(stmts: Iterable[gast.AST], mutations: bool = True) -> Set[str]
                 target_names(target, out)
         stack.extend(child_nodes(node))
     return out
+
+
+def declarations(fn: gast.FunctionDef) -> Tuple[Set[str], Set[str]]:
+    """(nonlocal, global) names fn itself declares, in one walk of its statements (expressions
+    and nested scopes hold no declarations of fn)."""
+    nonlocals: Set[str] = set()
+    globals_: Set[str] = set()
+    stack = list(fn.body)
+    while stack:
+        n = stack.pop()
+        t = type(n)
+        if t is gast.Nonlocal:
+            nonlocals.update(n.names)
+        elif t is gast.Global:
+            globals_.update(n.names)
+        elif t not in _NO_DECLARATIONS and not isinstance(n, gast.expr):
+            stack.extend(child_nodes(n))
+    return nonlocals, globals_
+
+
+_NO_DECLARATIONS = frozenset((gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef))
 
 
 GROWING_METHODS = {"append", "extend", "insert", "pop"}

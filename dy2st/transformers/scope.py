@@ -25,16 +25,12 @@ def params_of(fn: gast.FunctionDef) -> Set[str]:
 def declared(fn: gast.FunctionDef, kind: Any) -> Set[str]:
     """Names fn itself declares `nonlocal` / `global` (kind: gast.Nonlocal, gast.Global or
     both as a tuple; nested scopes are not looked into)."""
-    out: Set[str] = set()
-    stack = list(fn.body)
-    while stack:
-        n = stack.pop()
-        if isinstance(n, kind):
-            out.update(n.names)
-        elif not isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef,
-                                gast.expr)):
-            stack.extend(child_nodes(n))
-    return out
+    nonlocals, globals_ = analysis.declarations(fn)
+    if kind is gast.Nonlocal:
+        return nonlocals
+    if kind is gast.Global:
+        return globals_
+    return nonlocals | globals_
 
 
 _HELPER_CALLS = {"IfElse", "While", "For"}
@@ -97,10 +93,10 @@ def _helper_reads(stmt: gast.AST) -> Set[str]:
     return found
 
 
-def _read_locals(fn: gast.FunctionDef) -> List[str]:
-    """The names fn binds itself (Python's locals, not its params) that it also reads."""
-    own = analysis.written_names(fn.body, mutations=False) - params_of(fn) - \
-        declared(fn, _PASSED)
+def _read_locals(fn: gast.FunctionDef, written: Set[str], passed: Set[str]) -> List[str]:
+    """The names fn binds itself (Python's locals, not its params) that it also reads (written:
+    analysis.written_names(fn.body, mutations=False); passed: its nonlocal and global names)."""
+    own = written - params_of(fn) - passed
     reads = {n.id for n in all_nodes(fn) if isinstance(n, gast.Name) and
              isinstance(n.ctx, gast.Load)}
     return sorted(own & reads)
@@ -216,14 +212,19 @@ class ControlFlowTransformer(Transformer):
         # a name counts only when the function itself binds it (a local, not a module global).
         # Read once, before the function's statements move into helpers; needed only by the
         # statements this pass converts in the function's own body.
-        if any(type(s) in self.converts for s in all_statements(node, nested_scopes=False)):
-            self._mutated_only[id(node)] = analysis.mutated_names(node.body) - \
-                analysis.written_names(node.body, mutations=False) - params_of(node) - \
-                declared(node, gast.Nonlocal)
+        converts = any(type(s) in self.converts for s in all_statements(node, nested_scopes=False))
+        top = not self.func_stack
+        if converts or top:
+            # the tree is not changed yet: both reads below share these two walks
+            written = analysis.written_names(node.body, mutations=False)
+            nonlocals, globals_ = analysis.declarations(node)
+        if converts:
+            self._mutated_only[id(node)] = analysis.mutated_names(node.body) - written - \
+                params_of(node) - nonlocals
         # a local of the user's function read where a helper does not bind it (`z` assigned
         # only inside a loop body, read before the loop) must fail as unassigned when read, not
         # be looked up as a global: bind every local that is read to UndefinedVar first
-        user_locals = _read_locals(node) if not self.func_stack else []
+        user_locals = _read_locals(node, written, nonlocals | globals_) if top else []
         node = super().visit_FunctionDef(node)
         if user_locals:
             as_globals, by_helpers = _read_as_globals(node, set(user_locals))

@@ -6,7 +6,7 @@ read through `_jst.Defined`, so that the error is raised at the line that reads 
 Reads in operations (`z + 1`, `if z:`) fail at their own line already and stay as they are."""
 from __future__ import annotations
 
-from typing import Any, Iterator, Optional, Set
+from typing import Any, List, Optional, Set
 
 import gast
 
@@ -15,26 +15,20 @@ from .base import Transformer
 from .context import PassContext
 from .walk import all_nodes, child_nodes
 
-_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ListComp, gast.SetComp,
-           gast.DictComp, gast.GeneratorExp, gast.ClassDef)
+_SCOPES = frozenset((gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ListComp,
+                     gast.SetComp, gast.DictComp, gast.GeneratorExp, gast.ClassDef))
 
 
-def _declared(fn: gast.FunctionDef) -> Set[str]:
-    out: Set[str] = set()
-    for node in _own(fn.body):
-        if isinstance(node, (gast.Global, gast.Nonlocal)):
-            out.update(node.names)
-    return out
-
-
-def _own(stmts) -> Iterator[gast.AST]:
+def _own(stmts) -> List[gast.AST]:
     """Nodes of the statements in their own scope (not inside nested functions or lambdas)."""
+    out: List[gast.AST] = []
     stack = list(stmts)
     while stack:
         node = stack.pop()
-        yield node
-        if not isinstance(node, _SCOPES):
+        out.append(node)
+        if type(node) not in _SCOPES:
             stack.extend(child_nodes(node))
+    return out
 
 
 def _params(fn: gast.FunctionDef) -> Set[str]:
@@ -55,8 +49,9 @@ _ENDS = (gast.Return, gast.Raise, gast.Break, gast.Continue)
 
 class UnboundReadsTransformer(Transformer):
     def visit_FunctionDef(self, node: gast.FunctionDef) -> Any:
+        nonlocals, globals_ = analysis.declarations(node)
         self._local = analysis.written_names(node.body, mutations=False) - _params(node) - \
-            _declared(node)
+            nonlocals - globals_
         if self._local:
             self._block(node.body, set())
         _loop_reads(node)
@@ -112,7 +107,7 @@ class UnboundReadsTransformer(Transformer):
         if _region_outputs(stmt):
             return
         indices: Optional[Set[int]] = None    # ids of stmt's subscript indices, read once
-        for node in list(_own([stmt])):     # (not the Defined calls added here)
+        for node in _own([stmt]):     # (not the Defined calls added here)
             if isinstance(node, gast.Assign) and not _is_unbinding(node):
                 node.value = self._defined(node.value, names)
             elif isinstance(node, gast.Return) and node.value is not None:
@@ -154,7 +149,7 @@ def _loop_reads(fn: gast.FunctionDef) -> None:
     reading it is where it fails, as in eager code: `return y` of a name set to None and
     reassigned in a loop or `if` (None cannot be returned from a graph), `h = d["k"]` /
     `return d["k"]` (a key a loop may add or delete: KeyError)."""
-    own = list(_own(fn.body))
+    own = _own(fn.body)
     loops = [n for n in own if isinstance(n, (gast.For, gast.While, gast.If))]
     if not loops:
         return
