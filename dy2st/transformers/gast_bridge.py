@@ -9,6 +9,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 import gast
 
 from . import anno
+from .walk import CHILD_FIELDS, child_fields
 
 AST = ast.AST
 _GAST_NAME, _AST_NAME = gast.Name, ast.Name
@@ -202,10 +203,16 @@ class _InPlace:
                 if tag is None:
                     tag = self.index[id(origin)] = len(self.origins)
                     self.origins.append(origin)
+        names = CHILD_FIELDS.get(cls)        # (the fields that may hold nodes)
+        if names is None:
+            names = child_fields(cls)
         if type(target) is not type:
             target = target(self, node, tag)      # reshapes one of the few kinds that differ
         node.__class__ = target
-        for name, value in fields.items():
+        for name in names:
+            value = fields.get(name)
+            if value is None:
+                continue
             if type(value) is list:
                 value[:] = [self.convert(v, tag) if isinstance(v, AST) else v for v in value]
             elif isinstance(value, AST):
