@@ -5,12 +5,12 @@ condition, or after the loop; names local to a body are not carried. Liveness is
 conservative: a name read anywhere later (or anywhere in an enclosing loop) is live."""
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Optional, Set, Tuple
+from typing import Dict, Iterable, List, NamedTuple, Optional, Set, Tuple
 
 import gast
 
 from . import anno
-from .walk import all_nodes, child_nodes
+from .walk import CHILD_FIELDS, all_nodes, child_fields, child_nodes
 
 # Methods that change the object they are called on: `x.append(v)` counts as a write of x.
 MUTATING_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "update",
@@ -137,6 +137,85 @@ def declarations(fn: gast.FunctionDef) -> Tuple[Set[str], Set[str]]:
 
 
 _NO_DECLARATIONS = frozenset((gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef))
+
+
+class FunctionFacts(NamedTuple):
+    """What the if/loop passes read of a function before converting it, from one walk."""
+    written: Set[str]      # written_names(fn.body, mutations=False)
+    mutated: Set[str]      # mutated_names(fn.body)
+    loads: Set[str]        # names loaded anywhere in fn (nested scopes and signature included)
+    nonlocals: Set[str]    # declarations(fn)
+    globals: Set[str]
+
+
+def function_facts(fn: gast.FunctionDef) -> FunctionFacts:
+    """written_names, mutated_names, the loaded names and the declarations of fn in one walk of
+    its own scope (the rules of each, unchanged) and one of its nested scopes and signature,
+    where only calls and loads count."""
+    written: Set[str] = set()
+    mutated: Set[str] = set()
+    loads: Set[str] = set()
+    nonlocals: Set[str] = set()
+    globals_: Set[str] = set()
+    nested: List[gast.AST] = []
+    stack = list(fn.body)
+    while stack:
+        node = stack.pop()
+        t = type(node)
+        if t is gast.Name:
+            if type(node.ctx) is gast.Load:
+                loads.add(node.id)
+            if node.annotation is not None:
+                nested.append(node.annotation)
+            continue
+        if t in _DEFS:
+            written.add(node.name)
+            for sub in node.body:             # a nested helper's nonlocal names: writes here
+                if type(sub) is gast.Nonlocal:
+                    written.update(sub.names)
+            nested.append(node)
+            continue
+        if t is gast.Lambda:
+            nested.append(node)
+            continue
+        if t is gast.Call:
+            name = _mutating_call_target(node)
+            if name:
+                mutated.add(name)
+            if _callee_name(node.func) == "array_write":
+                target = node.args[2] if len(node.args) > 2 else next(
+                    (k.value for k in node.keywords if k.arg == "array"), None)
+                if type(target) is gast.Name:
+                    written.add(target.id)
+        elif t is gast.alias:
+            written.add((node.asname or node.name).split(".")[0])
+        elif t is gast.Nonlocal:
+            nonlocals.update(node.names)
+        elif t is gast.Global:
+            globals_.update(node.names)
+        else:
+            for target in _assigned_targets(node):
+                target_names(target, written)
+        stack.extend(child_nodes(node))
+    for root in nested:
+        for n in all_nodes(root):
+            t = type(n)
+            if t is gast.Name:
+                if type(n.ctx) is gast.Load:
+                    loads.add(n.id)
+            elif t is gast.Call:
+                name = _mutating_call_target(n)
+                if name:
+                    mutated.add(name)
+    fields = fn.__dict__
+    for field in CHILD_FIELDS.get(type(fn)) or child_fields(type(fn)):
+        if field != "body":               # the signature: its loads only
+            value = fields.get(field)
+            for part in value if type(value) is list else [value]:
+                if isinstance(part, gast.AST):
+                    loads.update(n.id for n in all_nodes(part)
+                                 if type(n) is gast.Name and type(n.ctx) is gast.Load)
+    return FunctionFacts(written, mutated, loads, nonlocals, globals_)
 
 
 GROWING_METHODS = {"append", "extend", "insert", "pop"}

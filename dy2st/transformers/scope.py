@@ -93,13 +93,10 @@ def _helper_reads(stmt: gast.AST) -> Set[str]:
     return found
 
 
-def _read_locals(fn: gast.FunctionDef, written: Set[str], passed: Set[str]) -> List[str]:
-    """The names fn binds itself (Python's locals, not its params) that it also reads (written:
-    analysis.written_names(fn.body, mutations=False); passed: its nonlocal and global names)."""
-    own = written - params_of(fn) - passed
-    reads = {n.id for n in all_nodes(fn) if isinstance(n, gast.Name) and
-             isinstance(n.ctx, gast.Load)}
-    return sorted(own & reads)
+def _read_locals(fn: gast.FunctionDef, facts: analysis.FunctionFacts) -> List[str]:
+    """The names fn binds itself (Python's locals, not its params) that it also reads."""
+    own = facts.written - params_of(fn) - facts.nonlocals - facts.globals
+    return sorted(own & facts.loads)
 
 
 _PASSED = (gast.Nonlocal, gast.Global)
@@ -215,16 +212,14 @@ class ControlFlowTransformer(Transformer):
         converts = any(type(s) in self.converts for s in all_statements(node, nested_scopes=False))
         top = not self.func_stack
         if converts or top:
-            # the tree is not changed yet: both reads below share these two walks
-            written = analysis.written_names(node.body, mutations=False)
-            nonlocals, globals_ = analysis.declarations(node)
+            facts = analysis.function_facts(node)    # (one walk serves both reads below)
         if converts:
-            self._mutated_only[id(node)] = analysis.mutated_names(node.body) - written - \
-                params_of(node) - nonlocals
+            self._mutated_only[id(node)] = facts.mutated - facts.written - params_of(node) - \
+                facts.nonlocals
         # a local of the user's function read where a helper does not bind it (`z` assigned
         # only inside a loop body, read before the loop) must fail as unassigned when read, not
         # be looked up as a global: bind every local that is read to UndefinedVar first
-        user_locals = _read_locals(node, written, nonlocals | globals_) if top else []
+        user_locals = _read_locals(node, facts) if top else []
         node = super().visit_FunctionDef(node)
         if user_locals:
             as_globals, by_helpers = _read_as_globals(node, set(user_locals))

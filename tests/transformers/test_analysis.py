@@ -1,4 +1,6 @@
 """analysis: names read / written, liveness, loop-carried names and branch outputs."""
+import ast
+import os
 import re
 
 import gast
@@ -137,3 +139,43 @@ def test_branch_outputs_are_only_live_names():
     # the cond op has exactly one output
     cond_line = [ln for ln in str(sf.program).splitlines() if "= cond(" in ln][0]
     assert cond_line.split("=")[0].count(":") == 1, cond_line
+
+
+def _facts_by_separate_walks(fn):
+    loads = {n.id for n in gast.walk(fn) if isinstance(n, gast.Name) and
+             isinstance(n.ctx, gast.Load)}
+    return (analysis.written_names(fn.body, mutations=False), analysis.mutated_names(fn.body),
+            loads, *analysis.declarations(fn))
+
+
+def test_function_facts_match_the_separate_walks():
+    fn = parse_fn(
+        "def f(x, n=default, *, k: hint = 2):\n"
+        "    global g\n"
+        "    a = x\n"
+        "    if a:\n"
+        "        nonlocal q\n"
+        "        array_write(x, 0, array=arr)\n"
+        "    items.append(a)\n"
+        "    def inner(v: vhint = w):\n"
+        "        nonlocal total\n"
+        "        total += v\n"
+        "        acc.extend([y for y in u])\n"
+        "    lam = lambda z: seen.add(z) or z2\n"
+        "    class C:\n"
+        "        d.update({})\n"
+        "    import os.path as p, numpy\n"
+        "    return (m := a)\n")
+    facts = analysis.function_facts(fn)
+    assert tuple(facts) == _facts_by_separate_walks(fn)
+    assert facts.written == {"a", "arr", "inner", "total", "lam", "C", "p", "numpy", "m"}
+    assert facts.mutated == {"items", "acc", "seen", "d"}
+    assert {"default", "hint", "vhint", "w", "z2", "u", "x"} <= facts.loads
+    assert (facts.nonlocals, facts.globals) == ({"q"}, {"g"})
+    # and every function of a large module
+    with open(os.path.join(os.path.dirname(ast.__file__), "argparse.py"), encoding="utf-8") as f:
+        tree = gast.ast_to_gast(ast.parse(f.read()))
+    fns = [n for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)]
+    assert len(fns) > 100
+    for fn in fns:
+        assert tuple(analysis.function_facts(fn)) == _facts_by_separate_walks(fn), fn.name
