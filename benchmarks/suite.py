@@ -53,16 +53,17 @@ def check_same(name: str, static_out: Any, eager_out: Any, np_out: Any) -> None:
 
 
 def first_call(fn: Callable, targs: Tuple) -> Tuple[float, float]:
-    """(min, median) seconds of a first call (transform + trace + optimize + compile + run) of
-    a fresh function over FIRST_CALL_TRIES tries, each with the conversion cache cleared; the
-    minimum is the cost without interference from the rest of a shared machine."""
+    """(min, median) CPU seconds (time.process_time) of a first call (transform + trace +
+    optimize + compile + run) of a fresh function over FIRST_CALL_TRIES tries, each with the
+    conversion cache cleared; the minimum is the cost without interference from the rest of a
+    shared machine (wall time there counts other processes' turns on the cores too)."""
     times = []
     for _ in range(FIRST_CALL_TRIES):
         transform.cache.clear()
         sf = paddle.jit.to_static(models.fresh(fn))
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         sf(*targs)
-        times.append(time.perf_counter() - t0)
+        times.append(time.process_time() - t0)
     return min(times), statistics.median(times)
 
 
@@ -105,8 +106,8 @@ def main(names: List[str]) -> int:
     rows = [run_one(n) for n in names]
     ok = True
     print("steady-state call, us per call (min / median of "
-          f"{REPEAT} timeit runs); ratios from the minimums. first call: min / median of "
-          f"{FIRST_CALL_TRIES} fresh functions, target on the minimum")
+          f"{REPEAT} timeit runs); ratios from the minimums. first call: CPU ms, min / median "
+          f"of {FIRST_CALL_TRIES} fresh functions, target on the minimum")
     head = (f"{'bench':<11}{'static':>9}{'med':>9}{'numpy':>9}{'med':>9}{'eager':>9}{'med':>9}"
             f"{'st/np':>7}{'target':>7}{'st/eager':>9}{'target':>7}{'first ms':>9}{'med':>6}"
             f"{'target':>7}  ok")
