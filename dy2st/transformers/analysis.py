@@ -252,26 +252,30 @@ def written_attributes(stmts: Iterable[gast.AST]) -> List[str]:
     order), as source text; those of an `if` or loop nested in them count too, though its
     conversion has moved them into generated branch and body functions."""
     found: List[str] = []
-
-    def walk(node: gast.AST) -> None:
-        if isinstance(node, _SCOPES) and not anno.getanno(node, anno.SKIP):
-            return
-        targets: List[gast.AST] = []
-        if isinstance(node, gast.Assign):
-            targets = list(node.targets)
-        elif isinstance(node, (gast.AugAssign, gast.AnnAssign)):
+    stack = list(stmts)[::-1]         # pre-order, as written
+    while stack:
+        node = stack.pop()
+        t = type(node)
+        if t in _SCOPE_TYPES and not anno.getanno(node, anno.SKIP):
+            continue
+        if t is gast.Assign:
+            targets = node.targets
+        elif t is gast.AugAssign or t is gast.AnnAssign:
             targets = [node.target]
-        for t in targets:
-            for sub in ([t] if not isinstance(t, (gast.Tuple, gast.List)) else t.elts):
-                dotted = dotted_name(sub) if isinstance(sub, gast.Attribute) else ""
+        else:
+            targets = []
+        for target in targets:
+            for sub in (target.elts if type(target) in _DISPLAYS else [target]):
+                dotted = dotted_name(sub) if type(sub) is gast.Attribute else ""
                 if dotted and dotted not in found:
                     found.append(dotted)
-        for child in child_nodes(node):
-            walk(child)
-
-    for s in stmts:
-        walk(s)
+        # assignments are statements: expressions (lambdas included) hold none to look into
+        stack.extend([c for c in child_nodes(node) if not isinstance(c, gast.expr)][::-1])
     return found
+
+
+_SCOPE_TYPES = frozenset(_SCOPES)
+_DISPLAYS = (gast.Tuple, gast.List)
 
 
 def dotted_name(node: gast.AST) -> str:
