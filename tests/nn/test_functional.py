@@ -371,11 +371,13 @@ def test_softmax_keeps_the_formula_values_and_dtype_and_leaves_its_input(dtype):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("shape, axis", [((3, 5), 1), ((4, 3, 6), 0), ((2, 3, 7), -1), ((1, 1), -1),
-                                         ((2, 1200), -1), ((0, 4), -1)])
+@pytest.mark.parametrize("shape, axis", [((3, 5), 1), ((4, 3, 6), 0), ((1, 1), -1), ((0, 4), -1),
+                                         ((4, 1200), -1), ((6, 32, 24), -1), ((70, 64), 0),
+                                         ((3, 50, 40), 1)])
 def test_softmax_matches_float64_with_and_without_the_shift(dtype, shape, axis):
-    # scores of ordinary size take exp(x) / sum exp(x) directly; large ones (where exp would
-    # overflow), very negative ones (it would underflow), inf and NaN take the max-shifted formula
+    # arrays of at least FAST_MIN_SIZE ordinary scores take exp(x) / sum exp(x) directly; large
+    # ones (where exp would overflow), very negative ones (it would underflow), inf, NaN and
+    # small arrays take the max-shifted formula
     rng = np.random.default_rng(5)
     for scale, shift in ((3.0, 0.0), (3.0, 500.0), (3.0, -500.0), (3.0, 85.0)):
         raw = rng.standard_normal(shape) * scale + shift
