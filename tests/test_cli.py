@@ -1,14 +1,24 @@
-"""The `dy2st` command end to end: `python -m dy2st ...` in a subprocess."""
+"""The `dy2st` command end to end: `dy2st.cli.main` run in this process as `python -m dy2st`
+would run it (a fresh process costs about a second of CPU each; the suite starts ~70), and
+`python -m dy2st` itself in a subprocess where a fresh process is what is checked: the entry
+point, a saved model running without its source, PATH without graphviz."""
+import contextlib
+import importlib
+import io
 import os
 import subprocess
 import sys
 import textwrap
+import traceback
+import types
+import warnings
 
 import numpy as np
 import pytest
 
 import dy2st
 from dy2st import static
+from dy2st.cli import main
 from dy2st.format.concrete import ConcreteProgram
 from dy2st.format.spec_text import format_input_spec, parse_input_spec
 from dy2st.static import InputSpec, nn as snn
@@ -16,10 +26,46 @@ from dy2st.static import InputSpec, nn as snn
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def cli(*args, cwd):
-    env = dict(os.environ, PYTHONPATH=REPO)
+def cli_process(*args, cwd, env=None):
+    """`python -m dy2st ARGS` in a fresh process."""
+    env = dict(os.environ, PYTHONPATH=REPO, **(env or {}))
     return subprocess.run([sys.executable, "-m", "dy2st", *map(str, args)], cwd=str(cwd), env=env,
                           capture_output=True, text=True, timeout=120)
+
+
+def cli(*args, cwd):
+    """`dy2st ARGS` run by dy2st.cli.main in this process, in `cwd`, with what a fresh process
+    would show: the exit status (argparse's SystemExit, an uncaught exception's traceback and
+    status 1), stdout, and stderr with every warning printed (filter "default", stricter than a
+    fresh process's, which hides deprecations). The user modules and sys.path entries the
+    command adds are taken away afterwards, as the process's end would."""
+    out, err = io.StringIO(), io.StringIO()
+    modules, path, here = set(sys.modules), list(sys.path), os.getcwd()
+    importlib.invalidate_caches()
+    os.chdir(cwd)
+    try:
+        with warnings.catch_warnings(record=True) as seen, contextlib.redirect_stdout(out), \
+                contextlib.redirect_stderr(err):
+            warnings.simplefilter("default")
+            try:
+                status = main([str(a) for a in args])
+            except SystemExit as e:
+                status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+            except Exception:  # noqa: BLE001 - the interpreter would print it and exit with 1
+                traceback.print_exc()
+                status = 1
+        for w in seen:
+            err.write(warnings.formatwarning(w.message, w.category, w.filename, w.lineno, w.line))
+    finally:
+        os.chdir(here)
+        sys.path[:] = path
+        # the user's modules go; the libraries it imported stay (one copy of each per process)
+        folder = os.path.realpath(cwd) + os.sep
+        for name in set(sys.modules) - modules:
+            where = getattr(sys.modules[name], "__file__", None) or ""
+            if os.path.realpath(where).startswith(folder) or name.startswith("_dy2st_user_"):
+                del sys.modules[name]
+    return types.SimpleNamespace(returncode=status, stdout=out.getvalue(), stderr=err.getvalue())
 
 
 def user_error(proc, *fragments):
@@ -188,8 +234,9 @@ def test_export_then_inspect_and_run(tmp_path, target):
     os.remove(tmp_path / "user_net.py")                     # the model runs without its source
     insp = cli("inspect", "out/m", cwd=tmp_path)
     assert insp.returncode == 0 and "control flow: cond x" in insp.stdout, insp.stdout + insp.stderr
-    cli("run", "out/m", "--input", "pos.npy", "--output", "pos_out.npz", cwd=tmp_path)
-    cli("run", "out/m", "--input", "neg.npy", "--output", "neg_out.npz", cwd=tmp_path)
+    # fresh processes: nothing of the source is left in them
+    cli_process("run", "out/m", "--input", "pos.npy", "--output", "pos_out.npz", cwd=tmp_path)
+    cli_process("run", "out/m", "--input", "neg.npy", "--output", "neg_out.npz", cwd=tmp_path)
     with np.load(tmp_path / "pos_out.npz") as out:
         np.testing.assert_array_equal(out["out"], np.full((4, 3), 2.0, np.float32))
     with np.load(tmp_path / "neg_out.npz") as out:
@@ -329,7 +376,7 @@ def net_file(tmp_path):
 
 
 def test_version(tmp_path):
-    proc = cli("--version", cwd=tmp_path)
+    proc = cli_process("--version", cwd=tmp_path)              # the `python -m dy2st` entry point
     assert proc.returncode == 0 and proc.stdout.strip() == f"dy2st {dy2st.__version__}"
 
 
@@ -384,10 +431,8 @@ def test_dump_graph_needs_one_program(net_file):
 def test_dump_svg_without_graphviz_says_how_to_install(net_file, tmp_path):
     env_path = tmp_path / "empty-bin"
     env_path.mkdir()
-    env = dict(os.environ, PYTHONPATH=REPO, PATH=str(env_path))
-    proc = subprocess.run([sys.executable, "-m", "dy2st", "dump", f"{net_file}:Net", "--program",
-                           "--input-spec", "x:float32[None,3]", "--graph", str(tmp_path / "g.svg")],
-                          cwd=str(tmp_path), env=env, capture_output=True, text=True, timeout=120)
+    proc = cli_process("dump", f"{net_file}:Net", "--program", "--input-spec", "x:float32[None,3]",
+                       "--graph", tmp_path / "g.svg", cwd=tmp_path, env={"PATH": str(env_path)})
     user_error(proc, "apt-get install graphviz")
     assert not (tmp_path / "g.svg").exists()
 
