@@ -12,10 +12,11 @@ from typing import Any, List, Optional
 import numpy as np
 
 from ..runtime import state
+from ..runtime.dtype import INEXACT_NUMPY
 from ..runtime.ops.grad_kernels import dropped, is_dropped
 from ..runtime.program import Program, Variable
 from ..runtime.registry import apply
-from ..runtime.tensor import Tensor
+from ..runtime.tensor import Parameter, Tensor
 from .engine import GradientError
 from .static_api import seed_gradients, trainable_parameters
 from .static_backward import append_backward_ops, requires_grad
@@ -176,7 +177,8 @@ def traced_backward(outputs: List[Variable], grad_tensors: Any,
     program = outputs[0].block.program
     block = program.global_block()
     chain = enclosing(program, "backward()")    # a tensor `if` branch (a loop is refused)
-    params = [program.persistables[n] for n in trainable_parameters(program)]
+    params = [program.persistables[n] for n in trainable_parameters(program)] + \
+        _captured_leaves(program, outputs)
     names = {id(p): program.capture_tensor(p).name for p in params}
     inputs = needing_inputs(program)
     wrt = list(names.values()) + [info.name for info in inputs]
@@ -220,6 +222,27 @@ def traced_backward(outputs: List[Variable], grad_tensors: Any,
         if chain:
             _branch_write(program, leader, info.has_grad, chain)
         _accumulate(program, leader, _input_slot(program, info), g, not chain)
+
+
+def _captured_leaves(program: Program, outputs: List[Variable]) -> List[Tensor]:
+    """Captured tensors other than Parameters that eager backward gives a `.grad` (a global
+    leaf with stop_gradient=False); one computed by eager ops that need a gradient, which the
+    program cannot reach, is refused when the outputs depend on it."""
+    found = []
+    for name, t in list(program.persistables.items()):
+        if isinstance(t, Parameter) or isinstance(t, GradSlot) or t.stop_gradient or \
+                t._value.dtype not in INEXACT_NUMPY:
+            continue
+        if getattr(t, "_node", None) is None:
+            found.append(t)
+            continue
+        block = program.global_block()
+        if any(o.name in requires_grad(program, block, [name]) for o in outputs):
+            raise GradientError(
+                f"backward() inside a to_static function: the tensor `{name}` it reads was "
+                "computed by eager operations that need a gradient, which the program cannot "
+                "reach; call backward() after the function returns, or read a leaf tensor")
+    return found
 
 
 def _accumulate(program: Program, key: Any, slot: GradSlot, g: Variable, top: bool) -> None:

@@ -279,3 +279,30 @@ def test_backward_under_a_tensor_if(full_graph):
         assert (a.grad is None) == (b.grad is None)     # None where the branch did not run
         if a.grad is not None:
             np.testing.assert_allclose(b.grad.numpy(), a.grad.numpy())
+
+
+SCALE = paddle.to_tensor(np.array([1.0, -2.0], "float32"), stop_gradient=False)
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_a_global_leaf_that_needs_a_gradient_gets_one(full_graph):
+    paddle.seed(5)
+    lin = paddle.nn.Linear(2, 2)
+
+    def f(x):
+        loss = (lin(x) * SCALE * SCALE).sum()
+        loss.backward()
+        return SCALE.grad * 1.0, lin.weight.grad * 1.0
+
+    run = _convert(f, full_graph)
+    for v in ([1.0, 2.0], [-0.5, 3.0], [0.0, 1.0]):
+        SCALE.clear_grad(set_to_zero=False)
+        lin.clear_gradients(set_to_zero=False)
+        want = [t.numpy() for t in f(_leaf(v, stop_gradient=True))]
+        SCALE.clear_grad(set_to_zero=False)
+        lin.clear_gradients(set_to_zero=False)
+        got = [t.numpy() for t in run(_leaf(v, stop_gradient=True))]
+        for w, g in zip(want, got):
+            np.testing.assert_allclose(g, w, rtol=1e-5)
+        out = lin(_leaf(v, stop_gradient=True)).numpy()
+        np.testing.assert_allclose(got[0], 2.0 * SCALE.numpy() * out, rtol=1e-5)
