@@ -20,7 +20,7 @@ from ..runtime.tensor import Parameter, Tensor
 from .engine import GradientError
 from .static_api import seed_gradients, trainable_parameters
 from .static_backward import append_backward_ops, requires_grad
-from .traced_branch import branch_gradients, enclosing, surely_given
+from .traced_branch import branch_gradients, enclosing, fail, surely_given
 from .traced_inputs import (
     InputGrad,
     input_of,
@@ -187,7 +187,8 @@ def traced_backward(outputs: List[Variable], grad_tensors: Any,
     if chain:
         found = branch_gradients(program, chain, outputs, seeds, wrt)
         if found is None:
-            raise _no_gradient(outputs)
+            fail(chain, _no_gradient(outputs))
+            return
         grads, entered = found
         req = requires_grad(program, block, wrt)
         check_not_freed(program, entered, req, True)

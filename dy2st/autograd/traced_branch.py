@@ -9,8 +9,13 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from ..runtime import state
 from ..runtime.program import Block, Program, Variable
-from .engine import GradientError
+from ..runtime.side_effects import RAISABLE, raise_when_run
+from .engine import GradientError, UnusedInputError
 from .static_backward import RootScope, accumulate, backprop, requires_grad
+
+# a program raising eager's gradient errors raises their own types (runtime/side_effects.py)
+RAISABLE.setdefault("GradientError", GradientError)
+RAISABLE.setdefault("UnusedInputError", UnusedInputError)
 
 
 def enclosing(program: Program, what: str) -> List[Block]:
@@ -31,17 +36,31 @@ def enclosing(program: Program, what: str) -> List[Block]:
     return chain
 
 
-def branch_gradients(program: Program, chain: List[Block], outputs: Sequence[Variable],
-                     seeds: Sequence[Variable], wrt: Sequence[str]
-                     ) -> Optional[Tuple[Dict[str, Optional[Variable]], List[str]]]:
-    """The gradients of sum(output * seed) with respect to the global names `wrt`, computed by
-    ops in the innermost block of `chain`, and the names before the `if` the gradient went
-    through; None when no output needs a gradient."""
-    top = program.global_block()
-    req = requires_grad(program, top, wrt)
+def fail(chain: List[Block], exc: BaseException) -> None:
+    """Eager's error: raised now at the top level; inside a tensor `if` branch an op raises it
+    when the program takes the branch (eager raises only then), and the trace goes on."""
+    if not chain:
+        raise exc
+    raise_when_run(exc)
+
+
+def chain_requires_grad(program: Program, chain: List[Block], start: Sequence[str]) -> Set[str]:
+    """requires_grad from the global names `start`, through the blocks of `chain` too."""
+    req = requires_grad(program, program.global_block(), start)
     for b in reversed(chain):       # outermost first: a branch's captures of needing values
-        start = [local for outer, local in b.captures.items() if outer in req]
-        req |= requires_grad(program, b, start)
+        inner = [local for outer, local in b.captures.items() if outer in req]
+        req |= requires_grad(program, b, inner + [n for n in start if n in b.vars])
+    return req
+
+
+def branch_gradients(program: Program, chain: List[Block], outputs: Sequence[Variable],
+                     seeds: Sequence[Variable], wrt: Sequence[str], blocked: Sequence[str] = ()
+                     ) -> Optional[Tuple[Dict[str, Optional[Variable]], List[str]]]:
+    """The gradients of sum(output * seed) with respect to the names `wrt`, computed by ops in
+    the innermost block of `chain` (no gradient flows through `blocked`), and the names before
+    the `if` the gradient went through; None when no output needs a gradient."""
+    top = program.global_block()
+    req = chain_requires_grad(program, chain, wrt).difference(blocked)
     if not any(o.name in req for o in outputs):
         return None
     grads: Dict[str, Any] = {}

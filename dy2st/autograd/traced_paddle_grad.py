@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Any, List, Optional, Set
 
-from ..runtime import state
 from ..runtime.dtype import INEXACT_NUMPY
-from ..runtime.program import Program, Variable
+from ..runtime.program import Block, Program, Variable
 from ..runtime.registry import apply
 from ..runtime.tensor import Parameter, Tensor
 from .engine import GradientError, unused_input
 from .static_api import as_var, gradients, seed_gradients
-from .static_backward import append_backward_ops, requires_grad
+from .static_backward import append_backward_ops, zeros_like_value
+from .traced_branch import branch_gradients, chain_requires_grad, enclosing, fail
 from .traced_inputs import is_to_static_trace, note_input_grads_used
 from .traced_retain import backward_path, check_not_freed, has_loop
 
@@ -40,15 +40,16 @@ def _leaves_needing(program: Program) -> List[str]:
     return names
 
 
-def needing_gradient(program: Program) -> Set[str]:
-    """The names of the traced function whose eager tensors would have stop_gradient=False."""
+def needing_gradient(program: Program, chain: List[Block]) -> Set[str]:
+    """The names of the traced function whose eager tensors would have stop_gradient=False
+    (in the blocks of `chain` too)."""
     # whether an input needs a gradient decides the program: its callers key it by that
     note_input_grads_used(program)
-    return requires_grad(program, program.global_block(), _leaves_needing(program))
+    return chain_requires_grad(program, chain, _leaves_needing(program))
 
 
-def _check_reachable(program: Program, outputs: List[Variable], ins: List[Variable],
-                     blocked: List[str]) -> None:
+def _check_reachable(program: Program, chain: List[Block], outputs: List[Variable],
+                     ins: List[Variable], blocked: List[str]) -> None:
     """Refuse a gradient that may also flow through eager operations before the program: an
     input computed by eager ops that need a gradient (a feed that is not a leaf) reaching the
     outputs may depend on any other input, parameter or feed, which the program cannot see."""
@@ -57,7 +58,7 @@ def _check_reachable(program: Program, outputs: List[Variable], ins: List[Variab
     computed = [info.name for info in program.__dict__["grad_inputs"].values()
                 if info.needs and not info.leaf and info.name not in blocked]
     reaching = [n for n in computed
-                if outs & requires_grad(program, block, [n]).difference(blocked)]
+                if outs & chain_requires_grad(program, chain, [n]).difference(blocked)]
     for v in ins:
         if not (v.name in block.vars and (v.name in program.persistables
                                           or v.name in program.feed_names)):
@@ -72,6 +73,18 @@ def _check_reachable(program: Program, outputs: List[Variable], ins: List[Variab
                 "stop_gradient=False)")
 
 
+def _branch_loops(program: Program, chain: List[Block]) -> bool:
+    """Whether a block of `chain` holds a `while` (a create_graph gradient may go through)."""
+    stack = [op for b in chain for op in b.ops]
+    while stack:
+        op = stack.pop()
+        if op.type == "while":
+            return True
+        for b in op.sub_blocks():
+            stack.extend(program.blocks[b].ops)
+    return False
+
+
 def traced_paddle_grad(program: Program, outputs: List[Variable], inputs: List[Any],
                        grad_outputs: Any, create_graph: bool, allow_unused: bool,
                        no_grad_vars: List[Any]) -> List[Optional[Variable]]:
@@ -79,28 +92,27 @@ def traced_paddle_grad(program: Program, outputs: List[Variable], inputs: List[A
     None (or eager's error) for an input the outputs do not reach through tensors needing a
     gradient, a gradient that is a constant unless create_graph=True. Like eager paddle.grad
     (Paddle 3.3.1's), it frees nothing, but fails where an earlier backward freed the graph."""
-    block = program.global_block()
-    if state.current_block() is not block:
-        raise GradientError("paddle.grad() inside a tensor `if` or loop body of a to_static "
-                            "function is not supported; call it at the top level of the "
-                            "function")
-    need = needing_gradient(program)
+    chain = enclosing(program, "paddle.grad()")     # a tensor `if` branch (a loop is refused)
+    need = needing_gradient(program, chain)
     for out in outputs:
         if out.name not in need:
-            raise GradientError(
+            fail(chain, GradientError(
                 f"paddle.grad: the tensor (shape {list(out._shape)}) does not depend on any "
                 "tensor that needs a gradient (stop_gradient=True everywhere); set "
-                "stop_gradient=False on an input or use Parameters")
+                "stop_gradient=False on an input or use Parameters"))
+            return [zeros_like_value(as_var(program, x)) for x in inputs]
     given = grad_outputs if isinstance(grad_outputs, (list, tuple)) else \
         ([] if grad_outputs is None else [grad_outputs])
     if given and len(given) != len(outputs):
         raise ValueError(f"{len(given)} gradients given for {len(outputs)} outputs")
     ins = [as_var(program, x) for x in inputs]
     blocked = [as_var(program, v).name for v in no_grad_vars]
-    check_not_freed(program, outputs, need.difference(blocked), True)
-    _check_reachable(program, outputs, ins, blocked)
-    if create_graph and has_loop(program, backward_path(program, outputs,
-                                                        need.difference(blocked))):
+    if not chain:
+        check_not_freed(program, outputs, need.difference(blocked), True)
+    _check_reachable(program, chain, outputs, ins, blocked)
+    if create_graph and (has_loop(program, backward_path(program, outputs,
+                                                         need.difference(blocked)))
+                         or chain and _branch_loops(program, chain)):
         # the gradient of a `while` reads its turns' values from tapes that carry no
         # gradient, so a second derivative through it would miss terms: refused, not wrong
         raise GradientError(
@@ -110,15 +122,22 @@ def traced_paddle_grad(program: Program, outputs: List[Variable], inputs: List[A
             "differentiable twice) or use full_graph=False, which runs this line eagerly")
     seeds = seed_gradients(program, outputs, grad_outputs)
     wrt = [v.name for v in ins if v.name in need]
-    grads = append_backward_ops(program, outputs, seeds, wrt, blocked) if wrt else {}
+    if chain and wrt:
+        found = branch_gradients(program, chain, outputs, seeds, wrt, blocked)
+        grads, entered = found if found is not None else ({}, [])
+        check_not_freed(program, entered, need.difference(blocked), True)
+    else:
+        grads = append_backward_ops(program, outputs, seeds, wrt, blocked) if wrt else {}
     result = []
     for i, v in enumerate(ins):
         g = grads.get(v.name)
         if g is None:
             if not allow_unused:
-                raise unused_input(i, v._shape)
-            result.append(None)
-            continue
+                fail(chain, unused_input(i, v._shape))
+                g = zeros_like_value(v)         # (the branch raises before reading it)
+            else:
+                result.append(None)
+                continue
         # eager's gradient is a new tensor with no history unless create_graph=True
         result.append(g if create_graph else apply("detach", [g]))
     return result

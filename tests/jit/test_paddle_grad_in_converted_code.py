@@ -226,3 +226,42 @@ def test_a_loss_needing_no_gradient_fails_as_eager(full_graph):
     with pytest.raises(GradientError, match="does not depend on any tensor") as info:
         paddle.jit.to_static(f, full_graph=full_graph)(_leaf([1.0], stop_gradient=True))
     check_user_error(info.value, __file__, "(g,) = paddle.grad((x * 2.0).sum(), x)")
+
+
+W = paddle.create_parameter([3], "float32")
+W.set_value(paddle.to_tensor([0.5, -0.25, 1.0]))
+
+
+@pytest.mark.parametrize("x_needs_grad", [True, False])
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_grad_under_a_tensor_if_and_after_an_early_return(full_graph, x_needs_grad):
+    def f(x):
+        h = x.mean(axis=0)
+        if h.sum() > 1.0:
+            return h * 2.0                       # what follows runs in the other branch
+        (gw,) = paddle.grad((h.detach() * W * W).sum(), W)
+        g = x.max(axis=0) + gw
+        if g.sum() > 0:
+            (gx,) = paddle.grad((h * h).sum(), x)   # eager raises here unless x needs one
+            g = g + gx.sum(axis=0)
+            (gg,) = paddle.grad((g * h).sum(), [h], create_graph=True)
+            g = g + gg
+        return g * h
+    run = paddle.jit.to_static(f, full_graph=full_graph)
+    rows = [[[1.0, 2.0, 0.5]], [[-1.0, 0.2, 0.1], [0.3, 0.3, 0.3]], [[0.1, -0.5, 0.2]],
+            [[-2.0, -1.0, -1.0]], [[0.4, 0.4, 0.1]]]
+    kinds = set()
+    for r in rows:
+        a = paddle.to_tensor(np.asarray(r, "float32"), stop_gradient=not x_needs_grad)
+        b = paddle.to_tensor(np.asarray(r, "float32"), stop_gradient=not x_needs_grad)
+        try:
+            want = f(a).numpy()
+        except GradientError:
+            with pytest.raises(GradientError, match="does not depend") as info:
+                run(b)      # on the path taken only, as eagerly
+            check_user_error(info.value, __file__, "(gx,) = paddle.grad((h * h).sum(), x)")
+            kinds.add("error")
+            continue
+        np.testing.assert_allclose(run(b).numpy(), want, rtol=1e-5, atol=1e-6)
+        kinds.add("value")
+    assert kinds == ({"value"} if x_needs_grad else {"value", "error"})
