@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
+from tests.support import graph_break
 
 
 def _clear(mode, net, opt, set_to_zero):
@@ -87,3 +88,38 @@ def test_a_dropped_gradient_reads_as_none_later_in_the_same_trace():
     step(paddle.ones([1, 2]))
     assert seen == [True]
     assert net.weight.grad is None
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_a_function_that_only_clears_gradients_stays_differentiable(full_graph):
+    # fuzz_backward seed 10000090: after a graph break, a region that cleared W.grad gave
+    # constants, so the eager backward of the next statement found nothing to differentiate
+    paddle.seed(1)
+    lin = paddle.nn.Linear(3, 2)
+
+    def f(x):
+        lin.clear_gradients(set_to_zero=False)
+        return lin(x) * 2.0
+
+    def g(x):
+        lin.weight.clear_grad(set_to_zero=False)
+        h = lin(x)
+        graph_break(h)
+        loss = (h * x.sum()).sum()
+        loss.backward()
+        return lin.weight.grad * 1.0
+    for fn in (f, g):
+        outcomes = []
+        for run in (fn, paddle.jit.to_static(fn, full_graph=full_graph and fn is f)):
+            lin.weight.grad = paddle.ones([3, 2])
+            x = paddle.to_tensor(np.array([[1.0, 2.0, 3.0]], "float32"), stop_gradient=False)
+            out = run(x)
+            after_call = lin.weight.grad
+            if fn is f:
+                (out * out).sum().backward()
+            outcomes.append([out.numpy(), after_call is None, x.grad.numpy(),
+                             lin.weight.grad.numpy()])
+        (want, got) = outcomes
+        assert want[1] == got[1]
+        for w, o in zip(want[:1] + want[2:], got[:1] + got[2:]):
+            np.testing.assert_allclose(o, w, rtol=1e-5)
