@@ -102,8 +102,8 @@ def wrote_grad(program: Program, tensor: Tensor) -> bool:
 
 
 def note_own_backward(program: Program) -> None:
-    """The program runs a backward or clears gradients itself: a call of it is a whole step,
-    not one node of the eager tape."""
+    """The program runs a backward itself: a call of it is a whole step, not one node of the
+    eager tape (one that only clears gradients stays one)."""
     program.__dict__["own_backward"] = True
 
 
