@@ -82,7 +82,7 @@ def _calls():
 
 @pytest.mark.parametrize("create_graph", [False, True])
 @pytest.mark.parametrize("retain_graph", [None, True, False])
-@pytest.mark.parametrize("full_graph, with_break", BREAK_MODES)
+@pytest.mark.parametrize("full_graph, with_break", [BREAK_MODES[0], BREAK_MODES[2]])
 def test_a_second_grad_and_a_backward_through_the_same_graph(full_graph, with_break,
                                                              retain_graph, create_graph):
     loop = not (create_graph and full_graph)
@@ -98,7 +98,7 @@ def test_a_second_grad_and_a_backward_through_the_same_graph(full_graph, with_br
         (h * 2.0).sum().backward()
         return g1 * 1.0, g2 * 1.0
     _agree(f, _calls(), full_graph)
-    for v, n in CALLS[:3]:
+    for v, n in CALLS[1:3]:     # one turn and three
         (g1, g2) = paddle.jit.to_static(f, full_graph=full_graph)(_leaf(v), paddle.to_tensor(n))
         a = np.asarray(v, "float64")
 
