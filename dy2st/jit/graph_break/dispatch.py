@@ -11,7 +11,7 @@ import gast
 import numpy as np
 
 from ...format.input_spec import InputSpec
-from ..errors import SourceUnavailableError, raise_in_user_code
+from ..errors import SourceUnavailableError, raise_in_user_code, user_frames
 from ..logger import log
 from ..signature import describe_change
 from ..static_function import StaticFunction
@@ -261,13 +261,26 @@ def _line_in_message(e: BaseException, filename: str, first: int, last: int) -> 
 
 
 def _eager(fn: Any, args: Tuple, kwargs: Dict, trace_error: Optional[BaseException] = None) -> Any:
-    """fn run eagerly; when it fails too, a trace error that was no break is today's error."""
+    """fn run eagerly; when it fails too, a trace error that was no break and is eager's
+    failure (its type, at its line) is raised as the trace raised it (its message may say
+    more); any other is not what the code does: eager's error is raised."""
     try:
         return fn(*args, **kwargs)
     except Exception as e:  # noqa: BLE001
-        if trace_error is not None and classify(trace_error)[0] == "error":
+        if trace_error is not None and classify(trace_error)[0] == "error" and \
+                _same_failure(trace_error, e):
             raise trace_error  # noqa: B904 - the trace's own error, as it was raised
         raise_in_user_code(e)
+
+
+def _same_failure(trace_error: BaseException, error: BaseException) -> bool:
+    """The trace failed as eager code did: the same exception type, at the same user line
+    when both are known (a trace that went on past a check failing on this path only, as
+    `h + z` with z unassigned, fails later, and elsewhere: fuzz seeds 2001840, 2001893)."""
+    if not isinstance(trace_error, type(error)) and not isinstance(error, type(trace_error)):
+        return False
+    a, b = user_frames(trace_error.__traceback__), user_frames(error.__traceback__)
+    return not a or not b or (a[-1].file, a[-1].line) == (b[-1].file, b[-1].line)
 
 
 def break_on_effects(sf: Any, effects: List[Tuple[int, int, str]], args: Tuple,
