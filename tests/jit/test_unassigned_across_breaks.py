@@ -59,6 +59,35 @@ def seed_2000291(x):
     return h + g
 
 
+def seed_2001143(x):
+    # fuzz_silent seed 2001143 of `--seed 2` (whole-function breaks), minimized: the region of
+    # the last `if` takes z, which the driver has not assigned when the break's branch ran
+    h = x.mean(axis=0)
+    g = x.max(axis=0) * 0.5
+    acc = [h * 0.0]
+    if x.sum() > 1.0:
+        order = sorted(h.tolist())             # a graph break on this path
+        g = g + order[0]
+    else:
+        z = h * 0.5
+    if len(acc) > 2:                           # never: z is not read
+        g = g + z * 0.5
+    return h + g
+
+
+def read_under_a_tensor_if_after_a_broken_branch(x):
+    h = x.mean(axis=0)
+    g = x.max(axis=0) * 0.5
+    if x.sum() > 1.0:
+        order = sorted(h.tolist())
+        g = g + order[0]
+    else:
+        z = h * 0.5
+    if g.sum() > 1.0:                          # reads z on this path only
+        g = g + z * 0.5
+    return h + g
+
+
 def _outcome(fn, x, gradient):
     t = paddle.to_tensor(x)
     t.stop_gradient = not gradient
@@ -81,7 +110,8 @@ def _outcome(fn, x, gradient):
 
 
 @pytest.mark.parametrize("fn", [python_if_before_the_break, tensor_if_before_the_break,
-                                read_in_python_after_the_break, seed_2000291],
+                                read_in_python_after_the_break, seed_2000291, seed_2001143,
+                                read_under_a_tensor_if_after_a_broken_branch],
                          ids=lambda f: f.__name__)
 def test_unassigned_names_fail_where_eager_fails(fn):
     sf = paddle.jit.to_static(fn, full_graph=False)

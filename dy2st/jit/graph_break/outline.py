@@ -21,6 +21,7 @@ REGIONS = "__dy2st_regions"
 FEED = "__dy2st_feed"
 UNBOUND = "__dy2st_unbound"
 OUTPUT = "__dy2st_out_"
+ARG = "__dy2st_arg_"
 
 
 class FedScalar(np.ndarray):
@@ -173,6 +174,9 @@ class _Outliner:
         self.guarded = _plain_outer_values(fdef, fn, self.local | declared)
         self.regions: List[Region] = []
         self.from_islands: Set[str] = set()
+        # names with a value on every path so far (the function's parameters and what its
+        # top-level assignments bind); a region's other live-in names may have none
+        self.bound: Set[str] = set(params)
         self.steps: List[Tuple[str, List[int]]] = []
 
     # -- what each statement becomes --------------------------------------------------------
@@ -205,14 +209,21 @@ class _Outliner:
         run: List[gast.stmt] = []
         index = {id(s): i for i, s in enumerate(stmts)}
 
+        bound_at_run = set(self.bound)
+
         def flush(tail: bool) -> None:
             if run:
-                out.extend(self._region(list(run), defined, in_loop, top and tail))
+                out.extend(self._region(list(run), defined, in_loop, top and tail,
+                                        bound_at_run))
                 if top:
                     self.steps.append(("region", [index[id(s)] for s in run]))
                 run.clear()
 
         for k, (s, kind) in enumerate(zip(stmts, kinds)):
+            if kind == "region" and not run:
+                bound_at_run = set(self.bound)
+            if top:
+                self._note_bound(s)
             if kind == "region":
                 run.append(s)
                 if isinstance(s, gast.Return):
@@ -231,6 +242,12 @@ class _Outliner:
                 out.append(self._opened(s, defined, in_loop))
         flush(True)
         return out
+
+    def _note_bound(self, s: gast.stmt) -> None:
+        """A top-level statement's plain assignments bind their names on every path after it."""
+        if isinstance(s, gast.Delete):
+            self.bound -= written_names([s], mutations=False)
+        self.bound |= _bound_by(s)
 
     def _opened(self, s: gast.stmt, defined: Set[str], in_loop: bool) -> ast.stmt:
         """The statement's header as Python, its bodies outlined in turn."""
@@ -257,7 +274,7 @@ class _Outliner:
         return ast.fix_missing_locations(tree)
 
     def _region(self, stmts: List[gast.stmt], defined: Set[str], in_loop: bool,
-                tail: bool) -> List[ast.stmt]:
+                tail: bool, bound: Set[str]) -> List[ast.stmt]:
         reads, writes = _names(stmts)
         returns = isinstance(stmts[-1], gast.Return) or (
             tail and any(_nested_return(s) for s in stmts))
@@ -274,7 +291,8 @@ class _Outliner:
         region.parsed, region.plain = _region_function(self.fdef, region, self.parsed, self.fn,
                                                        self.self_name, self.scope_decls)
         self.regions.append(region)
-        call = _region_call(region, stmts, self.from_islands)
+        call = _region_call(region, stmts, self.from_islands,
+                            set(ins) - bound - {self.self_name})
         defined |= writes
         self.from_islands -= writes
         return call
@@ -409,19 +427,38 @@ def _call(fn: str, *args: gast.expr) -> gast.Call:
     return gast.Call(func=_name(fn), args=list(args), keywords=[])
 
 
-def _region_call(region: Region, stmts: Sequence[gast.stmt], from_islands: Set[str]) -> List[ast.stmt]:
+def _region_call(region: Region, stmts: Sequence[gast.stmt], from_islands: Set[str],
+                 maybe_unbound: Set[str]) -> List[ast.stmt]:
     """`outs, = __dy2st_regions[k](*ins)` (or `return ...`) at the region's first line; the
-    region is bound to the instance, so `self` is not passed."""
+    region is bound to the instance, so `self` is not passed. A live-in name that may have no
+    value on the path taken enters as an UndefinedVar: only a read of it in the region fails,
+    at the reading line, as in eager code (fuzz seed 2001143: `if len(acc) > 2: g = g + z`)."""
     callee = gast.Subscript(value=_name(REGIONS), slice=gast.Constant(value=region.index, kind=None),
                             ctx=gast.Load())
-    args = [_call(FEED, _name(n)) if n in from_islands else _name(n) for n in region.params]
+    out: List[gast.stmt] = []
+    args = []
+    for n in region.params:
+        arg = _name(n)
+        if n in maybe_unbound:
+            source = (f"try:\n    {ARG}{n} = {n}\nexcept NameError:\n"
+                      f"    {ARG}{n} = {UNBOUND}({n!r})\n")
+            out.append(gast.ast_to_gast(ast.parse(source).body[0]))
+            arg = _name(ARG + n)
+        args.append(_call(FEED, arg) if n in from_islands else arg)
     call = gast.Call(func=callee, args=args, keywords=[])
     if region.returns:
-        out: List[gast.stmt] = [gast.Return(value=call)]
+        out.append(gast.Return(value=call))
     else:
         target = gast.Tuple(elts=[_name(n, store=True) for n in region.outputs], ctx=gast.Store())
-        out = [gast.Assign(targets=[target], value=call, type_comment=None)]
+        out.append(gast.Assign(targets=[target], value=call, type_comment=None))
     return [_to_ast(_located(s, stmts[0].lineno)) for s in out]
+
+
+def _bound_by(s: gast.stmt) -> Set[str]:
+    """The names a plain assignment statement binds (on every path through it)."""
+    if isinstance(s, (gast.Assign, gast.AnnAssign, gast.AugAssign)):
+        return written_names([s], mutations=False)
+    return set()
 
 
 def _driver_function(fdef: gast.FunctionDef, body: List[ast.stmt], scope_decls, start: int,
@@ -432,7 +469,7 @@ def _driver_function(fdef: gast.FunctionDef, body: List[ast.stmt], scope_decls, 
     tree = gast_to_ast(node)
     tree.body = [_to_ast(s) for s in scope_decls] + body or [ast.Pass()]
     return _compile_ast_function(tree, start, filename, fn, fn.__qualname__,
-                                 extra={REGIONS: None, FEED: feed})
+                                 extra={REGIONS: None, FEED: feed, UNBOUND: UndefinedVar})
 
 
 def _compile_function(node: gast.FunctionDef, start: int, filename: str,
