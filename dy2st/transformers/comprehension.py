@@ -13,6 +13,7 @@ import gast
 from . import anno, templates
 from .analysis import closure_reads
 from .base import Transformer
+from .comprehension_walrus import assigns
 from .context import PassContext
 
 
@@ -26,6 +27,8 @@ class ComprehensionTransformer(Transformer):
             return node        # filters and unpacking stay Python comprehensions
         if gen.target.id in closure_reads([node.elt]):
             return node        # closures made here share the one loop variable (late binding)
+        if assigns(node.elt):
+            return node        # `:=` binds the function's name (one the walrus pass left here)
         call = templates.replace_expr("_jst.ListComp(lambda target: elt, iterable)",
                                       target=gen.target.id, elt=node.elt, iterable=gen.iter)
         anno.setanno(call.args[0], anno.SKIP, True)     # a helper, not a user closure

@@ -5,7 +5,8 @@ test runs in a function of its own, where the assignment would bind a name of th
         s = s * 1.5                    ->        if not (s := s + x.sum()) < limit:
                                                      break
                                                  s = s * 1.5
-The break pass then makes the `break` a flag, as for any loop."""
+The break pass then makes the `break` a flag, as for any loop. A comprehension whose element or
+filter assigns with `:=` becomes a loop first (comprehension_walrus.py)."""
 from __future__ import annotations
 
 from typing import Any
@@ -14,17 +15,8 @@ import gast
 
 from . import templates
 from .base import Transformer, copy_origin
+from .comprehension_walrus import ComprehensionWalrusTransformer, assigns
 from .context import PassContext
-from .walk import child_nodes
-
-
-def assigns(expr: gast.AST) -> bool:
-    """expr holds a `:=` that binds a name of the enclosing function (not of a nested lambda)."""
-    if isinstance(expr, gast.NamedExpr):
-        return True
-    if isinstance(expr, gast.Lambda):
-        return False
-    return any(assigns(c) for c in child_nodes(expr))
 
 
 class WalrusLoopTransformer(Transformer):
@@ -40,4 +32,6 @@ class WalrusLoopTransformer(Transformer):
 
 
 def transform(node: gast.AST, ctx: PassContext) -> gast.AST:
+    # comprehensions first: the loops they become may hold a `while` of their own
+    node = ComprehensionWalrusTransformer(ctx).visit(node)
     return WalrusLoopTransformer(ctx).visit(node)
