@@ -88,6 +88,20 @@ def read_under_a_tensor_if_after_a_broken_branch(x):
     return h + g
 
 
+def assigned_on_an_earlier_turn_only(x):
+    # fuzz_silent seed 2000219 (whole-function breaks), minimized: z is set by one branch of a
+    # loop whose header runs as Python and read by the other on a later turn (or never set);
+    # the region reading it took z as a global (NameError) or failed only at the return
+    h = x.mean(axis=0)
+    d = {"a": h * 0.0}
+    for k, r in enumerate(x):
+        if float(np.tanh(r.numpy()).sum()) > 0.5 and k == 0:   # a break: the `if` runs as Python
+            z = r * 2.0
+        else:
+            d["a"] = z                         # UnboundLocalError here on a first turn
+    return h + d["a"]
+
+
 def _outcome(fn, x, gradient):
     t = paddle.to_tensor(x)
     t.stop_gradient = not gradient
@@ -111,7 +125,8 @@ def _outcome(fn, x, gradient):
 
 @pytest.mark.parametrize("fn", [python_if_before_the_break, tensor_if_before_the_break,
                                 read_in_python_after_the_break, seed_2000291, seed_2001143,
-                                read_under_a_tensor_if_after_a_broken_branch],
+                                read_under_a_tensor_if_after_a_broken_branch,
+                                assigned_on_an_earlier_turn_only],
                          ids=lambda f: f.__name__)
 def test_unassigned_names_fail_where_eager_fails(fn):
     sf = paddle.jit.to_static(fn, full_graph=False)

@@ -277,10 +277,15 @@ def _same_failure(trace_error: BaseException, error: BaseException) -> bool:
     """The trace failed as eager code did: the same exception type, at the same user line
     when both are known (a trace that went on past a check failing on this path only, as
     `h + z` with z unassigned, fails later, and elsewhere: fuzz seeds 2001840, 2001893)."""
-    if not isinstance(trace_error, type(error)) and not isinstance(error, type(trace_error)):
-        return False
+    if _builtin_type(trace_error) is not _builtin_type(error):
+        return False        # (UnboundLocalError is a NameError, but not the same failure)
     a, b = user_frames(trace_error.__traceback__), user_frames(error.__traceback__)
     return not a or not b or (a[-1].file, a[-1].line) == (b[-1].file, b[-1].line)
+
+
+def _builtin_type(e: BaseException) -> type:
+    """The Python exception type e is (dy2st's own errors subclass one)."""
+    return next(t for t in type(e).__mro__ if t.__module__ == "builtins")
 
 
 def break_on_effects(sf: Any, effects: List[Tuple[int, int, str]], args: Tuple,

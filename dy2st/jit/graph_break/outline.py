@@ -53,6 +53,7 @@ class Region:
     plain: Optional[types.FunctionType] = None     # its eager twin (the Python statements)
     parsed: Optional[Tuple] = None                 # the tree handed to the converter
     eager: bool = False            # runs its Python statements (recompile limit, odd outputs)
+    unbound: Set[str] = field(default_factory=set)   # params that may come without a value
 
     @property
     def first_line(self) -> int:
@@ -278,7 +279,7 @@ class _Outliner:
         reads, writes = _names(stmts)
         returns = isinstance(stmts[-1], gast.Return) or (
             tail and any(_nested_return(s) for s in stmts))
-        ins = sorted(((_live_in(stmts) & self.local & defined) | (reads & self.guarded))
+        ins = sorted(((_live_in(stmts) & self.local) | (reads & self.guarded))
                      - {self.self_name})
         if returns:
             outs: List[str] = []
@@ -287,12 +288,12 @@ class _Outliner:
             if in_loop:
                 later |= reads                    # read again on the next turn
             outs = sorted(writes & self.local & later)
-        region = Region(len(self.regions), stmts, ins, outs, returns)
+        region = Region(len(self.regions), stmts, ins, outs, returns,
+                        unbound=set(ins) - bound - self.guarded)
         region.parsed, region.plain = _region_function(self.fdef, region, self.parsed, self.fn,
                                                        self.self_name, self.scope_decls)
         self.regions.append(region)
-        call = _region_call(region, stmts, self.from_islands,
-                            set(ins) - bound - {self.self_name})
+        call = _region_call(region, stmts, self.from_islands)
         defined |= writes
         self.from_islands -= writes
         return call
@@ -373,12 +374,18 @@ def _region_function(fdef: gast.FunctionDef, region: Region, parsed: Tuple,
     """The region as `def <f's name>(self?, *ins): stmts; return outs` in gast (for the
     converter, with the user's line numbers) and as a plain Python function."""
     _node, _nodes, lines, start, filename = parsed
-    names = ([self_name] if self_name else []) + region.params
+    names = ([self_name] if self_name else []) + [ARG + n if n in region.unbound else n
+                                                  for n in region.params]
     args = gast.arguments(args=[_name(n, store=False) for n in names], posonlyargs=[],
                           vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
     for a in args.args:
         a.ctx = gast.Param()
     body = [copy.deepcopy(s) for s in scope_decls]
+    # a parameter that may come without a value (an UndefinedVar) is a local assigned on the
+    # other path only: a read fails at its own line (UnboundLocalError), as in eager code
+    for n in sorted(region.unbound):
+        source = f"if type({ARG}{n}) is not {UNBOUND}:\n    {n} = {ARG}{n}\n"
+        body.append(_located(gast.ast_to_gast(ast.parse(source).body[0]), region.first_line))
     body += [copy.deepcopy(s) for s in region.stmts if s not in scope_decls]
     last = region.stmts[-1]
     end = last.end_lineno or last.lineno
@@ -427,8 +434,8 @@ def _call(fn: str, *args: gast.expr) -> gast.Call:
     return gast.Call(func=_name(fn), args=list(args), keywords=[])
 
 
-def _region_call(region: Region, stmts: Sequence[gast.stmt], from_islands: Set[str],
-                 maybe_unbound: Set[str]) -> List[ast.stmt]:
+def _region_call(region: Region, stmts: Sequence[gast.stmt],
+                 from_islands: Set[str]) -> List[ast.stmt]:
     """`outs, = __dy2st_regions[k](*ins)` (or `return ...`) at the region's first line; the
     region is bound to the instance, so `self` is not passed. A live-in name that may have no
     value on the path taken enters as an UndefinedVar: only a read of it in the region fails,
@@ -439,7 +446,7 @@ def _region_call(region: Region, stmts: Sequence[gast.stmt], from_islands: Set[s
     args = []
     for n in region.params:
         arg = _name(n)
-        if n in maybe_unbound:
+        if n in region.unbound:
             source = (f"try:\n    {ARG}{n} = {n}\nexcept NameError:\n"
                       f"    {ARG}{n} = {UNBOUND}({n!r})\n")
             out.append(gast.ast_to_gast(ast.parse(source).body[0]))
