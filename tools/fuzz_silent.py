@@ -76,11 +76,15 @@ BREAKING = [
 ]
 # More of some kinds, drawn from a stream of their own (`more`, see add_silent), so that the
 # programs of earlier seeds stay as they were: a tensor written to a global (a graph break with
-# full_graph=False) and a sublayer's pre-hook. (`:=` inside a comprehension is left out: it is
-# open, docs/fuzzing.md.)
+# full_graph=False), a sublayer's pre-hook, and `:=` inside comprehensions (the element over a
+# tensor's rows, a tensor filter over a Python range, a dict comprehension).
 MORE = {
     "breaking": [["GT9 = h * 2.0", "g = g + GT9"],
                  ["GT9 = g * 0.5", "GT9 = GT9 + h", "h = h - GT9"]],
+    "walrus": [["vals9 = [(y9 := r9 * 0.5) for r9 in x]", "g = g + y9 + vals9[0]"],
+               ["ks9 = [k9 for k9 in range(3) if (t9 := h[k9]) > 0.0]",
+                "h = h + t9 * len(ks9)"],
+               ["m9 = {k9: (u9 := g[k9] * 2.0) for k9 in range(3)}", "g = g * u9 + m9[1]"]],
 }
 MORE_HOOK = "    net.inner.register_forward_pre_hook(lambda layer, inputs: (inputs[0] + 0.25,))"
 # False: a graph-breaking snippet (PYTHON_LOGIC, BREAKING) makes f only the snippet and its
