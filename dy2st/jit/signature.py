@@ -12,6 +12,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..format.input_spec import InputSpec
+from ..runtime.control_flow.cond import is_undefined
 from ..runtime.tensor import Tensor
 
 
@@ -136,6 +137,8 @@ def value_key(v: Any) -> Any:
         return (type(v), tuple(value_key(x) for x in v))
     if type(v) is dict:
         return (dict, tuple((k, value_key(x)) for k, x in v.items()))
+    if is_undefined(v):
+        return ("U",)      # a name without a value (graph-break regions): any such is alike
     if isinstance(v, type) or callable(v) or not _hashable(v):
         return ("O", IdentityKey(v))
     return ("O", IdentityKey(v))

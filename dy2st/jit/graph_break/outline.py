@@ -264,6 +264,8 @@ class _Outliner:
             header = cls(test=copy.deepcopy(s.test), body=[], orelse=[])
             inside = set(defined)
         loop = not isinstance(s, gast.If)
+        if loop:    # a later turn sees what an earlier one assigned
+            inside |= written_names(s.body, mutations=False) & self.local
         tree = _to_ast(header)
         body_defined = set(inside)
         tree.body = self.block(s.body, body_defined, in_loop or loop) or [ast.Pass()]
@@ -279,7 +281,7 @@ class _Outliner:
         reads, writes = _names(stmts)
         returns = isinstance(stmts[-1], gast.Return) or (
             tail and any(_nested_return(s) for s in stmts))
-        ins = sorted(((_live_in(stmts) & self.local) | (reads & self.guarded))
+        ins = sorted(((_live_in(stmts) & self.local & defined) | (reads & self.guarded))
                      - {self.self_name})
         if returns:
             outs: List[str] = []
