@@ -51,7 +51,7 @@ def refuse_inside_try(what: str) -> None:
 
 
 def copy_containers(values: Any, memo: Optional[dict] = None) -> Any:
-    """A copy of nested lists / dicts / tuples whose leaves are shared (branches may mutate);
+    """A copy of nested lists / dicts / sets / tuples whose leaves are shared (branches may mutate);
     tensor-array handles are copied too, since `arr.append(v)` rebinds the handle it is called on.
     A container held in two places (`e = d`) is one copy, so a change through either is seen
     by both, as in eager code."""
@@ -69,6 +69,10 @@ def copy_containers(values: Any, memo: Optional[dict] = None) -> Any:
         copy = {}
         memo[id(values)] = copy
         copy.update((k, copy_containers(v, memo)) for k, v in values.items())
+    elif type(values) is set:
+        # its items are hashable (numbers, strings, tuples): a shallow copy; without it an add
+        # in one branch was seen by the other (a silent wrong len())
+        copy = set(values)
     elif type(values) is tuple:
         copy = tuple(copy_containers(v, memo) for v in values)
     else:

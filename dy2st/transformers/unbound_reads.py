@@ -119,7 +119,8 @@ class UnboundReadsTransformer(Transformer):
                 for kw in node.keywords:
                     kw.value = self._defined(kw.value, names)
             elif isinstance(node, (gast.List, gast.Tuple, gast.Set)) and \
-                    isinstance(node.ctx, gast.Load):
+                    isinstance(getattr(node, "ctx", None) or gast.Load(), gast.Load):
+                # (a set display has no ctx: it is always read)
                 if indices is None:
                     indices = _index_ids(stmt)
                 if id(node) not in indices:     # `x[:, t]`: a tuple of indices, not a display

@@ -264,3 +264,44 @@ def index_list_after_tensor_loop(x, n):
 @pytest.mark.parametrize("n", [1, 3])
 def test_index_list_after_tensor_loop(check, arr, n):
     check(index_list_after_tensor_loop, (arr([1.0, 2.0]), _i(n)))
+
+
+def set_grown_under_a_tensor_if(x):
+    h = x.max(axis=0)
+    u = h[2] * 2.0
+    s = set()
+    for k in range(3):
+        if h[k] - u > 0.0:
+            s.add(k)                        # the other path must not see this add
+    return h + len(s)
+
+
+def set_changed_alike_on_both_paths(x):
+    h = x.max(axis=0)
+    s = {0}
+    if h.sum() > 0.0:
+        s.add(1)
+        h = h * 2.0
+    else:
+        s.add(1)
+    return h + len(s)
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_a_set_changed_under_a_tensor_if_is_refused_or_breaks(full_graph):
+    # its contents differ between the paths: one graph refuses it at the user's line (before,
+    # an add on the path not taken was counted), the default mode runs it as Python
+    xs = [np.array([[0.5, -1.0, 2.0]], "float32"), np.array([[3.0, 1.0, 0.5]], "float32")]
+    sf = paddle.jit.to_static(set_grown_under_a_tensor_if, full_graph=full_graph)
+    for x in xs:
+        want = set_grown_under_a_tensor_if(paddle.to_tensor(x)).numpy()
+        if full_graph:
+            with pytest.raises(TypeError, match="'s' is .* in the true branch") as info:
+                sf(paddle.to_tensor(x))
+            assert "s.add(k)" in str(info.value) or "if h[k] - u > 0.0" in str(info.value)
+        else:
+            np.testing.assert_allclose(sf(paddle.to_tensor(x)).numpy(), want)
+    same = paddle.jit.to_static(set_changed_alike_on_both_paths, full_graph=True)
+    for x in xs + [-xs[1]]:
+        np.testing.assert_allclose(same(paddle.to_tensor(x)).numpy(),
+                                   set_changed_alike_on_both_paths(paddle.to_tensor(x)).numpy())

@@ -93,6 +93,8 @@ def same_constant(a: Any, b: Any) -> bool:
     if a is b:
         return True
     try:
+        if type(a) is type(b) and type(a) in (set, frozenset):
+            return bool(a == b)     # each branch changed its own copy of a set alike
         return type(a) is type(b) and is_number(a) and bool(a == b)
     except Exception:  # noqa: BLE001 - objects with odd __eq__ are simply not equal
         return False
