@@ -24,4 +24,4 @@ not_exportable("training-only: a loss, computed in training, not in exported inf
                "bce_loss", "sigmoid_cross_entropy_with_logits")
 not_exportable("a collective across the processes of a data-parallel job: an exported model "
                "runs in one process", "c_allreduce", "c_allgather", "c_broadcast",
-               "c_reducescatter", "c_alltoall")
+               "c_reducescatter", "c_alltoall", "sync_batch_norm_stats")

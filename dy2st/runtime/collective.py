@@ -14,7 +14,7 @@ from .registry import Meta, register_op
 REDUCTIONS = ("sum", "max", "min", "prod", "avg")
 # the op types; passes never fold, merge or drop them (passes/effects.py)
 COLLECTIVE_OPS = frozenset(("c_allreduce", "c_allgather", "c_broadcast", "c_reducescatter",
-                            "c_alltoall"))
+                            "c_alltoall", "sync_batch_norm_stats"))
 
 # the processes a collective spans, by global rank, in group order (None: every process)
 Ranks = Optional[Tuple[int, ...]]
@@ -194,3 +194,27 @@ def _alltoall_kernel(x, nranks):
     x = np.asarray(x)
     check_chunks(x, nranks, "alltoall")
     return communicator().all_to_all(x)
+
+
+def _sync_stats_meta(x, axis):
+    c = x._shape[axis]
+    return Meta((c,), x.dtype), Meta((c,), x.dtype), Meta((), x.dtype)
+
+
+@register_op("sync_batch_norm_stats", infer=_sync_stats_meta, n_outputs=3)
+def _sync_batch_norm_stats_kernel(x, axis):
+    """SyncBatchNorm's statistics: the per-channel mean and biased variance over every axis but
+    `axis` of the batches of every process (one all-reduce of their sums, sums of squares and
+    counts), and the number of values per channel over the job."""
+    x = np.asarray(x)
+    axes = tuple(i for i in range(x.ndim) if i != axis)
+    # in double: the variance is E[x^2] - mean^2 of sums over the whole job
+    wide = x.astype(np.float64)
+    local = np.concatenate([wide.sum(axis=axes), np.square(wide).sum(axis=axes),
+                            [x.size // max(x.shape[axis], 1)]])
+    total = communicator().all_reduce(local, "sum")
+    c = x.shape[axis]
+    count = total[-1]
+    mean = total[:c] / count
+    var = np.maximum(total[c:2 * c] / count - np.square(mean), 0.0)
+    return mean.astype(x.dtype), var.astype(x.dtype), np.asarray(count, x.dtype)

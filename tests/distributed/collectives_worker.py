@@ -234,6 +234,42 @@ def compiled(r, n, out):
     out["compiled_send"] = caught(f, paddle.to_tensor([1.0]))
 
 
+def bn_batch(n):
+    """SyncBatchNorm's whole batch (2 rows per process, 3 channels of length 2, far from a zero
+    mean) and the cotangent of its output; rank r takes rows 2r and 2r + 1."""
+    rng = np.random.default_rng(7)
+    return ((rng.standard_normal((2 * n, 3, 2)) * 2 + 3).astype("float32"),
+            rng.standard_normal((2 * n, 3, 2)).astype("float32"))
+
+
+def bn_layer():
+    layer = paddle.nn.SyncBatchNorm(3, momentum=0.5, data_format="NCL")
+    layer.weight.set_value(np.array([1.5, -0.5, 2.0], "float32"))
+    layer.bias.set_value(np.array([0.1, 0.2, -0.3], "float32"))
+    return layer
+
+
+def sync_batch_norm(r, n, out):
+    """One training step of a SyncBatchNorm on this rank's rows, eagerly and compiled on both
+    backends: its output, gradients and running statistics, then its output in eval mode."""
+    whole, cotangent = bn_batch(n)
+    x, cot = whole[2 * r:2 * r + 2], paddle.to_tensor(cotangent[2 * r:2 * r + 2])
+    for mode in ("eager", "numpy", "xla"):
+        layer = bn_layer()
+
+        def step(t):
+            y = layer(t)
+            (y * cot).sum().backward()
+            return y
+        f = step if mode == "eager" else paddle.jit.to_static(step, backend=mode, full_graph=True)
+        t = paddle.to_tensor(x, stop_gradient=False)
+        y = f(t)
+        layer.eval()
+        out["sbn_" + mode] = [y.numpy(), t.grad.numpy(), layer.weight.grad.numpy(),
+                              layer.bias.grad.numpy(), layer._mean.numpy(),
+                              layer._variance.numpy(), layer(paddle.to_tensor(x)).numpy()]
+
+
 def main(out_dir):
     r, n = int(os.environ["PADDLE_TRAINER_ID"]), int(os.environ["PADDLE_TRAINERS_NUM"])
     out = {}
@@ -247,6 +283,7 @@ def main(out_dir):
     data_parallel(r, n, out)
     errors(r, n, out)
     compiled(r, n, out)
+    sync_batch_norm(r, n, out)
     dist.gloo_barrier()
     dist.gloo_release()
     out["gloo_released"] = caught(dist.gloo_barrier)

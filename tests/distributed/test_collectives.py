@@ -13,6 +13,7 @@ import pytest
 
 pytest.importorskip("jax", reason='jax is not installed (pip install "dy2st[xla]")')
 
+import dy2st as paddle  # noqa: E402
 from tests.distributed import collectives_worker as worker  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -208,6 +209,32 @@ def test_reduce_scatter_and_alltoall_inside_compiled_steps(ranks):
         kind, message = got["compiled_send"]
         assert kind == "ConversionError"
         assert "dist.send(x, dst=(r + 1) % n)" in message and "runs eagerly only" in message
+
+
+def test_sync_batch_norm_over_halves_is_batch_norm_over_the_whole_batch(ranks):
+    """Each process normalised its 2 rows with the statistics of every process's rows: the
+    outputs, input gradients and running statistics are those of one BatchNorm over the whole
+    batch, the parameter gradients add up to its (eagerly and in compiled steps)."""
+    whole, cotangent = worker.bn_batch(N)
+    bn = worker.bn_layer()
+    t = paddle.to_tensor(whole, stop_gradient=False)
+    y = bn(t)
+    (y * paddle.to_tensor(cotangent)).sum().backward()
+    bn.eval()
+    for mode in ("eager", "numpy", "xla"):
+        got = [rank["sbn_" + mode] for rank in ranks]
+        for r in range(N):
+            rows = slice(2 * r, 2 * r + 2)
+            want = [y.numpy()[rows], t.grad.numpy()[rows]]
+            for g, w, what in zip(got[r], want, ("output", "input gradient")):
+                np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5, err_msg=f"{mode} {what}")
+            for g, w in zip(got[r][4:6], (bn._mean.numpy(), bn._variance.numpy())):
+                np.testing.assert_allclose(g, w, rtol=1e-5, err_msg=f"{mode} running statistics")
+            np.testing.assert_allclose(got[r][6], bn(paddle.to_tensor(whole[rows])).numpy(),
+                                       rtol=1e-5, atol=1e-5, err_msg=f"{mode} eval")
+        for k, param in ((2, bn.weight), (3, bn.bias)):
+            np.testing.assert_allclose(sum(g[k] for g in got), param.grad.numpy(), rtol=1e-4,
+                                       atol=1e-5, err_msg=f"{mode} parameter gradient")
 
 
 def test_gloo_context(ranks):

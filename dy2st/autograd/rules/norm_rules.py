@@ -1,8 +1,9 @@
 """Gradient rules of the normalisations: layer_norm, batch_norm (with batch_norm_stats when
-training), and normalize (Lp)."""
+training, sync_batch_norm_stats in SyncBatchNorm), and normalize (Lp)."""
 from __future__ import annotations
 
 from ...runtime import ops
+from ...runtime.registry import apply
 from . import register_vjp
 from .util import shape_of
 
@@ -82,6 +83,23 @@ def _batch_norm_stats(ctx, g_mean, g_var):
     centered = x - _per_channel(mean, axis, nd)
     # var = mean((x - mean)^2): the path through mean vanishes since sum(x - mean) = 0
     gx = (_per_channel(g_mean, axis, nd) + centered * _per_channel(g_var, axis, nd) * 2.0) / n
+    return (gx,)
+
+
+@register_vjp("sync_batch_norm_stats")
+def _sync_batch_norm_stats(ctx, g_mean, g_var, g_count):
+    x = ctx.inputs[0]
+    axis, nd = ctx.attrs["axis"], len(shape_of(x))
+    mean, _, count = ctx.outputs
+    zero = ops.zeros_like(mean)
+    g_mean = zero if g_mean is None else g_mean
+    g_var = zero if g_var is None else g_var
+    # every process's output depends on the statistics of every batch: the cotangents of the
+    # mean and variance are summed over the job (one all-reduce of the two per-channel sums)
+    both = apply("c_allreduce", [ops.concat([g_mean, g_var])], {"op": "sum"})
+    g_mean, g_var = ops.split(both, 2)
+    centered = x - _per_channel(mean, axis, nd)
+    gx = (_per_channel(g_mean, axis, nd) + centered * _per_channel(g_var, axis, nd) * 2.0) / count
     return (gx,)
 
 

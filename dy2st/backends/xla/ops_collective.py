@@ -1,6 +1,7 @@
 """Collective lowerings: inside a computation that every process of a data-parallel job runs
-(spmd.py), all-reduce, all-gather, broadcast, reduce-scatter and all-to-all are lax collectives
-over the process axis; in a job of one process they give their input back."""
+(spmd.py), all-reduce, all-gather, broadcast, reduce-scatter, all-to-all and SyncBatchNorm's
+statistics are lax collectives over the process axis; in a job of one process they give their
+input back (or the local statistics)."""
 from __future__ import annotations
 
 from .loader import jax_modules
@@ -64,3 +65,20 @@ def _alltoall(cx, x, nranks):
     if cx.axis is None:
         return x
     return _m().lax.all_to_all(x, cx.axis, 0, 0, tiled=True)
+
+
+@lowers("sync_batch_norm_stats")
+def _sync_batch_norm_stats(cx, x, axis):
+    jnp, lax = _m().jnp, _m().lax
+    axes = tuple(i for i in range(x.ndim) if i != axis)
+    c = x.shape[axis]
+
+    def total(v):
+        return v if cx.axis is None else lax.psum(v, cx.axis)
+    # two reductions across the processes (sums and counts, then squared deviations) keep the
+    # variance exact in float32, where E[x^2] - mean^2 would cancel
+    sums = total(jnp.concatenate([x.sum(axis=axes), jnp.full((1,), x.size // max(c, 1), x.dtype)]))
+    count = sums[-1]
+    mean = sums[:c] / count
+    var = total(jnp.square(x - jnp.expand_dims(mean, axes)).sum(axis=axes)) / count
+    return mean.astype(x.dtype), var.astype(x.dtype), count.astype(x.dtype)

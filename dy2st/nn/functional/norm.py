@@ -160,8 +160,21 @@ def batch_norm(x: Any, running_mean: Any, running_var: Any, weight: Any = None, 
         raise ValueError(f"batch_norm: the input must have rank >= 2, got shape {list(x.shape)}")
     axis = x.ndim - 1 if data_format in _CHANNEL_LAST else 1
     use_batch = training if use_global_stats is None else not use_global_stats
+    return normalize_batch(x, running_mean, running_var, weight, bias, use_batch, momentum,
+                           epsilon, axis)
+
+
+def normalize_batch(x: Tensor, running_mean: Any, running_var: Any, weight: Any, bias: Any,
+                    use_batch: bool, momentum: float, epsilon: float, axis: int,
+                    synced: bool = False) -> Any:
+    """batch_norm over channel `axis`: with the batch's statistics (and an update of the running
+    ones) when `use_batch`, else with the running ones. `synced`: the batch's statistics are
+    those of the batches of every process of the job (SyncBatchNorm)."""
     if use_batch:
-        mean, var = apply("batch_norm_stats", [x], {"axis": axis})
+        if synced:
+            mean, var, _ = apply("sync_batch_norm_stats", [x], {"axis": axis})
+        else:
+            mean, var = apply("batch_norm_stats", [x], {"axis": axis})
         if isinstance(running_mean, Tensor):
             with no_grad():
                 for running, batch in ((running_mean, mean), (running_var, var)):

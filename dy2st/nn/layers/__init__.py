@@ -5,13 +5,13 @@ from .common import Dropout, Embedding, Flatten, Identity, Linear, Pad
 from .container import LayerDict, LayerList, ParameterList, Sequential
 from .conv import Conv2D
 from .loss import CrossEntropyLoss, L1Loss, MSELoss, NLLLoss, SmoothL1Loss
-from .norm import BatchNorm1D, BatchNorm2D, BatchNorm3D, LayerNorm
+from .norm import BatchNorm1D, BatchNorm2D, BatchNorm3D, LayerNorm, SyncBatchNorm
 
 __all__ = ["ELU", "GELU", "Hardswish", "LeakyReLU", "LogSoftmax", "Mish", "ReLU", "ReLU6", "Sigmoid",
            "Silu", "Softmax", "Softplus", "Tanh", "Dropout", "Embedding", "Flatten", "Identity",
            "Linear", "Pad", "LayerDict", "LayerList", "ParameterList", "Sequential", "Conv2D",
            "CrossEntropyLoss", "L1Loss", "MSELoss", "NLLLoss", "SmoothL1Loss", "BatchNorm1D",
-           "BatchNorm2D", "BatchNorm3D", "LayerNorm"]
+           "BatchNorm2D", "BatchNorm3D", "LayerNorm", "SyncBatchNorm"]
 from .loss import BCELoss, BCEWithLogitsLoss, KLDivLoss  # noqa: E402
 __all__ += ["BCELoss", "BCEWithLogitsLoss", "KLDivLoss"]
 # CNN family (conv variants, pooling, norms, vision, padding, activations)
