@@ -72,10 +72,12 @@ def _target(state: AmpState, name: str, dtypes: List[str]) -> Optional[str]:
 
 def cast_inputs(name: str, inputs: Sequence[Any]) -> Sequence[Any]:
     """The registry's autocast hook: `inputs` with their float32 / float16 / bfloat16 tensors
-    cast to op `name`'s precision under the current auto_cast."""
+    cast to op `name`'s precision under the current auto_cast (inside a composite op,
+    registry.classified_as, the composite's precision)."""
     state = current()
     if state is None or name in _UNTOUCHED or name.startswith(_UNTOUCHED_PREFIXES):
         return inputs
+    name = hooks.classify_as or name        # an op of a composite: by the composite's name
     castable = ("float32", "float16", "bfloat16")
     dtypes = [str(x.dtype) if isinstance(x, TensorLike) else "" for x in inputs]
     found = [d for d in dtypes if d in castable]

@@ -15,7 +15,7 @@ PADDLE_TO_DY2ST: Dict[str, str] = {
     "linear_interp_v2": "resample", "nearest_interp_v2": "resample",
     "bilinear_interp_v2": "resample", "bicubic_interp_v2": "resample",
     "trilinear_interp_v2": "resample", "softmax_with_cross_entropy": "cross_entropy",
-    "cross_entropy2": "cross_entropy",
+    "cross_entropy2": "cross_entropy", "tanh_shrink": "tanhshrink", "huber_loss": "smooth_l1",
 }
 
 

@@ -2,6 +2,7 @@
 through `apply`, which computes eagerly or appends an Operator to the Block being built."""
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Dict, List, NamedTuple, NoReturn, Optional, Sequence, Set, Tuple
 
 import numpy as np
@@ -40,14 +41,53 @@ class Hooks:
     needs a gradient; dy2st.jit gives `layer_forward(layer)`, the converted forward a user Layer
     runs while a Program is traced (None: its own forward); dy2st.amp, while auto_cast is on,
     sets `autocast(name, inputs) -> inputs` (casting them to the op's precision) and
-    `autocast_key`, which to_static adds to its cache key."""
+    `autocast_key`, which to_static adds to its cache key. `classify_as` is the name the ops of
+    a composite are classified by while it runs (see `classified_as`)."""
     record: Optional[Callable[..., None]] = None
     layer_forward: Optional[Callable[[Any], Any]] = None
     autocast: Optional[Callable[[str, Sequence[Any]], Sequence[Any]]] = None
     autocast_key: Any = None
+    classify_as: Optional[str] = None
 
 
 hooks = Hooks()
+
+
+class classified_as:
+    """A composite op: a function that dy2st computes with several ops where Paddle runs one
+    kernel of its own name, which Paddle's mixed-precision lists name (bmm gray, dist black,
+    max_pool2d_with_index white, ...). While it runs, `apply` has auto_cast classify every op it
+    applies by `name` instead of the op's own name, so the composite computes in the precision
+    Paddle gives `name`. As a decorator, or `with classified_as(name):` around part of a body.
+    An enclosing composite's name wins."""
+
+    __slots__ = ("name", "outer")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __enter__(self) -> None:
+        self.outer = hooks.classify_as
+        if self.outer is None:
+            hooks.classify_as = self.name
+
+    def __exit__(self, *exc: Any) -> None:
+        hooks.classify_as = self.outer
+
+    def __call__(self, fn: Callable) -> Callable:
+        name = self.name
+
+        @functools.wraps(fn)
+        def composite(*args: Any, **kwargs: Any) -> Any:
+            outer = hooks.classify_as
+            if hooks.autocast is None or outer is not None:     # nothing to classify
+                return fn(*args, **kwargs)
+            hooks.classify_as = name
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                hooks.classify_as = outer
+        return composite
 
 
 def register_op(name: str, infer: Callable[..., Any], n_outputs: int = 1) -> Callable:
@@ -130,6 +170,7 @@ def apply(name: str, inputs: Sequence[Any], attrs: Optional[Dict[str, Any]] = No
     """Run op `name` on eager tensors, or append it to the current Block."""
     opdef = OPS[name]
     if hooks.autocast is not None:
+        # inside a composite, by its name (casts and bookkeeping ops keep their own)
         inputs = hooks.autocast(name, inputs)
     attrs = attrs if attrs is not None else {}
     if not state._state.blocks:

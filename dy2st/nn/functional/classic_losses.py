@@ -6,6 +6,7 @@ from typing import Any, Optional
 
 from ...runtime import ops
 from ...runtime.ops.operands import as_tensor, cast
+from ...runtime.registry import classified_as
 from .dims import known_dims
 from .input import one_hot
 from .loss import binary_cross_entropy_with_logits, check_reduction, reduce_loss
@@ -26,6 +27,7 @@ def square_error_cost(input: Any, label: Any) -> Any:
     return ops.square(ops.subtract(x, cast(as_tensor(label), x.dtype)))
 
 
+@classified_as("log_loss")
 def log_loss(input: Any, label: Any, epsilon: float = 1e-4, name: Optional[str] = None) -> Any:
     """-label * log(input + epsilon) - (1 - label) * log(1 - input + epsilon), element-wise;
     input holds probabilities."""

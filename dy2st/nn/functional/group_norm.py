@@ -6,7 +6,7 @@ from typing import Any, Optional
 
 from ...runtime import ops
 from ...runtime.ops.operands import as_tensor, cast
-from ...runtime.registry import apply
+from ...runtime.registry import apply, classified_as
 from .dims import known_dims
 
 __all__ = ["group_norm", "instance_norm", "local_response_norm"]
@@ -62,6 +62,7 @@ def _float_input(x: Any, op: str) -> Any:
     return x
 
 
+@classified_as("group_norm")
 def group_norm(x: Any, num_groups: int, epsilon: float = 1e-05, weight: Any = None, bias: Any = None,
                data_format: str = "NCHW", name: Optional[str] = None) -> Any:
     """Normalise each sample over groups of num_groups channels, then scale and shift per channel."""

@@ -11,7 +11,7 @@ from ...autograd.rules import register_vjp
 from ...autograd.rules.util import shape_of, unbroadcast
 from ...runtime import ops
 from ...runtime.ops.operands import as_tensor, binary_operands, cast
-from ...runtime.registry import Meta, apply, register_op
+from ...runtime.registry import Meta, apply, classified_as, register_op
 from .activation import softmax
 
 __all__ = ["cross_entropy", "softmax_with_cross_entropy", "nll_loss", "mse_loss", "l1_loss",
@@ -160,6 +160,7 @@ def softmax_with_cross_entropy(logits: Any, label: Any, soft_label: bool = False
     return loss
 
 
+@classified_as("nll_loss")
 def nll_loss(input: Any, label: Any, weight: Any = None, ignore_index: int = -100,
              reduction: str = "mean", name: Optional[str] = None) -> Any:
     """Negative log likelihood of log-probabilities input [N, C] at integer labels [N]."""

@@ -12,7 +12,7 @@ from ...runtime.dtype import int64
 from ...runtime.ops import scale
 from ...runtime.ops.operands import as_tensor
 from ...runtime.ops.window_index import window_gather_index
-from ...runtime.registry import Meta, apply, register_op
+from ...runtime.registry import Meta, apply, classified_as, register_op
 from .conv_nd import as_ints, padding_pairs, same_pads
 from .dims import known_dims
 from .resample import out_len, windows
@@ -163,13 +163,24 @@ def _avg_pool(op, nd, x, kernel_size, stride, padding, ceil_mode, exclusive, div
     return avg_pool_op(x, specs, cl, divisor_override)
 
 
+# Paddle computes these with its max_pool2d_with_index kernel, a white op of auto_cast's lists
+_WITH_INDEX = "max_pool2d_with_index"
+
+
 def max_pool1d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, return_mask: bool = False,
                ceil_mode: bool = False, name: Optional[str] = None) -> Any:
+    if return_mask:
+        with classified_as(_WITH_INDEX):
+            return _max_pool("max_pool1d", 1, x, kernel_size, stride, padding, True, ceil_mode, "NCL")
     return _max_pool("max_pool1d", 1, x, kernel_size, stride, padding, return_mask, ceil_mode, "NCL")
 
 
 def max_pool2d(x: Any, kernel_size: Any, stride: Any = None, padding: Any = 0, return_mask: bool = False,
                ceil_mode: bool = False, data_format: str = "NCHW", name: Optional[str] = None) -> Any:
+    if return_mask:
+        with classified_as(_WITH_INDEX):
+            return _max_pool("max_pool2d", 2, x, kernel_size, stride, padding, True, ceil_mode,
+                             data_format)
     return _max_pool("max_pool2d", 2, x, kernel_size, stride, padding, return_mask, ceil_mode, data_format)
 
 
@@ -215,10 +226,12 @@ def adaptive_avg_pool3d(x: Any, output_size: Any, data_format: str = "NCDHW", na
     return _adaptive("adaptive_avg_pool3d", 3, x, output_size, data_format, "avg")
 
 
+@classified_as(_WITH_INDEX)
 def adaptive_max_pool1d(x: Any, output_size: Any, return_mask: bool = False, name: Optional[str] = None) -> Any:
     return _adaptive("adaptive_max_pool1d", 1, x, output_size, "NCL", "max", return_mask)
 
 
+@classified_as(_WITH_INDEX)
 def adaptive_max_pool2d(x: Any, output_size: Any, return_mask: bool = False, name: Optional[str] = None) -> Any:
     return _adaptive("adaptive_max_pool2d", 2, x, output_size, "NCHW", "max", return_mask)
 

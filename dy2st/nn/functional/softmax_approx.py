@@ -9,6 +9,7 @@ import numpy as np
 
 from ...runtime import ops
 from ...runtime.ops.operands import as_tensor, cast
+from ...runtime.registry import classified_as
 from .activation import log_softmax
 from .common import linear
 from .dims import known_dims
@@ -30,6 +31,7 @@ def _default_tree_paths(label: Any, num_classes: int) -> Tuple[Any, Any, Any]:
     return parent - 1, bits, valid
 
 
+@classified_as("hsigmoid_loss")
 def hsigmoid_loss(input: Any, label: Any, num_classes: int, weight: Any, bias: Any = None,
                   path_table: Any = None, path_code: Any = None, is_sparse: bool = False,
                   name: Optional[str] = None) -> Any:

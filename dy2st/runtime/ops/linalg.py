@@ -5,7 +5,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..registry import Meta, apply, hooks, register_op
+from ..registry import Meta, apply, classified_as, register_op
 from . import infer as I
 from .operands import binary_operands
 
@@ -79,20 +79,13 @@ def mm(input: Any, mat2: Any, name: Optional[str] = None) -> Any:
     return matmul(input, mat2)
 
 
+@classified_as("bmm")
 def bmm(x: Any, y: Any, name: Optional[str] = None) -> Any:
     """Batched [b, n, k] x [b, k, m] products. Under auto_cast it is a gray op, as in Paddle,
     whose white list names matmul but not bmm: it keeps its inputs' precision."""
     if x.ndim != 3 or y.ndim != 3:
         raise ValueError(f"bmm expects rank-3 inputs, got ranks {x.ndim} and {y.ndim}")
-    autocast = hooks.autocast
-    if autocast is None:
-        return matmul(x, y)
-    x, y = autocast("bmm", [x, y])
-    hooks.autocast = None       # the matmul op that computes it is not cast as a white-list op
-    try:
-        return matmul(x, y)
-    finally:
-        hooks.autocast = autocast
+    return matmul(x, y)
 
 
 # ----------------------------------------------------------------------------- dot / outer

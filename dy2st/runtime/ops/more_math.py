@@ -9,6 +9,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ..complex_capable import refuse_complex
+from ..registry import classified_as
 from .complex import real
 from .creation import zeros_like
 from .extra_math import atan2
@@ -78,12 +79,14 @@ def asinh(x: Any, name: Optional[str] = None) -> Any:
     return where(x < 0, neg(positive_side(neg(x))), positive_side(x))
 
 
+@classified_as("atanh")
 def atanh(x: Any, name: Optional[str] = None) -> Any:
     """Inverse hyperbolic tangent, log((1 + x) / (1 - x)) / 2."""
     x = _inexact(x)
     return 0.5 * (log1p(x) - log1p(neg(x)))
 
 
+@classified_as("expm1")
 def expm1(x: Any, name: Optional[str] = None) -> Any:
     """exp(x) - 1."""
     return exp(_inexact(x)) - 1.0

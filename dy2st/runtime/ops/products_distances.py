@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 from typing import Any, List, Optional, Sequence
 
+from ..registry import classified_as
 from . import infer as I
 from .complex import conj
 from .creation import zeros
@@ -43,6 +44,7 @@ def vecdot(x: Any, y: Any, axis: int = -1, name: Optional[str] = None) -> Any:
     return _sum((conj(x) if x.dtype.is_complex else x) * y, axis=axis)
 
 
+@classified_as("dist")
 def dist(x: Any, y: Any, p: float = 2, name: Optional[str] = None) -> Any:
     """The p-norm of x - y (broadcast) over all its entries (p may be 0, inf or -inf)."""
     return norm(flatten(as_tensor(x) - y), p=float(p), axis=0)
@@ -75,6 +77,7 @@ def pdist(x: Any, p: float = 2.0, name: Optional[str] = None) -> Any:
     return norm(first - second, p=float(p), axis=-1)
 
 
+@classified_as("renorm")
 def renorm(x: Any, p: float, axis: int, max_norm: float, name: Optional[str] = None) -> Any:
     """x with every slice along `axis` whose p-norm exceeds max_norm scaled down to that norm."""
     x = as_tensor(x)
