@@ -9,7 +9,10 @@ import contextlib
 import copy
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
+import numpy as np
+
 from . import state
+from .config import config
 from .dtype import DType
 from .origin import Origin
 from .tensor import Tensor, TensorLike
@@ -351,6 +354,25 @@ class Program:
         # var name -> the persistable tensor a test clone reads instead (the running statistics
         # standing for a training-mode batch_norm's batch statistics; program_clone.py)
         self.test_substitutes: Dict[str, Tensor] = {}
+        self._random_seed = 0
+        self._init_rng: Any = None     # a startup program's seeded stream (program_guard)
+
+    @property
+    def random_seed(self) -> int:
+        """As in Paddle 3.3.1, a non-zero seed makes a program draw reproducibly: the dropout
+        ops built into it draw the same mask on every run (and in every program built with the
+        same seed); as the startup program of `program_guard(main, startup)`, the parameters
+        created inside are initialised from a stream that starts at the seed. Other random ops
+        (rand, randn, ...) draw from the global generator either way. 0 (the default): no
+        seed."""
+        return self._random_seed
+
+    @random_seed.setter
+    def random_seed(self, seed: int) -> None:
+        if isinstance(seed, bool) or not hasattr(seed, "__index__"):
+            raise TypeError(f"Program.random_seed must be an int, got {type(seed).__name__}")
+        self._random_seed = seed.__index__()
+        self._init_rng = None
 
     def find_var(self, name: str) -> Optional[Variable]:
         """The variable named `name` in any block (names are unique in a Program)."""
@@ -484,9 +506,16 @@ class Program:
 
 @contextlib.contextmanager
 def program_guard(main_program: Program, startup_program: Optional[Program] = None) -> Iterator[Program]:
-    """Ops created inside append to `main_program` (the startup program is accepted and unused)."""
+    """Ops created inside append to `main_program`. Parameters are created (initialised) at
+    once; a `startup_program` with a random_seed gives them a stream of their own, which
+    starts at the seed and continues in the next guard of the same startup program."""
     if not isinstance(main_program, Program):
         raise TypeError(f"program_guard expects a Program, got {type(main_program).__name__}")
+    seeded = startup_program is not None and startup_program.random_seed != 0
+    if seeded:
+        if startup_program._init_rng is None:
+            startup_program._init_rng = np.random.default_rng(startup_program.random_seed)
+        outer_rng, config.rng = config.rng, startup_program._init_rng
     state.push_program(main_program)
     state.push_block(main_program.global_block())
     try:
@@ -494,6 +523,8 @@ def program_guard(main_program: Program, startup_program: Optional[Program] = No
     finally:
         state.pop_block()
         state.pop_program()
+        if seeded:
+            config.rng = outer_rng
 
 
 @contextlib.contextmanager

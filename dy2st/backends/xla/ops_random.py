@@ -33,10 +33,11 @@ def _randint(cx, *dims, shape, dtype, low, high):
 
 
 @lowers("dropout")
-def _dropout(cx, x, p, axis, upscale):
+def _dropout(cx, x, p, axis, upscale, seed=0):
     mask_shape = tuple(x.shape) if axis is None else \
         tuple(d if i in axis else 1 for i, d in enumerate(x.shape))
-    keep = _m().random.uniform(cx.next_key(), mask_shape) >= p
+    key = _m().random.key(seed) if seed else cx.next_key()     # seed: Program.random_seed
+    keep = _m().random.uniform(key, mask_shape) >= p
     out = x * keep
     if upscale:
         out = out / (1.0 - p)

@@ -5,6 +5,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ...runtime import state
 from ...runtime.config import rng
 from ...runtime.dtype import bool_
 from ...runtime.ops import scale, zeros_like
@@ -50,18 +51,18 @@ def linear(x: Any, weight: Any, bias: Any = None, name: Optional[str] = None) ->
 
 
 # ----------------------------------------------------------------------------- dropout
-def _dropout_infer(x, p, axis, upscale):
+def _dropout_infer(x, p, axis, upscale, seed=0):
     mask = x._shape if axis is None else tuple(d if i in axis else 1 for i, d in enumerate(x._shape))
     return Meta(x._shape, x.dtype), Meta(mask, bool_)
 
 
 @register_op("dropout", infer=_dropout_infer, n_outputs=2)
-def _dropout_kernel(x, p, axis, upscale):
+def _dropout_kernel(x, p, axis, upscale, seed=0):
     """(x with dropped elements zeroed, the keep mask): the gradient reads the mask, so it is
-    exact also where x itself is 0."""
+    exact also where x itself is 0. A non-zero `seed` (Program.random_seed) fixes the mask."""
     # The mask is drawn when the kernel runs, so each run of a static program draws a new one.
     mask_shape = list(x.shape) if axis is None else [d if i in axis else 1 for i, d in enumerate(x.shape)]
-    keep = rng().random(mask_shape) >= p
+    keep = (np.random.default_rng(seed) if seed else rng()).random(mask_shape) >= p
     out = x * keep
     if upscale:
         out = out / (1.0 - p)
@@ -97,8 +98,11 @@ def dropout(x: Any, p: float = 0.5, axis: Any = None, training: bool = True,
         return x
     if p == 1:
         return zeros_like(x)
-    out, _ = apply("dropout", [x], {"p": float(p), "axis": _dropout_axes(axis, x.ndim),
-                                    "upscale": mode == "upscale_in_train"})
+    attrs = {"p": float(p), "axis": _dropout_axes(axis, x.ndim), "upscale": mode == "upscale_in_train"}
+    block = state.current_block()
+    if block is not None and block.program.random_seed:     # as Paddle: a seeded program's mask
+        attrs["seed"] = block.program.random_seed
+    out, _ = apply("dropout", [x], attrs)
     return out
 
 
