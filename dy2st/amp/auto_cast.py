@@ -15,9 +15,9 @@ from . import lists
 
 LEVELS = ("O0", "OD", "O1", "O2")
 # ops auto_cast leaves alone: explicit casts, control flow and bookkeeping
-_UNTOUCHED = frozenset({"cast", "assign", "cond", "while", "print", "assert", "raise",
+UNTOUCHED = frozenset({"cast", "assign", "cond", "while", "print", "assert", "raise",
                         "check_defined", "detach", "shape", "numel"})
-_UNTOUCHED_PREFIXES = ("array_", "tape_", "grad_")
+UNTOUCHED_PREFIXES = ("array_", "tape_", "grad_")
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,9 @@ def is_bfloat16_supported(device: Any = None) -> bool:
     return "bfloat16" in DTYPES
 
 
-def _target(state: AmpState, name: str, dtypes: List[str]) -> Optional[str]:
+def target_dtype(state: AmpState, name: str, dtypes: List[str]) -> Optional[str]:
+    """The dtype op `name` runs in under `state`, its float inputs having `dtypes` (None: keep
+    them); static programs (paddle.static.amp) share the rule."""
     if name in state.white:
         return state.dtype
     if name in state.black:
@@ -75,7 +77,7 @@ def cast_inputs(name: str, inputs: Sequence[Any]) -> Sequence[Any]:
     cast to op `name`'s precision under the current auto_cast (inside a composite op,
     registry.classified_as, the composite's precision)."""
     state = current()
-    if state is None or name in _UNTOUCHED or name.startswith(_UNTOUCHED_PREFIXES):
+    if state is None or name in UNTOUCHED or name.startswith(UNTOUCHED_PREFIXES):
         return inputs
     name = hooks.classify_as or name        # an op of a composite: by the composite's name
     castable = ("float32", "float16", "bfloat16")
@@ -83,7 +85,7 @@ def cast_inputs(name: str, inputs: Sequence[Any]) -> Sequence[Any]:
     found = [d for d in dtypes if d in castable]
     if not found:
         return inputs
-    target = _target(state, name, found)
+    target = target_dtype(state, name, found)
     if _op_stats:
         counts = _op_stats[-1].setdefault(name, {})
         out_dtype = target or found[0]

@@ -47,6 +47,21 @@ EXTRA_BLACK_LIST = frozenset({
     "trilinear_interp_v2", "lookup_table", "lookup_table_v2", "scatter"})
 BF16_WHITE_LIST = WHITE_LIST
 BF16_BLACK_LIST = FP16_BLACK_LIST
+# the ops Paddle's static lists name as keeping their inputs' precision
+GRAY_LIST = frozenset({
+    "all_reduce", "batch_norm", "c_concat", "c_identity", "cast", "concat", "dropout",
+    "elementwise_add", "elementwise_div", "elementwise_floordiv", "elementwise_max",
+    "elementwise_min", "elementwise_mod", "elementwise_mul", "elementwise_pow", "elementwise_sub",
+    "fill_constant", "flatten2", "fused_attention", "fused_bn_add_activation", "fused_feedforward",
+    "fused_multi_transformer", "gather", "gaussian_random", "get_tensor_from_selected_rows",
+    "layer_norm", "leaky_relu", "pool2d", "pool3d", "rank", "relu", "relu6", "reshape2", "scale",
+    "sigmoid", "sign", "slice", "soft_relu", "split", "stack", "tanh", "top_k", "transpose2",
+    "uniform_random", "uniform_random_batch_size_like", "unstack"})
+# paddle.static.amp's float16 white list adds two fused kernels
+STATIC_FP16_EXTRA_WHITE = frozenset({"fused_bn_add_activation", "resnet_unit"})
+# paddle.static.amp.bf16's float32 list: the black list less layer_norm, plus the quantisers
+STATIC_BF16_FP32_LIST = (BF16_BLACK_LIST - {"layer_norm"}) | {
+    "fake_quantize_dequantize_abs_max", "fake_quantize_dequantize_moving_average_abs_max"}
 
 # dy2st's linear is Paddle's matmul (white) fused with its bias add
 _EXTRA_WHITE = frozenset({"linear"})

@@ -339,6 +339,13 @@ class Optimizer:
             params_grads = self._static_params_grads(loss, params)
         else:
             params_grads = self._params_grads(params)
+        self.apply_gradients(params_grads)
+        return [], params_grads
+
+    @no_grad()
+    def apply_gradients(self, params_grads: ParamsGrads) -> list:
+        """Update each parameter from its gradient in the (parameter, gradient) pairs, as
+        Paddle's apply_gradients (in a Program being built: append the update ops)."""
         grads = {id(p): (p, g) for p, g in params_grads}
         for group in self._groups():
             mine = [grads.pop(id(p)) for p in group["params"] if id(p) in grads]
@@ -346,7 +353,7 @@ class Optimizer:
                 self._apply(mine, group)
         if grads:       # parameters found by append_backward (static mode, parameters=None)
             self._apply(list(grads.values()), dict(self._default_dict, _plain=True))
-        return [], params_grads
+        return []
 
     def _static_params_grads(self, loss: Variable, params: List[Tensor]) -> ParamsGrads:
         """(parameter, symbolic gradient) pairs for a loss of a Program being built: those

@@ -10,6 +10,7 @@ import numpy as np
 
 import dy2st as paddle
 import dy2st.nn.functional as F
+from dy2st.nn.functional.norm import normalize_batch
 from dy2st.runtime.registry import apply
 
 
@@ -357,6 +358,11 @@ CASES: List[Case] = [
          lambda x: F.batch_norm(x, paddle.zeros([2], "float64"), paddle.ones([2], "float64"),
                                 training=True, data_format="NHWC"),
          [f(2, 2, 2, 2)]),
+    Case("sync_batch_norm_train",       # one process: the statistics of its own batch
+         lambda x, w, b: normalize_batch(x, paddle.zeros([3], "float64"),
+                                         paddle.ones([3], "float64"), w, b, True, 0.9, 1e-5, 1,
+                                         synced=True),
+         [f(4, 3, 2), f(3), f(3)]),
     Case("normalize_2", lambda x: F.normalize(x, axis=1), [f(2, 3)]),
     Case("normalize_1", lambda x: F.normalize(x, p=1, axis=0), [f(3, 2)]),
     Case("normalize_inf", lambda x: F.normalize(x, p=float("inf"), axis=1), [f(2, 3)]),
