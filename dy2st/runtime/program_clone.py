@@ -31,7 +31,9 @@ def _to_test(program: Program) -> None:
     substitutes = {name: by_tensor[id(t)] for name, t in program.test_substitutes.items()
                    if id(t) in by_tensor}
     for block in program.blocks:
-        block.ops = [_test_op(block, op, substitutes) for op in block.ops]
+        # SyncBatchNorm's statistics (a collective) go with the batch statistics they give
+        block.ops = [_test_op(block, op, substitutes) for op in block.ops
+                     if not (op.type == "sync_batch_norm_stats" and op.outputs[0] in substitutes)]
     _drop_unfed(program.global_block())
     program.version += 1
 

@@ -162,3 +162,22 @@ def test_eval_mode_converts_saves_and_exports_to_onnx_as_batch_norm(tmp_path):
     path = str(tmp_path / "sbn")
     paddle.onnx.export(layer, path, input_spec=[paddle.static.InputSpec([None, 3, 2, 2], "float32")])
     np.testing.assert_allclose(onnx_outputs(path + ".onnx", x)[0], eager, rtol=1e-5, atol=1e-6)
+
+
+def test_a_static_test_clone_reads_the_running_statistics_without_the_collective():
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [None, 3, 2], "float32")
+        layer = nn.SyncBatchNorm(3, data_format="NCL")
+        y = layer(x)
+    test = main.clone(for_test=True)
+    assert "sync_batch_norm_stats" in {op.type for op in main.global_block().ops}
+    assert "sync_batch_norm_stats" not in {op.type for op in test.global_block().ops}
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    data = randn(0, 4, 3, 2, shift=1.0)
+    exe.run(main, feed={"x": data}, fetch_list=[y])          # training: the statistics move
+    mean, var = layer._mean.numpy(), layer._variance.numpy()
+    np.testing.assert_allclose(mean, data.mean(axis=(0, 2)) * 0.1, rtol=1e-5)
+    got = exe.run(test, feed={"x": data}, fetch_list=[y])[0]
+    want = (data - mean[:, None]) / np.sqrt(var[:, None] + 1e-5)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
