@@ -2,26 +2,20 @@
 would run it (a fresh process costs about a second of CPU each; the suite starts ~70), and
 `python -m dy2st` itself in a subprocess where a fresh process is what is checked: the entry
 point, a saved model running without its source, PATH without graphviz."""
-import contextlib
-import importlib
-import io
 import os
 import subprocess
 import sys
 import textwrap
-import traceback
-import types
-import warnings
 
 import numpy as np
 import pytest
 
 import dy2st
 from dy2st import static
-from dy2st.cli import main
 from dy2st.format.concrete import ConcreteProgram
 from dy2st.format.spec_text import format_input_spec, parse_input_spec
 from dy2st.static import InputSpec, nn as snn
+from tests.support_cli import run_cli
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -34,38 +28,8 @@ def cli_process(*args, cwd, env=None):
 
 
 def cli(*args, cwd):
-    """`dy2st ARGS` run by dy2st.cli.main in this process, in `cwd`, with what a fresh process
-    would show: the exit status (argparse's SystemExit, an uncaught exception's traceback and
-    status 1), stdout, and stderr with every warning printed (filter "default", stricter than a
-    fresh process's, which hides deprecations). The user modules and sys.path entries the
-    command adds are taken away afterwards, as the process's end would."""
-    out, err = io.StringIO(), io.StringIO()
-    modules, path, here = set(sys.modules), list(sys.path), os.getcwd()
-    importlib.invalidate_caches()
-    os.chdir(cwd)
-    try:
-        with warnings.catch_warnings(record=True) as seen, contextlib.redirect_stdout(out), \
-                contextlib.redirect_stderr(err):
-            warnings.simplefilter("default")
-            try:
-                status = main([str(a) for a in args])
-            except SystemExit as e:
-                status = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-            except Exception:  # noqa: BLE001 - the interpreter would print it and exit with 1
-                traceback.print_exc()
-                status = 1
-        for w in seen:
-            err.write(warnings.formatwarning(w.message, w.category, w.filename, w.lineno, w.line))
-    finally:
-        os.chdir(here)
-        sys.path[:] = path
-        # the user's modules go; the libraries it imported stay (one copy of each per process)
-        folder = os.path.realpath(cwd) + os.sep
-        for name in set(sys.modules) - modules:
-            where = getattr(sys.modules[name], "__file__", None) or ""
-            if os.path.realpath(where).startswith(folder) or name.startswith("_dy2st_user_"):
-                del sys.modules[name]
-    return types.SimpleNamespace(returncode=status, stdout=out.getvalue(), stderr=err.getvalue())
+    """`dy2st ARGS` run by dy2st.cli.main in this process (see tests/support_cli.py)."""
+    return run_cli(*args, cwd=cwd)
 
 
 def user_error(proc, *fragments):

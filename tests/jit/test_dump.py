@@ -1,15 +1,11 @@
-"""`dy2st dump`: dump() directly and `python -m dy2st dump` in a subprocess."""
-import os
-import subprocess
-import sys
+"""`dy2st dump`: dump() directly and through the command line's main (tests/support_cli.py)."""
 import textwrap
 
 import pytest
 
 from dy2st.jit.dump import DumpError, dump
 from dy2st.static import InputSpec
-
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tests.support_cli import run_cli
 
 MODEL = textwrap.dedent('''
     import dy2st as paddle
@@ -45,9 +41,7 @@ def model_file(tmp_path):
 
 
 def cli(*args, cwd):
-    env = dict(os.environ, PYTHONPATH=REPO)
-    return subprocess.run([sys.executable, "-m", "dy2st", "dump", *map(str, args)], cwd=str(cwd),
-                          env=env, capture_output=True, text=True, timeout=120)
+    return run_cli("dump", *args, cwd=cwd)
 
 
 def test_dump_every_function(model_file):
