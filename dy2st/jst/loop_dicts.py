@@ -63,6 +63,18 @@ def _pop(d: dict, fn: Callable) -> Callable:
     return pop
 
 
+def _setdefault(d: dict, fn: Callable) -> Callable:
+    def setdefault(key: Any, default: Any = None) -> Any:
+        flag = _flag(d, key)
+        if flag is None:
+            return fn(key, default)
+        # the entry holds its value where the flag holds, else the default: either way it has
+        # one from here on
+        d[key] = _choose(flag, key, d[key], default)
+        return d[key]
+    return setdefault
+
+
 def _refusing(name: str) -> Callable[[dict, Callable], Callable]:
     def make(d: dict, fn: Callable) -> Callable:
         def listing(*args: Any) -> Any:
@@ -72,5 +84,5 @@ def _refusing(name: str) -> Callable[[dict, Callable], Callable]:
     return make
 
 
-_METHODS = {"get": _get, "pop": _pop, "keys": _refusing("keys"), "items": _refusing("items"),
+_METHODS = {"get": _get, "pop": _pop, "setdefault": _setdefault, "keys": _refusing("keys"), "items": _refusing("items"),
             "values": _refusing("values"), "popitem": _refusing("popitem")}

@@ -69,6 +69,14 @@ def nested_key(x, n):
     return d["inner"]["c"] if "c" in d["inner"] else x
 
 
+def key_set_by_setdefault(x, n):
+    d = {}
+    for i in range(n):
+        d.setdefault("acc", x * 0.0)      # from the second turn on the key is there
+        d["acc"] = d["acc"] + x
+    return d["acc"] if "acc" in d else x
+
+
 def get_none_default(x, n):
     d = {}
     for i in range(n):
@@ -175,7 +183,7 @@ def narrowed(x, n):
 
 
 AGREE = [key_added_while, key_tested_in_body, several_keys, key_deleted, key_popped, nested_key,
-         get_none_default, none_then_tensor, none_set_under_tensor_if, none_becomes_tuple,
+         key_set_by_setdefault, get_none_default, none_then_tensor, none_set_under_tensor_if, none_becomes_tuple,
          best_so_far]
 WIDEN = [int_to_float, float32_to_float64, bool_to_float]
 
