@@ -1,5 +1,6 @@
 """`while (s := s + x.sum()) < limit:` in converted code: the assignment in the test binds the
-function's variable, as in Python, for tensor and Python tests, with break / continue, on inputs
+function's variable, as in Python, also inside `and` / `or` (of a while test, an if test or an
+assigned value), for tensor and Python tests, with break / continue, on inputs
 running the loop zero, one and many times, and through jit.save / jit.load."""
 import numpy as np
 import pytest
@@ -42,7 +43,26 @@ def _used_after(x, limit):
     return y + paddle.cast(i, "float32")
 
 
-CASES = [_accumulate, _with_jumps, _python_test, _used_after]
+def _in_and(x, limit):
+    s = paddle.zeros([])
+    n = 0
+    while (n := n + 1) < 5 and (s := s + x.mean()) < limit:
+        s = s + 0.25
+    return s + n
+
+
+def _if_or(x, limit):
+    if (a := x.sum()) > limit or (b := x.max() * 2.0) > limit:
+        return x * a
+    return x + a + b            # both ran: b holds a value
+
+
+def _assigned_and(x, limit):
+    ok = (m := x.mean()) < limit and (k := m * 3.0) < limit
+    return paddle.where(ok, x * m, x - m) + (k if (m < limit) else 0.0)
+
+
+CASES = [_accumulate, _with_jumps, _python_test, _used_after, _in_and, _if_or, _assigned_and]
 LIMITS = [0.5, 3.0, 20.0, 150.0]
 
 
