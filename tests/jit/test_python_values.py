@@ -218,3 +218,28 @@ def test_a_returned_number_carries_no_gradient_and_the_tensors_do():
     assert (mean, total, positive, values) == (1.75, 3, True, [1.5, 2.0])
     doubled.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), [2.0, 2.0])
+
+
+def numbers_of_rows_to_tensor(x):
+    vals = [float(v) for v in x.sum(axis=1)]
+    return paddle.to_tensor(vals, dtype="float32") * x.sum()
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_a_list_of_numbers_made_in_the_program_becomes_a_tensor_of_its_length(full_graph):
+    """The list is a tensor array in the program: to_tensor stacks it (it was a 0-d copy, so
+    the gradient of x.sum() was expanded from the wrong shape once the row count varied)."""
+    sf = paddle.jit.to_static(numbers_of_rows_to_tensor, full_graph=full_graph)
+    rng = np.random.default_rng(1)
+    for rows in (2, 3, 1, 4):
+        data = rng.standard_normal((rows, 3)).astype("float32")
+        results = []
+        for run in (numbers_of_rows_to_tensor, sf):
+            x = paddle.to_tensor(data)
+            x.stop_gradient = False
+            out = run(x)
+            (out * out).sum().backward()
+            results.append((out.numpy(), x.grad.numpy()))
+        (want, want_grad), (got, got_grad) = results
+        np.testing.assert_allclose(got, want, rtol=1e-5, err_msg=f"rows={rows}")
+        np.testing.assert_allclose(got_grad, want_grad, rtol=1e-4, err_msg=f"rows={rows}")

@@ -68,6 +68,12 @@ def to_tensor(data: Any, dtype: Any = None, place: Any = None, stop_gradient: bo
     """A tensor from Python data, a numpy array or another tensor (a copy)."""
     d = convert_dtype(dtype) if dtype is not None else None
     if is_tensor(data) and not isinstance(data, Tensor):     # a static Variable
+        if getattr(data, "kind", None) == "array":
+            # a Python list the program holds as a tensor array (`[float(v) for v in t]`):
+            # eagerly to_tensor stacks its items
+            # circle: runtime.ops.shape imports this module at import time
+            from .shape import stack
+            data = stack(data)
         # eagerly the copy is a new leaf (stop_gradient=True by default): no gradient flows back
         out = apply("detach" if stop_gradient else "assign", [data])
         return _cast_to(out, d) if d is not None else out
