@@ -19,10 +19,23 @@ def carried_arrays(name: str, value: Any, arrays: Sequence[str]) -> Any:
         prefix = name + "["
         for spec in arrays:
             if spec.startswith(prefix):
-                key = ast.literal_eval(spec[len(prefix):-1])
-                if key in value:
-                    value[key] = lists_to_arrays(value[key])
+                *path, key = _keys(spec[len(name):])
+                holder = value
+                for k in path:          # a nested dict's entry: "d['inner']['acc']"
+                    holder = holder.get(k) if type(holder) is dict else None
+                if type(holder) is dict and key in holder:
+                    holder[key] = lists_to_arrays(holder[key])
     return value
+
+
+def _keys(subscripts: str) -> list:
+    """The constant keys of "['a'][0]..."."""
+    node = ast.parse("_" + subscripts, mode="eval").body
+    keys = []
+    while isinstance(node, ast.Subscript):
+        keys.append(ast.literal_eval(node.slice))
+        node = node.value
+    return keys[::-1]
 
 
 def lists_to_arrays(value: Any) -> Any:

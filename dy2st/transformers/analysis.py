@@ -42,10 +42,14 @@ def _mutating_call_target(node: gast.AST) -> str:
 
 
 def _constant_entry(node: gast.AST) -> Optional[tuple]:
-    """(name, key) for `name[key]` with a constant key, else None."""
-    if type(node) is gast.Subscript and type(node.value) is gast.Name and \
-            type(node.slice) is gast.Constant and isinstance(node.slice.value, (str, int)):
-        return node.value.id, node.slice.value
+    """(name, keys) for `name[k1][k2]...` with constant keys, else None."""
+    keys = []
+    while type(node) is gast.Subscript and type(node.slice) is gast.Constant and \
+            isinstance(node.slice.value, (str, int)):
+        keys.append(node.slice.value)
+        node = node.value
+    if keys and type(node) is gast.Name:
+        return node.id, tuple(reversed(keys))
     return None
 
 
@@ -232,8 +236,9 @@ def grown_lists(stmts: Iterable[gast.AST]) -> List[str]:
                 if isinstance(node.func.value, gast.Name):
                     name = node.func.value.id
                 else:       # a list kept as a dict entry: `d["acc"].append(v)` -> "d['acc']"
-                    entry = _constant_entry(node.func.value)
-                    name = f"{entry[0]}[{entry[1]!r}]" if entry is not None else None
+                    entry = _constant_entry(node.func.value)    # (nested: "d['a']['acc']")
+                    name = entry[0] + "".join(f"[{k!r}]" for k in entry[1]) \
+                        if entry is not None else None
                 if name is not None and name not in found:
                     found.append(name)
     return found

@@ -1,4 +1,4 @@
-"""A list kept as a dict entry and grown in a tensor loop (`d["acc"].append(t)`) becomes a
+"""A list kept as a dict entry (of a nested dict too) and grown in a tensor loop (`d["acc"].append(t)`) becomes a
 tensor array as a plain list does: to_static (both full_graph settings) and jit.save / jit.load
 give eager's result for zero, one and many turns."""
 import numpy as np
@@ -32,7 +32,14 @@ def _int_key(x, n):
     return paddle.stack(d[1]).sum(axis=0) + (paddle.stack(d[0]).sum(axis=0) if n > 0 else 0)
 
 
-CASES = [_for_append, _while_append]
+def _nested_dict_entry(x, n):
+    d = {"inner": {"acc": [x * 0.5], "k": 3.0}}
+    for i in range(n):
+        d["inner"]["acc"].append(d["inner"]["acc"][-1] * d["inner"]["k"] + 1.0)
+    return paddle.stack(d["inner"]["acc"]).sum(axis=0)
+
+
+CASES = [_for_append, _while_append, _nested_dict_entry]
 
 
 def _inputs(n):
