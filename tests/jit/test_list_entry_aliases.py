@@ -65,7 +65,16 @@ def _straight_line(x, n):
     return acc[0] + n.astype("float32")
 
 
-CASES = [_for_range, _while, _method_change, _changed_in_branch, _python_loop, _straight_line]
+def _assign_output(x, n):
+    acc = []
+    h = x * 2.0
+    acc.append(h)
+    paddle.assign(x * 7.0 + n.astype("float32"), output=h)     # writes into h itself
+    return acc[0] + h
+
+
+CASES = [_for_range, _while, _method_change, _changed_in_branch, _python_loop, _straight_line,
+         _assign_output]
 
 
 def _args(n):
@@ -139,3 +148,15 @@ def test_one_object_appended_on_every_turn():
     with pytest.raises(ValueError, match="same tensor object") as info:
         paddle.jit.to_static(_same_object, full_graph=True)(x, n)
     assert "for _ in range(n):" in str(info.value)
+
+
+def test_assign_with_output_writes_into_the_tensor_eagerly():
+    """As in Paddle 3.3.1: the list entry is the output tensor, which takes x's value, and the
+    gradient of what reads it flows to x (it was a copy that left output unchanged)."""
+    x = paddle.to_tensor(np.array([0.5, -1.0, 2.0], "float32"), stop_gradient=False)
+    out = _assign_output(x, paddle.to_tensor(0))
+    np.testing.assert_allclose(out.numpy(), 14.0 * x.numpy())
+    (out * out).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), 2.0 * 14.0 * 14.0 * x.numpy(), rtol=1e-6)
+    with pytest.raises(ValueError, match="output has shape"):
+        paddle.assign(paddle.ones([2]), output=paddle.zeros([3]))

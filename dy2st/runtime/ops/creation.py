@@ -109,10 +109,25 @@ register_op("no_grad_update", infer=lambda new, old: Meta(new._shape, new.dtype)
 
 
 def assign(x: Any, output: Any = None) -> Any:
-    """A copy of x (a tensor, array or Python data)."""
+    """A copy of x (a tensor, array or Python data); with `output`, written into that tensor
+    itself (as Paddle does: every name, list entry or attribute holding it sees the copy, and
+    its gradient flows to x), which is returned."""
     if not is_tensor(x):
         x = to_tensor(x)
-    return apply("assign", [x])
+    if output is None:
+        return apply("assign", [x])
+    out_dims, x_dims = _dims(output), _dims(x)
+    if len(out_dims) != len(x_dims) or any(a != b for a, b in zip(out_dims, x_dims)
+                                           if a >= 0 and b >= 0):
+        # (a program's unknown dims are -1)
+        raise ValueError(f"assign: output has shape {list(out_dims)}, x has shape "
+                         f"{list(x_dims)}; they must be the same")
+    return output.copy_(x)
+
+
+def _dims(t: Any) -> tuple:
+    """t's shape as ints (-1 where a program's dim is unknown)."""
+    return tuple(t.shape) if isinstance(t, Tensor) else tuple(t._shape)
 
 
 # ----------------------------------------------------------------------------- cast
