@@ -244,3 +244,16 @@ def test_any_all_methods():
     x = paddle.to_tensor([[True, False], [True, True]])
     assert x.any().numpy().tolist() is True and x.all().numpy().tolist() is False
     np.testing.assert_array_equal(x.all(axis=1).numpy(), [False, True])
+
+
+@pytest.mark.parametrize("name", ["logical_and", "logical_or", "logical_xor"])
+def test_logical_ops_write_into_out(name):
+    """As in Paddle 3.3.1: `out` takes the result (it was ignored) and is what is returned."""
+    a = paddle.to_tensor([True, False, True, False])
+    b = paddle.to_tensor([True, True, False, False])
+    out = paddle.to_tensor([False, True, False, True])
+    kept = [out]
+    got = getattr(paddle, name)(a, b, out=out)
+    want = getattr(np, name)(a.numpy(), b.numpy())
+    assert got is out
+    np.testing.assert_array_equal(kept[0].numpy(), want)

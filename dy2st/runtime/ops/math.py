@@ -102,7 +102,9 @@ def pow(x: Any, y: Any, name: Optional[str] = None) -> Any:
 def _logical(op: str):
     def fn(x: Any, y: Any, out: Any = None, name: Optional[str] = None) -> Any:
         x, y = binary_operands(x, y)
-        return apply(op, [x, y])
+        result = apply(op, [x, y])
+        # Paddle writes the result into `out` itself (its other holders see it)
+        return result if out is None else out.copy_(result)
     fn.__name__ = op
     return fn
 
