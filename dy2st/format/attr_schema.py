@@ -60,8 +60,9 @@ def _axis(v: Any, rank: Optional[int], n_inputs: int) -> None:
     axes = list(v) if isinstance(v, (list, tuple)) else [v]
     if not all(_int(a) for a in axes):
         raise AttrError("expected None, an int or a list of ints")
-    # an axis may name a position of the output, which can have one dim more than the input
-    limit = (rank if rank is not None else 64) + 1
+    # an axis may name a position of the output, which can have one dim more than the input,
+    # or one more per axis listed (unsqueeze(x, [0, 1]) of a 0-d x names output dim 1)
+    limit = (rank if rank is not None else 64) + max(1, len(axes))
     for a in axes:
         if not -limit <= a < limit:
             raise AttrError(f"axis {a} is out of range for an input of rank {rank}")

@@ -430,3 +430,17 @@ def test_save_refuses_values_json_cannot_hold(tmp_path):
     with pytest.raises(ModelFormatError, match="cannot be stored"):
         save_concrete(concrete_of(prog, [InputSpec([2], "float32", "x")], y), str(tmp_path / "m"))
     assert os.listdir(tmp_path) == []
+
+
+def _unsqueezed_total(x):
+    return dy2st.unsqueeze(x.sum(), [0, 1]) * x
+
+
+def test_unsqueeze_of_several_axes_saves_and_loads(tmp_path):
+    """Each listed axis adds an output dim: axis 1 of a 0-d input's unsqueeze([0, 1]) is valid
+    (the attribute check refused it, so jit.save failed, e.g. on a backward's gradient)."""
+    sf = dy2st.jit.to_static(_unsqueezed_total, input_spec=[InputSpec([None, 3], "float32")])
+    dy2st.jit.save(sf, str(tmp_path / "m"))
+    x = dy2st.to_tensor(np.arange(6, dtype="float32").reshape(2, 3))
+    got = dy2st.jit.load(str(tmp_path / "m"))(x)
+    np.testing.assert_allclose(got.numpy(), _unsqueezed_total(x).numpy())
