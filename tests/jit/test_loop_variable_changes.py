@@ -73,7 +73,7 @@ def key_set_by_setdefault(x, n):
     d = {}
     for i in range(n):
         d.setdefault("acc", x * 0.0)      # from the second turn on the key is there
-        d["acc"] = d["acc"] + x
+        d["acc"] = x + d["acc"]
     return d["acc"] if "acc" in d else x
 
 
