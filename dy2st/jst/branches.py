@@ -16,6 +16,7 @@ from ..runtime.tensor import TensorLike
 from . import attribute_writes
 from .branch_aliases import AliasFlags, branch_alias_tests
 from .branch_attributes import take_attributes, with_attribute_outputs
+from .branch_entries import flagged_leaves, missing_keys, note_flags
 from .kept_containers import changed_containers, containers, kept, write_back
 from .trace_paths import (
     assignment_origins,
@@ -95,13 +96,19 @@ def IfElse(pred: Any, true_fn: Callable, false_fn: Callable, get_args: Callable,
     t_live, f_live = _fill_undefined(t_live, f_live, tb, fb)
     for k in range(len(live)):
         t_live[k], f_live[k] = _grown_lists(t_live[k], f_live[k], tb, fb)
+        t_live[k], f_live[k] = missing_keys(t_live[k], f_live[k], tb, fb)
     for k, i in enumerate(live):
         check_same_structure(names[i], t_live[k], f_live[k], true_fn)
+    # and one per tensor inside a container whose value may be missing (d[k] on one path)
+    leaves = flagged_leaves(t_live, f_live)
+    t_flags += [_defined_flag(tb, flatten(t_live[k])[0][j]) for k, j, _ in leaves]
+    f_flags += [_defined_flag(fb, flatten(f_live[k])[0][j]) for k, j, _ in leaves]
     aliases = AliasFlags(t_aliases, f_aliases, tb, fb)
     nx = len(changed)
     labels = ["a tensor changed in place"] * nx + [names[i] for i in live] + \
         [f"{names[live[k]]} (assigned?)" for k in tracked] + \
         ["a tensor changed in place (assigned?)"] * len(x_tracked) + \
+        ["a container entry (assigned?)"] * len(leaves) + \
         ["an alias flag"] * len(aliases.t_flags)
     try:
         merged = merge_branches(
@@ -112,13 +119,16 @@ def IfElse(pred: Any, true_fn: Callable, false_fn: Callable, get_args: Callable,
     for k, flag in zip(x_tracked, merged[nx + len(live) + len(tracked):]):
         entry = _maybe_undefined(t_x[k]) or _maybe_undefined(f_x[k])
         program.maybe_undefined[merged[k].name] = (flag,) + tuple(entry[1:])
+    n_flags = len(tracked) + len(x_tracked) + len(leaves)
+    note_flags(merged[nx:nx + len(live)], leaves,
+               merged[nx + len(live) + n_flags - len(leaves):nx + len(live) + n_flags])
     stand_for = {}
     for obj, value in zip(changed, merged[:nx]):
         stand_for[id(value)] = rebind(obj, value)
     merged = replace_objects(list(merged[nx:]), stand_for)
     # (after the values: their "assigned?" flags, those of the changed objects, the alias flags)
     aliases.note(pred, merged[:len(live)], [(t_orig[i], f_orig[i]) for i in live], live,
-                 merged[len(live) + len(tracked) + len(x_tracked):])
+                 merged[len(live) + n_flags:])
     for j, k in enumerate(tracked):
         value, flag = merged[k], merged[len(live) + j]
         if isinstance(value, Variable):
