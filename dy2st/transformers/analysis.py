@@ -233,14 +233,20 @@ def grown_lists(stmts: Iterable[gast.AST]) -> List[str]:
         for node in all_nodes(s):
             if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
                     node.func.attr in GROWING_METHODS:
-                if isinstance(node.func.value, gast.Name):
-                    name = node.func.value.id
-                else:       # a list kept as a dict entry: `d["acc"].append(v)` -> "d['acc']"
-                    entry = _constant_entry(node.func.value)    # (nested: "d['a']['acc']")
-                    name = entry[0] + "".join(f"[{k!r}]" for k in entry[1]) \
-                        if entry is not None else None
-                if name is not None and name not in found:
-                    found.append(name)
+                grown = node.func.value
+            elif isinstance(node, gast.AugAssign) and isinstance(node.op, gast.Add) and \
+                    isinstance(node.value, gast.List):
+                grown = node.target     # `acc += [v]` (a list literal: `h += v` adds tensors)
+            else:
+                continue
+            if isinstance(grown, gast.Name):
+                name = grown.id
+            else:       # a list kept as a dict entry: `d["acc"].append(v)` -> "d['acc']"
+                entry = _constant_entry(grown)    # (nested: "d['a']['acc']")
+                name = entry[0] + "".join(f"[{k!r}]" for k in entry[1]) \
+                    if entry is not None else None
+            if name is not None and name not in found:
+                found.append(name)
     return found
 
 

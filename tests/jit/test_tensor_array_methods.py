@@ -119,9 +119,16 @@ def methods_inside_the_loop(x):
     return paddle.stack(a)
 
 
+def plus_equal_in_the_loop(x):
+    a = []
+    for i in range(x.shape[0]):
+        a += [x[i] * 3.0, x[i] + 1.0]       # grows the list as extend does
+    return paddle.stack(a)
+
+
 SUPPORTED = [reverse, pop_last, pop_positions, insert, extend, slices,
              length_and_negative_indices, iteration, clear_and_copy, assign_and_delete,
-             concatenate, grown_in_an_if, methods_inside_the_loop]
+             concatenate, grown_in_an_if, methods_inside_the_loop, plus_equal_in_the_loop]
 
 
 @pytest.mark.parametrize("fn", SUPPORTED, ids=lambda f: f.__name__)
