@@ -2,7 +2,7 @@
 for a Python value, and ("opt", (value, flag, what)) for a value that is None on some paths
 (`y = None` before a tensor loop or `if` that may assign it): the program fetches the value and
 its "is it not None?" flag, and the call hands out None where the flag is false, as eager code
-returns. A saved or exported model cannot return None: while a model is traced for export
+returns (("opt", (value, flag, what, True)): a dict entry that may be missing, left out). A saved or exported model cannot return None: while a model is traced for export
 (`exporting`), such a value is checked instead, so the model raises TypeError ("'y' is None
 here") on the paths where it is None."""
 from __future__ import annotations
@@ -13,8 +13,9 @@ from typing import Any, Iterator, List, Optional, Tuple
 from ..runtime import ops
 from ..runtime.control_flow import is_undefined
 from ..runtime.program import EscapedTensorError, Variable
-from ..runtime.side_effects import IS_NONE, check_defined
+from ..runtime.side_effects import IS_NONE, MISSING_KEY, check_defined
 from ..runtime.tensor import Tensor
+from .absent_keys import ABSENT
 from .run_program import wrap_output
 
 
@@ -61,11 +62,14 @@ def exporting() -> Iterator[None]:
 def optional_leaf(var: Variable, fetch: List[str]) -> Optional[Tuple[str, Any]]:
     """The output leaf of `var` when it may be None (its flag is fetched too), else None."""
     entry = var.block.program.maybe_undefined.get(var.name)
-    if _EXPORTING[0] or entry is None or entry[1] != IS_NONE or not isinstance(entry[0], Variable) \
-            or entry[0].block.idx != 0:
+    if _EXPORTING[0] or entry is None or entry[1] not in (IS_NONE, MISSING_KEY) or \
+            not isinstance(entry[0], Variable) or entry[0].block.idx != 0:
         return None
-    what = str(entry[2]).split(":")[0]      # "'y' is None here"
-    leaf = ("opt", (len(fetch), len(fetch) + 1, what))
+    if entry[1] == MISSING_KEY:     # a dict entry a loop or `if` may not add: left out there
+        leaf = ("opt", (len(fetch), len(fetch) + 1, f"the key {entry[2]}", True))
+    else:
+        what = str(entry[2]).split(":")[0]      # "'y' is None here"
+        leaf = ("opt", (len(fetch), len(fetch) + 1, what))
     fetch.extend([var.name, entry[0].name])
     return leaf
 
@@ -74,4 +78,4 @@ def leaf_value(kind: str, v: Any, outs: List[Any]) -> Any:
     """A leaf that is not a plain variable: a constant, or an optional output."""
     if kind != "opt":
         return v
-    return wrap_output(outs[v[0]]) if bool(outs[v[1]]) else None
+    return wrap_output(outs[v[0]]) if bool(outs[v[1]]) else (ABSENT if len(v) > 3 else None)

@@ -27,6 +27,7 @@ from ..runtime.persistable import store
 from ..runtime.program_clone import clone_program
 from ..runtime.pytree import flatten, unflatten
 from ..runtime.tensor import Tensor
+from .absent_keys import ABSENT, drop_absent
 from .errors import raise_run_error
 from .program_replay import JointProgram, random_outputs, replay, snapshot
 
@@ -237,10 +238,10 @@ def call_with_grad(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict,
             values.append(t)
             if isinstance(t, Tensor):
                 results.append((v, t))
-        elif kind == "opt":         # None on some paths (output_leaves.py)
-            t = wrap_output(outs[v[0]]) if bool(outs[v[1]]) else None
+        elif kind == "opt":         # None or no dict entry on some paths (output_leaves.py)
+            t = wrap_output(outs[v[0]]) if bool(outs[v[1]]) else (ABSENT if len(v) > 3 else None)
             values.append(t)
-            if t is not None:
+            if isinstance(t, Tensor):
                 results.append((v[0], t))
         else:
             values.append(v)
@@ -248,7 +249,8 @@ def call_with_grad(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict,
     for index, t in results:
         if differentiable[index] and t._value.dtype in INEXACT_NUMPY:
             attach(node, [None] * index + [t])
-    return unflatten(concrete.output_tree, values)
+    out = unflatten(concrete.output_tree, values)
+    return drop_absent(out) if any(v is ABSENT for v in values) else out
 
 
 class _Backward:

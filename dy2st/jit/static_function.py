@@ -26,6 +26,7 @@ from ..runtime.registry import hooks as _hooks
 from ..runtime.state import dynamic_view
 from ..runtime.tensor import Tensor, TensorLike
 from . import auto_dynamic, auto_numbers, cache_limit, input_grads, output_leaves, run_program
+from .absent_keys import ABSENT, drop_absent
 from .errors import ConversionError, raise_in_user_code, raise_run_error
 from .global_writes import global_values, restore_symbolic_globals
 from .guards import build_guards, note_call, recording
@@ -101,7 +102,8 @@ class CacheEntry:
         for kind, v in self.concrete.output_leaves:
             values.append(wrap_output(outs[v]) if kind == "var" else
                           output_leaves.leaf_value(kind, v, outs))
-        return unflatten(self.concrete.output_tree, values)
+        out = unflatten(self.concrete.output_tree, values)
+        return drop_absent(out) if any(v is ABSENT for v in values) else out
 
 
 def run_entry(entry: CacheEntry, feeds: List[Any]) -> List[Any]:

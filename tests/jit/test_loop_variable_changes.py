@@ -437,3 +437,36 @@ def test_a_dict_gaining_a_new_key_each_turn_is_refused_clearly_in_one_graph():
     with pytest.raises(RuntimeError, match="'dd'.* changes on every turn") as info:
         paddle.jit.to_static(f, full_graph=True)(paddle.to_tensor(np.ones((2, 3), "float32")))
     assert "for r in x:" in str(info.value)
+
+
+def returns_the_dict(x, n):
+    d = {"a": x, "inner": {}}
+    for i in range(n):
+        d["b"] = x * 2.0 + i
+        d["inner"]["c"] = x.sum()
+    if x.sum() > 100.0:
+        d["big"] = x
+    return d, x * 3.0
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_a_returned_dict_has_only_the_keys_eager_gives_it(full_graph):
+    """Keys the loop (or a tensor `if`) did not add are left out of the returned dict, as in
+    eager code (the call raised KeyError returning it), and the others keep their gradients."""
+    sf = paddle.jit.to_static(returns_the_dict, full_graph=full_graph)
+    for trips in TRIPS:
+        results = []
+        for run in (returns_the_dict, sf):
+            x = paddle.to_tensor(X)
+            x.stop_gradient = False
+            d, y = run(x, paddle.to_tensor(trips))
+            results.append(d)
+            loss = y.sum() + sum(v.sum() for k, v in d.items() if k in ("a", "b"))
+            loss.backward()
+            results.append(x.grad.numpy())
+        (want, got), (want_grad, got_grad) = results[::2], results[1::2]
+        assert list(got) == list(want) and list(got["inner"]) == list(want["inner"])
+        for k in want:
+            if k != "inner":
+                np.testing.assert_allclose(got[k].numpy(), want[k].numpy())
+        np.testing.assert_allclose(got_grad, want_grad)
