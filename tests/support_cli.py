@@ -5,11 +5,26 @@ import importlib
 import io
 import os
 import sys
+import tempfile
 import traceback
 import types
 import warnings
 
 from dy2st.cli import main
+
+REPO = os.path.realpath(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
+TEMP = os.path.realpath(tempfile.gettempdir()) + os.sep
+
+
+def earlier_user_modules() -> dict:
+    """Modules another test imported from its temporary folder (`user_net` of a saved-model
+    test): a fresh process has none, and a module of that name would shadow the command's."""
+    found = {}
+    for name, module in list(sys.modules.items()):
+        where = os.path.realpath(getattr(module, "__file__", None) or "")
+        if where.startswith(TEMP) and not where.startswith(REPO):
+            found[name] = module
+    return found
 
 
 def run_cli(*args, cwd) -> types.SimpleNamespace:
@@ -19,6 +34,9 @@ def run_cli(*args, cwd) -> types.SimpleNamespace:
     fresh process's, which hides deprecations). The user modules and sys.path entries the
     command adds are taken away afterwards, as the process's end would."""
     out, err = io.StringIO(), io.StringIO()
+    set_aside = earlier_user_modules()
+    for name in set_aside:
+        del sys.modules[name]
     modules, path, here = set(sys.modules), list(sys.path), os.getcwd()
     importlib.invalidate_caches()
     os.chdir(cwd)
@@ -44,4 +62,5 @@ def run_cli(*args, cwd) -> types.SimpleNamespace:
             where = getattr(sys.modules[name], "__file__", None) or ""
             if os.path.realpath(where).startswith(folder) or name.startswith("_dy2st_user_"):
                 del sys.modules[name]
+        sys.modules.update(set_aside)
     return types.SimpleNamespace(returncode=status, stdout=out.getvalue(), stderr=err.getvalue())

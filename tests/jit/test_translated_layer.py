@@ -200,6 +200,8 @@ def test_a_converted_layer_saved_by_jit_save_runs_in_a_fresh_process(tmp_path, m
     (src / "user_net.py").write_text(NET_SOURCE)
     monkeypatch.syspath_prepend(str(src))
     import user_net
+    # the module of a temporary folder must not outlive the test under its common name
+    del sys.modules["user_net"]
     net = user_net.Net()
     net.eval()
     dy2st.jit.save(net, str(tmp_path / "model" / "net"),
