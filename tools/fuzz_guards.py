@@ -212,6 +212,46 @@ INDIRECT_CHANGES = [
 ]
 COUNTERS = ["K = K + 0.25", "cfg.k = cfg.k + 0.5", "N = (N + 1) % 4"]
 LAYER_COUNTERS = ["net.scale = net.scale + 0.5"]
+# builtin methods read off globals, attributes, items and locals, paths read off a builtin's
+# result, loop-body locals no call follows, objects read back through a list the function
+# fills; from their own random stream, with METHOD_HEADER added only to programs that use them
+METHOD_HEADER = '''
+
+VALS = {"a": 1.0, "b": 2.0}
+TAGS = {"a"}
+WORD = "ab"
+LISTS = [[1.0], [2.0, 2.0]]
+LOOKUP = VALS.get
+
+
+class Table(dict):
+    pass
+
+
+TAB = Table(a=1.0, b=3.0)
+'''
+METHOD_READS = [
+    "acc_ = [cfg.k]\nacc_.append(K)\nh = h * sum(acc_)",
+    "h = h * VALS.get(NAME2, 0.5)",
+    "h = h * len(TAGS.union({{NAME2}}))",
+    "h = h * (2.0 if WORD.startswith(NAME2) else 3.0)",
+    "h = h * LISTS[IDX].count(2.0)",
+    "h = h * TAB.get(NAME2, 0.5)",
+    "h = h * LOOKUP('a', 0.5)",
+    "h = h * max(CFGS, key=lambda c_: c_.k).k2",
+    "h = h * next(iter(TABLE2.values())).k",
+    "h = h * sorted(CFGS, key=lambda c_: c_.k2)[0].k",
+    "for i_ in range(2):\n    c_ = (CFGS[0], CFGS[1])[i_]\n    h = h * c_.k",
+    "seen_ = []\nseen_.append(cfg)\nh = h + seen_[0].k2",
+]
+LAYER_METHOD_READS = ["h = h * {s}.table.get('w', 1.0)", "h = h + {s}.items.count(1.0)"]
+METHOD_CHANGES = [
+    "VALS['a'] = {f}", "VALS = {{'a': {f}, 'b': 1.0}}", "TAGS.add('b')", "TAGS.discard('b')",
+    "WORD = WORD[::-1]", "LISTS[IDX].append(2.0)", "LISTS.reverse()", "TAB['a'] = {f}",
+    "Table.get = lambda self, k, d=None: {f}", "CFGS[{b}].k2 = {f}", "CFGS[{b}].k = {f}",
+    "TABLE2['{n}'].k = {f}", "LOOKUP = VALS.get", "LOOKUP = {{'a': {f}}}.get",
+    "NAME2 = 'b' if NAME2 == 'a' else 'a'", "IDX = 1 - IDX",
+]
 BREAKS = [
     "h = paddle.to_tensor(np.tanh(h.numpy()))",
     "b_ = float(np.sum(np.abs(h.numpy())))\nh = h + b_ * 0.0",
@@ -295,12 +335,18 @@ def generate(seed: int, n_calls: int = 5) -> Program:
         for _ in range(computed.randint(1, 2)):
             body.insert(computed.randint(0, len(body)), computed.choice(
                 COMPUTED_READS + (LAYER_COMPUTED_READS if layer else [])).format(s=s))
+    methods = random.Random(f"methods {seed}")
+    with_methods = methods.random() < 0.4
+    for _ in range(methods.randint(1, 2) if with_methods else 0):
+        body.insert(methods.randint(0, len(body)), methods.choice(
+            METHOD_READS + (LAYER_METHOD_READS if layer else [])).format(s=s))
     uses_total = any("TOTAL" in b for b in body)
     lines = (["global TOTAL"] if uses_total else []) + ["h = x[0] * 1.0"] + body + ["return h"]
+    header = HEADER + (METHOD_HEADER if with_methods else "")
     if layer:
-        source = HEADER + LAYER_CLASS + _indent("\n".join(lines), " " * 8) + "\n\n\nnet = Net()\n"
+        source = header + LAYER_CLASS + _indent("\n".join(lines), " " * 8) + "\n\n\nnet = Net()\n"
     else:
-        source = HEADER + "\n\ndef f(x, cfg):\n" + _indent("\n".join(lines), " " * 4) + "\n"
+        source = header + "\n\ndef f(x, cfg):\n" + _indent("\n".join(lines), " " * 4) + "\n"
     changes = CHANGES + (LAYER_CHANGES if layer else [])
     counter = more.choice(COUNTERS + (LAYER_COUNTERS if layer else [])) \
         if more.random() < 0.4 else None
@@ -316,6 +362,10 @@ def generate(seed: int, n_calls: int = 5) -> Program:
                 COMPUTED_CHANGES + (LAYER_COMPUTED_CHANGES if layer else [])).format(
                 f=round(computed.uniform(-2, 2), 2), b=computed.randint(0, 1),
                 n=computed.choice("ab")))
+        if i and with_methods and methods.random() < 0.6:
+            picked.append(methods.choice(METHOD_CHANGES).format(
+                f=round(methods.uniform(-2, 2), 2), b=methods.randint(0, 1),
+                n=methods.choice("ab")))
         if i and counter:
             picked.append(counter)      # a number that changes on every call
         batch = r.choice([1, 2, 3]) if r.random() < 0.3 else 2
@@ -341,7 +391,11 @@ def _state(m: Any, layer: bool) -> Any:
                cfg=(m.cfg.k, m.cfg.count, m.cfg.inner.m, m.cfg.name, m.cfg.k2),
                CFGS=[c.k for c in m.CFGS], FNS=[f.__name__ for f in m.FNS],
                computed=(m.IDX, m.NAME2, m.Cfg.K, m.cfg._p, dict(m.P.keywords),
-                         [c.k for c in m.TABLE2.values()], m.BM.__self__.k))
+                         [c.k for c in m.TABLE2.values()], m.BM.__self__.k,
+                         [c.k2 for c in m.CFGS]))
+    if hasattr(m, "VALS"):
+        out["methods"] = (dict(m.VALS), set(m.TAGS), m.WORD, [list(v) for v in m.LISTS],
+                          dict(m.TAB), m.LOOKUP("a", None))
     if layer:
         n = m.net
         out["net"] = (n.scale, n.steps, n.flag, list(n.items), dict(n.table), n.calls,

@@ -3,7 +3,8 @@ assigned from a call, a computed index, class attributes and properties, `__dict
 reached through containers of callables, functools.partial, bound methods kept as attributes),
 each called 5 times with the state it reads changed between calls, in 3 modes (full_graph,
 default, default with a graph break); every call is compared with eager and the stale calls
-are counted.
+are counted. A last two calls with nothing changed must not trace again (a guard that never
+matches would).
 
     python tools/guard_attack.py            # the table and the totals
     python tools/guard_attack.py -k partial # only the cases whose name contains "partial"
@@ -13,11 +14,12 @@ the same changes are run in both."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import tempfile
 import warnings
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -26,7 +28,14 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from fuzz_guards import load_module  # noqa: E402
-from guard_attack_cases import CASES, HEADER, Case  # noqa: E402
+from guard_attack_cases import (  # noqa: E402
+    CASES as PATH_CASES,  # noqa: E402
+    HEADER,
+    Case,
+)
+from guard_attack_methods import METHOD_CASES, METHOD_HEADER  # noqa: E402
+
+CASES = PATH_CASES + [c._replace(body=METHOD_HEADER + c.body) for c in METHOD_CASES]
 
 MODES = [("full_graph", True, False), ("default", False, False), ("default+break", False, True)]
 X = (np.arange(6, dtype=np.float32).reshape(2, 3) - 2.0) / 3.0
@@ -40,6 +49,23 @@ def _value(fn: Any, brk: bool) -> Tuple[str, Any]:
             return "value", np.asarray(fn(paddle.to_tensor(X), brk).numpy(), dtype=np.float64)
     except Exception as e:  # noqa: BLE001 - both outcomes are compared
         return "error", f"{type(e).__name__}: {e}"
+
+
+@contextlib.contextmanager
+def counting_traces() -> Iterator[List[int]]:
+    """[number of traces] of every StaticFunction (regions too) while the block runs."""
+    from dy2st.jit.static_function import StaticFunction
+    original = StaticFunction._trace
+    count = [0]
+
+    def counted(sf: Any, *args: Any, **kwargs: Any) -> Any:
+        count[0] += 1
+        return original(sf, *args, **kwargs)
+    StaticFunction._trace = counted
+    try:
+        yield count
+    finally:
+        StaticFunction._trace = original
 
 
 def run_case(case: Case, full_graph: bool, brk: bool, directory: str,
@@ -60,6 +86,13 @@ def run_case(case: Case, full_graph: bool, brk: bool, directory: str,
         if not same:
             bad.append(f"call {i + 1} after `{change}`: eager {want[1]!r:.60} static "
                        f"{got[1]!r:.60}")
+    # nothing changes from here: a second unchanged call must reuse what the first one left (a
+    # guard that never matches traces on every call)
+    _value(s_fn, brk)
+    with counting_traces() as traces:
+        _value(s_fn, brk)
+    if traces[0]:
+        bad.append(f"traced again ({traces[0]}x) with nothing changed")
     return bad
 
 

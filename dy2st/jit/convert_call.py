@@ -16,7 +16,7 @@ from ..jst.namespace import set_call_converter
 from ..runtime.origin import source_maps
 from ..runtime.registry import hooks
 from .errors import ConversionError
-from .guards import recorder
+from .guards import builtin_calls, recorder
 from .logger import log
 from .options import options
 from .static_function import StaticFunction
@@ -86,7 +86,9 @@ def convert_call(fn: Any) -> Any:
             recorder.note_function(fn._function, converted, fn._instance)
         return converted
     if isinstance(fn, (types.BuiltinFunctionType, types.BuiltinMethodType, type)):
-        return dict_method(fn)      # d.get & co on a dict a tensor loop may add keys to
+        method = dict_method(fn)    # d.get & co on a dict a tensor loop may add keys to
+        # while tracing: functions it calls back are converted, what it picks is guarded
+        return builtin_calls.wrap(fn, method, convert_call) if recorder.active() else method
     if isinstance(fn, functools.partial):
         inner = convert_call(fn.func)
         return fn if inner is fn.func else functools.partial(inner, *fn.args, **fn.keywords)

@@ -139,9 +139,29 @@ def value_key(v: Any) -> Any:
         return (dict, tuple((k, value_key(x)) for k, x in v.items()))
     if is_undefined(v):
         return ("U",)      # a name without a value (graph-break regions): any such is alike
+    if type(v) is types.FunctionType:
+        return _function_key(v)
     if isinstance(v, type) or callable(v) or not _hashable(v):
         return ("O", IdentityKey(v))
     return ("O", IdentityKey(v))
+
+
+def _function_key(fn: types.FunctionType) -> Any:
+    """A function is keyed by what decides what it does (its code, globals, defaults and the
+    values of its closure cells), so a lambda or a nested def made anew on every call (and
+    passed to a graph-break region) keys alike while those are unchanged."""
+    cells = []
+    for cell in fn.__closure__ or ():
+        try:
+            value = cell.cell_contents
+        except ValueError:          # a cell not assigned yet
+            cells.append(("<empty>",))
+            continue
+        # a function in a cell by identity: a recursive def holds itself
+        cells.append(("O", IdentityKey(value)) if type(value) is types.FunctionType
+                     else value_key(value))
+    return ("F", IdentityKey(fn.__code__), IdentityKey(fn.__globals__),
+            value_key(fn.__defaults__), value_key(fn.__kwdefaults__), tuple(cells))
 
 
 def _hashable(v: Any) -> bool:
@@ -203,6 +223,9 @@ def _short(k: Any) -> str:
         return f"tensor fitting {list(k[1])}"
     if k[0] == "O":
         return repr(k[1])
+    if k[0] == "F":
+        code = k[1].get()
+        return f"<function {getattr(code, 'co_name', '?')}>"
     return repr(k[1]) if len(k) > 1 else repr(k)
 
 

@@ -11,6 +11,7 @@ from ..runtime.inplace import assign_in_place
 from ..runtime.program import Variable
 from ..runtime.side_effects import IS_NONE, check_entry
 from ..runtime.tensor import Tensor, TensorLike
+from . import operators
 from .branches import IfElse, IfElseExpr  # noqa: F401
 from .iteration import Enumerate, For, ListComp, Range, Reversed, Zip  # noqa: F401
 from .loops import While, run_static_loop  # noqa: F401
@@ -58,6 +59,7 @@ def set_call_converter(convert: Callable[[Any], Any]) -> None:
     """Make `_jst.Call` the given converter (converted code looks it up on every call)."""
     global Call
     Call = convert
+    operators.CALL = convert
 
 
 def SetItem(container: Any, index: Any, value: Any) -> Any:

@@ -224,10 +224,19 @@ def _items(args: tuple) -> list:
     return list(args[0]) if len(args) == 1 and not isinstance(args[0], TensorLike) else list(args)
 
 
+def _as_is(fn: Any) -> Any:
+    return fn
+
+
+# how a builtin is called on Python values: jit's call converter once it is installed (a trace
+# then guards what `max(..., key=f)` read and returned: jit/guards/builtin_calls.py)
+CALL: Callable[[Any], Any] = _as_is
+
+
 def _extreme(args: tuple, kwargs: dict, pick: Callable, elementwise: Callable) -> Any:
     items = _items(args)
     if kwargs or not any(_symbolic(v) for v in items):
-        return pick(*args, **kwargs)
+        return CALL(pick)(*args, **kwargs)
     out = items[0]
     for v in items[1:]:
         out = elementwise(out, v) if (_symbolic(out) or _symbolic(v)) else pick(out, v)

@@ -16,9 +16,10 @@ from .context import PassContext
 from .walk import all_nodes
 
 _FRAME_SENSITIVE = {"super", "locals", "globals", "vars", "eval", "exec", "dir"}
-# Builtins that never run user code on tensors: wrapping them would only add noise.
-_PLAIN_BUILTINS = {"isinstance", "issubclass", "getattr", "setattr", "hasattr", "type", "print",
-                   "slice", "list", "tuple", "dict", "set", "str", "repr", "id", "iter", "next",
+# Builtins that never run user code on tensors: wrapping them would only add noise. (`next` and
+# `getattr` are wrapped: while a trace records, what they return is guarded, jit/guards.)
+_PLAIN_BUILTINS = {"isinstance", "issubclass", "setattr", "hasattr", "type", "print",
+                   "slice", "list", "tuple", "dict", "set", "str", "repr", "id", "iter",
                    "callable", "object"}
 
 

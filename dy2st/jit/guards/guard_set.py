@@ -13,8 +13,18 @@ from ...runtime.program import Variable
 from ...runtime.tensor import Tensor
 from .compiled import compile_check
 from .reads import ITEMS, RESULT, VALUES, reads_of
-from .recorder import RETURNED, Call
-from .values import MAX_ITEMS, MISSING, checker, describe, same_number_type
+from .recorder import RETURNED, UNGUARDED, Call
+from .values import (
+    MAX_ITEMS,
+    MISSING,
+    OwnMethod,
+    bound_method,
+    checker,
+    contents_guarded,
+    describe,
+    method_key,
+    same_number_type,
+)
 
 # modules whose attributes a trace reads are not guarded (they are the library, not user state):
 # the module object itself is
@@ -22,6 +32,9 @@ _LIBRARY_ROOTS = frozenset(("dy2st", "numpy", "math", "builtins", "functools", "
                             "operator", "collections", "typing", "paddle", "scipy"))
 _OPAQUE = (Tensor, np.ndarray, Variable, InputSpec)
 _LAYER_TABLES = ("_parameters", "_sub_layers", "_buffers")
+# what builtins return whose attributes are fixed (their methods are their type's)
+_NO_ATTRIBUTES = frozenset((list, tuple, dict, set, frozenset, type(iter(())), type(iter([])),
+                            type(iter({})), type(iter({}.values())), reversed, filter, map, zip))
 _GRAD_NAMES = frozenset(("is_grad_enabled", "set_grad_enabled", "no_grad", "enable_grad"))
 
 
@@ -140,6 +153,23 @@ def _attr_reader(base: Callable[[], Any], attr: str) -> Callable[[], Any]:
         except Exception:  # noqa: BLE001 - a missing attribute or a property that raises
             return MISSING
     read.base = base
+    return read
+
+
+def _own_method_reader(base: Callable[[], Any], attr: str) -> Callable[[], Any]:
+    """`obj.attr` where it was a method bound to obj itself: its function as an OwnMethod while
+    it still is one (obj is guarded by the step before), else the value itself."""
+    def read() -> Any:
+        obj = base()
+        if obj is MISSING:
+            return MISSING
+        try:
+            value = getattr(obj, attr)
+        except Exception:  # noqa: BLE001 - a missing attribute or a property that raises
+            return MISSING
+        if bound_method(value) and value.__self__ is obj:
+            return OwnMethod(method_key(value))
+        return value
     return read
 
 
@@ -307,10 +337,17 @@ class _Builder:
                     return
                 continue
             source = _instance_slot(read, obj, step) if type(step) is str else None
-            obj = self.add(key, read, f"attribute `{name}`" if type(step) is str else
-                           f"item `{name}`", source)
-            if type(obj) is types.MethodType:
-                return
+            what = f"attribute `{name}`" if type(step) is str else f"item `{name}`"
+            value = read()
+            if bound_method(value):
+                if type(step) is str and value.__self__ is obj and contents_guarded(obj):
+                    # a method of the object itself (`acc.append`, `d.get`): a new method
+                    # object on every read, the same function while nothing changed
+                    read = _own_method_reader(read.base, step)
+                    source = None
+                self.add(key, read, what, source)
+                return      # its reads of its object are a function's reads (convert_call)
+            obj = self.add(key, read, what, source)
 
     def function(self, fn: types.FunctionType, bound: Dict[str, Any]) -> None:
         reads = reads_of(fn.__code__)
@@ -351,9 +388,13 @@ def build_guards(calls: Iterable[Call], by_type: Iterable[Tuple] = ()) -> GuardS
     b = _Builder(by_type)
     done = set()
     returned = {}
+    unguarded = None
     for fn, bound in calls:
         if RETURNED in bound:
             returned.setdefault(id(bound[RETURNED]), bound[RETURNED])
+            continue
+        if UNGUARDED in bound:
+            unguarded = unguarded or bound[UNGUARDED]
             continue
         key = (fn.__code__, tuple(sorted((k, id(v)) for k, v in bound.items())))
         if key in done:
@@ -371,8 +412,14 @@ def build_guards(calls: Iterable[Call], by_type: Iterable[Tuple] = ()) -> GuardS
                       if kind == RESULT[0] or kind == "local" and name in reads.opaque}
         for obj in returned.values() if paths else ():
             for path in sorted(paths, key=repr):
+                if type(obj) in _NO_ATTRIBUTES and type(path[0]) is str and \
+                        path[0] not in (ITEMS[0], VALUES[0]):
+                    continue    # `.k` of a list or an iterator: it has no attributes to change
                 b.chain(("r", id(obj)), _fixed(obj), "<returned>", path)
     if b.grad:
         flag = state._state.grad_enabled
         b.guards.append(Guard(lambda: state._state.grad_enabled, flag, "grad mode"))
-    return GuardSet(b.guards)
+    guards = GuardSet(b.guards)
+    if unguarded is not None:
+        guards.add_never(unguarded)
+    return guards

@@ -25,10 +25,6 @@ VALUES = ("[?]",)
 ALL_ATTRIBUTES = "__dict__"
 CLASS = "__class__"         # `type(obj)` is the step `obj.__class__`
 _ELSEWHERE = ("", "", ())   # a local assigned from something that is no access path
-# a local assigned an empty `[]` / `{}`: a new object every call, whose methods (`acc.append`)
-# are new bound methods every call; guarding them would retrace every call
-_FRESH = ("fresh", "", ())
-_EMPTY_DISPLAYS = frozenset(("BUILD_LIST", "BUILD_MAP"))
 _CALLS = frozenset(("PRECALL", "CALL", "CALL_FUNCTION", "CALL_METHOD"))
 # calls whose result may have a path read off it (`pick(cfg).k`): chains rooted at RESULT
 _RESULT_CALLS = _CALLS | {"CALL_FUNCTION_KW", "CALL_FUNCTION_EX"}
@@ -37,6 +33,8 @@ RESULT = ("result", "")     # the root of a path read off what a call returned
 _ITERATORS = frozenset(("enumerate", "zip", "reversed", "sorted", "list", "tuple", "iter"))
 # ops a stack-depth count over straight-line code cannot follow
 _JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
+# jumps that leave a value on the stack (the end of `A or B`, of a branch of `A if t else B`)
+_VALUE_JUMPS = frozenset(("JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP", "JUMP_FORWARD"))
 
 
 class CodeReads(NamedTuple):
@@ -93,6 +91,9 @@ class _Walk:
     def _step(self, ins_list: List, k: int) -> None:
         ins = ins_list[k]
         op = ins.opname
+        if self.root is None and op in _VALUE_JUMPS:
+            # `c = f() or A`, `c = f() if t else A`: what is no path reaches the store too
+            self._jump_to_store(ins_list, ins, _ELSEWHERE)
         if self.root is not None:
             root, path = self.root, self.path
             if len(path) < MAX_DEPTH and self._extends(ins_list, k):
@@ -119,11 +120,7 @@ class _Walk:
                     self._alias(ins.argval, other)
                 return
             if ins.opcode in _JUMPS:    # `c = A if f else B`, `c = A or B`: A goes to the store
-                if not self.index_of:
-                    self.index_of = {i.offset: n for n, i in enumerate(ins_list)}
-                target = self.index_of.get(ins.argval)
-                if target is not None and ins_list[target].opname in _STORES:
-                    self.jump_aliases.setdefault(target, []).append(chain)
+                self._jump_to_store(ins_list, ins, chain)
             if op == "GET_ITER":
                 self.pending_iter = _items_of(chain, ITEMS)
                 self._comprehension(ins_list, k)
@@ -144,6 +141,12 @@ class _Walk:
             self.root, self.root_at, self.path = RESULT, k, (ins.argval,)
             self.chains.add(RESULT + (self.path,))
             return
+        if op == "LOAD_CONST" and k and ins_list[k - 1].opname in _RESULT_CALLS and \
+                self._extends(ins_list, k) and k + 2 < len(ins_list) and \
+                ins_list[k + 2].opname in _ATTRS:
+            # `sorted(...)[0].k`: an item's attribute, read off a call's result
+            self.root, self.root_at, self.path = RESULT, k, ()
+            return
         if op == "GET_ITER" and self.iter_at is not None and self.iter_at[0] == k:
             self.pending_iter = self.iter_at[1]
             self._comprehension(ins_list, k)
@@ -163,10 +166,7 @@ class _Walk:
                 self.aliases.setdefault(ins.argval, []).append(target or _ELSEWHERE)
             else:
                 self.stores[ins.argval] = self.stores.get(ins.argval, 0) + 1
-                before = ins_list[k - 1] if k else None
-                fresh = before is not None and before.opname in _EMPTY_DISPLAYS and \
-                    before.arg == 0
-                self.aliases.setdefault(ins.argval, []).append(_FRESH if fresh else _ELSEWHERE)
+                self.aliases.setdefault(ins.argval, []).append(_ELSEWHERE)
             return
         if op != "GET_ITER":
             self.pending_iter = None
@@ -311,6 +311,14 @@ class _Walk:
         return op == "BINARY_SUBSCR" and ins_list[k - 1].opname == "LOAD_CONST" and \
             _hashable(ins_list[k - 1].argval)
 
+    def _jump_to_store(self, ins_list: List, ins: dis.Instruction, chain: Tuple) -> None:
+        """A jump that carries a value to a store: the stored local may hold `chain`."""
+        if not self.index_of:
+            self.index_of = {i.offset: n for n, i in enumerate(ins_list)}
+        target = self.index_of.get(ins.argval)
+        if target is not None and ins_list[target].opname in _STORES:
+            self.jump_aliases.setdefault(target, []).append(chain)
+
     def _alias(self, local: str, chain: Tuple[str, str, Tuple]) -> None:
         """`local = <root>.<path>`: the local's reads are the path's reads."""
         self.stores[local] = self.stores.get(local, 0) + 1
@@ -333,7 +341,7 @@ class _Walk:
                 if _ELSEWHERE in targets or not targets and (kind, name, path) in self.chains:
                     opaque.add(name)    # also assigned from a call or an expression: captured
                 for tkind, tname, tpath in targets:     # each path it may hold is guarded
-                    if not tkind or tkind == _FRESH[0]:
+                    if not tkind:
                         continue
                     full = (tpath + path)[:MAX_DEPTH]
                     if full:

@@ -22,6 +22,7 @@ Call = Tuple[types.FunctionType, Dict[str, Any]]
 # values of opaque locals that are no object a guard could read attributes of
 _PLAIN = (int, float, bool, str, bytes, complex, type(None))
 RETURNED = "<returned>"     # the binding of a call's result in a Call
+UNGUARDED = "<unguarded>"   # the binding of why the trace read state no guard can see
 _DATA = (Tensor, Variable, np.ndarray)   # their attributes are in the key, not guards
 
 
@@ -92,19 +93,22 @@ def watch(fn: types.FunctionType, code: Optional[types.CodeType]) -> None:
 
 @contextmanager
 def top_frame(code: Optional[types.CodeType]) -> Iterator[None]:
-    """While the trace calls the top function: its frame is taken when it starts (a trace
-    hook that removes itself there), so its opaque locals are read even when it calls
-    nothing (`c = A if f else B; return x * c.k`)."""
+    """While the trace calls the top function: the frames of its code and of the code nested in
+    it (converted loop bodies and branches, lambdas, comprehensions) are taken when they start,
+    by a trace hook that follows calls only (no line events) and keeps any other hook; so
+    opaque locals are read even in a frame that calls nothing after assigning them
+    (`c = A if f else B; return x * c.k`, `c = (A, B)[i]` in a loop body, a lambda's
+    parameter that `max(..., key=lambda c: c.k)` binds)."""
     record = _stack.frames[-1] if _stack.frames else None
     if record is None or code not in record.watched:
         yield
         return
     old = sys.gettrace()
+    watched, frames = record.watched, record.frames
 
     def started(frame: types.FrameType, event: str, arg: Any) -> Any:
-        if frame.f_code is code:
-            sys.settrace(old)
-            record.frames[id(frame)] = frame
+        if frame.f_code in watched:
+            frames[id(frame)] = frame
         return old(frame, event, arg) if old is not None else None
     sys.settrace(started)
     try:
@@ -182,6 +186,27 @@ def note_function(fn: types.FunctionType, converted: Callable,
             frames.append((fn, {RETURNED: out}))    # the caller may read `pick(cfg).k`
         return out
     return recorded
+
+
+def _builtin() -> None:
+    """Stands for the builtin of a Call noted by note_returned or note_unguarded (it reads
+    nothing itself)."""
+
+
+def note_returned(value: Any) -> None:
+    """A builtin returned `value` to the traced code (`max(...)`, `d.get(k)`): paths read off a
+    call's result are guarded on it, as on a user function's result."""
+    frames = _stack.frames
+    if frames and type(value) not in _PLAIN and not isinstance(value, _DATA):
+        frames[-1].calls.append((_builtin, {RETURNED: value}))
+
+
+def note_unguarded(why: str) -> None:
+    """The trace depends on state no guard can check (`why` says what): its program is not
+    reused."""
+    frames = _stack.frames
+    if frames:
+        frames[-1].calls.append((_builtin, {UNGUARDED: why}))
 
 
 def bound_arguments(fn: types.FunctionType, self_obj: Any, args: Tuple,

@@ -1,7 +1,9 @@
 """How a guard remembers a Python value and tells whether a later value is the same: plain values
-by value, containers entry by entry, ndarrays by content, tensors and other objects by identity."""
+by value, containers entry by entry, ndarrays by content, bound methods by function and object,
+tensors and other objects by identity."""
 from __future__ import annotations
 
+import collections
 import functools
 import math
 import types
@@ -15,6 +17,85 @@ MISSING = object()      # the value of a name or attribute that does not exist
 MAX_ITEMS = 256         # entries of one container compared one by one (past it: identity + length)
 
 _BY_VALUE = (int, bool, str, bytes, complex, type(None))
+# immutable objects a bound method's `__self__` is compared by value (others: by identity)
+_IMMUTABLE = _BY_VALUE + (float, tuple, frozenset)
+# a bound method of a builtin type (`acc.append`, `d.get`, `name.upper`, `obj.__eq__`): a new
+# object on every attribute read, so it is compared by what decides its behaviour
+_BUILTIN_BOUND = (types.BuiltinMethodType, types.MethodWrapperType)
+
+
+class OwnMethod:
+    """What `obj.name` gives when it is a method bound to `obj` itself (`acc.append`,
+    `self.helper`): the function only (`obj` has its own guard, or is an object the trace was
+    given), so a new method object of the same function matches."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: Tuple) -> None:
+        self.key = key
+
+    def __eq__(self, other: Any) -> bool:
+        return type(other) is OwnMethod and other.key == self.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __repr__(self) -> str:
+        fn = self.key[-1]
+        return f"<method {fn if type(fn) is str else getattr(fn, '__qualname__', '?')}>"
+
+
+def bound_method(value: Any) -> bool:
+    """A method bound to an object: a Python method, or a builtin type's method (not a module's
+    function, which is the same object on every read)."""
+    t = type(value)
+    if t is types.MethodType:
+        return True
+    return t in _BUILTIN_BOUND and value.__self__ is not None and \
+        type(value.__self__) is not types.ModuleType
+
+
+def method_key(value: Any) -> Tuple:
+    """What decides which code a bound method runs: its function (`__func__`) for a Python
+    method; for a builtin type's method its kind and name on its type (`list.append`)."""
+    if type(value) is types.MethodType:
+        return ("py", value.__func__)
+    return ("c", type(value), value.__qualname__)
+
+
+# builtin containers (and what their contents are compared as) whose subclasses' instances are
+# otherwise compared by identity only, although their builtin methods read their contents
+_CONTAINERS = ((dict, dict), (list, list), (collections.deque, list), (set, set),
+               (frozenset, frozenset), (tuple, tuple), (str, str), (bytes, bytes),
+               (bytearray, bytes))
+
+
+def plain_contents(obj: Any) -> Any:
+    """The plain type `obj`'s contents are compared as, when it is an instance of a subclass of
+    a builtin container (an OrderedDict, a `class Table(dict)`); None otherwise."""
+    for base, plain in _CONTAINERS:
+        if isinstance(obj, base):
+            return plain
+    return None
+
+
+def contents_guarded(obj: Any) -> bool:
+    """Whether a guard of `obj` (by `snapshot`) also sees what its builtin methods read: its
+    contents are compared, or it has none."""
+    return snapshot(obj)[0] != "o" or plain_contents(obj) is None
+
+
+def _self_snapshot(obj: Any, depth: int) -> Tuple:
+    """A bound method's object: by value when immutable; a container or an array kept with a
+    method of it (`self.lookup = TABLE.get`) by identity and contents, which the method reads
+    where no other guard does; any other object by identity."""
+    snap = snapshot(obj, depth + 1)
+    if type(obj) in _IMMUTABLE:
+        return snap
+    if snap[0] != "o":
+        return ("same", obj, snap)
+    plain = plain_contents(obj)
+    return snap if plain is None else ("cont", obj, plain, snapshot(plain(obj), depth + 1))
 
 
 def snapshot(value: Any, depth: int = 0) -> Tuple:
@@ -44,8 +125,10 @@ def snapshot(value: Any, depth: int = 0) -> Tuple:
         return ("n", t, value.tobytes())
     if isinstance(value, Tensor):
         return ("t", value, value._value.shape, value._value.dtype)
-    if t is types.MethodType:
-        return ("m", value.__func__, value.__self__)
+    if t is OwnMethod:
+        return ("v", t, value)
+    if bound_method(value):
+        return ("m", method_key(value), _self_snapshot(value.__self__, depth))
     if t is functools.partial:
         # the same object, and its arguments as they were (`P.keywords["k"] = 2` changes it)
         return ("p", value, snapshot(value.args, depth + 1),
@@ -86,8 +169,8 @@ def matches(snap: Tuple, value: Any, depth: int = 0) -> bool:
         return (type(value) is np.ndarray and value.shape == old.shape and value.dtype == old.dtype
                 and np.array_equal(value, old, equal_nan=old.dtype.kind in "fc"))
     if kind == "m":
-        return type(value) is types.MethodType and value.__func__ is snap[1] and \
-            value.__self__ is snap[2]
+        return bound_method(value) and method_key(value) == snap[1] and \
+            matches(snap[2], value.__self__, depth + 1)
     if kind == "n":
         return type(value) is snap[1] and value.tobytes() == snap[2]
     if kind == "p":
@@ -95,6 +178,10 @@ def matches(snap: Tuple, value: Any, depth: int = 0) -> bool:
             matches(snap[3], value.keywords, depth + 1)
     if kind == "set":
         return type(value) is snap[1] and value == snap[2]
+    if kind == "same":
+        return value is snap[1] and matches(snap[2], value, depth + 1)
+    if kind == "cont":
+        return value is snap[1] and matches(snap[3], snap[2](value), depth + 1)
     if kind == "big":
         return value is snap[1] and len(value) == snap[2]
     return False
@@ -143,6 +230,9 @@ def describe(value: Any) -> str:
         arr = value._value if isinstance(value, Tensor) else value
         what = "tensor" if isinstance(value, Tensor) else "ndarray"
         return f"{what} {list(arr.shape)} {arr.dtype}"
-    text = repr(value) if type(value) in _BY_VALUE + (float, list, tuple, dict) else \
+    if bound_method(value):
+        fn = value.__func__ if type(value) is types.MethodType else value
+        return f"<method {getattr(fn, '__qualname__', '?')} of a {type(value.__self__).__name__}>"
+    text = repr(value) if type(value) in _BY_VALUE + (float, list, tuple, dict, OwnMethod) else \
         f"<{type(value).__name__} object>"
     return text if len(text) <= 40 else text[:37] + "..."

@@ -4,7 +4,9 @@ call's result, a computed index or key, loops over enumerate/zip/items and compr
 `type(obj).K`, class attributes and properties, `__dict__[...]`, containers of callables,
 functools.partial arguments and bound methods kept as attributes. Every case of
 tools/guard_attack.py changes the state it reads between 5 calls, and each call must agree with
-eager: full_graph True and False, with and without a graph break."""
+eager: full_graph True and False, with and without a graph break, and a last unchanged call
+must not trace again. The attack also has the builtin-method and builtin-result cases of
+tools/guard_attack_methods.py."""
 import importlib.util
 import os
 import sys
@@ -51,7 +53,9 @@ def test_the_attack_has_every_kind_and_enough_cases():
     names = " ".join(c.name for c in attack.CASES)
     assert len(attack.CASES) >= 30
     for kind in ("local_from", "index", "loop", "comprehension", "type_of", "property",
-                 "dunder_dict", "fns", "partial", "bound_method", "call_result"):
+                 "dunder_dict", "fns", "partial", "bound_method", "call_result",
+                 "builtin_method", "attribute_of_max", "attribute_of_next", "in_tensor_loop",
+                 "through_local", "monkey_patched"):
         assert kind in names, kind
 
 
