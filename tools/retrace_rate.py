@@ -161,16 +161,24 @@ def report(counter: Counter, rows: Dict[str, Any]) -> int:
 def pytest_configure(config: Any) -> None:
     """Loaded by `--suite` as a pytest plugin (`-p retrace_rate`): counts never-matching
     entries into the file named by DY2ST_RETRACE_OUT (one JSON line per process, written when
-    it exits: an xdist worker stopped early skips pytest_unconfigure)."""
+    its session ends, or when it exits if it stopped early)."""
     counter = Counter()
     counter.install()
+    config._retrace_counter = counter
     atexit.register(_write, counter)
+
+
+def pytest_sessionfinish(session: Any) -> None:
+    counter = getattr(session.config, "_retrace_counter", None)
+    if counter is not None:
+        _write(counter)
 
 
 def _write(counter: Counter) -> None:
     out = os.environ.get("DY2ST_RETRACE_OUT")
-    if not out:
+    if not out or getattr(counter, "written", False):
         return
+    counter.written = True
     line = json.dumps({"built": counter.built, "never": counter.never_match,
                        "by_design": len(counter.by_design)})
     with open(out, "a", encoding="utf-8") as f:
