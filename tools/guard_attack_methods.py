@@ -155,6 +155,12 @@ def run(x, brk):
         gb(x)
     return x * TABLE.get(NAME).k
 ''', ["TABLE['a'].k = 2.0", "NAME = 'b'", "TABLE['b'] = Cfg(3.0)", "TABLE['b'].k = 4.0"]),
+    Case("attribute_of_list_copy_item", '''
+def run(x, brk):
+    if brk:
+        gb(x)
+    return x * list(CFGS)[0].k + dict(TABLE)["a"].k
+''', ["CFGS[0].k = 2.0", "TABLE['a'].k = 3.0", "CFGS.reverse()", "TABLE['a'] = Cfg(4.0)"]),
     Case("local_from_max", '''
 def run(x, brk):
     c = max(CFGS, key=lambda c: c.k)
@@ -183,6 +189,19 @@ def run(x, brk):
         gb(x)
     return x
 ''', ["CFGS[0].k = 2.0", "IDX = 1", "CFGS[1].k = 3.0", "IDX = 0"]),
+    Case("local_from_display_in_helper_loop", '''
+def helper(h):
+    for i in range(2):
+        c = [CFGS[0], CFGS[1]][i]
+        h = h * c.k
+    return h
+
+
+def run(x, brk):
+    if brk:
+        gb(x)
+    return helper(x)
+''', ["CFGS[0].k = 2.0", "CFGS[1].k = 3.0", "CFGS[0].k = 1.0", "CFGS[1].k = 5.0"]),
     # -- objects read back through a container the function fills ----------------------------
     Case("object_through_local_list", '''
 def run(x, brk):

@@ -16,11 +16,11 @@ from .context import PassContext
 from .walk import all_nodes
 
 _FRAME_SENSITIVE = {"super", "locals", "globals", "vars", "eval", "exec", "dir"}
-# Builtins that never run user code on tensors: wrapping them would only add noise. (`next` and
-# `getattr` are wrapped: while a trace records, what they return is guarded, jit/guards.)
+# Builtins that never run user code on tensors: wrapping them would only add noise. (`next`,
+# `getattr`, `list`, `tuple`, `dict` and `iter` are wrapped: while a trace records, paths read
+# off what they return are guarded, jit/guards/builtin_calls.py.)
 _PLAIN_BUILTINS = {"isinstance", "issubclass", "setattr", "hasattr", "type", "print",
-                   "slice", "list", "tuple", "dict", "set", "str", "repr", "id", "iter",
-                   "callable", "object"}
+                   "slice", "set", "str", "repr", "id", "callable", "object"}
 
 
 def _is_jst(node: gast.AST) -> bool:

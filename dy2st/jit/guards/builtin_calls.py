@@ -11,8 +11,8 @@ from typing import Any, Callable, Dict, Optional, Tuple
 from . import recorder
 
 # builtins whose result is an item of their arguments (or a container of such items)
-_PICKERS = frozenset(map(id, (max, min, next, sorted, list, tuple, reversed, filter, iter,
-                              getattr, vars)))
+_PICKERS = frozenset(map(id, (max, min, next, sorted, list, tuple, dict, reversed, filter,
+                              iter, getattr, vars)))
 # methods of builtin containers whose result is one of their entries
 _PICKING_METHODS = frozenset(("get", "pop", "setdefault", "popitem", "__getitem__"))
 # builtins that call a function they are given (its reads are the trace's reads)

@@ -30,13 +30,15 @@ class _Record:
     """The calls of one trace; the code objects whose frames hold opaque locals, with the
     function and the names; the frames of them seen so far."""
 
-    __slots__ = ("calls", "watched", "frames", "held")
+    __slots__ = ("calls", "watched", "frames", "held", "hook", "old_hook")
 
     def __init__(self) -> None:
         self.calls: List[Call] = []
         self.held: Dict[Tuple, Any] = {}    # (code, local, id of its object) captured
         self.watched: Dict[types.CodeType, Tuple[types.FunctionType, FrozenSet[str]]] = {}
         self.frames: Dict[int, types.FrameType] = {}
+        self.hook: Any = None           # the trace hook taking watched frames (see _hook)
+        self.old_hook: Any = None       # the hook it replaced (another tracer's, or None)
 
 
 class _Stack(threading.local):
@@ -60,6 +62,8 @@ def recording() -> Iterator[List[Call]]:
         yield record.calls
     finally:
         _stack.frames.pop()
+        if record.hook is not None and sys.gettrace() is record.hook:
+            sys.settrace(record.old_hook)
         if record.watched:
             with _watching_lock:
                 watching -= 1
@@ -83,6 +87,7 @@ def watch(fn: types.FunctionType, code: Optional[types.CodeType]) -> None:
     if not record.watched:
         with _watching_lock:
             watching += 1
+    _hook(record)           # its frames (a helper's too) are taken as they start
     todo = [code]
     while todo:
         c = todo.pop()
@@ -93,15 +98,23 @@ def watch(fn: types.FunctionType, code: Optional[types.CodeType]) -> None:
 
 @contextmanager
 def top_frame(code: Optional[types.CodeType]) -> Iterator[None]:
-    """While the trace calls the top function: the frames of its code and of the code nested in
-    it (converted loop bodies and branches, lambdas, comprehensions) are taken when they start,
-    by a trace hook that follows calls only (no line events) and keeps any other hook; so
-    opaque locals are read even in a frame that calls nothing after assigning them
-    (`c = A if f else B; return x * c.k`, `c = (A, B)[i]` in a loop body, a lambda's
-    parameter that `max(..., key=lambda c: c.k)` binds)."""
+    """While the trace calls the top function: its frame is taken when it starts (see _hook),
+    so its opaque locals are read even when it calls nothing (`c = A if f else B; return
+    x * c.k`)."""
     record = _stack.frames[-1] if _stack.frames else None
-    if record is None or code not in record.watched:
-        yield
+    if record is not None and code in record.watched:
+        _hook(record)
+    yield
+
+
+def _hook(record: _Record) -> None:
+    """From now until the recording ends, the frames of watched code (the functions whose
+    opaque locals are guarded and the code nested in them: converted loop bodies and
+    branches, lambdas, comprehensions) are taken when they start, by a trace hook that
+    follows calls only (no line events) and keeps any other hook; so opaque locals are read
+    even in a frame that calls nothing after assigning them (`c = (A, B)[i]` in a loop body, a
+    lambda's parameter that `max(..., key=lambda c: c.k)` binds)."""
+    if record.hook is not None:
         return
     old = sys.gettrace()
     watched, frames = record.watched, record.frames
@@ -110,12 +123,8 @@ def top_frame(code: Optional[types.CodeType]) -> Iterator[None]:
         if frame.f_code in watched:
             frames[id(frame)] = frame
         return old(frame, event, arg) if old is not None else None
+    record.hook, record.old_hook = started, old
     sys.settrace(started)
-    try:
-        yield
-    finally:
-        if sys.gettrace() is started:
-            sys.settrace(old)
 
 
 def see(frame: types.FrameType) -> None:

@@ -124,6 +124,32 @@ def test_what_max_picks_is_guarded_through_its_key():
         CFGS[0].k = 1.0
 
 
+class _Ordered:
+    def __init__(self, v):
+        self.v = v
+
+    def __lt__(self, other):            # Python code max() runs: no guard sees what it reads
+        return self.v < other.v
+
+
+ORDERED = [_Ordered(1.0), _Ordered(2.0)]
+
+
+def _max_ordered(x):
+    return x * max(ORDERED).v
+
+
+def test_max_comparing_with_python_code_is_never_reused():
+    static = paddle.jit.to_static(_max_ordered)
+    assert static(_x()).numpy()[0] == 2.0
+    ORDERED[0].v = 3.0                  # max() now picks the other object
+    try:
+        assert static(_x()).numpy()[0] == 3.0
+    finally:
+        ORDERED[0].v = 1.0
+    assert static(_x()).numpy()[0] == 2.0
+
+
 def _calls(x, f):
     return f(x)
 
