@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
-from dy2st.jit.guards.values import OwnMethod, method_key, matches, snapshot
+from dy2st.jit.guards.values import OwnMethod, matches, method_key, snapshot
 from dy2st.jit.signature import value_key
 
 VALS = {"a": 1.0, "b": 2.0}
