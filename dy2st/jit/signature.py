@@ -147,21 +147,28 @@ def value_key(v: Any) -> Any:
 
 
 def _function_key(fn: types.FunctionType) -> Any:
-    """A function is keyed by what decides what it does (its code, globals, defaults and the
-    values of its closure cells), so a lambda or a nested def made anew on every call (and
-    passed to a graph-break region) keys alike while those are unchanged."""
+    """A function is keyed by what decides what it does (its code, globals, and its defaults
+    and closure values: plain values by value, any other object by identity, since a trace
+    captures a closure's tensor itself, not a feed of it), so a lambda or a nested def made
+    anew on every call (and passed to a graph-break region) keys alike while those hold."""
     cells = []
     for cell in fn.__closure__ or ():
         try:
-            value = cell.cell_contents
+            cells.append(_captured_key(cell.cell_contents))
         except ValueError:          # a cell not assigned yet
             cells.append(("<empty>",))
-            continue
-        # a function in a cell by identity: a recursive def holds itself
-        cells.append(("O", IdentityKey(value)) if type(value) is types.FunctionType
-                     else value_key(value))
-    return ("F", IdentityKey(fn.__code__), IdentityKey(fn.__globals__),
-            value_key(fn.__defaults__), value_key(fn.__kwdefaults__), tuple(cells))
+    defaults = tuple(map(_captured_key, fn.__defaults__ or ()))
+    kwdefaults = tuple((k, _captured_key(v)) for k, v in (fn.__kwdefaults__ or {}).items())
+    return ("F", IdentityKey(fn.__code__), IdentityKey(fn.__globals__), defaults, kwdefaults,
+            tuple(cells))
+
+
+def _captured_key(v: Any) -> Any:
+    if v is None or type(v) in (bool, int, str, bytes, complex):
+        return (type(v), v)
+    if type(v) is float:
+        return (float, v.hex())
+    return ("O", IdentityKey(v))
 
 
 def _hashable(v: Any) -> bool:
