@@ -57,7 +57,7 @@ def mutated_names(stmts: Iterable[gast.AST]) -> Set[str]:
     """Names whose mutating methods the statements call (`x.append(v)`), nested scopes included."""
     out: Set[str] = set()
     for s in stmts:
-        for node in all_nodes(s):
+        for node in all_nodes(s, contexts=False):
             if type(node) is gast.Call:
                 name = _mutating_call_target(node)
                 if name:
@@ -202,7 +202,7 @@ def function_facts(fn: gast.FunctionDef) -> FunctionFacts:
                 target_names(target, written)
         stack.extend(child_nodes(node))
     for root in nested:
-        for n in all_nodes(root):
+        for n in all_nodes(root, contexts=False):
             t = type(n)
             if t is gast.Name:
                 if type(n.ctx) is gast.Load:
@@ -217,7 +217,7 @@ def function_facts(fn: gast.FunctionDef) -> FunctionFacts:
             value = fields.get(field)
             for part in value if type(value) is list else [value]:
                 if isinstance(part, gast.AST):
-                    loads.update(n.id for n in all_nodes(part)
+                    loads.update(n.id for n in all_nodes(part, contexts=False)
                                  if type(n) is gast.Name and type(n.ctx) is gast.Load)
     return FunctionFacts(written, mutated, loads, nonlocals, globals_)
 
@@ -230,7 +230,7 @@ def grown_lists(stmts: Iterable[gast.AST]) -> List[str]:
     loop such a list becomes a tensor array; other lists stay lists of loop variables."""
     found: List[str] = []
     for s in stmts:
-        for node in all_nodes(s):
+        for node in all_nodes(s, contexts=False):
             if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
                     node.func.attr in GROWING_METHODS:
                 grown = node.func.value
@@ -311,7 +311,7 @@ def read_names(node: gast.AST, calls: Optional[Set[str]] = None) -> Set[str]:
     """Every name loaded anywhere inside node (nested functions and lambdas included); with
     `calls`, the names called as `name(...)` are added to it in the same walk."""
     out: Set[str] = set()
-    for n in all_nodes(node):
+    for n in all_nodes(node, contexts=False):
         t = type(n)
         if t is gast.Name:
             if type(n.ctx) is gast.Load:
@@ -461,12 +461,12 @@ def closure_reads(nodes: Iterable[gast.AST]) -> Set[str]:
     it must keep that variable the function's own (Python's late binding)."""
     out: Set[str] = set()
     for root in nodes:
-        for node in all_nodes(root):
+        for node in all_nodes(root, contexts=False):
             if isinstance(node, (gast.Lambda, gast.FunctionDef, gast.AsyncFunctionDef)) and \
                     not anno.getanno(node, anno.SKIP):
                 a = node.args
                 own = {x.id for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg]
                        if isinstance(x, gast.Name)}
-                out |= {n.id for n in all_nodes(node) if isinstance(n, gast.Name) and
+                out |= {n.id for n in all_nodes(node, contexts=False) if isinstance(n, gast.Name) and
                         isinstance(n.ctx, gast.Load)} - own
     return out

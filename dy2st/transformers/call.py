@@ -45,7 +45,7 @@ def _wrap(call: gast.Call, self_name: Optional[str]) -> None:
 
 def transform(node: gast.AST, ctx: PassContext) -> gast.AST:
     # Calls are rewritten in place (only their `func` changes), so a flat walk is enough.
-    nodes = all_nodes(node)
+    nodes = all_nodes(node, contexts=False)
     top = next((n for n in nodes if isinstance(n, gast.FunctionDef)), None)
     self_name = top.args.args[0].id if top is not None and top.args.args else None
     for call in [n for n in nodes if type(n) is gast.Call]:

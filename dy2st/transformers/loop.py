@@ -119,7 +119,7 @@ def _indexed_by(node: gast.AST, targets: Set[str]) -> bool:
 def _index_by_target(node: gast.For) -> None:
     targets: Set[str] = set()
     analysis.target_names(node.target, targets)
-    if not any(_indexed_by(n, targets) for s in node.body for n in all_nodes(s)):
+    if not any(_indexed_by(n, targets) for s in node.body for n in all_nodes(s, contexts=False)):
         return                           # nothing to rewrite: spare the transformer's visit
     node.body = [_TargetIndexing(targets).visit(s) for s in node.body]
 

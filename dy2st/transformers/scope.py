@@ -48,7 +48,7 @@ def _assigned_before_use(fn: gast.FunctionDef, names: Set[str]) -> Set[str]:
     for stmt in fn.body[:last + 1]:
         used |= _helper_reads(stmt) & names
         if not isinstance(stmt, (gast.FunctionDef, gast.AsyncFunctionDef)):
-            for node in all_nodes(stmt):
+            for node in all_nodes(stmt, contexts=False):
                 if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
                         node.func.attr in _HELPER_CALLS and isinstance(node.func.value, gast.Name) \
                         and node.func.value.id == "_jst":

@@ -138,7 +138,7 @@ class UnboundReadsTransformer(Transformer):
 def _index_ids(stmt: gast.AST) -> Set[int]:
     """ids of the indices of stmt's subscripts (wrapping reads in Defined leaves them in place:
     one walk serves every display of the statement)."""
-    return {id(n.slice) for n in all_nodes(stmt) if type(n) is gast.Subscript}
+    return {id(n.slice) for n in all_nodes(stmt, contexts=False) if type(n) is gast.Subscript}
 
 
 def transform(node: gast.AST, ctx: PassContext) -> gast.AST:

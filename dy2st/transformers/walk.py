@@ -10,16 +10,20 @@ import gast
 _AST = gast.AST
 
 
-def all_nodes(tree: gast.AST) -> List[gast.AST]:
-    """tree and every node below it, in gast.walk's order."""
+def all_nodes(tree: gast.AST, contexts: bool = True) -> List[gast.AST]:
+    """tree and every node below it, in gast.walk's order; without the expression contexts
+    (Load, Store, a third of all nodes) when `contexts` is False, for the many walks that look
+    for other kinds of node."""
     out = [tree]
     append = out.append
-    table = CHILD_FIELDS
+    table = CHILD_FIELDS if contexts else NO_CONTEXT_FIELDS
     for node in out:                 # grows while iterated: breadth first
         fields = node.__dict__
         names = table.get(node.__class__)
         if names is None:
             names = child_fields(node.__class__)
+            if not contexts:
+                names = NO_CONTEXT_FIELDS[node.__class__] = tuple(n for n in names if n != "ctx")
         for name in names:
             value = fields.get(name)
             if value is None:
@@ -63,6 +67,7 @@ _SCALAR_IN = {"Constant": ("value",), "FunctionDef": ("name",), "AsyncFunctionDe
               "Nonlocal": ("names",), "MatchAs": ("name",), "MatchStar": ("name",),
               "MatchMapping": ("rest",), "TypeIgnore": ("lineno",)}
 CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}
+NO_CONTEXT_FIELDS: Dict[type, Tuple[str, ...]] = {}     # the same without "ctx"
 
 
 def child_fields(cls: type) -> Tuple[str, ...]:

@@ -20,6 +20,15 @@ def test_same_nodes_and_order_as_gast_walk():
     assert all(a is b for a, b in zip(listed, walked))
 
 
+def test_without_contexts_the_same_nodes_but_load_store_del():
+    with open(os.path.join(os.path.dirname(ast.__file__), "argparse.py"), encoding="utf-8") as f:
+        tree = gast.ast_to_gast(ast.parse(f.read()))
+    listed = all_nodes(tree, contexts=False)
+    expected = [n for n in gast.walk(tree) if not isinstance(n, gast.expr_context)]
+    assert len(listed) == len(expected) < len(all_nodes(tree))
+    assert all(a is b for a, b in zip(listed, expected))
+
+
 def test_single_node_and_nested_lists():
     leaf = gast.Constant(value=1, kind=None)
     assert all_nodes(leaf) == [leaf]
