@@ -16,7 +16,7 @@ import numpy as np
 from ..autograd.engine import GradientError
 from ..autograd.static_backward import append_backward_ops, is_differentiable_value, requires_grad
 from ..autograd.tape import Node, attach, edge_of
-from ..autograd.traced_inputs import owns_backward
+from ..autograd.traced_inputs import bind, bindings, owns_backward
 from ..backends import compile_for
 from ..format.input_spec import InputSpec
 from ..runtime.dtype import INEXACT_NUMPY
@@ -134,6 +134,9 @@ class GradProgram:
         self.fetch_of = fetch_of      # per input-then-captured tensor: its gradient's fetch index
         self.joint = joint            # () -> JointProgram, for create_graph=True (replayed)
         self._joint: Optional[JointProgram] = None
+        # (feed position, slot) of the inputs' `.grad` its own trace reads: bound to each
+        # call's tensors like the entry's (its trace made slots of its own)
+        self.input_slots: List[Tuple[int, Any]] = []
 
     def joint_program(self) -> JointProgram:
         if self._joint is None:
@@ -197,10 +200,12 @@ def _build(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict, flags: Tuple[b
     program.fetch_names = outputs + [new for _, new in writes] + residuals
     optimize(program)
     backend = static_fn.backend
-    return GradProgram(compile_for(backend, program, inputs, program.fetch_names), len(outputs),
-                       [program.write_targets[old] for old, _ in writes],
-                       compile_for(backend, backward, backward.feed_names, fetch), seeded,
-                       fetch_of, joint)
+    gp = GradProgram(compile_for(backend, program, inputs, program.fetch_names), len(outputs),
+                     [program.write_targets[old] for old, _ in writes],
+                     compile_for(backend, backward, backward.feed_names, fetch), seeded,
+                     fetch_of, joint)
+    gp.input_slots = bindings(program)
+    return gp
 
 
 def _run(compiled: Any, feeds: List[Any]) -> List[Any]:
@@ -221,6 +226,8 @@ def call_with_grad(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict,
     gp = grad_state.programs.get(flags)
     if gp is None:
         gp = grad_state.programs[flags] = _build(static_fn, entry, args, kwargs, flags)
+    if gp.input_slots:
+        bind(gp.input_slots, inputs)
     fetched = _run(gp.forward, feeds)
     n_out, n_writes = gp.n_out, len(gp.writes)
     for i, tensor in enumerate(gp.writes):

@@ -225,6 +225,24 @@ def test_unknown_dims_share_one_program():
         np.testing.assert_allclose(x.grad.numpy(), 2.0 * np.arange(n))
 
 
+def test_a_region_reads_each_calls_input_gradient_after_a_break():
+    # the region after the break is recorded on the tape (h needs a gradient), so it runs its
+    # training program, traced once more: its `.grad` slots were bound to the tensor of the
+    # call that built it and read that call's x.grad from then on (fuzz_backward 12000256)
+    def f(x):
+        h = x.mean(axis=0)
+        s = x.sum() * 0.1
+        text = f"{s.item():.3f}"        # a graph break
+        loss = (x * x).sum() * 0.5 + len(text) * 0.0
+        loss.backward()
+        return h + (x.grad.sum(axis=0) if x.grad is not None else s * 0.0)
+    run = _convert(f, False, input_spec=[InputSpec([None, 3], "float32")])
+    for k, n in enumerate((1, 3, 4, 2, 3, 2)):
+        a = np.arange(n * 3, dtype="float32").reshape(n, 3) + 10.0 * k
+        got = run(_leaf(a)).numpy()         # a new tensor each call, freed after it
+        np.testing.assert_allclose(got, a.mean(axis=0) + a.sum(axis=0), rtol=1e-6)
+
+
 def test_a_gradient_read_in_the_function_is_a_constant():
     def f(x):
         loss = (x * x).sum()
