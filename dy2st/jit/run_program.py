@@ -137,6 +137,9 @@ class GradProgram:
         # (feed position, slot) of the inputs' `.grad` its own trace reads: bound to each
         # call's tensors like the entry's (its trace made slots of its own)
         self.input_slots: List[Tuple[int, Any]] = []
+        # per input-then-captured tensor: the outputs it reaches; one that reaches none of the
+        # outputs given a gradient gets none (eager's engine never visits it), not zeros
+        self.reaches: List[frozenset] = []
 
     def joint_program(self) -> JointProgram:
         if self._joint is None:
@@ -152,6 +155,7 @@ def _build(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict, flags: Tuple[b
     wrt_names = _wrt_names(program, _grad_state(entry).captured, flags)
     g = program.global_block()
     outputs = list(program.fetch_names)
+    reaches = _outputs_reached(program, wrt_names)
     inputs = list(program.feed_names)
     writes = list(program.persistable_writes.items())
     forward_ops = {id(op) for op in g.ops}
@@ -205,7 +209,18 @@ def _build(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict, flags: Tuple[b
                      compile_for(backend, backward, backward.feed_names, fetch), seeded,
                      fetch_of, joint)
     gp.input_slots = bindings(program)
+    gp.reaches = reaches
     return gp
+
+
+def _outputs_reached(program: Any, wrt_names: List[Optional[str]]) -> List[frozenset]:
+    """Per input-then-captured tensor: the indices of the outputs that depend on it."""
+    g = program.global_block()
+    found = []
+    for name in wrt_names:
+        req = requires_grad(program, g, [name]) if name else set()
+        found.append(frozenset(k for k, out in enumerate(program.fetch_names) if out in req))
+    return found
 
 
 def _run(compiled: Any, feeds: List[Any]) -> List[Any]:
@@ -286,7 +301,12 @@ class _Backward:
             g = grads[k]
             arrays.append(g._value if g is not None else np.zeros_like(node.out_values[k]))
         out = _run(gp.backward, arrays)
-        return [Tensor(np.asarray(out[k])) if k is not None else None for k in gp.fetch_of]
+        return [Tensor(np.asarray(out[k])) if k is not None and self._reached(i, grads) else None
+                for i, k in enumerate(gp.fetch_of)]
+
+    def _reached(self, i: int, grads: List[Any]) -> bool:
+        reaches = self.gp.reaches
+        return not reaches or any(grads[k] is not None for k in reaches[i])
 
     def _differentiable(self, node: Node, grads: List[Any]) -> List[Any]:
         """The gradients as recorded tensors: the call's program replayed eagerly from its
@@ -298,4 +318,5 @@ class _Backward:
         seeds = [grads[k] if grads[k] is not None else Tensor(np.zeros_like(node.out_values[k]))
                  for k in gp.seeded]
         out = replay(joint, inputs, self.feeds[n_in:], seeds)
-        return [out[k] if k is not None else None for k in gp.fetch_of]
+        return [out[k] if k is not None and self._reached(i, grads) else None
+                for i, k in enumerate(gp.fetch_of)]

@@ -149,3 +149,24 @@ def test_freezing_a_parameter_partway_builds_another_gradient_program():
     F.cross_entropy(sm(x), y).backward()
     assert model.fc1.weight.grad is None
     assert model.head.weight.grad is not None
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_an_input_that_reaches_only_outputs_given_no_gradient_gets_none(full_graph):
+    # one tape node stands for the call: the outputs backward never reached were seeded with
+    # zeros, so x got a zero gradient where eager's engine never visits it (x.grad stays None);
+    # that node frees its saved values on the first backward, which eager's separate ops do not
+    def f(x, w):
+        return x * 2.0, w * 3.0, (x * w).sum()
+
+    static = paddle.jit.to_static(f, full_graph=full_graph)
+    for fn in (f, static):
+        x = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+        w = paddle.to_tensor([3.0], stop_gradient=False)
+        a, b, c = fn(x, w)
+        b.sum().backward(retain_graph=True)   # one node for the call: see above
+        assert x.grad is None
+        np.testing.assert_allclose(w.grad.numpy(), [3.0])
+        c.backward()        # now through an output that reaches x
+        np.testing.assert_allclose(x.grad.numpy(), [3.0, 3.0])
+        np.testing.assert_allclose(w.grad.numpy(), [6.0])
