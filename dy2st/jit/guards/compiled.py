@@ -3,6 +3,8 @@ its guard strings): a global or an instance attribute compared by identity or pl
 one dict lookup inline; other guards call their reader and checker."""
 from __future__ import annotations
 
+from functools import lru_cache
+from types import CodeType
 from typing import Any, Callable, Dict, List, Sequence
 
 from .values import MISSING, snapshot
@@ -17,8 +19,15 @@ def compile_check(guards: Sequence[Any]) -> Callable[[], bool]:
     for i, g in enumerate(guards):
         terms.append(_term(i, g, env))
     source = "def check():\n    return " + " and ".join(terms) + "\n"
-    exec(compile(source, "<dy2st guards>", "exec"), env)      # noqa: S102 - our own text
+    exec(_compiled(source), env)      # noqa: S102 - our own text
     return env["check"]
+
+
+@lru_cache(maxsize=1024)
+def _compiled(source: str) -> CodeType:
+    # the text names its values by position (_d0, _v0, ...), so every trace of one function,
+    # and functions that read the same kinds of state, share it; compile() is most of the cost
+    return compile(source, "<dy2st guards>", "exec")
 
 
 def _always() -> bool:
