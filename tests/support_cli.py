@@ -12,17 +12,17 @@ import warnings
 
 from dy2st.cli import main
 
-REPO = os.path.realpath(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) + os.sep
-TEMP = os.path.realpath(tempfile.gettempdir()) + os.sep
+# pytest's temporary folders (tmp_path): CI's virtualenv may live under the temp dir too
+PYTEST_TEMP = os.path.join(os.path.realpath(tempfile.gettempdir()), "pytest-of-")
 
 
 def earlier_user_modules() -> dict:
-    """Modules another test imported from its temporary folder (`user_net` of a saved-model
-    test): a fresh process has none, and a module of that name would shadow the command's."""
+    """Modules another test imported from its tmp_path (`user_net` of a saved-model test): a
+    fresh process has none, and a module of that name would shadow the command's."""
     found = {}
     for name, module in list(sys.modules.items()):
         where = os.path.realpath(getattr(module, "__file__", None) or "")
-        if where.startswith(TEMP) and not where.startswith(REPO):
+        if where.startswith(PYTEST_TEMP):
             found[name] = module
     return found
 
