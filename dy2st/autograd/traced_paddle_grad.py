@@ -14,7 +14,7 @@ from .static_api import as_var, gradients, seed_gradients
 from .static_backward import append_backward_ops, zeros_like_value
 from .traced_branch import branch_gradients, chain_requires_grad, enclosing, fail
 from .traced_inputs import is_to_static_trace, note_input_grads_used
-from .traced_retain import backward_path, check_not_freed, has_loop
+from .traced_retain import backward_path, check_not_freed, has_loop, holds_loop
 
 
 def grad_of_variables(outputs: List[Variable], inputs: List[Any], grad_outputs: Any,
@@ -73,18 +73,6 @@ def _check_reachable(program: Program, chain: List[Block], outputs: List[Variabl
                 "stop_gradient=False)")
 
 
-def _branch_loops(program: Program, chain: List[Block]) -> bool:
-    """Whether a block of `chain` holds a `while` (a create_graph gradient may go through)."""
-    stack = [op for b in chain for op in b.ops]
-    while stack:
-        op = stack.pop()
-        if op.type == "while":
-            return True
-        for b in op.sub_blocks():
-            stack.extend(program.blocks[b].ops)
-    return False
-
-
 def traced_paddle_grad(program: Program, outputs: List[Variable], inputs: List[Any],
                        grad_outputs: Any, create_graph: bool, allow_unused: bool,
                        no_grad_vars: List[Any]) -> List[Optional[Variable]]:
@@ -112,7 +100,7 @@ def traced_paddle_grad(program: Program, outputs: List[Variable], inputs: List[A
     _check_reachable(program, chain, outputs, ins, blocked)
     if create_graph and (has_loop(program, backward_path(program, outputs,
                                                          need.difference(blocked)))
-                         or chain and _branch_loops(program, chain)):
+                         or chain and holds_loop(program, [op for b in chain for op in b.ops])):
         # the gradient of a `while` reads its turns' values from tapes that carry no
         # gradient, so a second derivative through it would miss terms: refused, not wrong
         raise GradientError(

@@ -93,7 +93,12 @@ def _may_have_run(program: Program, block_idx: int) -> bool:
 def has_loop(program: Program, positions: List[int]) -> bool:
     """Whether any of the global block's ops at `positions` is or holds a `while`."""
     ops = program.global_block().ops
-    stack = [ops[i] for i in positions]
+    return holds_loop(program, [ops[i] for i in positions])
+
+
+def holds_loop(program: Program, ops: Iterable) -> bool:
+    """Whether any of `ops` is or holds (in a sub-block, at any depth) a `while`."""
+    stack = list(ops)
     while stack:
         op = stack.pop()
         if op.type == "while":
