@@ -70,20 +70,20 @@ def _run(model, x, fused: bool, monkeypatch):
     return out.numpy(), grads, inference, source
 
 
-@pytest.mark.parametrize("cell", [False, True])
-def test_to_static_lstm_fused_equals_unfused_and_eager(cell, monkeypatch):
+def _fused_unfused_and_eager(make, monkeypatch):
+    """One model run fused and unfused through to_static (training and inference) and eagerly:
+    fused and unfused give the same bits, both eager's values and gradients; returns the
+    fused and unfused inference sources."""
     paddle.seed(0)
     x = RNG.standard_normal((3, 7, 6)).astype("float32")
-    out_f, grads_f, inf_f, src_f = _run(LM(cell), x, True, monkeypatch)
+    out_f, grads_f, inf_f, src_f = _run(make(), x, True, monkeypatch)
     paddle.seed(0)
-    out_u, grads_u, inf_u, src_u = _run(LM(cell), x, False, monkeypatch)
+    out_u, grads_u, inf_u, src_u = _run(make(), x, False, monkeypatch)
     paddle.seed(0)
-    eager = LM(cell)
+    eager = make()
     xt = paddle.to_tensor(x, stop_gradient=False)
     want = eager(xt)
     (want * paddle.to_tensor(np.linspace(-1, 1, want.size).reshape(want.shape).astype("float32"))).sum().backward()
-    # the inference program fuses; with and without, the same bits
-    assert "F" in src_f and src_f.count("lstm") == 0 and src_f != src_u
     np.testing.assert_array_equal(inf_f, inf_u)
     np.testing.assert_allclose(inf_f, want.numpy(), rtol=1e-6, atol=1e-6)
     np.testing.assert_array_equal(out_f, out_u)
@@ -92,6 +92,14 @@ def test_to_static_lstm_fused_equals_unfused_and_eager(cell, monkeypatch):
     eager_grads = [p.grad.numpy() for p in eager.parameters()] + [xt.grad.numpy()]
     for gf, ge in zip(grads_f, eager_grads):
         np.testing.assert_allclose(gf, ge, rtol=1e-5, atol=1e-6)
+    return src_f, src_u
+
+
+@pytest.mark.parametrize("cell", [False, True])
+def test_to_static_lstm_fused_equals_unfused_and_eager(cell, monkeypatch):
+    src_f, src_u = _fused_unfused_and_eager(lambda: LM(cell), monkeypatch)
+    # the inference program fuses; with and without, the same bits
+    assert "F" in src_f and src_f.count("lstm") == 0 and src_f != src_u
 
 
 def test_inference_program_calls_the_fused_kernel_in_a_counted_loop():
@@ -194,25 +202,8 @@ class GRULM(paddle.nn.Layer):
 
 @pytest.mark.parametrize("cell", [False, True])
 def test_to_static_gru_fused_equals_unfused_and_eager(cell, monkeypatch):
-    paddle.seed(0)
-    x = RNG.standard_normal((3, 7, 6)).astype("float32")
-    out_f, grads_f, inf_f, src_f = _run(GRULM(cell), x, True, monkeypatch)
-    paddle.seed(0)
-    out_u, grads_u, inf_u, src_u = _run(GRULM(cell), x, False, monkeypatch)
-    paddle.seed(0)
-    eager = GRULM(cell)
-    xt = paddle.to_tensor(x, stop_gradient=False)
-    want = eager(xt)
-    (want * paddle.to_tensor(np.linspace(-1, 1, want.size).reshape(want.shape).astype("float32"))).sum().backward()
+    src_f, src_u = _fused_unfused_and_eager(lambda: GRULM(cell), monkeypatch)
     assert src_f != src_u and "K_sigmoid" not in src_f and "K_sigmoid" in src_u
-    np.testing.assert_array_equal(inf_f, inf_u)
-    np.testing.assert_allclose(inf_f, want.numpy(), rtol=1e-6, atol=1e-6)
-    np.testing.assert_array_equal(out_f, out_u)
-    for gf, gu in zip(grads_f, grads_u):
-        np.testing.assert_array_equal(gf, gu)
-    eager_grads = [p.grad.numpy() for p in eager.parameters()] + [xt.grad.numpy()]
-    for gf, ge in zip(grads_f, eager_grads):
-        np.testing.assert_allclose(gf, ge, rtol=1e-5, atol=1e-6)
 
 
 def test_gru_inference_program_calls_the_fused_kernel_once_per_layer():
