@@ -149,10 +149,12 @@ class Job:
                 self.threads.append(t)
         self.first_rank = first_rank
 
-    def wait(self) -> int:
+    def wait(self, interrupted: threading.Event) -> int:
         """0 when every process exits 0; else the first failure's exit status (after stopping
-        the others)."""
+        the others). KeyboardInterrupt once `interrupted` is set."""
         while True:
+            if interrupted.is_set():
+                raise KeyboardInterrupt
             running = False
             for i, proc in enumerate(self.procs):
                 code = proc.poll()
@@ -166,7 +168,7 @@ class Job:
                     return code if code > 0 else 128 - code
             if not running:
                 return 0
-            time.sleep(POLL_SECONDS)
+            interrupted.wait(POLL_SECONDS)
 
     def stop(self) -> None:
         """SIGTERM every process group still alive, SIGKILL what is left after the grace time."""
@@ -203,21 +205,21 @@ def _say(message: str) -> None:
     sys.stderr.flush()
 
 
-def _raise_interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
-
-
 def launch(argv: Sequence[str]) -> int:
     """Run the job; returns the launcher's exit status."""
     args = parse_args(argv)
     master = args.master or f"127.0.0.1:{free_port()}"
     envs = process_envs(args, master)
     command = [sys.executable, "-u", args.script, *args.script_args]
-    previous = signal.signal(signal.SIGTERM, _raise_interrupt)
+    # SIGINT/SIGTERM only set a flag the wait loop reads: a KeyboardInterrupt raised anywhere
+    # could land inside Popen.poll() holding its wait lock, and stop()'s wait() then hung
+    interrupted = threading.Event()
+    previous = {sig: signal.signal(sig, lambda signum, frame: interrupted.set())
+                for sig in (signal.SIGINT, signal.SIGTERM)}
     job = None
     try:
         job = Job(command, envs, args.rank * args.nproc_per_node, args.log_dir)
-        return job.wait()
+        return job.wait(interrupted)
     except KeyboardInterrupt:
         _say("interrupted; stopping the processes")
         return 130
@@ -225,7 +227,8 @@ def launch(argv: Sequence[str]) -> int:
         if job is not None:
             job.stop()
             job.close()
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def main() -> None:
