@@ -125,7 +125,8 @@ class GradProgram:
               gradient per tensor that needs one (None: unused)"""
 
     def __init__(self, forward: Any, n_out: int, writes: List[Tensor], backward: Any,
-                 seeded: List[int], fetch_of: List[Optional[int]], joint: Any) -> None:
+                 seeded: List[int], fetch_of: List[Optional[int]], joint: Any,
+                 input_slots: List[Tuple[int, Any]], reaches: List[frozenset]) -> None:
         self.forward = forward
         self.n_out = n_out
         self.writes = writes          # tensors taking fetches n_out, n_out + 1, ...
@@ -136,10 +137,10 @@ class GradProgram:
         self._joint: Optional[JointProgram] = None
         # (feed position, slot) of the inputs' `.grad` its own trace reads: bound to each
         # call's tensors like the entry's (its trace made slots of its own)
-        self.input_slots: List[Tuple[int, Any]] = []
+        self.input_slots = input_slots
         # per input-then-captured tensor: the outputs it reaches; one that reaches none of the
         # outputs given a gradient gets none (eager's engine never visits it), not zeros
-        self.reaches: List[frozenset] = []
+        self.reaches = reaches
 
     def joint_program(self) -> JointProgram:
         if self._joint is None:
@@ -204,13 +205,10 @@ def _build(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict, flags: Tuple[b
     program.fetch_names = outputs + [new for _, new in writes] + residuals
     optimize(program)
     backend = static_fn.backend
-    gp = GradProgram(compile_for(backend, program, inputs, program.fetch_names), len(outputs),
-                     [program.write_targets[old] for old, _ in writes],
-                     compile_for(backend, backward, backward.feed_names, fetch), seeded,
-                     fetch_of, joint)
-    gp.input_slots = bindings(program)
-    gp.reaches = reaches
-    return gp
+    return GradProgram(compile_for(backend, program, inputs, program.fetch_names), len(outputs),
+                       [program.write_targets[old] for old, _ in writes],
+                       compile_for(backend, backward, backward.feed_names, fetch), seeded,
+                       fetch_of, joint, bindings(program), reaches)
 
 
 def _outputs_reached(program: Any, wrt_names: List[Optional[str]]) -> List[frozenset]:
@@ -305,8 +303,7 @@ class _Backward:
                 for i, k in enumerate(gp.fetch_of)]
 
     def _reached(self, i: int, grads: List[Any]) -> bool:
-        reaches = self.gp.reaches
-        return not reaches or any(grads[k] is not None for k in reaches[i])
+        return any(grads[k] is not None for k in self.gp.reaches[i])
 
     def _differentiable(self, node: Node, grads: List[Any]) -> List[Any]:
         """The gradients as recorded tensors: the call's program replayed eagerly from its
