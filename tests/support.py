@@ -348,6 +348,16 @@ def assert_agrees_with_eager(fn, inputs, tmp_path, spec=None, rtol=1e-5, atol=1e
                                    atol=atol, err_msg=str(x))
 
 
+def value_and_grad(fn, x, *args):
+    """fn(x, *args) with x a leaf needing a gradient: the output, and x's gradient of the
+    output's sum of squares (every output entry weighs in, so a wrong entry shows)."""
+    t = paddle.to_tensor(x)
+    t.stop_gradient = False
+    out = fn(t, *args)
+    (out * out).sum().backward()
+    return out.numpy(), t.grad.numpy()
+
+
 def numeric_gradient(f, x, eps=1e-6):
     """Central differences of the scalar function f at the real array x, one entry at a time."""
     g = np.zeros_like(x)

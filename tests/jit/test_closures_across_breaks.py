@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
-from tests.support import BREAK_MODES, graph_break, numeric_gradient
+from tests.support import BREAK_MODES, graph_break, numeric_gradient, value_and_grad
 
 INPUTS = [np.array([[0.5, -1.0, 2.0]], "float32"),
           np.array([[1.0, 2.0, 3.0], [-1.0, 0.5, 0.25]], "float32"),
@@ -44,29 +44,21 @@ def lambdas_made_in_a_loop(x, brk):
 CASES = [rebound_after_the_closure, lambdas_made_in_a_loop]
 
 
-def _value_and_grad(fn, x):
-    t = paddle.to_tensor(x)
-    t.stop_gradient = False
-    out = fn(t)
-    (out * out).sum().backward()
-    return out.numpy(), t.grad.numpy()
-
-
 @pytest.mark.parametrize("full_graph,brk", BREAK_MODES)
 @pytest.mark.parametrize("fn", CASES, ids=lambda f: f.__name__)
 def test_a_closure_sees_what_is_rebound_after_a_break(fn, full_graph, brk, tmp_path):
     sf = paddle.jit.to_static(fn, full_graph=full_graph)
     for _ in range(3):                       # with a break: found, new entries, compiled
         for x in INPUTS:
-            want_value, want_grad = _value_and_grad(lambda t: fn(t, brk), x)
-            value, grad = _value_and_grad(lambda t: sf(t, brk), x)
+            want_value, want_grad = value_and_grad(lambda t: fn(t, brk), x)
+            value, grad = value_and_grad(lambda t: sf(t, brk), x)
             np.testing.assert_allclose(value, want_value, rtol=1e-5, atol=1e-6, err_msg=str(x))
             np.testing.assert_allclose(grad, want_grad, rtol=1e-4, atol=1e-5, err_msg=str(x))
     assert bool(sf.graph_breaks) == brk
     a = INPUTS[2].astype("float64")
     numeric = numeric_gradient(lambda v: float((sf(paddle.to_tensor(v), brk).numpy() ** 2).sum()),
                                a)
-    np.testing.assert_allclose(_value_and_grad(lambda t: sf(t, brk), a)[1], numeric, rtol=1e-5,
+    np.testing.assert_allclose(value_and_grad(lambda t: sf(t, brk), a)[1], numeric, rtol=1e-5,
                                atol=1e-6)
     if full_graph:
         paddle.jit.save(sf, str(tmp_path / "m"),

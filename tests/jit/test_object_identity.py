@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
-from tests.support import BREAK_MODES, graph_break, numeric_gradient
+from tests.support import BREAK_MODES, graph_break, numeric_gradient, value_and_grad
 
 INPUTS = [np.array([[0.5, -1.0, 2.0]], "float32"),
           np.array([[1.0, 2.0, 3.0], [-1.0, 0.5, 0.25]], "float32"),
@@ -56,14 +56,6 @@ CASES = [list_entry_changed_after_a_break, local_changed_in_place_after_a_break,
          dict_entry_changed_on_both_sides_of_breaks, changed_in_two_regions]
 
 
-def _value_and_grad(fn, x):
-    t = paddle.to_tensor(x)
-    t.stop_gradient = False
-    out = fn(t)
-    (out * out).sum().backward()
-    return out.numpy(), t.grad.numpy()
-
-
 @pytest.mark.parametrize("fn", CASES)
 def test_an_in_place_change_reaches_every_holder_across_breaks(fn):
     sf = paddle.jit.to_static(fn)
@@ -81,8 +73,8 @@ def test_gradients_across_breaks_are_eagers(fn):
     sf = paddle.jit.to_static(fn)
     for _ in range(2):
         for x in INPUTS:
-            want_value, want_grad = _value_and_grad(fn, x)
-            value, grad = _value_and_grad(sf, x)
+            want_value, want_grad = value_and_grad(fn, x)
+            value, grad = value_and_grad(sf, x)
             np.testing.assert_allclose(value, want_value, rtol=1e-5, atol=1e-6)
             np.testing.assert_allclose(grad, want_grad, rtol=1e-4, atol=1e-5)
 
@@ -91,7 +83,7 @@ def test_gradients_across_breaks_match_finite_differences():
     sf = paddle.jit.to_static(changed_in_two_regions)
     x = INPUTS[2].astype("float64")
     for _ in range(3):
-        _, grad = _value_and_grad(sf, x)
+        _, grad = value_and_grad(sf, x)
     eps = 1e-6
     numeric = np.zeros_like(x)
     for i in np.ndindex(x.shape):
@@ -130,8 +122,8 @@ def test_lists_and_dicts_changed_in_a_region_are_changed_for_the_code_after_it()
     sf = paddle.jit.to_static(fn)
     for _ in range(2):
         for x in INPUTS + [np.full((2, 3), 30.0, "float32")]:
-            want_value, want_grad = _value_and_grad(fn, x)
-            value, grad = _value_and_grad(sf, x)
+            want_value, want_grad = value_and_grad(fn, x)
+            value, grad = value_and_grad(sf, x)
             np.testing.assert_allclose(value, want_value, rtol=1e-5, atol=1e-6)
             np.testing.assert_allclose(grad, want_grad, rtol=1e-4, atol=1e-5)
 
@@ -276,8 +268,8 @@ def test_an_object_on_some_paths_only_stays_one_across_breaks(fn, full_graph, br
     sf = paddle.jit.to_static(fn, full_graph=full_graph)
     for _ in range(3):                       # with a break: found, new entries, compiled
         for x in PATH_ALIAS_INPUTS:
-            want_value, want_grad = _value_and_grad(lambda t: fn(t, brk), x)
-            value, grad = _value_and_grad(lambda t: sf(t, brk), x)
+            want_value, want_grad = value_and_grad(lambda t: fn(t, brk), x)
+            value, grad = value_and_grad(lambda t: sf(t, brk), x)
             np.testing.assert_allclose(value, want_value, rtol=1e-5, atol=1e-6, err_msg=str(x))
             np.testing.assert_allclose(grad, want_grad, rtol=1e-4, atol=1e-5, err_msg=str(x))
     assert bool(sf.graph_breaks) == brk
@@ -285,7 +277,7 @@ def test_an_object_on_some_paths_only_stays_one_across_breaks(fn, full_graph, br
         a = x.astype("float64")
         numeric = numeric_gradient(
             lambda v: float((sf(paddle.to_tensor(v), brk).numpy() ** 2).sum()), a)
-        np.testing.assert_allclose(_value_and_grad(lambda t: sf(t, brk), a)[1], numeric,
+        np.testing.assert_allclose(value_and_grad(lambda t: sf(t, brk), a)[1], numeric,
                                    rtol=1e-5, atol=1e-6)
     if full_graph:
         paddle.jit.save(sf, str(tmp_path / "m"),

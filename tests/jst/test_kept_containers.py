@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
-from tests.support import BREAK_MODES, graph_break, numeric_gradient
+from tests.support import BREAK_MODES, graph_break, numeric_gradient, value_and_grad
 
 INPUTS = [np.array([[0.6, -0.7, 0.1], [-0.6, 0.3, -0.6], [-0.7, -0.04, 0.9]], "float32"),
           np.array([[0.5, 1.0, -2.0]], "float32"),
@@ -83,22 +83,14 @@ CASES = [aliases_see_a_tensor_if, a_nested_dict_seen_through_its_alias,
          aliases_see_a_tensor_loop, rebound_on_both_paths, key_added_on_one_path_of_a_dead_dict]
 
 
-def _value_and_grad(fn, x, *args):
-    t = paddle.to_tensor(x)
-    t.stop_gradient = False
-    out = fn(t, *args)
-    (out * out).sum().backward()
-    return out.numpy(), t.grad.numpy()
-
-
 @pytest.mark.parametrize("full_graph,brk", BREAK_MODES)
 @pytest.mark.parametrize("fn", CASES, ids=lambda f: f.__name__)
 def test_values_and_gradients_are_eagers(fn, full_graph, brk):
     sf = paddle.jit.to_static(fn, full_graph=full_graph)
     for _ in range(2):                       # with a break: found, then compiled regions
         for x in INPUTS:
-            want_value, want_grad = _value_and_grad(fn, x, brk)
-            value, grad = _value_and_grad(sf, x, brk)
+            want_value, want_grad = value_and_grad(fn, x, brk)
+            value, grad = value_and_grad(sf, x, brk)
             np.testing.assert_allclose(value, want_value, rtol=1e-5, atol=1e-6, err_msg=str(x))
             np.testing.assert_allclose(grad, want_grad, rtol=1e-4, atol=1e-5, err_msg=str(x))
 
@@ -122,11 +114,11 @@ def test_a_dict_entry_set_in_a_region_reaches_the_code_after_it():
     sf = paddle.jit.to_static(fn, full_graph=False)
     for _ in range(3):
         for x in INPUTS:
-            want_value, want_grad = _value_and_grad(fn, x)
-            value, grad = _value_and_grad(sf, x)
+            want_value, want_grad = value_and_grad(fn, x)
+            value, grad = value_and_grad(sf, x)
             np.testing.assert_allclose(value, want_value, rtol=1e-5, atol=1e-6, err_msg=str(x))
             np.testing.assert_allclose(grad, want_grad, rtol=1e-4, atol=1e-5, err_msg=str(x))
     assert sf.graph_breaks
     x = INPUTS[0].astype("float64")
     numeric = numeric_gradient(lambda v: float((sf(paddle.to_tensor(v)).numpy() ** 2).sum()), x)
-    np.testing.assert_allclose(_value_and_grad(sf, x)[1], numeric, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(value_and_grad(sf, x)[1], numeric, rtol=1e-5, atol=1e-6)

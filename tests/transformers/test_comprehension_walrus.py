@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
-from tests.support import numeric_gradient
+from tests.support import numeric_gradient, value_and_grad
 
 SPEC = [paddle.static.InputSpec([None, 3], "float32")]
 INPUTS = [np.array([[0.5, -1.0, 2.0]], "float32"),
@@ -48,26 +48,18 @@ CASES = [element_over_rows, filter_with_a_tensor_test, dict_and_set_comprehensio
          two_generators]
 
 
-def _value_and_grad(fn, x):
-    t = paddle.to_tensor(x)
-    t.stop_gradient = False
-    out = fn(t)
-    (out * out).sum().backward()
-    return out.numpy(), t.grad.numpy()
-
-
 @pytest.mark.parametrize("full_graph", [True, False])
 @pytest.mark.parametrize("fn", CASES, ids=lambda f: f.__name__)
 def test_walrus_in_a_comprehension_binds_the_functions_name(fn, full_graph, tmp_path):
     sf = paddle.jit.to_static(fn, full_graph=full_graph, input_spec=SPEC)
     for x in INPUTS:
-        want_value, want_grad = _value_and_grad(fn, x)
-        value, grad = _value_and_grad(sf, x)
+        want_value, want_grad = value_and_grad(fn, x)
+        value, grad = value_and_grad(sf, x)
         np.testing.assert_allclose(value, want_value, rtol=1e-5, atol=1e-6, err_msg=str(x))
         np.testing.assert_allclose(grad, want_grad, rtol=1e-4, atol=1e-5, err_msg=str(x))
     a = INPUTS[2].astype("float64")
     numeric = numeric_gradient(lambda v: float((fn(paddle.to_tensor(v)).numpy() ** 2).sum()), a)
-    np.testing.assert_allclose(_value_and_grad(sf, a)[1], numeric, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(value_and_grad(sf, a)[1], numeric, rtol=1e-4, atol=1e-5)
     if full_graph:
         paddle.jit.save(sf, str(tmp_path / "m"))
         loaded = paddle.jit.load(str(tmp_path / "m"))
