@@ -19,11 +19,8 @@ def lstm_gates(gates: np.ndarray, c: np.ndarray) -> Tuple[np.ndarray, np.ndarray
     sigmoid over the whole gate block (contiguous, a quarter of it unused) instead of three over
     strided pieces, and every later step in place: 9 numpy calls instead of 20."""
     n = gates.shape[-1] // 4
-    # the sigmoid kernel's own steps (ops/math.py), into one new buffer: gates may be shared
-    s = np.multiply(gates, 0.5)
-    np.tanh(s, out=s)
-    s += 1.0
-    s *= 0.5
+    # one new buffer: gates may be shared
+    s = _sigmoid_of_half(np.multiply(gates, 0.5))
     t = np.tanh(gates[..., 2 * n:3 * n])
     c_new = np.multiply(s[..., n:2 * n], c)
     t *= s[..., :n]
@@ -44,12 +41,18 @@ def _gru_unfused(xg: np.ndarray, hg: np.ndarray, h: np.ndarray) -> np.ndarray:
 
 
 def _sigmoid(a: np.ndarray) -> np.ndarray:
-    """The sigmoid kernel's own steps (ops/math.py), in place on the fresh array a."""
+    """sigmoid(a) in place on the fresh array a."""
     a *= 0.5
-    np.tanh(a, out=a)
-    a += 1.0
-    a *= 0.5
-    return a
+    return _sigmoid_of_half(a)
+
+
+def _sigmoid_of_half(s: np.ndarray) -> np.ndarray:
+    """sigmoid(x) in place on a fresh array s holding x / 2: the rest of the sigmoid kernel's
+    own steps (ops/math.py: 0.5 * (1 + tanh(x / 2))), so the fused kernels give its bits."""
+    np.tanh(s, out=s)
+    s += 1.0
+    s *= 0.5
+    return s
 
 
 def gru_gates(xg: np.ndarray, hg: np.ndarray, h: np.ndarray) -> np.ndarray:
