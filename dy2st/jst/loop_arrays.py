@@ -1,10 +1,10 @@
 """The Python lists a tensor loop grows, made tensor arrays before the loop: a list loop
-variable (`acc.append(t)`), or a list kept as an entry of a dict loop variable
-(`d["acc"].append(t)`)."""
+variable or attribute (`acc.append(t)`, `self.acc += [t]`), or a list kept as an entry of a dict
+or list loop variable (`d["acc"].append(t)`, `lst[0] += [t]`)."""
 from __future__ import annotations
 
 import ast
-from typing import Any, Sequence
+from typing import Any, Optional, Sequence
 
 from ..runtime import ops
 from ..runtime.tensor import TensorLike
@@ -12,30 +12,41 @@ from ..runtime.tensor import TensorLike
 
 def carried_arrays(name: str, value: Any, arrays: Sequence[str]) -> Any:
     """The loop variable `name` with the lists the loop grows made tensor arrays: the variable
-    itself (`acc` in arrays), or entries of a dict it holds (`d['acc']` in arrays)."""
+    itself (`acc` or `self.acc` in arrays), or entries of dicts and lists it holds (`d['acc']`,
+    `d['a']['b']`, `lst[0]` in arrays)."""
     if name in arrays:
         return lists_to_arrays(value)
-    if type(value) is dict:
+    if type(value) in (dict, list):
         prefix = name + "["
         for spec in arrays:
-            if spec.startswith(prefix):
-                *path, key = _keys(spec[len(name):])
-                holder = value
-                for k in path:          # a nested dict's entry: "d['inner']['acc']"
-                    holder = holder.get(k) if type(holder) is dict else None
-                if type(holder) is dict and key in holder:
-                    holder[key] = lists_to_arrays(holder[key])
+            keys = _keys(spec[len(name):]) if spec.startswith(prefix) else None
+            if not keys:
+                continue
+            *path, key = keys
+            holder = value
+            for k in path:          # a nested container's entry: "d['inner']['acc']"
+                holder = holder[k] if _holds(holder, k) else None
+            if _holds(holder, key):
+                holder[key] = lists_to_arrays(holder[key])
     return value
 
 
-def _keys(subscripts: str) -> list:
-    """The constant keys of "['a'][0]..."."""
+def _holds(holder: Any, key: Any) -> bool:
+    """Whether holder is a dict with the key or a list with the index."""
+    if type(holder) is dict:
+        return key in holder
+    return type(holder) is list and type(key) is int and -len(holder) <= key < len(holder)
+
+
+def _keys(subscripts: str) -> Optional[list]:
+    """The constant keys of "['a'][0]..."; None for anything else ("[0].acc": an attribute of
+    an entry, which the loop does not carry as an entry)."""
     node = ast.parse("_" + subscripts, mode="eval").body
     keys = []
     while isinstance(node, ast.Subscript):
         keys.append(ast.literal_eval(node.slice))
         node = node.value
-    return keys[::-1]
+    return keys[::-1] if isinstance(node, ast.Name) else None
 
 
 def lists_to_arrays(value: Any) -> Any:

@@ -2,6 +2,7 @@
 Variable builds graph ops, an eager Tensor or a Python value runs plain Python."""
 from __future__ import annotations
 
+import operator
 from typing import Any, Callable
 
 from ..runtime import ops
@@ -46,7 +47,7 @@ __all__ = ["IfElse", "IfElseExpr", "While", "For", "Range", "Reversed", "Enumera
            "And", "Or",
            "Not", "Print", "Assert", "Int", "Float", "Bool", "Len", "SetItem", "GetAttr",
            "UndefinedVar", "ReturnValue", "Call", "TryBlock", "Compare", "IsInstance", "Sum",
-           "Defined"]
+           "Defined", "InPlace"]
 
 
 def Call(fn: Any) -> Any:
@@ -77,6 +78,20 @@ def SetItem(container: Any, index: Any, value: Any) -> Any:
         return ops.setitem(container, index, value)
     container[index] = value
     return container
+
+
+# `a[i] op= v` as Python runs it: a[i].__iop__(v) (a list extends itself in place, so an alias
+# sees the change and `lst += tuple` works), falling back to `a[i] op v` where there is no
+# __iop__ (tensors, numbers, tensor arrays)
+_IN_PLACE = {"+": operator.iadd, "-": operator.isub, "*": operator.imul, "/": operator.itruediv,
+             "//": operator.ifloordiv, "%": operator.imod, "**": operator.ipow,
+             "@": operator.imatmul, "&": operator.iand, "|": operator.ior, "^": operator.ixor,
+             "<<": operator.ilshift, ">>": operator.irshift}
+
+
+def InPlace(current: Any, op: str, value: Any) -> Any:
+    """The value `target op= value` leaves in an item target (`d["acc"] += [t]`)."""
+    return _IN_PLACE[op](current, value)
 
 
 def Defined(value: Any) -> Any:

@@ -222,34 +222,6 @@ def function_facts(fn: gast.FunctionDef) -> FunctionFacts:
     return FunctionFacts(written, mutated, loads, nonlocals, globals_)
 
 
-GROWING_METHODS = {"append", "extend", "insert", "pop"}
-
-
-def grown_lists(stmts: Iterable[gast.AST]) -> List[str]:
-    """Names whose length the statements change (`x.append(v)`, `x.pop()`, ...): in a tensor
-    loop such a list becomes a tensor array; other lists stay lists of loop variables."""
-    found: List[str] = []
-    for s in stmts:
-        for node in all_nodes(s, contexts=False):
-            if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and \
-                    node.func.attr in GROWING_METHODS:
-                grown = node.func.value
-            elif isinstance(node, gast.AugAssign) and isinstance(node.op, gast.Add) and \
-                    isinstance(node.value, gast.List):
-                grown = node.target     # `acc += [v]` (a list literal: `h += v` adds tensors)
-            else:
-                continue
-            if isinstance(grown, gast.Name):
-                name = grown.id
-            else:       # a list kept as a dict entry: `d["acc"].append(v)` -> "d['acc']"
-                entry = _constant_entry(grown)    # (nested: "d['a']['acc']")
-                name = entry[0] + "".join(f"[{k!r}]" for k in entry[1]) \
-                    if entry is not None else None
-            if name is not None and name not in found:
-                found.append(name)
-    return found
-
-
 def _callee_name(func: gast.AST) -> str:
     if isinstance(func, gast.Name):
         return func.id

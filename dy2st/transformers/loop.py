@@ -23,6 +23,7 @@ import gast
 from . import analysis, anno, templates
 from .base import copy_origin
 from .context import PassContext
+from .grown_lists import grown_lists
 from .ifelse import generated_helpers, mark_helpers
 from .scope import ControlFlowTransformer, names_tuple
 from .walk import all_nodes
@@ -61,7 +62,7 @@ class LoopTransformer(ControlFlowTransformer):
         call = templates.replace("_jst.While(cond, body, get_args, set_args, names)",
                                  cond=cond_name, body=body_name, get_args=get_name,
                                  set_args=set_name, names=names_tuple(names + attrs))
-        _add_arrays(call, node.body, names)
+        _add_arrays(call, node.body, names, attrs)
         return mark_helpers(cond_fn + body_fn + accessors) + call
 
     def visit_For(self, node: gast.For) -> Any:
@@ -84,7 +85,7 @@ class LoopTransformer(ControlFlowTransformer):
                                  iterable=_iter_expr(node.iter), body=body_name,
                                  get_args=get_name, set_args=set_name,
                                  names=names_tuple(names + attrs), extra=extra)
-        _add_arrays(call, node.body, names)
+        _add_arrays(call, node.body, names, attrs)
         return mark_helpers(body_fn + accessors) + call
 
 
@@ -124,10 +125,13 @@ def _index_by_target(node: gast.For) -> None:
     node.body = [_TargetIndexing(targets).visit(s) for s in node.body]
 
 
-def _add_arrays(call: List[gast.stmt], body: List[gast.stmt], names: List[str]) -> None:
-    """`arrays=(...)`: the carried lists the body grows or shrinks (tensor arrays in a tensor
-    loop); left out when there are none."""
-    grown = [n for n in analysis.grown_lists(body) if n.split("[", 1)[0] in names]
+def _add_arrays(call: List[gast.stmt], body: List[gast.stmt], names: List[str],
+                attrs: List[str]) -> None:
+    """`arrays=(...)`: the lists the body grows or shrinks that the loop carries, as loop
+    variables (`acc`), their entries (`d['acc']`) or attributes (`self.acc`): tensor arrays in a
+    tensor loop; left out when there are none."""
+    carried = set(names) | set(attrs)
+    grown = [n for n in grown_lists(body) if n.split("[", 1)[0] in carried]
     if grown:
         call[0].value.keywords.append(gast.keyword(arg="arrays", value=names_tuple(grown)))
 

@@ -2,7 +2,7 @@
 
     x[i] = v          ->  x = _jst.SetItem(x, i, v)
     d['a'][1] = v     ->  d = _jst.SetItem(d, 'a', _jst.SetItem(d['a'], 1, v))
-    self.buf[i] += v  ->  self.buf = _jst.SetItem(self.buf, i, self.buf[i] + v)
+    self.buf[i] += v  ->  self.buf = _jst.SetItem(self.buf, i, _jst.InPlace(self.buf[i], '+', v))
     a[0], y = p, q    ->  unpack_0 = (p, q); a = _jst.SetItem(a, 0, unpack_0[0]); y = unpack_0[1]
 """
 from __future__ import annotations
@@ -81,6 +81,12 @@ def set_item_in_place(target: gast.Subscript, value: gast.expr) -> List[gast.stm
     return [gast.Expr(value=call)]
 
 
+# the operator of an augmented assignment, as `_jst.InPlace` names it
+_OPS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.FloorDiv: "//",
+        gast.Mod: "%", gast.Pow: "**", gast.MatMult: "@", gast.BitAnd: "&", gast.BitOr: "|",
+        gast.BitXor: "^", gast.LShift: "<<", gast.RShift: ">>"}
+
+
 class SetItemTransformer(Transformer):
     def __init__(self, ctx: PassContext) -> None:
         super().__init__(ctx)
@@ -128,7 +134,10 @@ class SetItemTransformer(Transformer):
     def visit_AugAssign(self, node: gast.AugAssign) -> Any:
         t = node.target
         if isinstance(t, gast.Subscript) and _root(t) is not None:
-            new_value = gast.BinOp(left=_load(t), op=node.op, right=node.value)
+            # `a[i] += v` calls a[i].__iadd__: a list item grows in place, as aliases see it
+            new_value = templates.replace_expr(
+                "_jst.InPlace(current, op, value)", current=_load(t),
+                op=gast.Constant(value=_OPS[type(node.op)], kind=None), value=node.value)
             if self._outer(t):
                 return set_item_in_place(t, new_value)
             return rebind_item(t, new_value)
