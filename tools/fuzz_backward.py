@@ -7,6 +7,7 @@ is None before a tensor loop. Their random stream is derived from the program's 
 nothing from it), so every program that does not use them is generated as before.
 
     python tools/fuzz_backward.py --count 500 --seed 0 --workers 2   # every program uses one
+    python tools/fuzz_backward.py --count 2000 --seed 0 --breaks      # those with graph breaks
 """
 from __future__ import annotations
 
@@ -99,9 +100,7 @@ def add_backward(gen, head: List[str], tail: List[str]) -> Tuple[List[str], List
     # (a Layer with hooks around f: a pre-hook runs eagerly, so f's input is computed by eager
     # ops that need a gradient, which a backward inside f refuses: docs/training.md)
     kinds = ["none_loop"] + ([] if tail else ["holder"])
-    if not tail and gen.full_graph:
-        # (with graph breaks, an input's `.grad` goes stale from the call after automatic
-        # dynamic shapes retrace a region: open, docs/fuzzing.md)
+    if not tail:
         kinds += ["backward", "backward"]
     kind = r.choice(kinds)
     at = head.index("def f(x):")
@@ -210,10 +209,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--count", type=int, default=100)
     p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--breaks", action="store_true",
+                   help="only the programs that run with graph breaks (FULL_GRAPH = False)")
     args = p.parse_args(argv)
     fuzz = _fuzz()      # it calls its own copy of this module (tools/fuzz.py: _sibling)
     sys.modules[fuzz.add_backward.__module__].ALWAYS = True
     seeds = [args.seed * 1_000_003 + k for k in range(args.count)]
+    if args.breaks:
+        # (generating is cheap next to checking: about one program in ten has breaks)
+        seeds = [s for s in seeds if "FULL_GRAPH = False" in fuzz.generate(s)]
     failures, with_backward = 0, 0
     if args.workers > 1:
         with multiprocessing.get_context("fork").Pool(args.workers) as pool:
@@ -225,7 +229,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if failure is not None:
             failures += 1
             print(failure, flush=True)
-    print(f"{len(seeds)} programs ({with_backward} with a backward or paddle.grad inside f), "
+    print(f"{len(seeds)} programs ({with_backward} with a backward or paddle.grad inside f"
+          f"{', all with graph breaks' if args.breaks else ''}), "
           f"{failures} disagreements")
     return 1 if failures else 0
 
