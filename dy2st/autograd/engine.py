@@ -43,7 +43,7 @@ def _add(a: Optional[Tensor], b: Tensor, create_graph: bool) -> Tensor:
     return Tensor(a._value + b._value)
 
 
-def _freed(node: Node) -> GradientError:
+def freed_error(node: Node) -> GradientError:
     return GradientError(
         f"backward through the graph of {node.op_type}{node.where()} a second time: its "
         "saved values were freed by the first backward; pass retain_graph=True to "
@@ -60,8 +60,11 @@ def unused_input(index: int, shape: Any) -> UnusedInputError:
         "(or stop_gradient=True on the way); pass allow_unused=True to get None for it")
 
 
-def _graph(roots: Sequence[Node]) -> Tuple[Dict[Node, int], List[Node]]:
-    """Consumer counts of every node reachable from roots, and the nodes in discovery order."""
+def _graph(roots: Sequence[Node], partial: Dict[Node, set]
+           ) -> Tuple[Dict[Node, int], List[Node]]:
+    """Consumer counts of every node reachable from roots, and the nodes in discovery order.
+    `partial` (given the roots' outputs reached) collects the outputs reached of each node that
+    frees its saved values per output (a to_static call: its backward_fn has `release`)."""
     deps: Dict[Node, int] = {}
     order: List[Node] = []
     seen = set()
@@ -72,7 +75,7 @@ def _graph(roots: Sequence[Node]) -> Tuple[Dict[Node, int], List[Node]]:
         node = stack.pop()
         order.append(node)
         if node.freed:
-            raise _freed(node)
+            raise freed_error(node)
         for e in node.edges:
             if e is None:
                 continue
@@ -80,9 +83,14 @@ def _graph(roots: Sequence[Node]) -> Tuple[Dict[Node, int], List[Node]]:
             if not isinstance(child, Node):
                 continue
             deps[child] = deps.get(child, 0) + 1
+            if child.backward_fn is not None and hasattr(child.backward_fn, "release"):
+                partial.setdefault(child, set()).add(e[1])
             if child not in seen:
                 seen.add(child)
                 stack.append(child)
+    for node, outs in partial.items():
+        # refused before anything runs, as eager refuses a freed node
+        node.backward_fn.check(node, outs)
     return deps, order
 
 
@@ -179,13 +187,15 @@ def run_backward(roots: Sequence[Tensor], seeds: Sequence[Tensor], retain_graph:
             leaf_seeds.append((r, s))
             continue
         if r._node.freed:
-            raise _freed(r._node)
+            raise freed_error(r._node)
         buf = buffers.setdefault(r._node, [None] * len(r._node.out_values))
         buf[r._out_index] = _add(buf[r._out_index], s, create_graph)
         if r._node not in root_nodes:
             root_nodes.append(r._node)
     stops = {grad_key(t) for t in blocked} if blocked else ()
-    deps, order = _graph(root_nodes)
+    partial = {n: {r._out_index for r in roots if r._node is n} for n in root_nodes
+               if n.backward_fn is not None and hasattr(n.backward_fn, "release")}
+    deps, order = _graph(root_nodes, partial)
     useful = _useful(order, deps, targets, stops) if capture is not None else None
     ready = [n for n in root_nodes if deps.get(n, 0) == 0]
     saved_mode = _state.grad_enabled
@@ -232,9 +242,9 @@ def run_backward(roots: Sequence[Tensor], seeds: Sequence[Tensor], retain_graph:
                         ready.append(child)
                 elif g is not None:
                     _deliver(child, g, capture is not None, captured, create_graph)
-            if not retain_graph:
+            if not retain_graph and (node not in partial or node.backward_fn.release(partial[node])):
                 node.freed = True
-                node.inputs = node.out_values = node.packed = None
+                node.inputs = node.out_values = node.packed = node.backward_fn = None
     finally:
         _state.grad_enabled = saved_mode
     if capture is None:

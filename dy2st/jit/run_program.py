@@ -13,10 +13,11 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from ..autograd.engine import GradientError
+from ..autograd.engine import GradientError, freed_error
 from ..autograd.static_backward import append_backward_ops, is_differentiable_value, requires_grad
 from ..autograd.tape import Node, attach, edge_of
 from ..autograd.traced_inputs import bind, bindings, owns_backward
+from ..autograd.traced_retain import backward_path
 from ..backends import compile_for
 from ..format.input_spec import InputSpec
 from ..runtime.dtype import INEXACT_NUMPY
@@ -126,7 +127,8 @@ class GradProgram:
 
     def __init__(self, forward: Any, n_out: int, writes: List[Tensor], backward: Any,
                  seeded: List[int], fetch_of: List[Optional[int]], joint: Any,
-                 input_slots: List[Tuple[int, Any]], reaches: List[frozenset]) -> None:
+                 input_slots: List[Tuple[int, Any]], reaches: List[frozenset],
+                 ancestors: List[frozenset]) -> None:
         self.forward = forward
         self.n_out = n_out
         self.writes = writes          # tensors taking fetches n_out, n_out + 1, ...
@@ -141,6 +143,10 @@ class GradProgram:
         # per input-then-captured tensor: the outputs it reaches; one that reaches none of the
         # outputs given a gradient gets none (eager's engine never visits it), not zeros
         self.reaches = reaches
+        # per output: the forward ops between it and what needs a gradient (the nodes eager
+        # autograd would record for it); a backward without retain_graph frees those of the
+        # outputs it reaches, and another output is refused only if it needs one of them
+        self.ancestors = ancestors
 
     def joint_program(self) -> JointProgram:
         if self._joint is None:
@@ -157,6 +163,8 @@ def _build(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict, flags: Tuple[b
     g = program.global_block()
     outputs = list(program.fetch_names)
     reaches = _outputs_reached(program, wrt_names)
+    req = requires_grad(program, g, [n for n in wrt_names if n])
+    ancestors = [frozenset(backward_path(program, [name], req)) for name in outputs]
     inputs = list(program.feed_names)
     writes = list(program.persistable_writes.items())
     forward_ops = {id(op) for op in g.ops}
@@ -208,7 +216,7 @@ def _build(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict, flags: Tuple[b
     return GradProgram(compile_for(backend, program, inputs, program.fetch_names), len(outputs),
                        [program.write_targets[old] for old, _ in writes],
                        compile_for(backend, backward, backward.feed_names, fetch), seeded,
-                       fetch_of, joint, bindings(program), reaches)
+                       fetch_of, joint, bindings(program), reaches, ancestors)
 
 
 def _outputs_reached(program: Any, wrt_names: List[Optional[str]]) -> List[frozenset]:
@@ -248,8 +256,8 @@ def call_with_grad(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict,
     outs = entry.last_outs = fetched[:n_out]
     node = Node("to_static", {}, tensors, [edge_of(t) if f else None for t, f in zip(tensors, flags)],
                 list(outs), user_origin(2))
-    node.backward_fn = _Backward(gp, list(feeds) + fetched[n_out + n_writes:], flags,
-                                 len(inputs))
+    backward = node.backward_fn = _Backward(gp, list(feeds) + fetched[n_out + n_writes:], flags,
+                                            len(inputs))
     concrete = entry.concrete
     values, results = [], []
     for kind, v in concrete.output_leaves:
@@ -269,6 +277,7 @@ def call_with_grad(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict,
     for index, t in results:
         if differentiable[index] and t._value.dtype in INEXACT_NUMPY:
             attach(node, [None] * index + [t])
+            backward.live.add(index)
     out = unflatten(concrete.output_tree, values)
     return drop_absent(out) if any(v is ABSENT for v in values) else out
 
@@ -280,6 +289,21 @@ class _Backward:
     def __init__(self, gp: GradProgram, feeds: List[Any], flags: Tuple[bool, ...],
                  n_inputs: int) -> None:
         self.gp, self.feeds, self.flags, self.n_inputs = gp, feeds, flags, n_inputs
+        self.live: set = set()      # the outputs returned as tensors on the tape
+        self.spent: set = set()     # forward ops a backward without retain_graph went through
+
+    def check(self, node: Node, outputs: set) -> None:
+        """Refuse, as eager does, a backward from `outputs` through ops an earlier backward
+        freed (outputs computed apart stay free to backward, as eager's separate nodes)."""
+        if self.spent and any(self.gp.ancestors[k] & self.spent for k in outputs):
+            raise freed_error(node)
+
+    def release(self, outputs: set) -> bool:
+        """After a backward from `outputs` without retain_graph: whether the node is spent (no
+        output left whose backward would not be refused), so its saved values can go."""
+        for k in outputs:
+            self.spent |= self.gp.ancestors[k]
+        return all(self.gp.ancestors[k] & self.spent for k in self.live)
 
     def __call__(self, node: Node, grads: List[Any], create_graph: bool) -> List[Any]:
         # parameters are read when the gradient runs (inputs and residuals were saved); a
