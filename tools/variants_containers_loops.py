@@ -576,10 +576,11 @@ VARIANTS = [
     V(9, key_missing_read, with_n((1, 0, 2))), V(9, key_setdefault, with_n()),
     V(9, key_update, with_n()), V(9, key_len, with_n()),
 
-    V(10, none_while, with_n()), V(10, int_to_float_for, with_n((1, 0, 2))),
+    # (a saved model fails clearly where a widened loop ran no turn: docs/conversion_limits.md)
+    V(10, none_while, with_n()), V(10, int_to_float_for, with_n((1, 0, 2)), refusal_ok=("saved",)),
     V(10, python_int_to_tensor, with_n()), V(10, bool_to_float, with_n((1, 0, 2))),
     V(10, none_nested, with_n()), V(10, int32_to_int64, with_n((1, 0, 2))),
-    V(10, none_returned_dtype, with_n((0, 1, 2))),
+    V(10, none_returned_dtype, with_n((0, 1, 2)), refusal_ok=("saved",)),
 
     V(11, rev_basic, with_n((0, 1, 3, 2))), V(11, rev_start_stop, with_n((0, 1, 4))),
     V(11, rev_break, with_n((0, 1, 3))), V(11, rev_enumerate, with_n((0, 1, 3))),

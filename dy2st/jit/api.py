@@ -9,13 +9,13 @@ from ..autograd.mode import no_grad
 from ..format.input_spec import InputSpec
 from ..format.npy_member import DEFAULT_MAX_COMPRESSION_RATIO
 from ..runtime.pytree import flatten, unflatten
+from ..runtime.state import exporting
 from . import logger
 from .export_prune import prune_inputs, prune_outputs
 from .keywords import check_keywords
 from .layer_hooks import has_forward_hooks, with_forward_hooks
 from .load import load as _load
 from .options import LOAD_KEYWORDS, SAVE_KEYWORDS, options
-from .output_leaves import exporting
 from .static_function import StaticFunction, layer_forward, normalize_specs
 from .transform import converted_source
 

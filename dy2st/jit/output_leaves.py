@@ -7,15 +7,16 @@ returns (("opt", (value, flag, what, True)): a dict entry that may be missing, l
 here") on the paths where it is None."""
 from __future__ import annotations
 
-import contextlib
-from typing import Any, Iterator, List, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 from ..runtime import ops
 from ..runtime.control_flow import is_undefined
 from ..runtime.program import EscapedTensorError, Variable
 from ..runtime.side_effects import IS_NONE, MISSING_KEY, check_defined
+from ..runtime.state import is_exporting
 from ..runtime.tensor import Tensor
-from .absent_keys import ABSENT
+from ..runtime.widened import WIDENED, value_before
+from .leaf_values import picked
 from .run_program import wrap_output
 
 
@@ -29,7 +30,7 @@ def describe(out_leaves: List[Any]) -> Tuple[List[Tuple[str, Any]], List[str]]:
         if isinstance(leaf, Variable):
             if leaf.block.idx != 0:
                 raise EscapedTensorError(leaf)
-            optional = optional_leaf(leaf, fetch)
+            optional = optional_leaf(leaf, fetch) or widened_leaf(leaf, fetch)
             if optional is not None:
                 desc.append(optional)
                 continue
@@ -46,23 +47,10 @@ def describe(out_leaves: List[Any]) -> Tuple[List[Tuple[str, Any]], List[str]]:
     return desc, fetch
 
 
-_EXPORTING = [0]
-
-
-@contextlib.contextmanager
-def exporting() -> Iterator[None]:
-    """Traces inside give a model file: outputs that may be None are checked, not optional."""
-    _EXPORTING[0] += 1
-    try:
-        yield
-    finally:
-        _EXPORTING[0] -= 1
-
-
 def optional_leaf(var: Variable, fetch: List[str]) -> Optional[Tuple[str, Any]]:
     """The output leaf of `var` when it may be None (its flag is fetched too), else None."""
     entry = var.block.program.maybe_undefined.get(var.name)
-    if _EXPORTING[0] or entry is None or entry[1] not in (IS_NONE, MISSING_KEY) or \
+    if is_exporting() or entry is None or entry[1] not in (IS_NONE, MISSING_KEY) or \
             not isinstance(entry[0], Variable) or entry[0].block.idx != 0:
         return None
     if entry[1] == MISSING_KEY:     # a dict entry a loop or `if` may not add: left out there
@@ -74,8 +62,32 @@ def optional_leaf(var: Variable, fetch: List[str]) -> Optional[Tuple[str, Any]]:
     return leaf
 
 
+def widened_leaf(var: Variable, fetch: List[str]) -> Optional[Tuple[str, Any]]:
+    """The output leaf of `var` when a tensor loop widened it (runtime/widened.py): the program
+    fetches it, its flag and the value from before the loop, and the call hands out the latter
+    where the flag is false (the loop ran no turn: eager code has that dtype). None for other
+    values, and while a model file is traced (one output, one dtype: it is checked instead)."""
+    program = var.block.program
+    entry = program.maybe_undefined.get(var.name)
+    if is_exporting() or entry is None or entry[1] != WIDENED or \
+            not isinstance(entry[0], Variable) or entry[0].block.idx != 0:
+        return None
+    before = value_before(program, entry[2])
+    if isinstance(before, Variable) and before.block.idx != 0:
+        return None
+    if isinstance(before, Variable):
+        inner = optional_leaf(before, fetch) or widened_leaf(before, fetch)
+        if inner is None:
+            inner = ("var", len(fetch))
+            fetch.append(before.name)
+    else:
+        inner = ("const", before)
+    leaf = ("pick", (len(fetch), len(fetch) + 1, inner))
+    fetch.extend([var.name, entry[0].name])
+    return leaf
+
+
 def leaf_value(kind: str, v: Any, outs: List[Any]) -> Any:
-    """A leaf that is not a plain variable: a constant, or an optional output."""
-    if kind != "opt":
-        return v
-    return wrap_output(outs[v[0]]) if bool(outs[v[1]]) else (ABSENT if len(v) > 3 else None)
+    """A leaf that is not a plain variable: a constant, or an optional or widened output."""
+    index, value = picked(kind, v, outs)
+    return value if index is None else wrap_output(value)

@@ -30,6 +30,7 @@ from ..runtime.pytree import flatten, unflatten
 from ..runtime.tensor import Tensor
 from .absent_keys import ABSENT, drop_absent
 from .errors import raise_run_error
+from .leaf_values import picked
 from .program_replay import JointProgram, random_outputs, replay, snapshot
 
 
@@ -266,13 +267,13 @@ def call_with_grad(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict,
             values.append(t)
             if isinstance(t, Tensor):
                 results.append((v, t))
-        elif kind == "opt":         # None or no dict entry on some paths (output_leaves.py)
-            t = wrap_output(outs[v[0]]) if bool(outs[v[1]]) else (ABSENT if len(v) > 3 else None)
+        else:   # a constant, None or no dict entry on some paths, a widened loop variable
+            index, t = picked(kind, v, outs)
+            if index is not None:
+                t = wrap_output(t)
+                if isinstance(t, Tensor):
+                    results.append((index, t))
             values.append(t)
-            if isinstance(t, Tensor):
-                results.append((v[0], t))
-        else:
-            values.append(v)
     differentiable = grad_state.differentiable_outputs(entry, flags)
     for index, t in results:
         if differentiable[index] and t._value.dtype in INEXACT_NUMPY:

@@ -12,6 +12,7 @@ from ..runtime.inplace import assign_in_place
 from ..runtime.program import Variable
 from ..runtime.side_effects import IS_NONE, check_entry
 from ..runtime.tensor import Tensor, TensorLike
+from ..runtime.widened import WIDENED
 from . import operators
 from .branches import IfElse, IfElseExpr  # noqa: F401
 from .iteration import Enumerate, For, ListComp, Range, Reversed, Zip  # noqa: F401
@@ -102,8 +103,8 @@ def Defined(value: Any) -> Any:
     if isinstance(value, Variable):
         entry = value.block.program.maybe_undefined.get(value.name)
         # a value that may be None is passed along as eager code passes None (`return y`,
-        # `g = y`): what computes with it checks
-        if entry is not None and entry[1] != IS_NONE:
+        # `g = y`), and so is a widened loop variable: what computes with it checks
+        if entry is not None and entry[1] not in (IS_NONE, WIDENED):
             check_entry(entry)
     return value
 

@@ -333,6 +333,9 @@ class Program:
         # var name -> (bool Variable: "was it assigned?", user's name, where it is assigned (text
         # and Origin)): a value merged from a tensor `if` that assigns it on one path only
         self.maybe_undefined: Dict[str, Tuple[Variable, str, str, Optional[Origin]]] = {}
+        # entry message of a loop variable a tensor loop widened -> its value before the loop
+        # (runtime/widened.py: what eager code holds when the loop runs no turn)
+        self.widened_before: Dict[str, Any] = {}
         # id(obj) -> [(other, pred, on_true)]: obj is the same Python object as `other` on the
         # path where the bool `pred` is on_true (names merged by a tensor `if`; runtime/inplace.py)
         self.cond_aliases: Dict[int, List[Tuple[Any, Variable, bool]]] = {}

@@ -14,6 +14,7 @@ from .errors import broadcast_mismatch, reraise_as
 from .origin import user_origin
 from .program import Block, Variable
 from .tensor import Tensor
+from .widened import WIDENED, exact_read, narrow_dtypes
 
 
 class Meta(NamedTuple):
@@ -265,7 +266,7 @@ def append_op(name: str, inputs: Sequence[Any], attrs: Dict[str, Any],
     block = state.current_block()
     opdef = OPS[name]
     if block.program.maybe_undefined and name not in _READS_UNDEFINED:
-        _check_inputs_defined(block, inputs)
+        _check_inputs_defined(block, inputs, opdef, attrs)
     # most inputs are Variables of this block already
     local = [x if type(x) is Variable and x.block is block else to_local(block, x)
              for x in inputs]
@@ -310,15 +311,18 @@ def no_grad_update(new: Variable, old: Variable) -> Variable:
                                         (meta,), {}, user_origin(2))[0]
 
 
-def _check_inputs_defined(block: Block, inputs: Sequence[Any]) -> None:
+def _check_inputs_defined(block: Block, inputs: Sequence[Any], opdef: Any, attrs: dict) -> None:
     """Before an op reads a value that one path of a tensor `if` never assigned, check at run
-    time that the path taken did assign it (once per value and block)."""
+    time that the path taken did assign it (once per value and block). A widened loop variable
+    is checked only where the op's dtypes show that it was widened (runtime/widened.py)."""
     table = block.program.maybe_undefined
     for x in inputs:
         entry = table.get(getattr(x, "name", None)) if isinstance(x, Variable) else None
         if entry is None:
             continue
         if x.name in block.checked_defined:
+            continue
+        if entry[1] == WIDENED and exact_read(x, narrow_dtypes(x), opdef, inputs, attrs):
             continue
         block.checked_defined.add(x.name)
         # circle: runtime.side_effects imports this module at import time

@@ -10,6 +10,7 @@ import numpy as np
 from . import ops, state
 from .registry import apply, register_op
 from .tensor import Tensor
+from .widened import WIDENED, WidenedReadError
 
 
 def _format(v: Any) -> str:
@@ -82,7 +83,7 @@ MISSING_KEY = "<missing key>"
 def _check_defined_kernel(flag, *, name, where, free=False):
     if not flag and name == REFUSED:
         raise ValueError(where)
-    if not flag and name == IS_NONE:
+    if not flag and name in (IS_NONE, WIDENED):
         raise TypeError(where)
     if not flag and name == MISSING_KEY:
         raise KeyError(_key_of(where))
@@ -105,9 +106,14 @@ def _key_of(text: str) -> Any:
 
 def check_entry(entry: tuple) -> None:
     """check_defined for a program.maybe_undefined entry (flag, user's name, where, origin): a
-    refused value is blamed on the line its entry names, an unassigned one on the reading line."""
+    refused value is blamed on the line its entry names, an unassigned one on the reading line.
+    A widened loop variable read where its dtype shows (`s * 2`, `s.sum()`) is a graph break
+    while breaks may run code as Python; in one graph, the program fails there, at the loop's
+    line, on the paths where eager code has the other dtype (the loop ran no turn)."""
     flag, name, where, origin = entry
-    check_defined(flag, name, where, origin if name == REFUSED else None)
+    if name == WIDENED and state.breaks_allowed():
+        raise WidenedReadError(where)
+    check_defined(flag, name, where, origin if name in (REFUSED, WIDENED) else None)
 
 
 def refused_value(var: Any, message: str, origin: Any) -> Any:

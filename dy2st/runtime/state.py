@@ -17,6 +17,9 @@ class _BuildState(threading.local):
         # > 0 while a full_graph=False function is traced: in_dynamic_mode() says True there, as
         # in Paddle's default mode (SOT), whose traces run in dynamic mode
         self.dynamic_view = 0
+        # > 0 while a model file is traced (jit.save, export): what a graph break would run as
+        # Python is checked when the program runs instead
+        self.exporting = 0
 
 
 _state = _BuildState()
@@ -33,6 +36,26 @@ def dynamic_view(on: bool = True) -> Iterator[None]:
         yield
     finally:
         _state.dynamic_view -= 1
+
+
+@contextmanager
+def exporting() -> Iterator[None]:
+    """Traces inside give a model file (one graph, no Python between regions)."""
+    _state.exporting += 1
+    try:
+        yield
+    finally:
+        _state.exporting -= 1
+
+
+def is_exporting() -> bool:
+    return _state.exporting > 0
+
+
+def breaks_allowed() -> bool:
+    """Whether the trace under way may stop at a graph break (full_graph=False, no export):
+    code whose result one graph cannot give then runs as Python."""
+    return _state.dynamic_view > 0 and _state.exporting == 0
 
 
 def current_block() -> Optional[Any]:

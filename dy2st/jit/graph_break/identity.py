@@ -16,6 +16,7 @@ from ...runtime.program import Variable
 from ...runtime.pytree import flatten, leaves_at, unflatten
 from ...runtime.side_effects import REFUSED
 from ...runtime.tensor import Tensor
+from ...runtime.widened import WIDENED
 
 
 def _is_input(x: Any) -> bool:
@@ -237,7 +238,7 @@ def _undefined_outputs(leaves: List[Any]) -> Tuple[List[Tuple[int, Any, Optional
             continue
         entry = leaf.block.program.maybe_undefined.get(leaf.name) \
             if isinstance(leaf, Variable) else None
-        if entry is not None and entry[1] != REFUSED:
+        if entry is not None and entry[1] not in (REFUSED, WIDENED):
             undefined.append((j, UndefinedVar(entry[1], entry[2]), len(flags)))
             flags.append(entry[0])
             table = leaf.block.program.maybe_undefined

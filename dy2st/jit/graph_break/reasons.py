@@ -10,6 +10,7 @@ from typing import Any, Iterator, List, Optional, Tuple
 import gast
 
 from ...runtime.origin import Origin
+from ...runtime.widened import WidenedReadError
 from ...transformers.analysis import read_names
 from ..errors import ConversionError, user_frames
 
@@ -34,6 +35,9 @@ _HOOK_KINDS = {
     "__len__": "value", "__iter__": "value",
 }
 _PROGRAM_FILE = os.path.join("runtime", "program.py")
+# the kind of a break at a read of a loop variable whose dtype a tensor loop widened: an export
+# traces it as a check instead (it fails when the loop ran no turn), so it does not refuse one
+LOOP_DTYPE = "loop-dtype"
 
 
 def _chain(e: BaseException) -> Iterator[BaseException]:
@@ -60,6 +64,8 @@ def classify(e: BaseException) -> Tuple[str, str]:
         if code.co_filename.endswith(_PROGRAM_FILE) and code.co_name in _HOOK_KINDS:
             return _HOOK_KINDS[code.co_name], _hook_reason(code.co_name, exc)
     for exc in _chain(e):
+        if isinstance(exc, WidenedReadError):
+            return LOOP_DTYPE, _first_sentence(_plain(exc))
         if isinstance(exc, ConversionError):
             text = re.sub(r'\s*\(File "[^"]+", line \d+\)', "", _plain(exc))
             return "unsupported", _first_sentence(text)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, List, Sequence
 
 from ..errors import ConversionError
-from .reasons import GraphBreakInfo
+from .reasons import LOOP_DTYPE, GraphBreakInfo
 from .result import state_of
 from .side_effects import ATTRIBUTE_WRITE, INSTANCE_CONTAINER
 
@@ -18,6 +18,8 @@ def known_breaks(sf: Any) -> List[GraphBreakInfo]:
     """The breaks sf has met that also stop an export."""
     state = state_of(sf)
     breaks: List[GraphBreakInfo] = list(state.breaks) if state is not None else []
+    # a read showing the dtype of a widened loop variable is a check in an exported graph
+    breaks = [b for b in breaks if b.kind != LOOP_DTYPE]
     if sf._instance is not None:
         # `self.n = x.shape[0]` or `self.cache["k"] = t` breaks a call (the write must happen on
         # every call) but not an export: that traces a copy of the layer tree (its list, dict

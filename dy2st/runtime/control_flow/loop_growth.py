@@ -13,6 +13,7 @@ from ..pytree import flatten, unflatten
 from ..registry import Meta
 from ..side_effects import IS_NONE, MISSING_KEY
 from ..tensor import TensorLike
+from ..widened import WIDENED, note_before
 from .cond import is_undefined
 from .loop_aliases import undefined_entry
 from .values import as_constant, is_number, placeholder_like
@@ -29,14 +30,38 @@ def widens(before: Meta, after: Any) -> bool:
     return promote(before.dtype, after.dtype) == after.dtype
 
 
-def widen(value: Any, dtype: Any) -> Any:
+def widen(value: Any, dtype: Any, name: str = "", origin: Any = None) -> Any:
     """The loop's initial value in the carried dtype (a placeholder stays one: it is never read
-    where it holds no value)."""
+    where it holds no value). The widened value is flagged (runtime/widened.py): its flag, false
+    before the loop, says whether eager code has the new dtype too (a turn ran)."""
     entry = undefined_entry(value)
-    if entry is None:
-        return ops.cast(value, dtype)
-    out = ops.full([d if d >= 0 else 1 for d in value._shape], 0, dtype)
-    out.block.program.maybe_undefined[out.name] = entry
+    if entry is not None and entry[1] != WIDENED:
+        out = ops.full([d if d >= 0 else 1 for d in value._shape], 0, dtype)
+        out.block.program.maybe_undefined[out.name] = entry
+        return out
+    return _flagged(ops.cast(value, dtype), value, name, f"{value.dtype}", origin)
+
+
+def widen_number(value: Any, like: Any, name: str = "", origin: Any = None) -> Any:
+    """The initial value of a loop variable that is a Python number before the loop and a
+    tensor of another dtype or shape after a turn (`s = 0; ... s = s + x[0]`): the number as
+    such a tensor, flagged as `widen` flags (eager code keeps the number if no turn runs)."""
+    shape = [d if d >= 0 else 1 for d in like._shape]
+    out = ops.full(shape, value, like.dtype) if like._shape else as_constant(value, like)
+    return _flagged(out, value, name, f"the Python number {value!r}", origin, like)
+
+
+def _flagged(out: Any, before: Any, name: str, what: str, origin: Any, like: Any = None) -> Any:
+    at = f" (line {origin.line}: {origin.source})" if origin is not None else ""
+    like = out if like is None else like
+    after = f"{like.dtype}{list(like._shape)}"
+    where = (f"'{name}' is {what} before the tensor loop{at} and {after} after a turn of it; "
+             f"when the loop runs no turn, eager code keeps it {what}, which one graph holding "
+             f"{after} cannot give here: make '{name}' a {like.dtype} tensor before the loop "
+             "(or convert with full_graph=False, where this line then runs as Python)")
+    program = out.block.program
+    program.maybe_undefined[out.name] = (ops.full([], False, "bool"), WIDENED, where, origin)
+    note_before(program, where, before, out._shape)
     return out
 
 

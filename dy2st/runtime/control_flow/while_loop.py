@@ -9,6 +9,7 @@ from .. import ops, state
 from ..dtype import bool_
 from ..inplace import add_path_alias, as_flag, journal
 from ..ops.array import rewrite_appended
+from ..origin import user_origin
 from ..program import Block, Variable, block_guard, rebind
 from ..pytree import LEAF, describe, flatten, unflatten
 from ..registry import Meta, append_op
@@ -26,7 +27,7 @@ from .loop_aliases import (
     still_same,
     undefined_entry,
 )
-from .loop_growth import grown, keep_deleted, kept, none_placeholder, widen, widens
+from .loop_growth import grown, keep_deleted, kept, none_placeholder, widen, widen_number, widens
 from .values import (
     align_captures,
     as_constant,
@@ -409,16 +410,15 @@ def _next_specs(init: List[Any], is_var: List[bool], specs: List[Any], labels: L
             # adding [1]-shaped tensors), as adding it to them would broadcast it; an
             # unknown dim is 1 before the first turn (the loop relaxes it to unknown)
             with block_guard(parent):
-                value = numbers.pop(i)
-                init[i] = ops.full([d if d >= 0 else 1 for d in out._shape], value,
-                                   out.dtype) if out._shape else as_constant(value, out)
+                init[i] = widen_number(numbers.pop(i), out, _label_name(labels[i]),
+                                       user_origin())
             new_specs[i] = _spec(init[i])
             continue
         if adapt and widens(specs[i], out):
             # the turn promotes its dtype (int64 + float32): the loop carries the wider one,
             # as Paddle's does; the value it starts from is exact in it
             with block_guard(parent):
-                init[i] = widen(init[i], out.dtype)
+                init[i] = widen(init[i], out.dtype, _label_name(labels[i]), user_origin())
             new_specs[i] = _relax(labels[i], _spec(init[i]), out, init[i])
             continue
         new_specs[i] = _relax(labels[i], specs[i], out, init[i])

@@ -8,8 +8,10 @@ import numpy as np
 from .. import state
 from ..config import get_default_dtype
 from ..dtype import COMPLEX_OF, DType, bool_, convert_dtype, int64
+from ..program import Variable
 from ..registry import Meta, apply, register_op
 from ..tensor import Tensor
+from ..widened import values_before
 from .infer import attr_dtype
 from .operands import as_tensor, cast as _cast_to, constant, is_tensor, scalar_dtype
 
@@ -143,8 +145,9 @@ def cast(x: Any, dtype: Any) -> Any:
     d = convert_dtype(dtype)
     if not is_tensor(x):
         return to_tensor(x, dtype=d)
-    if x.dtype == d:
-        # (a copy that needs a gradient is an `assign` op, so the tape sees it)
+    if x.dtype == d and not (type(x) is Variable and values_before(x)):
+        # (a copy that needs a gradient is an `assign` op, so the tape sees it; a loop variable
+        # a tensor loop widened to d is cast: eager code casts its old dtype, runtime/widened.py)
         return apply("assign", [x]) if state._state.blocks or not x.stop_gradient \
             else Tensor(x._value.copy())
     return apply("cast", [x], {"dtype": str(d)})

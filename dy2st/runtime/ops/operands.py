@@ -9,8 +9,10 @@ from .. import state
 from ..complex_capable import asking_function, complex_refusal
 from ..dtype import COMPLEX_OF, DType, bool_, complex64, complex128, convert_dtype, float32, int64
 from ..origin import user_origin
+from ..program import Variable
 from ..registry import apply
 from ..tensor import Tensor, TensorLike
+from ..widened import values_before
 from .infer import FLOATING, INTEGER
 
 _WIDE_UNSIGNED = frozenset(("uint32", "uint64"))
@@ -113,6 +115,8 @@ def scalar_result_dtype(t: DType, value: Any) -> DType:
 def binary_operands(x: Any, y: Any) -> Tuple[Any, Any]:
     """Both operands as tensors of one dtype (a Python scalar takes the tensor's dtype)."""
     xt, yt = is_tensor(x), is_tensor(y)
+    if type(x) is Variable or type(y) is Variable:
+        x, y = _released(x, y), _released(y, x)
     if xt and yt:
         if x.dtype != y.dtype:
             d = promote(x.dtype, y.dtype)
@@ -125,6 +129,44 @@ def binary_operands(x: Any, y: Any) -> Tuple[Any, Any]:
         d = scalar_result_dtype(y.dtype, x)
         return constant(x, d), cast(y, d)
     raise TypeError("at least one operand must be a tensor")
+
+
+def _released(x: Any, other: Any) -> Any:
+    """x, or when x is a widened loop variable (runtime/widened.py) that eager code promotes to
+    the same dtype here whatever the loop ran (`s + x[0]` with an int64 s), a copy of it that
+    is no longer checked: the result has eager's value and dtype on every trip count."""
+    if type(x) is not Variable or not x.block.program.maybe_undefined:
+        return x
+    before = values_before(x)
+    if not before:
+        return x
+    wide = _result_dtype(x.dtype, other)
+    for b, shape in before:
+        if isinstance(b, TensorLike):
+            if _result_dtype(b.dtype, other) != wide:
+                return x
+        elif not is_tensor(other) or scalar_result_dtype(other.dtype, b) != wide or \
+                not _broadcasts_into(shape, other._shape):
+            return x        # a Python number: only a tensor of its shape and dtype is eager's
+    block = state.current_block()
+    fresh = x.name not in block.checked_defined
+    block.checked_defined.add(x.name)
+    try:
+        return apply("assign", [x])
+    finally:
+        if fresh:
+            block.checked_defined.discard(x.name)
+
+
+def _result_dtype(dtype: DType, other: Any) -> DType:
+    return promote(dtype, other.dtype) if is_tensor(other) else scalar_result_dtype(dtype, other)
+
+
+def _broadcasts_into(shape: Tuple[int, ...], into: Tuple[int, ...]) -> bool:
+    if len(shape) > len(into):
+        return False
+    # (shape is the number's stand-in, with no -1 dims)
+    return all(a == 1 or a == b for a, b in zip(reversed(shape), reversed(into)))
 
 
 def as_tensor(x: Any, dtype: Any = None) -> Any:
