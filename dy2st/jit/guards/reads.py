@@ -4,10 +4,11 @@ local aliases, subscripts, loops over them, `type(obj)` and getattr/vars/hasattr
 locals whose objects only a run can tell (assigned from a call or an expression)."""
 from __future__ import annotations
 
-import dis
 import types
 from functools import lru_cache
 from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Tuple
+
+from .bytecode import Op, instructions
 
 # ops that load a root an access path may start from
 _ROOTS = {"LOAD_GLOBAL": "global", "LOAD_DEREF": "cell", "LOAD_CLASSDEREF": "cell",
@@ -31,8 +32,6 @@ _RESULT_CALLS = _CALLS | {"CALL_FUNCTION_KW", "CALL_FUNCTION_EX"}
 RESULT = ("result", "")     # the root of a path read off what a call returned
 # builtins whose result a `for` iterates over the items of their arguments (in order for zip)
 _ITERATORS = frozenset(("enumerate", "zip", "reversed", "sorted", "list", "tuple", "iter"))
-# ops a stack-depth count over straight-line code cannot follow
-_JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
 # jumps that leave a value on the stack (the end of `A or B`, of a branch of `A if t else B`)
 _VALUE_JUMPS = frozenset(("JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP", "JUMP_FORWARD"))
 
@@ -71,14 +70,15 @@ class _Walk:
         self.iter_at: Optional[Tuple[int, Any]] = None
         self.loop_stores: Dict[int, Any] = {}       # instruction index of a loop target: chain
         self.jump_aliases: Dict[int, List] = {}     # index of a store a jump goes to: chains
-        self.index_of: Dict[int, int] = {}
         self.made: Optional[types.CodeType] = None  # the code of the function made last
-        self.comprehensions: Dict[types.CodeType, Any] = {}
+        # what each comprehension's `.0` yields, per call of it: equal code objects are one
+        # constant (3.9/3.10 merge `[v.k for v in a]` and `[v.k for v in b]` on one line)
+        self.comprehensions: Dict[types.CodeType, List[Any]] = {}
         # paths that ended where a computed subscript may use them: [chain, stack depth above]
         self.subscripted: List[List] = []
 
     def run(self, code: types.CodeType) -> None:
-        ins_list = list(dis.get_instructions(code))
+        ins_list = instructions(code)
         for k, ins in enumerate(ins_list):
             if self.skip:
                 self.skip -= 1
@@ -119,7 +119,7 @@ class _Walk:
                 for other in self.jump_aliases.pop(k, ()):
                     self._alias(ins.argval, other)
                 return
-            if ins.opcode in _JUMPS:    # `c = A if f else B`, `c = A or B`: A goes to the store
+            if ins.jump:    # `c = A if f else B`, `c = A or B`: A goes to the store
                 self._jump_to_store(ins_list, ins, chain)
             if op == "GET_ITER":
                 self.pending_iter = _items_of(chain, ITEMS)
@@ -246,7 +246,7 @@ class _Walk:
         if made is not None and made.co_name in ("<listcomp>", "<setcomp>", "<dictcomp>",
                                                  "<genexpr>") and \
                 _call_then_iter(ins_list, k + 1, 0, end=None):
-            self.comprehensions[made] = self.pending_iter
+            self.comprehensions.setdefault(made, []).append(self.pending_iter)
 
     def _loop_targets(self, ins_list: List, k: int) -> None:
         """The targets a `for` at k binds, aliased to what its iterator yields."""
@@ -277,18 +277,13 @@ class _Walk:
         self.whole = False
         return True
 
-    def _track(self, ins: dis.Instruction) -> None:
+    def _track(self, ins: Op) -> None:
         """Follow the stack depth above each container a computed subscript may use; one
         that is consumed otherwise (or any jump) ends the wait."""
         if not self.subscripted:
             return
-        if ins.opcode in _JUMPS or ins.is_jump_target:
-            self.subscripted.clear()
-            return
-        try:
-            effect = dis.stack_effect(ins.opcode, ins.arg if ins.opcode >= dis.HAVE_ARGUMENT
-                                      else None, jump=False)
-        except ValueError:
+        effect = ins.effect
+        if ins.jump or ins.is_jump_target or effect is None:
             self.subscripted.clear()
             return
         kept = []
@@ -311,11 +306,9 @@ class _Walk:
         return op == "BINARY_SUBSCR" and ins_list[k - 1].opname == "LOAD_CONST" and \
             _hashable(ins_list[k - 1].argval)
 
-    def _jump_to_store(self, ins_list: List, ins: dis.Instruction, chain: Tuple) -> None:
+    def _jump_to_store(self, ins_list: List, ins: Op, chain: Tuple) -> None:
         """A jump that carries a value to a store: the stored local may hold `chain`."""
-        if not self.index_of:
-            self.index_of = {i.offset: n for n, i in enumerate(ins_list)}
-        target = self.index_of.get(ins.argval)
+        target = ins.target
         if target is not None and ins_list[target].opname in _STORES:
             self.jump_aliases.setdefault(target, []).append(chain)
 
@@ -404,7 +397,8 @@ def _walk(code: types.CodeType, free: FrozenSet[str], top: bool,
         opaque -= {p for p in params if p not in w.aliases}
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
-            _walk(const, free, False, out, w.comprehensions.get(const))
+            for dot0 in w.comprehensions.get(const, [None]):
+                _walk(const, free, False, out, dot0)
 
 
 @lru_cache(maxsize=2048)
