@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, List, Optional, Tuple
 
+from ..jst.loop_functions import LoopFunction
 from ..runtime import ops
 from ..runtime.control_flow import is_undefined
 from ..runtime.program import EscapedTensorError, Variable
@@ -42,6 +43,11 @@ def describe(out_leaves: List[Any]) -> Tuple[List[Tuple[str, Any]], List[str]]:
             fetch.append(leaf.name)
         elif is_undefined(leaf):
             desc.append(("const", None))
+        elif type(leaf) is LoopFunction:
+            raise TypeError(
+                f"the function {leaf.name!r} made in a tensor loop{leaf.made_at()} is returned: "
+                "it reads values of the program, which end with the call; return what calling "
+                "it gives instead")
         else:
             desc.append(("const", leaf))
     return desc, fetch

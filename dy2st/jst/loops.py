@@ -13,6 +13,7 @@ from ..runtime.inplace import attempt
 from . import attribute_writes
 from .kept_containers import containers, kept, write_back
 from .loop_arrays import carried_arrays
+from .loop_functions import LoopFunction, closure_cells, first_turn_runs, take_functions
 from .trace_paths import (
     is_symbolic,
     raise_when_reached,
@@ -57,6 +58,10 @@ def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, se
     k = len(init)
     # the paths of the lists and dicts that no trace of the body rebound (kept_containers)
     keep: List[Optional[Set[Any]]] = [None]
+    # functions the last traced turn left in loop variables (f = lambda t: t + r), by index
+    made: dict = {}
+    cells = closure_cells(set_args)
+    loop_blocks = len(parent.program.blocks)      # the loop's blocks come after these
 
     def assign(vals):
         set_args(tuple(vals[:n]))
@@ -81,6 +86,7 @@ def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, se
             parent.program.deferred_errors.append(raised)
             assign(vals)
         out = list(get_args())
+        take_functions(out, vals[:n], names, cells, loop_blocks, made)
         turn = kept(start, tuple(out))
         keep[0] = turn if keep[0] is None else keep[0] & turn
         if get_extra is not None:
@@ -89,6 +95,7 @@ def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, se
 
     while True:
         n_ops, n_blocks = len(parent.ops), len(parent.program.blocks)
+        made.clear()
         labels = list(names) + ["<loop index>"] * len(extra_vars) + \
             [f"{type(obj).__name__}.{attr}" for obj, attr in attrs]
         with attribute_writes.recording() as writes, attempt(parent.program) as trace:
@@ -108,6 +115,8 @@ def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, se
         if not found:
             if failed is not None:
                 with_lines(failed, names, body_fn)
+            if made:
+                out = _with_functions(out, made, init + attr_init, assign, cond_fn, names)
             # lists and dicts the body changed only in place are the objects from before
             set_args(write_back(before, tuple(out[:n]), keep[0] or set()))
             return
@@ -119,3 +128,16 @@ def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, se
             setattr(obj, attr, before)
             attrs.append((obj, attr))
             attr_init.append(before)
+
+
+def _with_functions(out: list, made: dict, init: list, assign: Callable, cond_fn: Callable,
+                    names: Sequence[str]) -> list:
+    """The loop's results with each function the body made in place of the value from before
+    the loop that the loop carried for it (that value again where the loop runs no turn)."""
+    assign(init)
+    ran = first_turn_runs(cond_fn)
+    assign(out)
+    out = list(out)
+    for k, fn in made.items():
+        out[k] = LoopFunction(fn, ran, out[k], names[k])
+    return out

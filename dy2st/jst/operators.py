@@ -15,6 +15,7 @@ from ..runtime.program import Variable
 from ..runtime.python_value import number_result, python_value
 from ..runtime.side_effects import IS_NONE, MISSING_KEY
 from ..runtime.tensor import Tensor, TensorLike
+from .loop_functions import LoopFunction
 
 
 def _symbolic(x: Any) -> bool:
@@ -96,9 +97,14 @@ def Compare(ops: Sequence[str], *operands: Callable) -> Any:
 
 
 def _presence(op: str, left: Any, right: Any) -> Any:
-    """`x is None` where a tensor loop may have left x None, `k in d` where it may have added or
-    deleted d[k]: the loop's flag (a bool tensor), else None (a plain Python test)."""
-    if op in ("is", "is not") and right is None and isinstance(left, (Variable, tuple, list)):
+    """`x is None` where a tensor loop may have left x None (a tensor, or a function made in the
+    loop), `k in d` where it may have added or deleted d[k]: the loop's flag (a bool tensor),
+    else None (a plain Python test)."""
+    if op in ("is", "is not") and right is None and type(left) is LoopFunction:
+        flag = left.none_flag()           # None before the loop, a function after a turn
+        if flag is not None:
+            return ops.logical_not(flag) if op == "is" else flag
+    elif op in ("is", "is not") and right is None and isinstance(left, (Variable, tuple, list)):
         flag = presence_flag(left, IS_NONE)
         if flag is not None:
             return ops.logical_not(flag) if op == "is" else flag

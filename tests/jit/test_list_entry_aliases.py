@@ -148,6 +148,30 @@ def test_one_object_appended_on_every_turn():
     with pytest.raises(ValueError, match="same tensor object") as info:
         paddle.jit.to_static(_same_object, full_graph=True)(x, n)
     assert "for _ in range(n):" in str(info.value)
+    append = _same_object.__code__.co_firstlineno + 5
+    assert f"(line {append}: `acc.append(h)`)" in str(info.value)
+
+
+def _appended_then_changed(x):
+    h = paddle.zeros([2])
+    acc = []
+    for r in x:
+        acc.append(h)
+        h[1] = r[1] * 2.0
+    return paddle.stack(acc)
+
+
+def test_appended_then_changed_over_rows():
+    """Issue 24 item 5's program: the refusal names the append's line as well as the loop's."""
+    x = paddle.to_tensor(np.arange(6, dtype="float32").reshape(3, 2))
+    want = _appended_then_changed(x).numpy()
+    np.testing.assert_allclose(want, [[0.0, 10.0]] * 3)      # every entry is the last h
+    np.testing.assert_allclose(paddle.jit.to_static(_appended_then_changed)(x).numpy(), want)
+    with pytest.raises(ValueError, match="same tensor object") as info:
+        paddle.jit.to_static(_appended_then_changed, full_graph=True)(x)
+    first = _appended_then_changed.__code__.co_firstlineno
+    assert f"line {first + 3}" in str(info.value) and "for r in x:" in str(info.value)
+    assert f"(line {first + 4}: `acc.append(h)`)" in str(info.value)
 
 
 def test_assign_with_output_writes_into_the_tensor_eagerly():

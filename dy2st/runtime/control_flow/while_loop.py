@@ -534,10 +534,17 @@ def _check_appended(block: Block, carried: List[Any], b_params: List[Any],
     every entry shows its last value; a tensor array cannot hold one object several times."""
     same = [p for p, n, o in zip(b_params, param_names, out_leaves)
             if o is p and isinstance(p, Variable) and p.name != n]
-    for _array, _i, x, _name in block.appended:
+    for _array, _i, x, name in block.appended:
         if any(x is h for h in carried) or any(x is p for p in same):
             raise ValueError(
-                "a tensor loop appends the same tensor object to a list on every turn and changes "
-                "it in place: in eager code every entry is that one object (all show its last "
-                "value), which a tensor array cannot hold; append a copy (`.clone()`) or make "
-                "a new tensor on each turn")
+                f"a tensor loop appends the same tensor object to a list on every turn"
+                f"{_append_line(block, name)} and changes it in place: in eager code every entry "
+                "is that one object (all show its last value), which a tensor array cannot "
+                "hold; append a copy (`.clone()`) or make a new tensor on each turn")
+
+
+def _append_line(block: Block, name: str) -> str:
+    """` (line N: the user's append)` for the write of the tensor named `name` into an array."""
+    origin = next((op.origin for op in block.ops
+                   if op.type == "array_write" and name in op.inputs and op.origin), None)
+    return f" (line {origin.line}: `{origin.source.strip()}`)" if origin else ""
