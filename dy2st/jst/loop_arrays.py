@@ -1,10 +1,11 @@
 """The Python lists a tensor loop grows, made tensor arrays before the loop: a list loop
 variable or attribute (`acc.append(t)`, `self.acc += [t]`), or a list kept as an entry of a dict
-or list loop variable (`d["acc"].append(t)`, `lst[0] += [t]`)."""
+or list loop variable (`d["acc"].append(t)`, `lst[0] += [t]`). The converter finds most of them
+in the source; a traced turn finds the rest (`acc += more`, `more` a list made in the body)."""
 from __future__ import annotations
 
 import ast
-from typing import Any, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..runtime import ops
 from ..runtime.tensor import TensorLike
@@ -54,3 +55,39 @@ def lists_to_arrays(value: Any) -> Any:
     if type(value) is list and all(isinstance(v, TensorLike) for v in value):
         return ops.create_array(value[0].dtype if value else "float32", value)
     return value
+
+
+class GrownLists(Exception):
+    """A traced turn grew Python lists of tensors that the loop carries as lists: the loop is
+    traced again with them as tensor arrays (`specs`, spelled as `carried_arrays` reads them)."""
+
+    def __init__(self, specs: List[str]) -> None:
+        super().__init__(f"lists grown in a tensor loop: {specs}")
+        self.specs = specs
+
+
+def list_sizes(found: Dict[Tuple[Any, ...], Any]) -> Dict[Tuple[Any, ...], int]:
+    """The length of each list among `found` (kept_containers.containers: path -> container)."""
+    return {path: len(c) for path, c in found.items() if type(c) is list}
+
+
+def grown_specs(names: Sequence[str], values: Sequence[Any], sizes: Dict[Tuple[Any, ...], int],
+                found: Dict[Tuple[Any, ...], Any], known: Sequence[str]) -> List[str]:
+    """The lists of tensors among a turn's loop variables (`found`: path -> container, for
+    `values`) longer than they were at the turn's start (`sizes`), reached from a loop
+    variable through dicts and lists only, that are not tensor arrays already (`known`)."""
+    specs = []
+    for path, c in found.items():
+        if type(c) is not list or len(c) <= sizes.get(path, len(c)) or \
+                not all(isinstance(v, TensorLike) for v in c):
+            continue
+        spec = names[path[0]] + "".join(f"[{k!r}]" for k in path[1:])
+        holder, reachable = values[path[0]], True
+        for key in path[1:]:          # through dicts and lists (carried_arrays's holders)
+            reachable = type(holder) in (dict, list)
+            if not reachable:
+                break
+            holder = holder[key]
+        if reachable and spec not in known:
+            specs.append(spec)
+    return specs

@@ -12,7 +12,7 @@ from ..runtime.control_flow.while_loop import probe, static_while
 from ..runtime.inplace import attempt
 from . import attribute_writes
 from .kept_containers import containers, kept, write_back
-from .loop_arrays import carried_arrays
+from .loop_arrays import GrownLists, carried_arrays, grown_specs, list_sizes
 from .loop_functions import LoopFunction, closure_cells, first_turn_runs, take_functions
 from .trace_paths import (
     is_symbolic,
@@ -47,6 +47,7 @@ def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, se
                     names: Sequence[str], extra_vars: Tuple = (), set_extra: Callable = None,
                     get_extra: Callable = None, arrays: Sequence[str] = ()) -> None:
     before = tuple(get_args())
+    arrays = list(arrays)
     init = [carried_arrays(name, v, arrays) if arrays else v
             for name, v in zip(names, before)] + list(extra_vars)
     n = len(init) - len(extra_vars)
@@ -78,6 +79,7 @@ def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, se
     def loop_body(*vals):
         assign(vals)
         start = containers(tuple(vals[:n]))
+        sizes = list_sizes(start)
         raised = trace_branch(body_fn)
         if raised is not None:
             # the body fails on every turn (a name without a value, the user's raise): that
@@ -87,6 +89,9 @@ def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, se
             assign(vals)
         out = list(get_args())
         take_functions(out, vals[:n], names, cells, loop_blocks, made)
+        grown = grown_specs(names, out, sizes, containers(tuple(out[:n])), arrays)
+        if grown:
+            raise GrownLists(grown)
         turn = kept(start, tuple(out))
         keep[0] = turn if keep[0] is None else keep[0] & turn
         if get_extra is not None:
@@ -99,20 +104,25 @@ def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, se
         labels = list(names) + ["<loop index>"] * len(extra_vars) + \
             [f"{type(obj).__name__}.{attr}" for obj, attr in attrs]
         with attribute_writes.recording() as writes, attempt(parent.program) as trace:
+            failed, grown = None, None
             try:
                 out = static_while(loop_cond, loop_body, init + attr_init, labels, adapt=True)
-                failed = None
             except (TypeError, ValueError) as e:
                 failed = e
-            if failed is None:
+            except GrownLists as e:
+                # lists the source did not show growing (`acc += more`): carried as arrays
+                trace.undo()
+                grown = e.specs
+            if grown is None and failed is None:
                 assign(out)
             found = attribute_writes.not_among(writes.changed(parent, attrs), names,
-                                               get_args() if failed is None else ())
+                                               get_args() if failed is None else ()) \
+                if grown is None else None
             if found:
                 # trace again, carrying them: forget this trace's ops, the objects it rebound
                 # (loop-carried ones, after the loop) and the path aliases it made
                 trace.undo()
-        if not found:
+        if not found and not grown:
             if failed is not None:
                 with_lines(failed, names, body_fn)
             if made:
@@ -124,6 +134,11 @@ def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, se
         del parent.ops[n_ops:]
         del parent.program.blocks[n_blocks:]
         assign(init + attr_init)
+        if grown:
+            arrays += grown
+            init[:n] = [carried_arrays(name, v, grown) for name, v in zip(names, init[:n])]
+            assign(init + attr_init)
+            continue
         for obj, attr, before in found:
             setattr(obj, attr, before)
             attrs.append((obj, attr))

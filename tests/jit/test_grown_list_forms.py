@@ -255,3 +255,72 @@ def test_augmented_item_assignment_changes_the_list_in_place(full_graph):
     want_n, want_total = aliased_entry(x)
     assert int(n) == want_n == 2
     np.testing.assert_allclose(total.numpy(), want_total.numpy())
+
+
+# lists grown by a list the source does not show as one: a traced turn finds them
+def name_aug_list_variable(x, n):
+    acc = [x * 0.5]
+    for i in range(n):
+        more = [x * paddle.cast(i + 1, "float32"), x - 1.0]
+        acc += more
+    return _read(acc, x)
+
+
+def entry_add_list_variable(x, n):
+    d = {"acc": [x * 0.5]}
+    for i in range(n):
+        more = [x * paddle.cast(i + 1, "float32")]
+        d["acc"] = d["acc"] + more
+    return _read(d["acc"], x)
+
+
+def attribute_aug_list_variable(x, n):
+    box = Box()
+    box.acc = [x * 0.5]
+    i = paddle.to_tensor(0)
+    while i < n:
+        more = [box.acc[-1] * 2.0]
+        box.acc += more
+        i += 1
+    return _read(box.acc, x)
+
+
+TRACED = [name_aug_list_variable, entry_add_list_variable, attribute_aug_list_variable]
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+@pytest.mark.parametrize("fn", TRACED, ids=lambda f: f.__name__)
+def test_list_grown_by_a_list_variable(fn, full_graph):
+    sf = paddle.jit.to_static(fn, full_graph=full_graph)
+    for n in (0, 1, 3):
+        args = _inputs(n)
+        np.testing.assert_allclose(sf(*args).numpy(), fn(*args).numpy(), err_msg=f"n={n}")
+
+
+def test_list_grown_by_a_list_variable_saved(tmp_path):
+    spec = [paddle.static.InputSpec([2], "float32"), paddle.static.InputSpec([], "int64")]
+    sf = paddle.jit.to_static(name_aug_list_variable, input_spec=spec, full_graph=True)
+    paddle.jit.save(sf, str(tmp_path / "m"))
+    loaded = paddle.jit.load(str(tmp_path / "m"))
+    for n in (0, 1, 3):
+        args = _inputs(n)
+        np.testing.assert_allclose(loaded(*args).numpy(), name_aug_list_variable(*args).numpy(),
+                                   err_msg=f"n={n}")
+
+
+def python_numbers_grown(x, n):
+    ids = [0]
+    for i in range(n):
+        ids += [1]
+    return x * len(ids)
+
+
+def test_list_of_python_numbers_grown_is_refused():
+    # a tensor array holds tensors: a list of Python numbers growing by a tensor trip count
+    # cannot be one, and one graph says so at the loop
+    with pytest.raises(ValueError, match="changes the structure of its loop variables") as info:
+        paddle.jit.to_static(python_numbers_grown, full_graph=True)(*_inputs(2))
+    line = python_numbers_grown.__code__.co_firstlineno + 2
+    assert f"line {line}" in str(info.value)
+    sf = paddle.jit.to_static(python_numbers_grown, full_graph=False)
+    np.testing.assert_allclose(sf(*_inputs(2)).numpy(), python_numbers_grown(*_inputs(2)).numpy())
