@@ -1,6 +1,7 @@
 """Every spelling of growing a list in a tensor loop works as `acc.append(t)` does (issue 24 item
 6): `d["acc"] += [t]`, `d["acc"] = d["acc"] + [t]`, `obj.acc += [t]`, `self.acc += [t]`,
-`d["a"]["b"] += [t]`, `lst[0] += [t]`, `+= (t,)`, `d["acc"].extend([...])`, in `for` over a
+`d["a"]["b"] += [t]`, `lst[0] += [t]`, `+= (t,)`, `d["acc"].extend([...])`, `acc += more` (a
+list the source does not show as one: found by tracing a turn), in `for` over a
 tensor's rows, `for` over `range(tensor)` and `while` with a tensor test; to_static (both
 full_graph settings) and jit.save / jit.load give eager's result for zero, one and three turns."""
 import numpy as np
