@@ -17,6 +17,7 @@ import numpy as np
 
 from . import __version__
 from .format.opener import open_regular_file
+from .runtime.dtype import dtype_name
 from .runtime.loop_limit import LoopLimitError
 from .runtime.pytree import LEAF, describe
 from .runtime.tensor import Tensor
@@ -71,7 +72,7 @@ def _flat_values(obj: Any, prefix: str = "out") -> Iterator[Tuple[str, Any]]:
 def _type_text(var: Any) -> str:
     if var.kind == "array":
         return f"tensor_array<{var.elem[1]}{list(var.elem[0])}>" if var.elem else "tensor_array"
-    return f"{var.dtype}{list(var._shape)}"
+    return f"{dtype_name(var.dtype)}{list(var._shape)}"
 
 
 # ----------------------------------------------------------------------------- inspect

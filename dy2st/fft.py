@@ -7,7 +7,7 @@ from typing import Any, List, Optional, Sequence
 import numpy as np
 
 from .runtime import ops
-from .runtime.dtype import COMPLEX_OF, convert_dtype
+from .runtime.dtype import COMPLEX_OF, convert_dtype, dtype_name
 from .runtime.ops import fft as _kernels
 from .runtime.ops.creation import default_float
 from .runtime.ops.dims import dims
@@ -105,7 +105,7 @@ def _as_complex(x: Any) -> Any:
 def _as_real(x: Any, op: str) -> Any:
     x = as_tensor(x)
     if x.dtype.is_complex:
-        raise TypeError(f"{op}: expects a real tensor, got {x.dtype} (use fft / fftn for "
+        raise TypeError(f"{op}: expects a real tensor, got {dtype_name(x.dtype)} (use fft / fftn for "
                         "complex input)")
     if not x.dtype.is_floating or x.dtype == "float16":
         x = ops.cast(x, "float32" if x.dtype == "float16" else default_float())

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence
 
 from .runtime import ops as _ops
+from .runtime.dtype import dtype_name
 from .runtime.ops.decompositions import cholesky, det, eigh, eigvalsh, qr, slogdet, svd  # noqa: F401
 from .runtime.ops.dims import dims as _dims
 from .runtime.ops.eig import eig, eigvals  # noqa: F401
@@ -76,7 +77,7 @@ def matrix_rank(x: Any, tol: Any = None, hermitian: bool = False, atol: Any = No
     s = svd(x)[1]
     m, n = _dims(x)[-2:]
     if tol is None and atol is None and rtol is None:
-        eps = float(np.finfo(str(x.dtype)).eps)
+        eps = float(np.finfo(dtype_name(x.dtype)).eps)
         tol = _ops.max(s, axis=-1, keepdim=True) * (max(m, n) * eps)
     elif tol is None:
         tol = (atol or 0.0) + _ops.max(s, axis=-1, keepdim=True) * (rtol or 0.0)
@@ -90,7 +91,7 @@ def lstsq(x: Any, y: Any, rcond: Any = None, driver: Optional[str] = None,
     import numpy as np
     m, n = _dims(x)[-2:]
     s = svd(x)[1]
-    r = float(np.finfo(str(x.dtype)).eps) * max(m, n) if rcond is None else rcond
+    r = float(np.finfo(dtype_name(x.dtype)).eps) * max(m, n) if rcond is None else rcond
     solution = _ops.matmul(pinv(x, rcond=r), y)
     rank = _ops.sum(_ops.cast(s > _ops.max(s, axis=-1, keepdim=True) * r, "int64"), axis=-1)
     if m > n:

@@ -8,7 +8,7 @@ import numpy as np
 
 from . import fft as _fft
 from .runtime import ops
-from .runtime.dtype import REAL_OF
+from .runtime.dtype import REAL_OF, dtype_name
 from .runtime.ops.dims import dims
 from .runtime.ops.operands import as_tensor
 from .runtime.tensor import Tensor
@@ -105,7 +105,7 @@ def istft(x: Any, n_fft: int, hop_length: Optional[int] = None, win_length: Opti
     [B, n_fft', F]), by overlap-add divided by the summed squared window."""
     x = as_tensor(x)
     rank = len(dims(x))
-    _check(x.dtype.is_complex, f"istft: x should be a complex tensor, got {x.dtype}")
+    _check(x.dtype.is_complex, f"istft: x should be a complex tensor, got {dtype_name(x.dtype)}")
     _check(rank in (2, 3), f"istft: x should be a 2-D or 3-D complex tensor, got rank {rank}")
     hop = n_fft // 4 if hop_length is None else hop_length
     win = n_fft if win_length is None else win_length

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Dict, FrozenSet, Iterator, List, Optional, Sequence
 
 from ..runtime import ops
-from ..runtime.dtype import BF16_INSTALL, DTYPES
+from ..runtime.dtype import BF16_INSTALL, DTYPES, dtype_name, dtype_text
 from ..runtime.registry import hooks
 from ..runtime.tensor import TensorLike
 from . import lists
@@ -81,7 +81,7 @@ def cast_inputs(name: str, inputs: Sequence[Any]) -> Sequence[Any]:
         return inputs
     name = hooks.classify_as or name        # an op of a composite: by the composite's name
     castable = ("float32", "float16", "bfloat16")
-    dtypes = [str(x.dtype) if isinstance(x, TensorLike) else "" for x in inputs]
+    dtypes = [dtype_name(x.dtype) if isinstance(x, TensorLike) else "" for x in inputs]
     found = [d for d in dtypes if d in castable]
     if not found:
         return inputs
@@ -108,9 +108,9 @@ def _install() -> None:
 
 
 def check_dtype(dtype: Any) -> str:
-    name = str(dtype).replace("paddle.", "")
+    name = dtype_text(dtype)
     if name not in ("float16", "bfloat16"):
-        raise ValueError(f"auto_cast: dtype must be 'float16' or 'bfloat16', got {dtype!r}")
+        raise ValueError(f"auto_cast: dtype must be 'float16' or 'bfloat16', got {dtype_text(dtype)!r}")
     if name == "bfloat16" and not is_bfloat16_supported():
         raise ValueError("auto_cast(dtype='bfloat16') needs the ml_dtypes package, which is not "
                          f"installed: {BF16_INSTALL}; or use dtype='float16' "

@@ -18,7 +18,7 @@ from ..nn import (
     Layer,
     LayerNorm,
 )
-from ..runtime.dtype import DTYPES
+from ..runtime.dtype import DTYPES, dtype_name, dtype_text
 from ..runtime.tensor import Tensor
 from .auto_cast import check_dtype as check_amp_dtype
 
@@ -137,7 +137,7 @@ def decorate(models: Union[Layer, Sequence[Layer]], optimizers: Any = None, leve
             raise TypeError(f"decorate: models must be Layers (or a list of them), got "
                             f"{type(m).__name__}")
     opt_list, opts_listed = _as_list(optimizers) if optimizers is not None else ([], False)
-    if save_dtype is not None and str(save_dtype) not in _SAVE_DTYPES:
+    if save_dtype is not None and dtype_text(save_dtype) not in _SAVE_DTYPES:
         raise ValueError(f"save_dtype can only be float16, bfloat16, float32 or float64, but "
                          f"your input save_dtype is {save_dtype}.")
     if level == "O2":
@@ -150,7 +150,7 @@ def decorate(models: Union[Layer, Sequence[Layer]], optimizers: Any = None, leve
                 use_master_weights(opt)
     if save_dtype is not None:
         for m in model_list:
-            save_in_dtype(m, str(save_dtype))
+            save_in_dtype(m, dtype_name(save_dtype))
     out_models = model_list if models_listed else model_list[0]
     if optimizers is None:
         return out_models

@@ -15,6 +15,7 @@ from typing import Any, Dict, Tuple
 import numpy as np
 
 from ..autograd import no_grad
+from ..runtime.dtype import dtype_name
 from ..runtime.tensor import Tensor
 from . import auto_cast as _auto_cast
 
@@ -65,7 +66,7 @@ class AmpScaler:
             # bfloat16 has float32's range: Paddle turns dynamic loss scaling off for it, also
             # when scale() comes after the auto_cast block (Paddle reads the last block's dtype)
             warnings.warn(f"It is not recommended to use dynamic loss scaling for "
-                          f"{dtype}, so GradScaler is disabled.")
+                          f"{dtype_name(dtype)}, so GradScaler is disabled.")
             self._enable = False
             self._use_dynamic_loss_scaling = False
             self._init_loss_scaling = 1.0

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..runtime import ops, state
 from ..runtime.collective import communicator
+from ..runtime.dtype import dtype_name
 from ..runtime.errors import ConversionError
 from ..runtime.inplace import assign_in_place
 from ..runtime.program import Variable
@@ -209,7 +210,7 @@ def stacked(tensors: Any, like: Any, n: int, what: str, name: str) -> np.ndarray
         whole = value(tensors)
         if whole.size != n * int(np.prod(shape, dtype=np.int64)) or whole.dtype != dtype:
             raise ValueError(f"{what}: {name} {whole.dtype}{list(whole.shape)} does not hold "
-                             f"{n} chunks of the output's {dtype}{list(shape)}")
+                             f"{n} chunks of the output's {dtype_name(dtype)}{list(shape)}")
         return whole.reshape((n,) + shape)
     if not isinstance(tensors, (list, tuple)) or len(tensors) != n:
         got = len(tensors) if isinstance(tensors, (list, tuple)) else type(tensors).__name__
@@ -221,7 +222,7 @@ def stacked(tensors: Any, like: Any, n: int, what: str, name: str) -> np.ndarray
         a = value(t)
         if a.shape != shape or a.dtype != dtype:
             raise ValueError(f"{what}: {name}[{i}] is {a.dtype}{list(a.shape)}; every tensor "
-                             f"must be {dtype}{list(shape)}, as the output")
+                             f"must be {dtype_name(dtype)}{list(shape)}, as the output")
         arrays.append(a)
     return np.stack(arrays)
 

@@ -6,6 +6,7 @@ from typing import Any, Dict, List
 
 import numpy as np
 
+from ..runtime.dtype import dtype_name
 from ..runtime.origin import Origin
 from ..runtime.program import Block, Operator, Program, Variable
 from ..runtime.pytree import LEAF
@@ -22,7 +23,7 @@ from .validate import check_block, check_names, check_var_sizes
 
 def fits_variable(arr: np.ndarray, var: Variable) -> bool:
     """Whether a parameter value has exactly its graph variable's shape and dtype."""
-    return tuple(arr.shape) == var._shape and arr.dtype.name == str(var.dtype)
+    return tuple(arr.shape) == var._shape and arr.dtype.name == dtype_name(var.dtype)
 
 
 def _build_block(program: Program, doc: Any, idx: int, where: str) -> Block:
@@ -42,7 +43,7 @@ def _build_block(program: Program, doc: Any, idx: int, where: str) -> Block:
         if elem is not None:
             if not (isinstance(elem, list) and len(elem) == 2):
                 raise fail(vw, "elem must be [shape, dtype] or null")
-            elem = (tuple(int_list_field(elem[0], vw + ".elem")), str(dtype_field(elem[1], vw + ".elem")))
+            elem = (tuple(int_list_field(elem[0], vw + ".elem")), dtype_name(dtype_field(elem[1], vw + ".elem")))
         block.create_var(int_list_field(get_field(vd, "shape", list, vw), vw + ".shape"),
                          dtype_field(get_field(vd, "dtype", str, vw), vw), kind=kind, elem=elem,
                          persistable=get_field(vd, "persistable", bool, vw), name=name)
@@ -135,7 +136,7 @@ def build_concrete(doc: Dict[str, Any], values: Dict[str, np.ndarray], where: st
         arr = values[name]
         if not fits_variable(arr, var):
             raise fail(where, f"parameter {name!r} is {arr.dtype.name}{list(arr.shape)} in the "
-                               f"parameters file but {var.dtype}{list(var._shape)} in the graph")
+                               f"parameters file but {dtype_name(var.dtype)}{list(var._shape)} in the graph")
         trainable = bool(pd.get("trainable", False))
         program.persistables[name] = (Parameter(arr, name, trainable) if trainable else
                                       Tensor(arr, name=name, persistable=True))
@@ -218,7 +219,7 @@ def _build_inputs(doc: Dict[str, Any], program: Program, where: str) -> List[Inp
         if get_field(sd, "var", str, sw) != feed or var.dtype != spec.dtype or len(var._shape) != len(
                 spec.shape) or any(a is not None and b >= 0 and a != b for a, b in zip(spec.shape, var._shape)):
             raise fail(sw, f"spec {spec.text()} does not fit feed variable {feed!r} "
-                            f"({var.dtype}{list(var._shape)})")
+                            f"({dtype_name(var.dtype)}{list(var._shape)})")
         specs.append(spec)
     return specs
 

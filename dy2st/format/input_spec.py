@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Optional, Sequence
 
-from ..runtime.dtype import DType, convert_dtype
+from ..runtime.dtype import DType, convert_dtype, dtype_name
 
 
 class InputSpec:
@@ -38,14 +38,15 @@ class InputSpec:
 
     def text(self) -> str:
         dims = ",".join("None" if d is None else str(d) for d in self.shape)
-        return f"{self.name + ':' if self.name else ''}{self.dtype}[{dims}]"
+        return f"{self.name + ':' if self.name else ''}{dtype_name(self.dtype)}[{dims}]"
 
     def __repr__(self) -> str:
-        return f"InputSpec(shape={list(self.shape)}, dtype={self.dtype!r}, name={self.name!r})"
+        # dtype=paddle.float32, as Paddle's InputSpec shows it (str, not the enum repr)
+        return f"InputSpec(shape={list(self.shape)}, dtype={self.dtype}, name={self.name!r})"
 
     def __eq__(self, other: Any) -> bool:
         return (isinstance(other, InputSpec) and self.shape == other.shape and
                 self.dtype == other.dtype and self.name == other.name)
 
     def __hash__(self) -> int:
-        return hash((self.shape, str(self.dtype), self.name))
+        return hash((self.shape, self.dtype, self.name))

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Tuple
 
+from ..runtime.dtype import dtype_name
 from ..runtime.program import Program
 from ..runtime.pytree import LEAF
 from ..runtime.version import __version__
@@ -32,7 +33,7 @@ def _program_doc(program: Program) -> Dict[str, Any]:
         if b.idx not in renumber:
             continue
         where = f"block {b.idx}"
-        vars_ = [{"name": v.name, "shape": list(v._shape), "dtype": str(v.dtype), "kind": v.kind,
+        vars_ = [{"name": v.name, "shape": list(v._shape), "dtype": dtype_name(v.dtype), "kind": v.kind,
                   "elem": None if v.elem is None else [list(v.elem[0]), str(v.elem[1])],
                   "persistable": bool(v.persistable)} for v in b.vars.values()]
         ops = [{"type": op.type, "inputs": list(op.inputs), "outputs": list(op.outputs),
@@ -70,7 +71,7 @@ def concrete_doc(concrete: ConcreteProgram, params: List[Dict[str, Any]],
     if len(concrete.inputs) != len(program.feed_names):
         raise ModelFormatError(f"the program has {len(program.feed_names)} feeds but "
                                f"{len(concrete.inputs)} input specs")
-    inputs = [{"name": s.name, "var": feed, "shape": list(s.shape), "dtype": str(s.dtype)}
+    inputs = [{"name": s.name, "var": feed, "shape": list(s.shape), "dtype": dtype_name(s.dtype)}
               for s, feed in zip(concrete.inputs, program.feed_names)]
     doc = {"format": FORMAT_NAME, "format_version": 1,
            "dy2st_version": __version__, "inputs": inputs,

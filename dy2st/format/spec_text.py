@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from ..runtime.dtype import DTYPES
+from ..runtime.dtype import DTYPES, dtype_name
 from .input_spec import InputSpec
 
 _SPEC = re.compile(r"^\s*(?:(?P<name>[^:\[\]]*?)\s*:)?\s*(?P<dtype>[A-Za-z0-9_.]*)\s*"
@@ -38,4 +38,4 @@ def parse_input_spec(text: str) -> InputSpec:
 def format_input_spec(spec: InputSpec) -> str:
     """The text form parse_input_spec reads back."""
     dims = ",".join("None" if d is None else str(d) for d in spec.shape)
-    return f"{spec.name + ':' if spec.name else ''}{spec.dtype}[{dims}]"
+    return f"{spec.name + ':' if spec.name else ''}{dtype_name(spec.dtype)}[{dims}]"

@@ -9,6 +9,7 @@ from typing import Any, Dict, List, Sequence
 
 import numpy as np
 
+from ..runtime.dtype import dtype_name
 from ..runtime.program import Block, Operator, Program
 from ..runtime.registry import OPS
 from .attr_schema import check_attrs
@@ -146,12 +147,12 @@ def _check_inference(opdef: Any, block: Block, op: Operator, where: str) -> None
         shape = _meta_shape(meta, where)
         kind = getattr(meta, "kind", "dense")
         declared = list(var._shape)
-        fits = (kind == var.kind and str(meta.dtype) == str(var.dtype) and
+        fits = (kind == var.kind and dtype_name(meta.dtype) == dtype_name(var.dtype) and
                 (var.kind != "dense" or (len(shape) == len(declared) and all(
                     a == b or a < 0 or b < 0 for a, b in zip(shape, declared)))))
         if not fits:
-            raise fail(where, f"output {name!r} is declared {var.kind} {var.dtype}{declared}, but "
-                               f"the op's inputs and attrs give {kind} {meta.dtype}{shape}")
+            raise fail(where, f"output {name!r} is declared {var.kind} {dtype_name(var.dtype)}{declared}, but "
+                               f"the op's inputs and attrs give {kind} {dtype_name(meta.dtype)}{shape}")
         if _elements(shape) > MAX_ELEMENTS:
             raise fail(where, f"output {name!r} would have shape {shape}, more than "
                                f"{MAX_ELEMENTS} elements")

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..format.input_spec import InputSpec
 from ..runtime.control_flow.cond import is_undefined
+from ..runtime.dtype import dtype_name
 from ..runtime.tensor import Tensor
 
 
@@ -184,7 +185,7 @@ def spec_key(v: Any, spec: Optional[InputSpec]) -> Any:
     if spec is not None and isinstance(v, (Tensor, np.ndarray)):
         arr = v._value if isinstance(v, Tensor) else v
         if spec.matches(arr.shape, arr.dtype):
-            return ("S", spec.shape, str(spec.dtype))
+            return ("S", spec.shape, dtype_name(spec.dtype))
     return value_key(v)
 
 

@@ -15,7 +15,7 @@ from ..format.concrete import ConcreteProgram
 from ..format.input_spec import InputSpec
 from ..jst.namespace import fails_on_its_path, raise_when_reached
 from ..runtime import state
-from ..runtime.dtype import dtype_of_array
+from ..runtime.dtype import dtype_name, dtype_of_array
 from ..runtime.executor import CompiledProgram
 from ..runtime.passes import optimize
 from ..runtime.persistable import store
@@ -480,7 +480,7 @@ class StaticFunction:
         inst = self._instance
         training = bool(inst.training) if inst is not None and hasattr(inst, "training") else None
         # the name is part of the key: it names the saved model's input
-        key = (tuple(("S", s.shape, str(s.dtype), s.name) if isinstance(s, InputSpec)
+        key = (tuple(("S", s.shape, dtype_name(s.dtype), s.name) if isinstance(s, InputSpec)
                      else value_key(s)
                      for s in specs), tuple(sorted(kwargs.items())), training)
         entry = self._entries.get(key)

@@ -11,6 +11,7 @@ from ..autograd.mode import is_grad_enabled
 from ..backends import compile_for, resolve_backend
 from ..format.concrete import ConcreteProgram
 from ..format.input_spec import InputSpec
+from ..runtime.dtype import dtype_name
 from ..runtime.program import Program, Variable
 from ..runtime.pytree import LEAF, describe, unflatten
 from ..runtime.tensor import Tensor
@@ -42,7 +43,7 @@ def _value_text(v: Any) -> str:
 
 
 def spec_text(spec: InputSpec) -> str:
-    return f"{spec.dtype}[{', '.join('None' if d is None else str(d) for d in spec.shape)}]"
+    return f"{dtype_name(spec.dtype)}[{', '.join('None' if d is None else str(d) for d in spec.shape)}]"
 
 
 def _array_text(a: np.ndarray) -> str:
@@ -210,9 +211,9 @@ class TranslatedLayer(_Base):
         else:
             raise InputMismatchError(f"{expects}, got {type(v).__name__} (pass a Tensor or a "
                                      "numpy array)")
-        if arr.dtype.name != str(spec.dtype):
+        if arr.dtype.name != dtype_name(spec.dtype):
             raise InputMismatchError(f"{expects}, got {_array_text(arr)} (dtypes are not cast; "
-                                     f"convert with .astype('{spec.dtype}'))")
+                                     f"convert with .astype('{dtype_name(spec.dtype)}'))")
         if not spec.matches(arr.shape, spec.dtype):
             raise InputMismatchError(f"{expects}, got {_array_text(arr)}")
         return v if isinstance(v, Tensor) else arr

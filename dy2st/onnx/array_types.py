@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Dict, List, Set
 
 from ..runtime.control_flow.structure import cond_parts, while_parts
+from ..runtime.dtype import dtype_name
 from ..runtime.program import Program, Variable
 
 
@@ -25,8 +26,8 @@ def array_elem_dtype(var: Variable) -> str:
             if op.type == "array_write" and op.inputs[0] in group:
                 item = program.var_index.get(op.inputs[2])
                 if item is not None:
-                    return str(item.dtype)
-    return str(var.dtype)
+                    return dtype_name(item.dtype)
+    return dtype_name(var.dtype)
 
 
 def _same_array(program: Program, name: str) -> Set[str]:

@@ -7,6 +7,7 @@ from typing import Any, Dict, List, Optional, Sequence, Union
 
 import numpy as np
 
+from ..runtime.dtype import dtype_name
 from ..runtime.program import Block, Operator, Program, Variable
 from ..runtime.registry import OPS
 from . import table
@@ -108,9 +109,9 @@ class Builder:
         return name
 
     def tensor_type(self, dtype: Any) -> int:
-        if str(dtype) == "bfloat16":        # numpy knows the name only through ml_dtypes' type
+        if dtype_name(dtype) == "bfloat16":        # numpy knows the name only through ml_dtypes' type
             return self.onnx.TensorProto.BFLOAT16
-        return self.helper.np_dtype_to_tensor_dtype(np.dtype(str(dtype)))
+        return self.helper.np_dtype_to_tensor_dtype(np.dtype(dtype_name(dtype)))
 
     def value_info(self, name: str, var: Variable, dims: Optional[Sequence[Any]] = None) -> Any:
         """A typed graph input/output for `var`: a tensor (dims: -1 unknown, a str a named dim)
@@ -219,11 +220,11 @@ class OpContext:
         return self.block.vars[self.op.outputs[i]]
 
     def dtype(self, i: int) -> str:
-        return str(self.in_var(i).dtype)
+        return dtype_name(self.in_var(i).dtype)
 
     @property
     def out_dtype(self) -> str:
-        return str(self.out_var(0).dtype)
+        return dtype_name(self.out_var(0).dtype)
 
     def node(self, op_type: str, inputs: Sequence[str], n_out: int = 1, **attrs: Any) -> Any:
         return self.b.node(op_type, inputs, n_out, **attrs)
@@ -236,7 +237,7 @@ class OpContext:
         return self.b.const(np.asarray(list(values), dtype=np.int64).reshape(-1))
 
     def cast(self, name: str, from_dtype: str, to_dtype: str) -> str:
-        if str(from_dtype) == str(to_dtype):
+        if dtype_name(from_dtype) == dtype_name(to_dtype):
             return name
         return self.node("Cast", [name], to=self.b.tensor_type(to_dtype))
 
@@ -244,7 +245,7 @@ class OpContext:
         """Input i cast to dtype (no node when it already is)."""
         c = self.constant(i)
         if c is not None:
-            return self.const(c.astype(np.dtype(str(dtype))))
+            return self.const(c.astype(np.dtype(dtype_name(dtype))))
         return self.cast(self.input(i), self.dtype(i), dtype)
 
     def fail(self, reason: str) -> NotExportableError:

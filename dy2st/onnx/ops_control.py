@@ -8,6 +8,7 @@ from typing import Dict, List
 
 from ..runtime.control_flow.counted_loop import counted_loop
 from ..runtime.control_flow.structure import cond_parts, while_parts
+from ..runtime.dtype import dtype_name
 from ..runtime.program import Block
 from .builder import Const, OpContext, Value
 from .table import lowers
@@ -91,7 +92,7 @@ def trip_count(cx: OpContext, cblock: Block, body: Block, inits: List[Value],
     counted = counted_loop(program, names, cx.op, lambda op, param: True)
     if counted is None:
         return ""
-    dtype = str(counted.dtype)
+    dtype = dtype_name(counted.dtype)
     start = cx.b.name_of(inits[counted.k])
     if isinstance(counted.stop, int):
         stop = cx.const(counted.stop, dtype)

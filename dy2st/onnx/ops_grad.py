@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import List
 
+from ..runtime.dtype import dtype_name
 from .builder import OpContext
 from .ops_index import scatter_indexed
 from .table import lowers
@@ -40,7 +41,7 @@ def _flat_tape(cx: OpContext, var) -> str:
     if elem is not None and len(elem) > 2 and elem[2] == "array":
         raise cx.fail("a tape of tapes (a loop gradient inside a loop) cannot be exported: "
                       "ONNX sequences hold tensors only")
-    return str(elem[1]) if elem is not None else str(var.dtype)
+    return dtype_name(elem[1]) if elem is not None else dtype_name(var.dtype)
 
 
 @lowers("tape_create", fold=False)

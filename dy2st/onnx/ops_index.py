@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any, List, Optional
 
+from ..runtime.dtype import dtype_name
 from .builder import OpContext
 from .table import lowers
 
@@ -119,7 +120,7 @@ def select(cx: OpContext, x: str, rank: int, items: List[dict], offset: int) -> 
             x = cx.node("Compress", [x, idx], axis=a)
             grow = 1 - n
         else:
-            x = cx.node("Gather", [x, cx.cast(idx, str(var.dtype), "int64")], axis=a)
+            x = cx.node("Gather", [x, cx.cast(idx, dtype_name(var.dtype), "int64")], axis=a)
             grow = len(var._shape) - 1
         squeeze = [d + grow if d > a else d for d in squeeze]
     if squeeze:

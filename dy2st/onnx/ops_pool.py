@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Sequence
 
+from ..runtime.dtype import dtype_name
 from .builder import OpContext
 from .ops_conv import channel_perms
 from .ops_reduce import reduce
@@ -68,7 +69,7 @@ def _unpadded_mask(cx: OpContext, indices: str, x: str, xp: str, los: Sequence[i
 def max_pool(cx: OpContext) -> List[str]:
     dtype = cx.dtype(0)
     if dtype not in ("float16", "float32", "float64"):
-        raise cx.fail(f"max pooling of {dtype} tensors cannot be exported (ONNX's MaxPool takes "
+        raise cx.fail(f"max pooling of {dtype_name(dtype)} tensors cannot be exported (ONNX's MaxPool takes "
                       "floating-point tensors)")
     rank = len(cx.in_var(0)._shape)
     nd = rank - 2

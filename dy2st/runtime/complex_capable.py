@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from typing import Any, NoReturn, Optional
 
+from .dtype import dtype_name
 from .errors import reraise_as
 from .origin import user_origin
 
@@ -53,7 +54,7 @@ COMPLEX_CAPABLE = frozenset((
 
 def complex_refusal(op: str, dtype: Any, origin: Optional[Any] = None) -> NoReturn:
     """Raise the TypeError of op `op` given a complex input of `dtype`, naming the user's line."""
-    message = (f"{op}: does not support complex input (got {dtype}); take paddle.real / "
+    message = (f"{op}: does not support complex input (got {dtype_name(dtype)}); take paddle.real / "
                f"paddle.imag / paddle.abs of the tensor first if that is what is meant")
     plain = message
     if origin is not None:

@@ -5,7 +5,7 @@ from typing import Any
 
 import numpy as np
 
-from .dtype import convert_dtype
+from .dtype import convert_dtype, dtype_name
 
 
 class _Config:
@@ -37,8 +37,8 @@ def get_default_dtype() -> str:
 def set_default_dtype(d: Any) -> None:
     d = convert_dtype(d)
     if not d.is_floating:
-        raise TypeError(f"the default dtype must be a float type, got {d}")
-    config.default_dtype = str(d)
+        raise TypeError(f"the default dtype must be a float type, got {dtype_name(d)}")
+    config.default_dtype = dtype_name(d)
 
 
 def seed(n: int) -> None:

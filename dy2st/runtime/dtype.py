@@ -1,4 +1,4 @@
-"""Paddle-named dtypes: string-like objects that map to numpy dtypes."""
+"""Paddle-named dtypes: string-like objects that map to numpy dtypes and print as Paddle's."""
 from __future__ import annotations
 
 import importlib.util
@@ -8,7 +8,9 @@ import numpy as np
 
 
 class DType(str):
-    """A dtype that compares equal to its name (`x.dtype == 'float32'`)."""
+    """A Paddle dtype. It prints as Paddle 3.3.1's does (str / format: "paddle.int64", repr:
+    "<DataType.INT64: 9>") and, beyond Paddle, equals and hashes as its plain name ("int64"):
+    dy2st's own code reads that name through dtype_name(), never through str()."""
 
     __slots__ = ()
 
@@ -33,8 +35,31 @@ class DType(str):
         """Float or complex: the dtypes a gradient flows through."""
         return self in _FLOATING or self in _COMPLEX
 
+    @property
+    def name(self) -> str:
+        """Paddle's enum name: paddle.float32.name == "FLOAT32" (the plain name: dtype_name)."""
+        return str.__str__(self).upper()
+
+    @property
+    def value(self) -> int:
+        """Paddle's enum number: paddle.float32.value == 10 (also int(paddle.float32))."""
+        return PADDLE_CODES[str.__str__(self)]
+
+    def __int__(self) -> int:
+        return self.value
+
+    def __str__(self) -> str:
+        return "paddle." + str.__str__(self)
+
+    def __format__(self, spec: str) -> str:
+        return format("paddle." + str.__str__(self), spec)
+
     def __repr__(self) -> str:
-        return f"paddle.{str(self)}"
+        return f"<DataType.{self.name}: {self.value}>"
+
+    def __reduce__(self) -> Any:
+        # unpickling and copying give the one DType of that name back (`x.dtype is paddle.int64`)
+        return convert_dtype, (str.__str__(self),)
 
 
 _NAMES = ["float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "bool",
@@ -43,6 +68,11 @@ _NUMPY = {n: np.dtype(n) for n in _NAMES}
 _FLOATING = frozenset(n for n in _NAMES if _NUMPY[n].kind == "f")
 _INTEGER = frozenset(n for n in _NAMES if _NUMPY[n].kind in "iu")
 _COMPLEX = frozenset(n for n in _NAMES if _NUMPY[n].kind == "c")
+
+# Paddle 3.3.1's DataType enum numbers, which its repr and int() show
+PADDLE_CODES = {"bool": 1, "uint8": 2, "int8": 3, "int16": 5, "uint32": 6, "int32": 7, "uint64": 8,
+                "int64": 9, "float32": 10, "float64": 11, "complex64": 12, "complex128": 13,
+                "float16": 15, "bfloat16": 16}
 
 BF16_INSTALL = 'pip install "dy2st[bf16]"'
 
@@ -117,6 +147,23 @@ def convert_dtype(dtype: Any) -> DType:
     if name in DTYPES or name == "bfloat16":
         return DTYPES[name]         # bfloat16 without ml_dtypes: an ImportError naming the extra
     raise TypeError(f"unsupported dtype {dtype!r}; use one of {', '.join(_NAMES)}")
+
+
+def dtype_name(dtype: Any) -> str:
+    """The plain name ("int64") of a dtype in any spelling convert_dtype takes. dy2st's own code
+    reads names through this, never through str() / format(), which print as Paddle's do."""
+    if isinstance(dtype, DType):
+        return str.__str__(dtype)
+    return str.__str__(convert_dtype(dtype))
+
+
+def dtype_text(dtype: Any) -> str:
+    """dtype_name, or for a spelling convert_dtype refuses its text without "paddle." (for a
+    check that raises its own error naming the choices)."""
+    try:
+        return dtype_name(dtype)
+    except (TypeError, ImportError):
+        return str(dtype).replace("paddle.", "")
 
 
 _BY_NUMPY = {np.dtype(n): d for n, d in DTYPES.items()}

@@ -7,6 +7,7 @@ import shutil
 import subprocess
 from typing import Dict, List, Optional, Tuple
 
+from .dtype import dtype_name
 from .program import Block, Operator, Program
 
 # formats written as text; any other extension is rendered by the `dot` program
@@ -31,7 +32,7 @@ def _type_label(block: Block, name: str) -> str:
     if var.kind == "array":
         return "tensor_array"
     dims = ", ".join("?" if d < 0 else str(d) for d in var._shape)
-    return f"{var.dtype}[{dims}]"
+    return f"{dtype_name(var.dtype)}[{dims}]"
 
 
 def _tooltip(op: Operator) -> str:

@@ -8,6 +8,7 @@ import sys
 from typing import Any, Dict, Iterator, List, Sequence, Tuple
 
 from . import ops, state
+from .dtype import dtype_name
 from .program import Variable, rebind
 from .pytree import flatten, unflatten
 from .registry import no_grad_update
@@ -78,8 +79,8 @@ def assign_in_place(handle: Any, new: Any) -> Any:
     for other, paths in reachable(handle).values():
         if other._shape != new._shape or other.dtype != new.dtype:
             raise ValueError(
-                f"an in-place change makes {handle.name} {new.dtype}{list(new._shape)}, but on "
-                f"some paths it is the same object as a {other.dtype}{list(other._shape)} "
+                f"an in-place change makes {handle.name} {dtype_name(new.dtype)}{list(new._shape)}, but on "
+                f"some paths it is the same object as a {dtype_name(other.dtype)}{list(other._shape)} "
                 "tensor; assign the result to a new name instead of changing it in place")
         pred, on_true = condition(paths)
         _unchecked(other)

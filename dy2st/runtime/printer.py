@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 from typing import List
 
+from .dtype import dtype_name
 from .program import Block, Operator, Program, Variable
 
 
@@ -11,7 +12,7 @@ def _type(v: Variable) -> str:
     if v.kind == "array":
         elem = f"{v.elem[1]}{list(v.elem[0])}" if v.elem else "?"
         return f"array<{elem}>"
-    return f"{v.dtype}{list(v._shape)}"
+    return f"{dtype_name(v.dtype)}{list(v._shape)}"
 
 
 def _attr_text(op: Operator) -> str:

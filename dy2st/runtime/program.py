@@ -13,7 +13,7 @@ import numpy as np
 
 from . import state
 from .config import config
-from .dtype import DType
+from .dtype import DType, dtype_name
 from .origin import Origin
 from .tensor import Tensor, TensorLike
 
@@ -127,7 +127,7 @@ class Variable(TensorLike):
     def __repr__(self) -> str:
         if self.kind == "array":
             return f"var {self.name} : tensor_array<{self.elem[1] if self.elem else '?'}>"
-        return f"var {self.name} : {self.dtype}{list(self._shape)}"
+        return f"var {self.name} : {dtype_name(self.dtype)}{list(self._shape)}"
 
     __str__ = __repr__
 

@@ -5,7 +5,7 @@ from typing import Any
 
 import numpy as np
 
-from .dtype import DType, dtype_of_array
+from .dtype import DType, dtype_name, dtype_of_array
 from .size import Size
 
 
@@ -124,7 +124,7 @@ class Tensor(TensorLike):
 
     def __repr__(self) -> str:
         body = np.array2string(self._value, separator=", ", prefix=" " * 7)
-        return (f"Tensor(shape={list(self._value.shape)}, dtype={self.dtype}, place={self.place}, "
+        return (f"Tensor(shape={list(self._value.shape)}, dtype={dtype_name(self.dtype)}, place={self.place}, "
                 f"stop_gradient={self.stop_gradient},\n       {body})")
 
     __str__ = __repr__

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Callable, List, Optional
 
 from ..runtime import state
-from ..runtime.dtype import convert_dtype
+from ..runtime.dtype import convert_dtype, dtype_name
 from ..runtime.ops.host_call import register_function
 from ..runtime.origin import user_origin
 from ..runtime.program import Variable
@@ -50,7 +50,7 @@ def py_func(func: Callable[..., Any], x: Any, out: Any,
     block = state.current_block()
     attrs = {"func": register_function(func), "backward": register_function(backward_func), "skip": skip,
              "out_shapes": [list(o._shape) for o in outs],
-             "out_dtypes": [str(o.dtype) for o in outs]}
+             "out_dtypes": [dtype_name(o.dtype) for o in outs]}
     block.append_op("py_func", [to_local(block, v) for v in xs], outs, attrs, user_origin(2))
     return out
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence, Tuple, Union
 
-from ..runtime.dtype import convert_dtype
+from ..runtime.dtype import dtype_name
 from ..runtime.program import Variable
 from . import framework
 
@@ -31,9 +31,9 @@ def check_dtype(input_dtype: Any, input_name: str, expected_dtype: Union[str, Se
     if framework.in_dynamic_mode():
         return
     expected = [expected_dtype] if isinstance(expected_dtype, str) else list(expected_dtype)
-    if str(convert_dtype(input_dtype)) not in [str(convert_dtype(d)) for d in expected]:
+    if dtype_name(input_dtype) not in [dtype_name(d) for d in expected]:
         raise TypeError(f"The data type of '{input_name}' in {op_name} must be {expected}, but "
-                        f"received {convert_dtype(input_dtype)}. {extra_message}".rstrip())
+                        f"received {dtype_name(input_dtype)}. {extra_message}".rstrip())
 
 
 def check_shape(shape: Any, op_name: str,

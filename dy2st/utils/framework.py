@@ -9,7 +9,7 @@ import numpy as np
 
 from ..runtime import state
 from ..runtime.device import Place, get_device, set_device  # noqa: F401 - paddle.* names
-from ..runtime.dtype import convert_dtype
+from ..runtime.dtype import dtype_name
 from ..runtime.generator import get_rng_state, set_rng_state  # noqa: F401 - paddle.* names
 from ..runtime.ops import equal, numel
 from ..runtime.program import Variable
@@ -20,20 +20,20 @@ class iinfo:
     """Limits of an int dtype: min, max, bits, dtype."""
 
     def __init__(self, dtype: Any) -> None:
-        info = np.iinfo(str(convert_dtype(dtype)))
+        info = np.iinfo(dtype_name(dtype))
         self.min, self.max, self.bits, self.dtype = int(info.min), int(info.max), info.bits, \
-            str(convert_dtype(dtype))
+            dtype_name(dtype)
 
 
 class finfo:
     """Limits of a float dtype: min, max, eps, tiny / smallest_normal, resolution, bits, dtype."""
 
     def __init__(self, dtype: Any) -> None:
-        info = np.finfo(str(convert_dtype(dtype)))
+        info = np.finfo(dtype_name(dtype))
         self.min, self.max, self.eps = float(info.min), float(info.max), float(info.eps)
         self.tiny = self.smallest_normal = float(info.tiny)
         self.resolution, self.bits = float(info.resolution), info.bits
-        self.dtype = str(convert_dtype(dtype))
+        self.dtype = dtype_name(dtype)
 
 
 def set_printoptions(precision: Optional[int] = None, threshold: Optional[int] = None,

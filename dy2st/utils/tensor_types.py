@@ -6,7 +6,7 @@ import math
 from typing import Any, Dict
 
 from ..runtime import ops
-from ..runtime.dtype import convert_dtype
+from ..runtime.dtype import dtype_name
 from ..runtime.tensor import TensorLike
 
 e = math.e
@@ -32,12 +32,12 @@ class _TypedTensorMeta(type):
         return ops.to_tensor(data, cls.dtype_name)
 
     def __instancecheck__(cls, obj: Any) -> bool:
-        return isinstance(obj, TensorLike) and str(obj.dtype) == cls.dtype_name
+        return isinstance(obj, TensorLike) and dtype_name(obj.dtype) == cls.dtype_name
 
 
 def _typed(name: str, dtype: str) -> type:
-    return _TypedTensorMeta(name, (), {"dtype_name": str(convert_dtype(dtype)),
-                                       "__doc__": f"A {dtype} tensor: {name}(data) or "
+    return _TypedTensorMeta(name, (), {"dtype_name": dtype_name(dtype),
+                                       "__doc__": f"A {dtype_name(dtype)} tensor: {name}(data) or "
                                                   f"{name}(*shape) (zeros)."})
 
 
@@ -51,7 +51,7 @@ TENSOR_TYPES: Dict[str, type] = {
 def as_tensor(data: Any, dtype: Any = None, place: Any = None) -> Any:
     """data as a tensor, sharing it when it already is one of that dtype."""
     if isinstance(data, TensorLike):
-        return data if dtype is None or str(convert_dtype(dtype)) == str(data.dtype) else \
+        return data if dtype is None or dtype_name(dtype) == dtype_name(data.dtype) else \
             ops.cast(data, dtype)
     return ops.to_tensor(data, dtype, place)
 

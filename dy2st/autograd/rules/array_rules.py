@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...runtime.dtype import dtype_name
 from ...runtime.registry import apply
 from . import GradientError, mark_no_grad, register_vjp
 
@@ -15,7 +16,7 @@ def _grad_array(g: Any, like: Any) -> Any:
     """g, or an empty gradient array where no gradient reached an array output."""
     if g is not None:
         return g
-    dtype = "float32" if isinstance(like, list) else str(like.dtype)
+    dtype = "float32" if isinstance(like, list) else dtype_name(like.dtype)
     return apply("create_array", [], {"dtype": dtype})
 
 

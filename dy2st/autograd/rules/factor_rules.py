@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ...runtime import ops
+from ...runtime.dtype import dtype_name
 from ...runtime.ops.linalg import inv as _inv
 from ...runtime.registry import apply
 from . import GradientError, mark_no_grad, register_vjp
@@ -27,7 +28,7 @@ def _lu(ctx, g, g_pivots, g_infos):
     phi = ops.tril(ops.matmul(low, ops.tril(g, -1), True, False), -1) \
         + ops.triu(ops.matmul(ops.triu(g), up, False, True))
     inner = ops.matmul(ops.matmul(_inv(low), phi, True, False), _inv(up), False, True)
-    perm = apply("lu_permutation", [pivots], {"m": n, "dtype": str(x.dtype)})
+    perm = apply("lu_permutation", [pivots], {"m": n, "dtype": dtype_name(x.dtype)})
     return (ops.matmul(perm, inner),)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...runtime.dtype import dtype_name
 from ...runtime.registry import apply
 from . import GradientError, mark_no_grad, register_vjp
 
@@ -20,7 +21,7 @@ def _py_func_vjp(ctx: Any, *gs: Any) -> Any:
     grads = apply("py_func", given + list(gs), {
         "func": attrs["backward"], "backward": -1, "skip": [],
         "out_shapes": [list(x._shape) for x in ctx.inputs],
-        "out_dtypes": [str(x.dtype) for x in ctx.inputs]})
+        "out_dtypes": [dtype_name(x.dtype) for x in ctx.inputs]})
     return tuple(g if need else None for g, need in zip(grads, ctx.needs))[:n_in]
 
 

@@ -10,6 +10,7 @@ from ...nn import functional as F
 from ...nn.initializer import Constant
 from ...nn.layer import Layer
 from ...runtime import ops
+from ...runtime.dtype import dtype_name
 
 __all__ = ["FusedMultiHeadAttention", "FusedFeedForward", "FusedTransformerEncoderLayer",
            "FusedBiasDropoutResidualLayerNorm", "FusedDropoutAdd"]
@@ -23,7 +24,7 @@ def _mask(mask: Any, dtype: Any) -> Any:
     """Paddle's attention mask forms: bool / int (0 = masked) become -1e9 additive floats."""
     if mask is None:
         return None
-    if str(mask.dtype) == "bool" or "int" in str(mask.dtype):
+    if dtype_name(mask.dtype) == "bool" or "int" in dtype_name(mask.dtype):
         keep = ops.cast(mask, dtype)
         return (keep - 1.0) * 1e9
     return mask

@@ -8,6 +8,7 @@ from typing import Any, List, Optional
 import numpy as np
 
 from ...format.input_spec import InputSpec
+from ...runtime.dtype import dtype_name
 from ...runtime.tensor import Tensor
 from ..dump import (
     DumpError,
@@ -28,7 +29,7 @@ def example_inputs(specs: List[InputSpec], seed: int = 0) -> List[Any]:
     out = []
     for spec in specs:
         shape = [UNKNOWN_DIM if d is None or d < 0 else int(d) for d in spec.shape]
-        dtype = np.dtype(str(spec.dtype))
+        dtype = np.dtype(dtype_name(spec.dtype))
         if dtype.kind == "f":
             value = rng.standard_normal(shape).astype(dtype)
         elif dtype.kind == "b":

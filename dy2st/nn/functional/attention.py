@@ -6,6 +6,7 @@ import math
 from typing import Any, Optional
 
 from ...runtime import ops
+from ...runtime.dtype import dtype_name
 from ...runtime.ops.operands import as_tensor
 from .activation import softmax
 from .common import dropout
@@ -20,9 +21,9 @@ def attention_mask_to_bias(mask: Any, dtype: Any) -> Any:
     if mask is None:
         return None
     mask = as_tensor(mask)
-    if str(mask.dtype) == str(dtype):
+    if dtype_name(mask.dtype) == dtype_name(dtype):
         return mask
-    if str(mask.dtype) == "bool" or "int" in str(mask.dtype):
+    if dtype_name(mask.dtype) == "bool" or "int" in dtype_name(mask.dtype):
         return (ops.cast(mask, dtype) - 1.0) * 1e9
     return ops.cast(mask, dtype)
 
@@ -47,15 +48,15 @@ def scaled_dot_product_attention(query: Any, key: Any, value: Any, attn_mask: An
     scores = ops.matmul(qh * (1.0 / math.sqrt(head_dim)), kh, transpose_y=True)
     if attn_mask is not None:
         attn_mask = as_tensor(attn_mask)
-        if str(attn_mask.dtype) == "bool":
-            attn_mask = ops.where(attn_mask, ops.zeros([], str(scores.dtype)),
-                                  ops.full([], float("-inf"), str(scores.dtype)))
-        scores = scores + ops.cast(attn_mask, str(scores.dtype))
+        if dtype_name(attn_mask.dtype) == "bool":
+            attn_mask = ops.where(attn_mask, ops.zeros([], dtype_name(scores.dtype)),
+                                  ops.full([], float("-inf"), dtype_name(scores.dtype)))
+        scores = scores + ops.cast(attn_mask, dtype_name(scores.dtype))
     if is_causal:
         lq, lk = scores.shape[-2], scores.shape[-1]
         rows = ops.unsqueeze(ops.arange(0, lq, 1, dtype="int64"), -1)
         cols = ops.unsqueeze(ops.arange(0, lk, 1, dtype="int64"), 0)
-        scores = ops.where(cols <= rows, scores, ops.full([], float("-inf"), str(scores.dtype)))
+        scores = ops.where(cols <= rows, scores, ops.full([], float("-inf"), dtype_name(scores.dtype)))
     weights = softmax(scores, axis=-1)
     if dropout_p:
         weights = dropout(weights, dropout_p, training=training, mode="upscale_in_train")

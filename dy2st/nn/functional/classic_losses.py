@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ...runtime import ops
+from ...runtime.dtype import dtype_name
 from ...runtime.ops.operands import as_tensor, cast
 from ...runtime.registry import classified_as
 from .dims import known_dims
@@ -17,7 +18,7 @@ __all__ = ["square_error_cost", "log_loss", "dice_loss", "sigmoid_focal_loss"]
 def _float(x: Any, op: str) -> Any:
     x = as_tensor(x)
     if not x.dtype.is_floating:
-        raise TypeError(f"{op}: input must be float, got {x.dtype}")
+        raise TypeError(f"{op}: input must be float, got {dtype_name(x.dtype)}")
     return x
 
 

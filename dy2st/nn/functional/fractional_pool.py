@@ -7,7 +7,7 @@ from typing import Any, List, Optional
 
 import numpy as np
 
-from ...runtime.dtype import int64
+from ...runtime.dtype import dtype_name, int64
 from ...runtime.ops.operands import as_tensor
 from ...runtime.ops.random import uniform
 from ...runtime.registry import Meta, apply, register_op
@@ -61,7 +61,7 @@ def _fractional(op: str, nd: int, x: Any, output_size: Any, kernel_size: Any, ra
         raise ValueError(f"{op}: expected a {nd + 2}-D input ({'NCHW' if nd == 2 else 'NCDHW'}), "
                          f"got shape {shape}")
     if not x.dtype.is_floating:
-        raise TypeError(f"{op}: x must be a float tensor, got {x.dtype}")
+        raise TypeError(f"{op}: x must be a float tensor, got {dtype_name(x.dtype)}")
     outs = [output_size] * nd if isinstance(output_size, (int, np.integer)) else list(output_size)
     if len(outs) != nd:
         raise ValueError(f"{op}: output_size must be an int or {nd} values, got {output_size}")

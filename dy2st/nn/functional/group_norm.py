@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ...runtime import ops
+from ...runtime.dtype import dtype_name
 from ...runtime.ops.operands import as_tensor, cast
 from ...runtime.registry import apply, classified_as
 from .dims import known_dims
@@ -56,7 +57,7 @@ def _normalize_groups(x: Any, groups: int, epsilon: float, data_format: str, op:
 def _float_input(x: Any, op: str) -> Any:
     x = as_tensor(x)
     if not x.dtype.is_floating:
-        raise TypeError(f"{op}: expected a floating-point input, got {x.dtype}")
+        raise TypeError(f"{op}: expected a floating-point input, got {dtype_name(x.dtype)}")
     if x.ndim < 2:
         raise ValueError(f"{op}: the input must have rank >= 2, got shape {known_dims(x)}")
     return x

@@ -5,7 +5,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ...runtime.dtype import float32
+from ...runtime.dtype import dtype_name, float32
 from ...runtime.ops.operands import as_tensor
 from ...runtime.registry import Meta, apply, register_op
 from .dims import known_dims
@@ -15,7 +15,7 @@ __all__ = ["one_hot", "embedding"]
 
 def _check_ids(ids: np.ndarray, n: int, op: str) -> None:
     if ids.dtype.kind not in "iu":
-        raise TypeError(f"{op}: indices must be integers, got {ids.dtype}")
+        raise TypeError(f"{op}: indices must be integers, got {dtype_name(ids.dtype)}")
     if ids.size and (ids.min() < 0 or ids.max() >= n):
         raise IndexError(f"{op}: indices must be in [0, {n}), got values in "
                          f"[{ids.min()}, {ids.max()}]")

@@ -10,6 +10,7 @@ import numpy as np
 from ...autograd.rules import register_vjp
 from ...autograd.rules.util import shape_of, unbroadcast
 from ...runtime import ops
+from ...runtime.dtype import dtype_name
 from ...runtime.ops.operands import as_tensor, binary_operands, cast
 from ...runtime.registry import Meta, apply, classified_as, register_op
 from .activation import softmax
@@ -90,7 +91,7 @@ def _along(v: np.ndarray, axis: int, ndim: int) -> np.ndarray:
 
 def _check_labels(label: np.ndarray, n_class: int, ignore_index: int) -> None:
     if label.dtype.kind not in "iu":
-        raise TypeError(f"cross_entropy: hard labels must be integers, got {label.dtype} "
+        raise TypeError(f"cross_entropy: hard labels must be integers, got {dtype_name(label.dtype)} "
                         "(pass soft_label=True for probability labels)")
     bad = (label != ignore_index) & ((label < 0) | (label >= n_class))
     if bad.any():
@@ -203,7 +204,7 @@ def _binary_operands(input: Any, label: Any, reduction: str, op: str, what: str)
     check_reduction(reduction, op)
     x = as_tensor(input)
     if not x.dtype.is_floating:
-        raise TypeError(f"{op}: {what} must be float, got {x.dtype}")
+        raise TypeError(f"{op}: {what} must be float, got {dtype_name(x.dtype)}")
     y = cast(as_tensor(label), x.dtype)
     # static shapes (-1 for a dim known only at run time): Variable.shape gives such dims as
     # symbolic scalars, which have no truth value while the program is built
@@ -348,7 +349,7 @@ def float_loss_input(input: Any, reduction: str, op: str) -> Any:
     check_reduction(reduction, op)
     x = as_tensor(input)
     if not x.dtype.is_floating:
-        raise TypeError(f"{op}: input must be float, got {x.dtype}")
+        raise TypeError(f"{op}: input must be float, got {dtype_name(x.dtype)}")
     return x
 
 

@@ -11,6 +11,7 @@ import numpy as np
 
 from ...autograd.rules import GradientError, register_vjp
 from ...runtime import ops
+from ...runtime.dtype import dtype_name
 from ...runtime.ops.operands import as_tensor, cast
 from ...runtime.registry import Meta, apply, register_op
 from .dims import known_dims
@@ -138,11 +139,11 @@ def rnnt_loss(input: Any, label: Any, input_lengths: Any, label_lengths: Any, bl
     x = as_tensor(input)
     if not x.dtype.is_floating or len(known_dims(x)) != 4:
         raise ValueError(f"rnnt_loss: input must be a 4-D float tensor [B, Tmax, Umax + 1, V], "
-                         f"got {x.dtype}{known_dims(x)}")
+                         f"got {dtype_name(x.dtype)}{known_dims(x)}")
     lab = as_tensor(label)
     if lab.dtype.is_floating or len(known_dims(lab)) != 2:
         raise ValueError(f"rnnt_loss: label must be a 2-D int tensor [B, Umax], got "
-                         f"{lab.dtype}{known_dims(lab)}")
+                         f"{dtype_name(lab.dtype)}{known_dims(lab)}")
     states, n_labels, vocab = known_dims(x)[2], known_dims(lab)[1], known_dims(x)[3]
     if states >= 0 and n_labels >= 0 and states != n_labels + 1:
         raise ValueError(f"rnnt_loss: input's dim 2 must be label's dim 1 + 1 (Umax + 1), got "

@@ -8,6 +8,7 @@ from typing import Any, Optional
 
 from ...runtime import ops
 from ...runtime.control_flow.while_loop import while_loop
+from ...runtime.dtype import dtype_name
 from ...runtime.ops.operands import as_tensor
 from .dims import known_dims
 
@@ -17,11 +18,11 @@ __all__ = ["sequence_mask", "gather_tree", "label_smooth", "cosine_similarity"]
 def sequence_mask(x: Any, maxlen: Any = None, dtype: Any = "int64", name: Optional[str] = None) -> Any:
     """mask[..., j] = j < x[...]: x's shape plus a trailing maxlen dim (maxlen None: max(x))."""
     x = as_tensor(x)
-    if str(x.dtype) not in ("int32", "int64"):
-        raise TypeError(f"sequence_mask: x must hold int32 or int64 lengths, got {str(x.dtype)}")
+    if dtype_name(x.dtype) not in ("int32", "int64"):
+        raise TypeError(f"sequence_mask: x must hold int32 or int64 lengths, got {dtype_name(x.dtype)}")
     if maxlen is None:
         maxlen = ops.max(x)
-    steps = ops.arange(0, maxlen, 1, dtype=str(x.dtype))
+    steps = ops.arange(0, maxlen, 1, dtype=dtype_name(x.dtype))
     return ops.cast(ops.less_than(steps, ops.unsqueeze(x, -1)), dtype)
 
 
@@ -35,7 +36,7 @@ def gather_tree(ids: Any, parents: Any) -> Any:
                          f"beam_size], got {shape} and {parents_shape}")
     steps = ids.shape[0]
     # beam[b, k]: which beam of the current step the output path k goes through.
-    beam = ops.expand_as(ops.unsqueeze(ops.arange(0, ops.shape(ids)[2], 1, dtype=str(parents.dtype)), 0),
+    beam = ops.expand_as(ops.unsqueeze(ops.arange(0, ops.shape(ids)[2], 1, dtype=dtype_name(parents.dtype)), 0),
                          parents[0])
     # Paths are written last step first (arrays grow at their end), then flipped into time order.
     def cond(k, beam, out):
@@ -46,7 +47,7 @@ def gather_tree(ids: Any, parents: Any) -> Any:
         out = ops.array_write(ops.take_along_axis(ids[t], beam, axis=1), k, out)
         return k + 1, ops.take_along_axis(parents[t], beam, axis=1), out
 
-    _, _, out = while_loop(cond, body, [0, beam, ops.create_array(str(ids.dtype))])
+    _, _, out = while_loop(cond, body, [0, beam, ops.create_array(dtype_name(ids.dtype))])
     return ops.flip(ops.stack(out, 0) if isinstance(out, list) else ops.array_stack(out, 0), [0])
 
 

@@ -8,6 +8,7 @@ from typing import Any, Optional, Sequence, Tuple
 import numpy as np
 
 from ...runtime import ops
+from ...runtime.dtype import dtype_name
 from ...runtime.ops.operands import as_tensor, cast
 from ...runtime.registry import classified_as
 from .activation import log_softmax
@@ -50,7 +51,7 @@ def hsigmoid_loss(input: Any, label: Any, num_classes: int, weight: Any, bias: A
     x, w = as_tensor(input), as_tensor(weight)
     if not x.dtype.is_floating or len(known_dims(x)) != 2:
         raise ValueError(f"hsigmoid_loss: input must be a 2-D float tensor [N, D], got "
-                         f"{x.dtype}{known_dims(x)}")
+                         f"{dtype_name(x.dtype)}{known_dims(x)}")
     if len(known_dims(w)) != 2:
         raise ValueError(f"hsigmoid_loss: weight must be 2-D [num_nodes, D], got shape "
                          f"{known_dims(w)}")
@@ -100,7 +101,7 @@ def adaptive_log_softmax_with_loss(input: Any, label: Any, head_weight: Any, tai
     x, lab = as_tensor(input), cast(as_tensor(label), "int64")
     if len(known_dims(x)) not in (1, 2) or not x.dtype.is_floating:
         raise ValueError(f"adaptive_log_softmax_with_loss: input must be a 1-D or 2-D float "
-                         f"tensor, got {x.dtype}{known_dims(x)}")
+                         f"tensor, got {dtype_name(x.dtype)}{known_dims(x)}")
     batched = len(known_dims(x)) == 2
     if len(known_dims(lab)) != (1 if batched else 0):
         raise ValueError(f"adaptive_log_softmax_with_loss: label must be {'1-D' if batched else '0-D'}"

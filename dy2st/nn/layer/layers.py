@@ -14,7 +14,7 @@ import numpy as np
 
 from ...runtime import state as _state
 from ...runtime.config import get_default_dtype
-from ...runtime.dtype import convert_dtype
+from ...runtime.dtype import convert_dtype, dtype_name
 from ...runtime.registry import hooks as _hooks
 from ...runtime.tensor import Parameter, Tensor, TensorLike
 from .. import naming
@@ -70,7 +70,7 @@ class Layer:
         setattr_ = object.__setattr__
         setattr_(self, "training", True)
         setattr_(self, "_full_name", naming.generate(name_scope or naming.camel_to_snake(type(self).__name__)))
-        setattr_(self, "_dtype", str(convert_dtype(dtype)))
+        setattr_(self, "_dtype", dtype_name(dtype))
         setattr_(self, "_parameters", collections.OrderedDict())
         setattr_(self, "_sub_layers", collections.OrderedDict())
         setattr_(self, "_buffers", collections.OrderedDict())
@@ -306,7 +306,7 @@ class Layer:
                 if isinstance(t, Tensor) and t.dtype.is_floating:
                     t._value = t._value.astype(d.np)
             for layer in self.sublayers(include_self=True):
-                object.__setattr__(layer, "_dtype", str(d))
+                object.__setattr__(layer, "_dtype", dtype_name(d))
         return self
 
     def float(self) -> "Layer":

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any, Optional, Sequence
 
 from ...runtime import ops
+from ...runtime.dtype import dtype_name
 from .. import functional as F
 from ..layer import Layer
 
@@ -24,7 +25,7 @@ class Linear(Layer):
 
     def extra_repr(self) -> str:
         name = f", name={self._name}" if self._name else ""
-        return f"in_features={self.in_features}, out_features={self.out_features}, dtype={self._dtype}{name}"
+        return f"in_features={self.in_features}, out_features={self.out_features}, dtype={dtype_name(self._dtype)}{name}"
 
 
 class Embedding(Layer):

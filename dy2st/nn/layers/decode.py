@@ -11,6 +11,7 @@ import numpy as np
 
 from ...runtime import ops
 from ...runtime.control_flow.while_loop import while_loop
+from ...runtime.dtype import dtype_name
 from ...runtime.nest import map_structure
 from ...runtime.ops.operands import as_tensor
 from .. import functional as F
@@ -75,7 +76,7 @@ class BeamSearchDecoder:
         first = ops.flatten(_first_leaf(cell_states), 1)[:, :1]                    # [B, 1]
         ids = ops.cast(ops.zeros_like(ops.tile(first, [1, self.beam_size])), "int64")   # [B, beam]
         init_inputs = ops.add(ids, self.start_token)
-        row = np.array([[0.0] + [-_KINF] * (self.beam_size - 1)], dtype=str(first.dtype).replace("paddle.", ""))
+        row = np.array([[0.0] + [-_KINF] * (self.beam_size - 1)], dtype=dtype_name(first.dtype))
         log_probs = ops.add(ops.cast(ops.zeros_like(init_inputs), first.dtype), ops.to_tensor(row))
         finished = ops.cast(ops.zeros_like(init_inputs), "bool")
         lengths = ops.zeros_like(init_inputs)
@@ -85,7 +86,7 @@ class BeamSearchDecoder:
 
     def _mask_probs(self, log_probs: Any, finished: Any, vocab: int) -> Any:
         """A finished beam may only emit end_token, at no cost."""
-        noend = np.full([vocab], -_KINF, dtype=str(log_probs.dtype).replace("paddle.", ""))
+        noend = np.full([vocab], -_KINF, dtype=dtype_name(log_probs.dtype))
         noend[self.end_token] = 0.0
         done = ops.unsqueeze(ops.cast(finished, log_probs.dtype), -1)
         return ops.add(ops.multiply(log_probs, ops.subtract(1.0, done)),

@@ -11,6 +11,7 @@ from typing import Any, List, Optional, Tuple
 
 from ...runtime import ops, state
 from ...runtime.control_flow.while_loop import probe, while_loop
+from ...runtime.dtype import dtype_name
 from ...runtime.pytree import flatten, unflatten
 from .. import functional as F
 from ..functional.dims import known_dims
@@ -289,7 +290,7 @@ def _static_steps(step: Any, steps: Any, flat_states: List[Any], dtypes: List[An
         arrays = [ops.array_write(y, i, a) for y, a in zip(flat_out, carry[n_states:])]
         return [i + 1] + flat_new + arrays
 
-    arrays = [ops.create_array(str(d)) for d in dtypes]
+    arrays = [ops.create_array(dtype_name(d)) for d in dtypes]
     result = while_loop(cond, body, [ops.full([], 0, "int64")] + flat_states + arrays)
     return result[1:1 + n_states], [ops.array_stack(a, 0) for a in result[1 + n_states:]]
 

@@ -8,6 +8,7 @@ import copy
 from typing import Any, List, Optional
 
 from ...runtime import ops
+from ...runtime.dtype import dtype_name
 from .. import functional as F
 from ..functional.attention import attention_mask_to_bias
 from ..layer import Layer
@@ -81,7 +82,7 @@ class MultiHeadAttention(Layer):
             return MultiHeadAttention.StaticCache(*self.compute_kv(key, key if value is None else value))
         if value is None:
             batch = key.shape[0]
-            empty = ops.full([batch, self.num_heads, 0, self.head_dim], 0, str(key.dtype))
+            empty = ops.full([batch, self.num_heads, 0, self.head_dim], 0, dtype_name(key.dtype))
             return MultiHeadAttention.Cache(empty, empty)
         return MultiHeadAttention.Cache(key, value)
 
@@ -103,7 +104,7 @@ class MultiHeadAttention(Layer):
                             f"StaticCache, got {type(cache).__name__}")
         scores = ops.matmul(q * (self.head_dim ** -0.5), k, transpose_y=True)
         if attn_mask is not None:
-            scores = scores + attention_mask_to_bias(attn_mask, str(scores.dtype))
+            scores = scores + attention_mask_to_bias(attn_mask, dtype_name(scores.dtype))
         weights = F.softmax(scores)
         if self.dropout:
             weights = F.dropout(weights, self.dropout, training=self.training, mode="upscale_in_train")
@@ -163,7 +164,7 @@ class TransformerEncoderLayer(Layer):
         return self.linear2(self.dropout(self.activation(self.linear1(x))))
 
     def forward(self, src: Any, src_mask: Any = None, cache: Any = None) -> Any:
-        src_mask = attention_mask_to_bias(src_mask, str(src.dtype))
+        src_mask = attention_mask_to_bias(src_mask, dtype_name(src.dtype))
         src, new_cache = self._block(src, self.norm1, lambda x: self.self_attn(x, x, x, src_mask, cache),
                                      self.dropout1)
         src, _ = self._block(src, self.norm2, self._feed_forward, self.dropout2)
@@ -191,8 +192,8 @@ class TransformerDecoderLayer(TransformerEncoderLayer):
 
     def forward(self, tgt: Any, memory: Any, tgt_mask: Any = None, memory_mask: Any = None,
                 cache: Any = None) -> Any:
-        tgt_mask = attention_mask_to_bias(tgt_mask, str(tgt.dtype))
-        memory_mask = attention_mask_to_bias(memory_mask, str(tgt.dtype))
+        tgt_mask = attention_mask_to_bias(tgt_mask, dtype_name(tgt.dtype))
+        memory_mask = attention_mask_to_bias(memory_mask, dtype_name(tgt.dtype))
         self_cache, cross_cache = (None, None) if cache is None else cache
         tgt, new_self = self._block(tgt, self.norm1,
                                     lambda x: self.self_attn(x, x, x, tgt_mask, self_cache), self.dropout1)
@@ -220,7 +221,7 @@ class TransformerEncoder(Layer):
         self.num_layers, self.norm = num_layers, norm
 
     def forward(self, src: Any, src_mask: Any = None, cache: Any = None) -> Any:
-        src_mask = attention_mask_to_bias(src_mask, str(src.dtype))
+        src_mask = attention_mask_to_bias(src_mask, dtype_name(src.dtype))
         out, new_caches = src, []
         for i, layer in enumerate(self.layers):
             if cache is None:
@@ -246,8 +247,8 @@ class TransformerDecoder(Layer):
 
     def forward(self, tgt: Any, memory: Any, tgt_mask: Any = None, memory_mask: Any = None,
                 cache: Any = None) -> Any:
-        tgt_mask = attention_mask_to_bias(tgt_mask, str(tgt.dtype))
-        memory_mask = attention_mask_to_bias(memory_mask, str(tgt.dtype))
+        tgt_mask = attention_mask_to_bias(tgt_mask, dtype_name(tgt.dtype))
+        memory_mask = attention_mask_to_bias(memory_mask, dtype_name(tgt.dtype))
         out, new_caches = tgt, []
         for i, layer in enumerate(self.layers):
             if cache is None:

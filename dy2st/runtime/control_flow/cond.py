@@ -8,7 +8,7 @@ from typing import Any, Callable, List, Optional, Sequence, Tuple
 import numpy as np
 
 from .. import ops, state
-from ..dtype import bool_
+from ..dtype import bool_, dtype_name
 from ..ops.operands import constant, promote, scalar_dtype
 from ..origin import source_maps
 from ..program import Block, Variable, block_guard
@@ -251,7 +251,7 @@ def _number_like(label: str, number: Any, other: Any) -> Any:
     if other.dtype != bool_ and not other.dtype.is_floating and \
             isinstance(number, (float, np.floating)) and float(number) != int(number):
         raise TypeError(f"{label} is the Python float {number!r} in one branch and a "
-                        f"{other.dtype} tensor in the other branch of a tensor `if`; the "
+                        f"{dtype_name(other.dtype)} tensor in the other branch of a tensor `if`; the "
                         "output of the `if` takes the tensor's dtype, which cannot hold it: "
                         "cast the tensor (e.g. `.astype('float32')`) in its branch")
     shape = other._shape if isinstance(other, Variable) else other._value.shape

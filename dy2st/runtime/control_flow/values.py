@@ -8,7 +8,7 @@ from typing import Any, List, Optional, Sequence
 import numpy as np
 
 from .. import ops
-from ..dtype import bool_
+from ..dtype import bool_, dtype_name
 from ..program import Block, Variable
 from ..registry import Meta
 from ..tensor import Tensor, TensorLike
@@ -115,7 +115,7 @@ def unify(label: str, a: Variable, b: Variable) -> Meta:
         return Meta((), known.dtype, "array", known.elem)
     if a.dtype != b.dtype:
         raise TypeError(f"{label} has dtype {a.dtype} in the true branch{made_at(a)} and "
-                        f"{b.dtype} in the false branch{made_at(b)}; both branches must agree")
+                        f"{dtype_name(b.dtype)} in the false branch{made_at(b)}; both branches must agree")
     if a.kind == "array":
         elem = a.elem if b.elem is None else b.elem if a.elem is None else unify_elem(label, a.elem, b.elem)
         return Meta((), a.dtype, "array", elem)

@@ -6,7 +6,7 @@ import functools
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 from .. import ops, state
-from ..dtype import bool_
+from ..dtype import bool_, dtype_name
 from ..inplace import add_path_alias, as_flag, journal
 from ..ops.array import rewrite_appended
 from ..origin import user_origin
@@ -511,8 +511,8 @@ def _relax(label: str, spec: Meta, out: Variable, init: Any) -> Meta:
     if out.kind != spec.kind:
         raise TypeError(f"loop variable {label} changes kind (tensor array vs tensor) in the loop body")
     if out.dtype != spec.dtype and spec.kind == "dense":
-        raise TypeError(f"loop variable {label} is {spec.dtype}{list(spec.shape)} before the loop"
-                        f"{made_at(init)} and {out.dtype}{list(out._shape)} after the loop body"
+        raise TypeError(f"loop variable {label} is {dtype_name(spec.dtype)}{list(spec.shape)} before the loop"
+                        f"{made_at(init)} and {dtype_name(out.dtype)}{list(out._shape)} after the loop body"
                         f"{made_at(out)}; a loop variable must keep its dtype (in converted "
                         "code it may widen, e.g. int64 -> float32, but not narrow: cast it "
                         "before the loop)")

@@ -6,7 +6,7 @@ from typing import Any, List, Optional
 import numpy as np
 
 from .. import state
-from ..dtype import convert_dtype, int64
+from ..dtype import convert_dtype, dtype_name, int64
 from ..program import Variable, rebind
 from ..registry import Meta, apply, register_op
 from ..tensor import Tensor
@@ -16,7 +16,7 @@ from .shape import reshape
 
 
 def _elem_of(x) -> tuple:
-    return (tuple(x._shape), str(x.dtype))
+    return (tuple(x._shape), dtype_name(x.dtype))
 
 
 @register_op("create_array", infer=lambda dtype: Meta((), convert_dtype(dtype), "array", None))
@@ -30,7 +30,7 @@ def _write_infer(array, i, x):
         old_shape, old_dtype = array.elem
         if old_dtype != elem[1] or len(old_shape) != len(elem[0]):
             raise ValueError(f"array_write: the array holds {old_dtype}{list(old_shape)} items, "
-                             f"got {x.dtype}{list(x._shape)}")
+                             f"got {dtype_name(x.dtype)}{list(x._shape)}")
         elem = (tuple(a if a == b else -1 for a, b in zip(old_shape, elem[0])), elem[1])
     return Meta((), x.dtype, "array", elem)
 
@@ -142,7 +142,7 @@ def create_array(dtype: Any = "float32", initialized_list: Optional[List[Any]] =
     d = convert_dtype(dtype)
     if not state._state.blocks:
         return list(initialized_list or [])
-    arr = apply("create_array", [], {"dtype": str(d)})
+    arr = apply("create_array", [], {"dtype": dtype_name(d)})
     for k, item in enumerate(initialized_list or []):
         arr = array_write(item, k, arr)
     return arr

@@ -7,7 +7,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..dtype import COMPLEX_OF, REAL_OF, float32
+from ..dtype import COMPLEX_OF, REAL_OF, dtype_name, float32
 from ..registry import Meta, apply, register_op
 from . import infer as I
 from .creation import ones_like, zeros_like
@@ -73,14 +73,14 @@ def _as_real_kernel(x):
 def _need_float(x: Any, op: str) -> Any:
     x = as_tensor(x)
     if x.dtype not in COMPLEX_OF:
-        raise TypeError(f"{op}: expects float16/float32/float64 tensors, got {x.dtype}")
+        raise TypeError(f"{op}: expects float16/float32/float64 tensors, got {dtype_name(x.dtype)}")
     return x
 
 
 def _need_complex(x: Any, op: str) -> Any:
     x = as_tensor(x)
     if not x.dtype.is_complex:
-        raise TypeError(f"{op}: expects a complex64 or complex128 tensor, got {x.dtype}")
+        raise TypeError(f"{op}: expects a complex64 or complex128 tensor, got {dtype_name(x.dtype)}")
     return x
 
 
@@ -88,8 +88,8 @@ def complex(real: Any, imag: Any, name: Optional[str] = None) -> Any:
     """The complex tensor real + 1j * imag (both float32 or both float64; broadcast)."""
     real, imag = _need_float(real, "complex"), _need_float(imag, "complex")
     if real.dtype != imag.dtype:
-        raise TypeError(f"complex: real and imag must have one dtype, got {real.dtype} and "
-                        f"{imag.dtype}")
+        raise TypeError(f"complex: real and imag must have one dtype, got {dtype_name(real.dtype)} and "
+                        f"{dtype_name(imag.dtype)}")
     if real.dtype == "float16":
         real, imag = cast(real, float32), cast(imag, float32)
     return apply("complex", [real, imag])

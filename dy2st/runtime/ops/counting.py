@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ..dtype import int32, int64
+from ..dtype import dtype_name, int32, int64
 from .creation import arange, zeros
 from .dims import dims
 from .math import floor, logical_and, maximum
@@ -43,7 +43,7 @@ def bincount(x: Any, weights: Any = None, minlength: int = 0, name: Optional[str
     `weights`); at least `minlength` bins."""
     x = as_tensor(x)
     if len(dims(x)) != 1 or not x.dtype.is_integer:
-        raise ValueError(f"bincount: x must be a 1-D int tensor, got {x.dtype}{list(dims(x))}")
+        raise ValueError(f"bincount: x must be a 1-D int tensor, got {dtype_name(x.dtype)}{list(dims(x))}")
     if not is_tensor(x) or not hasattr(x, "_shape"):
         if x.numpy().size and int(x.numpy().min()) < 0:
             raise ValueError("bincount: x must be non-negative")

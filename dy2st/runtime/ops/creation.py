@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import state
 from ..config import get_default_dtype
-from ..dtype import COMPLEX_OF, DType, bool_, convert_dtype, int64
+from ..dtype import COMPLEX_OF, DType, bool_, convert_dtype, dtype_name, int64
 from ..program import Variable
 from ..registry import Meta, apply, register_op
 from ..tensor import Tensor
@@ -150,7 +150,7 @@ def cast(x: Any, dtype: Any) -> Any:
         # a tensor loop widened to d is cast: eager code casts its old dtype, runtime/widened.py)
         return apply("assign", [x]) if state._state.blocks or not x.stop_gradient \
             else Tensor(x._value.copy())
-    return apply("cast", [x], {"dtype": str(d)})
+    return apply("cast", [x], {"dtype": dtype_name(d)})
 
 
 # ----------------------------------------------------------------------------- full & co
@@ -206,14 +206,14 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, name: Optional[str] = N
     if not dims and not is_tensor(fill_value):
         if not state._state.blocks:
             return Tensor(np.full(template, fill_value, dtype=d.np))
-        return apply("full", [], {"shape": template, "value": _py_value(fill_value, d), "dtype": str(d)})
+        return apply("full", [], {"shape": template, "value": _py_value(fill_value, d), "dtype": dtype_name(d)})
     if not is_tensor(fill_value):
         fill_value = constant(fill_value, d)
     elif fill_value.ndim:
         # circle: runtime.ops.shape imports this module at import time
         from .shape import reshape
         fill_value = reshape(fill_value, [])
-    return apply("fill", [fill_value, *dims], {"shape": template, "dtype": str(d)})
+    return apply("fill", [fill_value, *dims], {"shape": template, "dtype": dtype_name(d)})
 
 
 def _py_value(v: Any, d: DType) -> Any:
@@ -249,7 +249,7 @@ def full_like(x: Any, fill_value: Any, dtype: Any = None, name: Optional[str] = 
     d = convert_dtype(dtype) if dtype is not None else x.dtype
     if is_tensor(fill_value):
         return full(x.shape, fill_value, d)
-    return apply("full_like", [x], {"value": _py_value(fill_value, d), "dtype": str(d)})
+    return apply("full_like", [x], {"value": _py_value(fill_value, d), "dtype": dtype_name(d)})
 
 
 def zeros_like(x: Any, dtype: Any = None, name: Optional[str] = None) -> Any:
@@ -288,9 +288,9 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, dtype: Any = None,
         if not state._state.blocks:
             return Tensor(np.arange(start, end, step).astype(d.np))
         count = int(np.ceil((end - start) / step)) if step else 0
-        return apply("full_range", [], {"start": start, "end": end, "step": step, "dtype": str(d),
+        return apply("full_range", [], {"start": start, "end": end, "step": step, "dtype": dtype_name(d),
                                         "n": max(count, 0)})
-    return apply("arange", [as_tensor(v, d) for v in vals], {"dtype": str(d)})
+    return apply("arange", [as_tensor(v, d) for v in vals], {"dtype": dtype_name(d)})
 
 
 @register_op("full_range", infer=lambda start, end, step, dtype, n: Meta((n,), convert_dtype(dtype)))
@@ -306,4 +306,4 @@ def _eye_kernel(n, m, dtype):
 def eye(num_rows: int, num_columns: Optional[int] = None, dtype: Any = None,
         name: Optional[str] = None) -> Any:
     d = convert_dtype(dtype) if dtype is not None else default_float()
-    return apply("eye", [], {"n": int(num_rows), "m": int(num_columns or num_rows), "dtype": str(d)})
+    return apply("eye", [], {"n": int(num_rows), "m": int(num_columns or num_rows), "dtype": dtype_name(d)})

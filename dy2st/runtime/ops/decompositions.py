@@ -6,6 +6,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ..dtype import dtype_name
 from ..registry import Meta, apply, register_op
 from .dims import dims
 from .operands import as_tensor
@@ -19,7 +20,7 @@ def check_matrices(op: str, x: Any, square: bool = True, complex_ok: bool = Fals
     if not (x.dtype.is_floating or (complex_ok and x.dtype.is_complex)):
         wanted = "float32, float64, complex64 or complex128" if complex_ok else \
             "float32 or float64"
-        raise TypeError(f"{op}: the input must be {wanted}, got {x.dtype}")
+        raise TypeError(f"{op}: the input must be {wanted}, got {dtype_name(x.dtype)}")
     return s
 
 

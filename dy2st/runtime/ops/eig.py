@@ -6,7 +6,7 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
-from ..dtype import COMPLEX_OF
+from ..dtype import COMPLEX_OF, dtype_name
 from ..registry import Meta, apply, register_op
 from .dims import dims
 from .operands import as_tensor
@@ -23,7 +23,7 @@ def _check(x: Any) -> None:
                          f"{list(s)}")
     if not x.dtype.is_inexact or x.dtype == "float16":
         raise TypeError(f"eig: the input must be float32, float64, complex64 or complex128, got "
-                        f"{x.dtype}")
+                        f"{dtype_name(x.dtype)}")
 
 
 def _eig_infer(x):

@@ -6,6 +6,7 @@ from typing import Any, Callable, Optional
 
 import numpy as np
 
+from ..dtype import dtype_name
 from ..registry import Meta, apply, register_op
 from . import infer as I
 from .dims import dims
@@ -21,7 +22,7 @@ def _axis(x: Any, axis: Any) -> int:
 
 def _check_index(op: str, index: Any) -> None:
     if not index.dtype.is_integer:
-        raise TypeError(f"{op}: index must be an int tensor, got {index.dtype}")
+        raise TypeError(f"{op}: index must be an int tensor, got {dtype_name(index.dtype)}")
 
 
 def _gather_infer(x, index, axis):

@@ -6,7 +6,7 @@ import functools
 
 import numpy as np
 
-from ..dtype import bool_
+from ..dtype import bool_, dtype_name
 from ..registry import Meta, register_op
 from .indexing import decode_index
 from .infer import broadcast_shapes
@@ -235,7 +235,7 @@ def _tape_read_kernel(tape, i):
 # The gradient of a tensor array is a tensor array of the items' gradients; a missing or None
 # item stands for zeros (most items of a gradient array are never written).
 def _array_meta(x):
-    return Meta((), x.dtype, "array", (tuple(x._shape), str(x.dtype)))
+    return Meta((), x.dtype, "array", (tuple(x._shape), dtype_name(x.dtype)))
 
 
 @register_op("array_grad_read", infer=lambda g, i, like: Meta(like._shape, like.dtype))
@@ -278,7 +278,7 @@ def _array_grad_add_kernel(a, b):
 def _unstack_infer(g, axis):
     shape = list(g._shape)
     del shape[axis % len(shape)]
-    return Meta((), g.dtype, "array", (tuple(shape), str(g.dtype)))
+    return Meta((), g.dtype, "array", (tuple(shape), dtype_name(g.dtype)))
 
 
 @register_op("array_grad_unstack", infer=_unstack_infer)

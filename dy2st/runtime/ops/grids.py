@@ -5,7 +5,7 @@ from typing import Any, List, Optional
 
 import numpy as np
 
-from ..dtype import convert_dtype
+from ..dtype import convert_dtype, dtype_name
 from ..registry import Meta, apply, register_op
 from .creation import default_float
 from .operands import as_tensor, is_tensor
@@ -29,7 +29,7 @@ def linspace(start: Any, stop: Any, num: Any, dtype: Any = None, name: Optional[
         raise ValueError(f"linspace: num must be >= 0, got {n}")
     # Bounds and count go in as float64/int64 tensors so tensor arguments work the same way.
     ins = [as_tensor(start, "float64"), as_tensor(stop, "float64"), as_tensor(num, "int64")]
-    return apply("linspace", ins, {"dtype": str(d), "n": n})
+    return apply("linspace", ins, {"dtype": dtype_name(d), "n": n})
 
 
 def meshgrid(*args: Any, **kwargs: Any) -> List[Any]:

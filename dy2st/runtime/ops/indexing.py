@@ -9,7 +9,7 @@ from typing import Any, List, Tuple
 import numpy as np
 
 from .. import state
-from ..dtype import bool_
+from ..dtype import bool_, dtype_name
 from ..program import Variable
 from ..registry import Meta, apply, register_op
 from ..tensor import Tensor, TensorLike
@@ -131,7 +131,7 @@ def _getitem_infer(x, *tensors, items):
                 dim += len(t._shape)
             else:
                 if not t.dtype.is_integer:
-                    raise IndexError(f"tensor indices must be int or bool, got {t.dtype}")
+                    raise IndexError(f"tensor indices must be int or bool, got {dtype_name(t.dtype)}")
                 adv_shapes.append(t._shape)
                 dim += 1
             if adv_pos is None:

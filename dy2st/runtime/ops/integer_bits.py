@@ -6,6 +6,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ..dtype import dtype_name
 from ..registry import apply, register_op
 from . import infer as I
 from .math import abs as _abs, bitwise_not, floor, log2
@@ -15,8 +16,8 @@ from .selection import where
 
 def _int_pair(op: str, x: Any, y: Any):
     x, y = binary_operands(x, y)
-    if x.dtype.is_floating or str(x.dtype) == "bool":
-        raise TypeError(f"{op}: x and y must be integer tensors, got {x.dtype}")
+    if x.dtype.is_floating or dtype_name(x.dtype) == "bool":
+        raise TypeError(f"{op}: x and y must be integer tensors, got {dtype_name(x.dtype)}")
     return x, y
 
 

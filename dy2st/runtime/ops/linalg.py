@@ -5,6 +5,7 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ..dtype import dtype_name
 from ..registry import Meta, apply, classified_as, register_op
 from . import infer as I
 from .operands import binary_operands
@@ -135,7 +136,7 @@ def _inv_infer(x):
         raise ValueError(f"inv: the input must be a (batch of) square matrices, got shape {list(s)}")
     if not x.dtype.is_inexact:
         raise TypeError(f"inv: the input must be float32, float64, complex64 or complex128, got "
-                        f"{x.dtype}")
+                        f"{dtype_name(x.dtype)}")
     return Meta(s, x.dtype)
 
 

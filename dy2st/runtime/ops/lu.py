@@ -6,7 +6,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..dtype import int32
+from ..dtype import dtype_name, int32
 from ..registry import Meta, apply, register_op
 from . import triangular
 from .creation import eye, zeros
@@ -91,10 +91,10 @@ def lu_unpack(x: Any, y: Any, unpack_ludata: bool = True, unpack_pivots: bool = 
     if m < 0 or n < 0:
         raise ValueError(f"lu_unpack: the matrix dims must be known, got shape {list(s)}")
     if y.dtype.is_floating:
-        raise TypeError(f"lu_unpack: pivots must be an integer tensor, got {y.dtype}")
+        raise TypeError(f"lu_unpack: pivots must be an integer tensor, got {dtype_name(y.dtype)}")
     k = min(m, n)
     empty = zeros([0], x.dtype)
-    p = apply("lu_permutation", [y], {"m": m, "dtype": str(x.dtype)}) if unpack_pivots \
+    p = apply("lu_permutation", [y], {"m": m, "dtype": dtype_name(x.dtype)}) if unpack_pivots \
         else empty
     if not unpack_ludata:
         return p, empty, empty

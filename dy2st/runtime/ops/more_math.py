@@ -9,6 +9,7 @@ from typing import Any, Optional
 import numpy as np
 
 from ..complex_capable import refuse_complex
+from ..dtype import dtype_name
 from ..registry import classified_as
 from .complex import real
 from .creation import zeros_like
@@ -179,7 +180,7 @@ def nan_to_num(x: Any, nan: float = 0.0, posinf: Optional[float] = None,
     refuse_complex("nan_to_num", x)
     if not x.dtype.is_floating:
         return x
-    info = np.finfo(str(x.dtype))
+    info = np.finfo(dtype_name(x.dtype))
     hi = float(info.max) if posinf is None else posinf
     lo = float(info.min) if neginf is None else neginf
     zero = zeros_like(x)

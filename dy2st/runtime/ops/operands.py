@@ -7,7 +7,17 @@ import numpy as np
 
 from .. import state
 from ..complex_capable import asking_function, complex_refusal
-from ..dtype import COMPLEX_OF, DType, bool_, complex64, complex128, convert_dtype, float32, int64
+from ..dtype import (
+    COMPLEX_OF,
+    DType,
+    bool_,
+    complex64,
+    complex128,
+    convert_dtype,
+    dtype_name,
+    float32,
+    int64,
+)
 from ..origin import user_origin
 from ..program import Variable
 from ..registry import apply
@@ -29,7 +39,7 @@ def is_tensor(x: Any) -> bool:
 def constant(value: Any, dtype: DType) -> Any:
     """A 0-d constant: an eager Tensor, or a `full` op while a Program is built."""
     if state._state.blocks:
-        return apply("full", [], {"shape": [], "value": _py(value, dtype), "dtype": str(dtype)})
+        return apply("full", [], {"shape": [], "value": _py(value, dtype), "dtype": dtype_name(dtype)})
     return Tensor(np.array(value, dtype=dtype.np))
 
 
@@ -70,7 +80,7 @@ def promote(a: DType, b: DType) -> DType:
         return b
     if a in _WIDE_UNSIGNED or b in _WIDE_UNSIGNED:
         return _promote_wide_unsigned(a, b)
-    return a if _RANK[str(a)] >= _RANK[str(b)] else b
+    return a if _RANK[dtype_name(a)] >= _RANK[dtype_name(b)] else b
 
 
 def _promote_wide_unsigned(a: DType, b: DType) -> DType:
@@ -91,9 +101,9 @@ def cast(x: Any, dtype: DType) -> Any:
     asked is named), as the op would silently drop the imaginary part."""
     if x.dtype == dtype:
         return x
-    if x.dtype.is_complex and not str(dtype).startswith("complex"):
+    if x.dtype.is_complex and not dtype_name(dtype).startswith("complex"):
         complex_refusal(asking_function(), x.dtype, user_origin(2))
-    return apply("cast", [x], {"dtype": str(dtype)})
+    return apply("cast", [x], {"dtype": dtype_name(dtype)})
 
 
 def scalar_result_dtype(t: DType, value: Any) -> DType:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from .. import config
-from ..dtype import REAL_OF, convert_dtype, int64
+from ..dtype import REAL_OF, convert_dtype, dtype_name, int64
 from ..registry import Meta, apply, register_op
 from .complex import complex as make_complex
 from .creation import default_float, split_shape
@@ -60,7 +60,7 @@ def uniform(shape: Any, dtype: Any = None, min: float = -1.0, max: float = 1.0, 
     if c is not None:
         return make_complex(*[uniform(shape, REAL_OF[c], min, max) for _ in range(2)])
     template, dims = split_shape(shape)
-    return apply("uniform_random", dims, {"shape": template, "dtype": str(_float_dtype(dtype)),
+    return apply("uniform_random", dims, {"shape": template, "dtype": dtype_name(_float_dtype(dtype)),
                                           "min": float(min), "max": float(max)})
 
 
@@ -76,7 +76,7 @@ def randn(shape: Any, dtype: Any = None, name: Optional[str] = None) -> Any:
     if c is not None:
         return make_complex(*[randn(shape, REAL_OF[c]) * _HALF_SQRT2 for _ in range(2)])
     template, dims = split_shape(shape)
-    return apply("gaussian_random", dims, {"shape": template, "dtype": str(_float_dtype(dtype)),
+    return apply("gaussian_random", dims, {"shape": template, "dtype": dtype_name(_float_dtype(dtype)),
                                            "mean": 0.0, "std": 1.0})
 
 
@@ -89,7 +89,7 @@ def randint(low: int = 0, high: Optional[int] = None, shape: Any = (1,), dtype: 
         raise ValueError(f"randint: high ({high}) must be greater than low ({low})")
     d = convert_dtype(dtype) if dtype is not None else int64
     template, dims = split_shape(shape)
-    return apply("randint", dims, {"shape": template, "dtype": str(d), "low": int(low),
+    return apply("randint", dims, {"shape": template, "dtype": dtype_name(d), "low": int(low),
                                    "high": int(high)})
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math as _math
 from typing import Any, Optional
 
+from ..dtype import dtype_name
 from .complex import complex as make_complex
 from .counting import searchsorted
 from .creation import full_like
@@ -74,7 +75,7 @@ def real_fill_only(op: str, x: Any, why: str = "Paddle 3.3.1 has no complex kern
     """Refuse an in-place random fill of a complex tensor (rather than filling its real part
     only); normal_ and log_normal_ are the fills that take complex tensors."""
     if x.dtype.is_complex:
-        raise TypeError(f"{op}: cannot fill a {x.dtype} tensor ({why}; normal_ and log_normal_ "
+        raise TypeError(f"{op}: cannot fill a {dtype_name(x.dtype)} tensor ({why}; normal_ and log_normal_ "
                         "fill complex tensors)")
 
 
@@ -100,7 +101,7 @@ def _normal_fill(x: Any, mean: Any = 0.0, std: float = 1.0) -> Any:
     if x.dtype.is_complex:
         return complex_normal(x, mean, std)
     if isinstance(mean, complex):
-        raise TypeError(f"normal_: a complex mean needs a complex tensor, got {x.dtype}")
+        raise TypeError(f"normal_: a complex mean needs a complex tensor, got {dtype_name(x.dtype)}")
     return cast(randn(as_tensor(x).shape, "float64") * std + mean, x.dtype)
 
 

@@ -9,7 +9,7 @@ from typing import Any, Optional
 import numpy as np
 
 from .. import config
-from ..dtype import int64
+from ..dtype import dtype_name, int64
 from ..registry import Meta, apply, register_op
 from . import infer as I
 from .math import exp, floor, log, log1p, tan
@@ -41,7 +41,7 @@ def _binomial_kernel(n, p):
 def _floating(op: str, x: Any) -> Any:
     x = as_tensor(x)
     if not x.dtype.is_floating:
-        raise TypeError(f"{op}: x must be a float tensor, got {x.dtype}")
+        raise TypeError(f"{op}: x must be a float tensor, got {dtype_name(x.dtype)}")
     return x
 
 
@@ -59,7 +59,7 @@ def binomial(count: Any, prob: Any, name: Optional[str] = None) -> Any:
     """One Binomial(count, prob) sample per entry of their broadcast shape (int64)."""
     count, prob = as_tensor(count), as_tensor(prob)
     if not prob.dtype.is_floating:
-        raise TypeError(f"binomial: prob must be a float tensor, got {prob.dtype}")
+        raise TypeError(f"binomial: prob must be a float tensor, got {dtype_name(prob.dtype)}")
     return apply("binomial", [count, prob])
 
 

@@ -5,7 +5,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..dtype import convert_dtype, float32, int64
+from ..dtype import convert_dtype, dtype_name, float32, int64
 from ..registry import Meta, apply, register_op
 from . import infer as I
 from .creation import cast
@@ -113,7 +113,7 @@ def sum(x: Any, axis: Any = None, dtype: Any = None, keepdim: bool = False,
     """Sum over `axis` (all axes when None); integer and bool inputs sum to int64 (uint64 to
     uint64)."""
     return apply("sum", [as_tensor(x)], {"axis": norm_axis(axis), "keepdim": bool(keepdim),
-                                         "dtype": str(convert_dtype(dtype)) if dtype else None})
+                                         "dtype": dtype_name(dtype) if dtype else None})
 
 
 def mean(x: Any, axis: Any = None, keepdim: bool = False, name: Optional[str] = None) -> Any:
@@ -150,14 +150,14 @@ def argmax(x: Any, axis: Any = None, keepdim: bool = False, dtype: Any = "int64"
            name: Optional[str] = None) -> Any:
     """Index of the largest value (over the flattened tensor when axis is None)."""
     return apply("argmax", [x], {"axis": axis, "keepdim": bool(keepdim),
-                                 "dtype": str(convert_dtype(dtype))})
+                                 "dtype": dtype_name(dtype)})
 
 
 def argmin(x: Any, axis: Any = None, keepdim: bool = False, dtype: Any = "int64",
            name: Optional[str] = None) -> Any:
     """Index of the smallest value."""
     return apply("argmin", [x], {"axis": axis, "keepdim": bool(keepdim),
-                                 "dtype": str(convert_dtype(dtype))})
+                                 "dtype": dtype_name(dtype)})
 
 
 def _reduce_as_kernel(x, target):

@@ -5,7 +5,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..dtype import bool_, convert_dtype, int64
+from ..dtype import bool_, convert_dtype, dtype_name, int64
 from ..registry import Meta, apply, register_op
 from . import infer as I
 from .operands import as_tensor
@@ -43,7 +43,7 @@ register_op("cumprod", infer=_scan_infer)(_scan_kernel(np.cumprod))
 
 
 def _dtype_attr(dtype: Any) -> Optional[str]:
-    return str(convert_dtype(dtype)) if dtype is not None else None
+    return dtype_name(dtype) if dtype is not None else None
 
 
 def cumsum(x: Any, axis: Optional[int] = None, dtype: Any = None, name: Optional[str] = None) -> Any:

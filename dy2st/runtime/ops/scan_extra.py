@@ -5,6 +5,7 @@ from typing import Any, Optional, Tuple
 
 import numpy as np
 
+from ..dtype import dtype_name
 from . import infer as I
 from .combine import moveaxis
 from .creation import arange, ones
@@ -45,7 +46,7 @@ def _cum_extreme(x: Any, axis: Optional[int], dtype: Any, largest: bool) -> Tupl
     if x.dtype.is_floating:
         fill = -np.inf if largest else np.inf
     else:
-        info = np.iinfo(str(x.dtype))
+        info = np.iinfo(dtype_name(x.dtype))
         fill = info.min if largest else info.max
     masked = where(upto, row, row * 0 + fill)
     values = (_max if largest else _min)(masked, axis=-1)

@@ -8,7 +8,7 @@ from typing import Any, List, Optional, Sequence
 
 import numpy as np
 
-from ..dtype import convert_dtype, int64
+from ..dtype import convert_dtype, dtype_name, int64
 from ..registry import Meta, apply, register_op
 from . import infer as I
 from .combine import moveaxis
@@ -166,7 +166,7 @@ def unique_consecutive(x: Any, return_inverse: bool = False, return_counts: bool
     if axis is not None:
         (axis,) = I.norm_axes(axis, len(dims(x)))
     out, inverse, counts = apply("unique_consecutive", [x],
-                                 {"axis": axis, "dtype": str(convert_dtype(dtype))})
+                                 {"axis": axis, "dtype": dtype_name(dtype)})
     extra = [t for t, want in ((inverse, return_inverse), (counts, return_counts)) if want]
     return (out, *extra) if extra else out
 

@@ -5,7 +5,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..dtype import bool_, int64
+from ..dtype import bool_, dtype_name, int64
 from ..registry import Meta, apply, register_op
 from . import infer as I
 from .operands import as_tensor, binary_operands, cast, is_tensor
@@ -56,7 +56,7 @@ def nonzero(x: Any, as_tuple: bool = False) -> Any:
 def _masked_infer(x, mask):
     I.broadcast_shapes("masked_select", x._shape, mask._shape)
     if mask.dtype != bool_:
-        raise TypeError(f"masked_select: mask must be bool, got {mask.dtype}")
+        raise TypeError(f"masked_select: mask must be bool, got {dtype_name(mask.dtype)}")
     return Meta((-1,), x.dtype)
 
 
@@ -70,5 +70,5 @@ def masked_select(x: Any, mask: Any, name: Optional[str] = None) -> Any:
     """The entries of x where the (broadcast) bool mask is True, as a 1-D tensor."""
     mask = as_tensor(mask)
     if mask.dtype != bool_:
-        raise TypeError(f"masked_select: mask must be bool, got {mask.dtype}")
+        raise TypeError(f"masked_select: mask must be bool, got {dtype_name(mask.dtype)}")
     return apply("masked_select", [x, mask])

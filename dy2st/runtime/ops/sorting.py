@@ -5,7 +5,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..dtype import convert_dtype, int64
+from ..dtype import convert_dtype, dtype_name, int64
 from ..registry import Meta, apply, register_op
 from . import infer as I
 from .operands import as_tensor, is_tensor
@@ -111,7 +111,7 @@ def unique(x: Any, return_index: bool = False, return_inverse: bool = False,
     """Sorted unique values (of the flattened x, or unique slices along `axis`), plus optionally
     first-occurrence indices, the inverse mapping and counts."""
     ax = None if axis is None else _axis_of(x, axis)
-    outs = apply("unique", [x], {"axis": ax, "dtype": str(convert_dtype(dtype))})
+    outs = apply("unique", [x], {"axis": ax, "dtype": dtype_name(dtype)})
     picked = [outs[0]] + [o for o, want in zip(outs[1:], (return_index, return_inverse,
                                                             return_counts)) if want]
     return picked[0] if len(picked) == 1 else tuple(picked)

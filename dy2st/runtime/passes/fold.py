@@ -16,6 +16,7 @@ from typing import Any, Dict, Optional
 
 import numpy as np
 
+from ..dtype import dtype_name
 from ..program import Block, Program
 from ..registry import OPS
 from .effects import blocks_inner_first, is_pure, keep_names
@@ -56,7 +57,7 @@ def _as_full(value: Any, var) -> Any:
     same = np.full(arr.shape, py, dtype=arr.dtype)
     if same.tobytes() != np.ascontiguousarray(arr).tobytes():
         return None
-    return {"shape": [int(d) for d in arr.shape], "value": py, "dtype": str(var.dtype)}
+    return {"shape": [int(d) for d in arr.shape], "value": py, "dtype": dtype_name(var.dtype)}
 
 
 def _fold_block(program: Program, block: Block, facts: Facts) -> int:

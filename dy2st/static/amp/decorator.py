@@ -11,6 +11,7 @@ import numpy as np
 from ...autograd import no_grad
 from ...autograd.static_api import append_backward
 from ...runtime import ops
+from ...runtime.dtype import dtype_name
 from ...runtime.persistable import write_persistable
 from ...runtime.program import Program, Variable, program_guard
 from ...runtime.tensor import Tensor
@@ -36,8 +37,8 @@ class OptimizerWithMixedPrecision:
         self._amp_dtype = check_amp_dtype(dtype)
         self._amp_lists = amp_lists or AutoMixedPrecisionLists(dtype=self._amp_dtype)
         if self._amp_lists.amp_dtype != self._amp_dtype:
-            raise ValueError(f"decorate: amp_lists are for {self._amp_lists.amp_dtype}, the "
-                             f"optimizer for {self._amp_dtype}")
+            raise ValueError(f"decorate: amp_lists are for {dtype_name(self._amp_lists.amp_dtype)}, the "
+                             f"optimizer for {dtype_name(self._amp_dtype)}")
         self._amp_level = level
         self._use_amp_guard = bool(use_amp_guard)
         self._use_promote = bool(use_promote)

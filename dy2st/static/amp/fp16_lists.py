@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any, Iterable, Optional, Set
 
 from ...amp import lists
+from ...runtime.dtype import dtype_text
 
 __all__ = ["AutoMixedPrecisionLists", "CustomOpLists", "check_amp_dtype"]
 
 
 def check_amp_dtype(dtype: Any) -> str:
-    name = str(dtype).replace("paddle.", "")
+    name = dtype_text(dtype)
     if name not in ("float16", "bfloat16"):
         raise ValueError("If enable AMP, dtype should be 'float16' or 'bfloat16'.")
     return name

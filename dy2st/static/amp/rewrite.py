@@ -10,7 +10,7 @@ from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from ...amp.auto_cast import UNTOUCHED, UNTOUCHED_PREFIXES, AmpState, target_dtype
 from ...runtime import state
-from ...runtime.dtype import DTYPES
+from ...runtime.dtype import DTYPES, dtype_name
 from ...runtime.program import Block, Operator, Program, Variable
 from ...runtime.registry import OPS, Meta
 from .fp16_lists import AutoMixedPrecisionLists
@@ -75,8 +75,8 @@ class _Rewriter:
 
     def rewrite(self, op: Operator) -> None:
         vars_ = [self.var(n) for n in op.inputs]
-        floats = [str(v.dtype) for v in vars_
-                  if v is not None and v.kind == "dense" and str(v.dtype) in _CASTABLE]
+        floats = [dtype_name(v.dtype) for v in vars_
+                  if v is not None and v.kind == "dense" and dtype_name(v.dtype) in _CASTABLE]
         if not floats:
             return self.keep_as_built(op)
         if self.black_vars and self.black_vars & set(op.inputs + op.outputs):
@@ -85,8 +85,8 @@ class _Rewriter:
             target = target_dtype(self.amp, op.type, floats)
         if target is not None:
             op.inputs = [self.cast(n, target, op)
-                         if v is not None and v.kind == "dense" and str(v.dtype) in _CASTABLE and
-                         str(v.dtype) != target else n for n, v in zip(op.inputs, vars_)]
+                         if v is not None and v.kind == "dense" and dtype_name(v.dtype) in _CASTABLE and
+                         dtype_name(v.dtype) != target else n for n, v in zip(op.inputs, vars_)]
         self.block.ops.append(op)
         # the outputs take the dtypes the op gives its new inputs
         inferred = OPS[op.type].infer(*[self.block.vars[n] for n in op.inputs], **op.attrs)
