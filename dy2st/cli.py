@@ -71,7 +71,7 @@ def _flat_values(obj: Any, prefix: str = "out") -> Iterator[Tuple[str, Any]]:
 
 def _type_text(var: Any) -> str:
     if var.kind == "array":
-        return f"tensor_array<{var.elem[1]}{list(var.elem[0])}>" if var.elem else "tensor_array"
+        return f"tensor_array<{dtype_name(var.elem[1])}{list(var.elem[0])}>" if var.elem else "tensor_array"
     return f"{dtype_name(var.dtype)}{list(var._shape)}"
 
 

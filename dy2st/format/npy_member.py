@@ -9,7 +9,7 @@ from typing import BinaryIO, List, NamedTuple, Optional
 import numpy as np
 import numpy.lib.format as npy_format
 
-from ..runtime.dtype import DTYPES
+from ..runtime.dtype import DTYPES, dtype_name
 from .errors import ModelFormatError
 
 # numpy's own bound on an .npy header; a member may be this much larger than its data.
@@ -81,7 +81,7 @@ def read_npy_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, path: str, what:
         if expect is not None and (list(shape) != expect.shape or dtype.name not in (
                 expect.dtype, BIT_VIEWS.get(expect.dtype))):
             raise _fail(path, f"{expect.owner} is {dtype.name}{list(shape)} but "
-                              f"{expect.declared_by} says {expect.dtype}{expect.shape}")
+                              f"{expect.declared_by} says {dtype_name(expect.dtype)}{expect.shape}")
         nbytes = dtype.itemsize
         for d in shape:
             nbytes *= d
@@ -112,7 +112,7 @@ def to_bits(arr: np.ndarray) -> np.ndarray:
 def from_bits(arr: np.ndarray, dtype: str) -> np.ndarray:
     """The array of `dtype` whose bits `arr` holds (see to_bits)."""
     if BIT_VIEWS.get(dtype) != arr.dtype.name:
-        raise ValueError(f"an array of {arr.dtype} does not hold {dtype} bits")
+        raise ValueError(f"an array of {arr.dtype} does not hold {dtype_name(dtype)} bits")
     return arr.view(DTYPES[dtype].np)
 
 

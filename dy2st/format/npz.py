@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
-from ..runtime.dtype import DTYPES
+from ..runtime.dtype import DTYPES, dtype_name
 from .errors import ModelFormatError, fail
 from .fields import dtype_field, get_field, int_list_field, name_field
 from .npy_member import (
@@ -127,6 +127,6 @@ def _read_member(zf: zipfile.ZipFile, info: zipfile.ZipInfo, name: str, shape: L
     nbytes = data_nbytes(shape, dtype)
     if info.compress_type in COMPRESSIONS and info.file_size > nbytes + MAX_NPY_HEADER:
         raise fail(path, f"{what} inflates to {info.file_size} bytes, but {where} declares "
-                          f"{dtype}{shape} ({nbytes} bytes of data)")
+                          f"{dtype_name(dtype)}{shape} ({nbytes} bytes of data)")
     expect = Expected(shape, dtype, f"parameter {name!r}", where)
     return read_npy_member(zf, info, path, what, expect, max_compression_ratio)

@@ -236,7 +236,8 @@ class TranslatedLayer(_Base):
         try:
             return np.array(v, dtype=d.np)
         except OverflowError:
-            raise InputMismatchError(f"{expects}, got {v!r}, which does not fit {d}") from None
+            raise InputMismatchError(f"{expects}, got {v!r}, which does not fit "
+                                     f"{dtype_name(d)}") from None
 
     def _rebuild(self, outs: List[Any], inputs: List[np.ndarray]) -> Any:
         # An output may be an input or a parameter passed straight through: copy it so that

@@ -4,13 +4,13 @@ from __future__ import annotations
 import os
 from typing import List
 
-from .dtype import dtype_name
+from .dtype import DType, dtype_name
 from .program import Block, Operator, Program, Variable
 
 
 def _type(v: Variable) -> str:
     if v.kind == "array":
-        elem = f"{v.elem[1]}{list(v.elem[0])}" if v.elem else "?"
+        elem = f"{dtype_name(v.elem[1])}{list(v.elem[0])}" if v.elem else "?"
         return f"array<{elem}>"
     return f"{dtype_name(v.dtype)}{list(v._shape)}"
 
@@ -18,7 +18,8 @@ def _type(v: Variable) -> str:
 def _attr_text(op: Operator) -> str:
     parts = []
     for k, v in op.attrs.items():
-        parts.append(f"{k}={v!r}")
+        # a DType attr reads paddle.float32 (its str), not its enum repr
+        parts.append(f"{k}={v}" if isinstance(v, DType) else f"{k}={v!r}")
     return (" {" + ", ".join(parts) + "}") if parts else ""
 
 

@@ -134,6 +134,25 @@ def test_files_and_header(tmp_path):
     assert isinstance(model.parameters()[0], dy2st.Parameter)
 
 
+def test_saved_dtypes_are_plain_names(tmp_path):
+    # dtypes print as Paddle's (paddle.float32); the file keeps the names it always held
+    save_concrete(control_flow_model(), str(tmp_path / "m"))
+    text = (tmp_path / "m.json").read_text()
+    assert "paddle." not in text and "DataType" not in text
+
+    def dtypes(node):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k == "dtype":
+                    yield v
+                yield from dtypes(v)
+        elif isinstance(node, list):
+            for v in node:
+                yield from dtypes(v)
+    found = set(dtypes(json.loads(text)))
+    assert "float32" in found and found - {None} <= {"float32", "bool", "int64", "int32"}
+
+
 def test_load_accepts_the_json_path(tmp_path):
     save_concrete(control_flow_model(), str(tmp_path / "m"))
     assert load_concrete(str(tmp_path / "m.json")).inputs[0].name == "x"

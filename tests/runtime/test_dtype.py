@@ -81,7 +81,8 @@ def test_non_native_byte_order_arrays_have_a_dtype():
 # What Paddle 3.3.1 gives (checked against the installed Paddle by
 # tests/test_paddle_parity_dtypes.py): the str, the enum name and number of its DataType.
 PADDLE_PRINTS = {"float32": ("paddle.float32", "FLOAT32", 10),
-                 "int64": ("paddle.int64", "INT64", 9), "bool": ("paddle.bool", "BOOL", 1), "uint8": ("paddle.uint8", "UINT8", 2),
+                 "int64": ("paddle.int64", "INT64", 9), "bool": ("paddle.bool", "BOOL", 1),
+                 "uint8": ("paddle.uint8", "UINT8", 2),
                  "float16": ("paddle.float16", "FLOAT16", 15),
                  "complex128": ("paddle.complex128", "COMPLEX128", 13)}
 

@@ -44,7 +44,7 @@ _HALF_SQRT2 = 0.5 ** 0.5
 def _float_dtype(dtype: Any):
     d = convert_dtype(dtype) if dtype is not None else default_float()
     if not d.is_floating:
-        raise TypeError(f"random floats need a float dtype, got {d}")
+        raise TypeError(f"random floats need a float dtype, got {dtype_name(d)}")
     return d
 
 
