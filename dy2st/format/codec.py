@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..runtime.dtype import DTYPES
+from ..runtime.dtype import DTYPES, DType, dtype_name
 from .errors import fail
 from .fields import int_list_field
 
@@ -17,8 +17,10 @@ from .fields import int_list_field
 def encode_value(v: Any, where: str) -> Any:
     if v is None or isinstance(v, (bool, np.bool_)):
         return None if v is None else bool(v)
+    if isinstance(v, DType):
+        return dtype_name(v)        # its plain name, as files always held (str() prints paddle.x)
     if isinstance(v, str):
-        return str(v)                                  # DType is a str subclass
+        return str(v)
     if isinstance(v, (int, np.integer)):
         return int(v)
     if isinstance(v, (float, np.floating)):

@@ -34,7 +34,7 @@ def _program_doc(program: Program) -> Dict[str, Any]:
             continue
         where = f"block {b.idx}"
         vars_ = [{"name": v.name, "shape": list(v._shape), "dtype": dtype_name(v.dtype), "kind": v.kind,
-                  "elem": None if v.elem is None else [list(v.elem[0]), str(v.elem[1])],
+                  "elem": None if v.elem is None else [list(v.elem[0]), dtype_name(v.elem[1])],
                   "persistable": bool(v.persistable)} for v in b.vars.values()]
         ops = [{"type": op.type, "inputs": list(op.inputs), "outputs": list(op.outputs),
                 "attrs": {k: encode_value(renumber[a] if k.endswith("_block") and op.sub_blocks()

@@ -14,13 +14,13 @@ def array_elem_dtype(var: Variable) -> str:
     """The dtype of the items of array `var`: its own element type, else that of a value of the
     same array across while / cond ops, else the dtype of an item written into it."""
     if var.elem is not None:
-        return str(var.elem[1])
+        return dtype_name(var.elem[1])
     program = var.block.program
     group = _same_array(program, var.name)
     for name in sorted(group):
         other = program.var_index.get(name)
         if other is not None and other.elem is not None:
-            return str(other.elem[1])
+            return dtype_name(other.elem[1])
     for block in program.blocks:
         for op in block.ops:
             if op.type == "array_write" and op.inputs[0] in group:

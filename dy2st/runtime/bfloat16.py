@@ -45,7 +45,7 @@ def _adapter(bf16: np.dtype) -> Callable[[str, Callable], Callable]:
                 return kernel(*args, **attrs)
             out = kernel(*[_to_float32(a, bf16) for a in args], **attrs)
             wanted = attrs.get("dtype")
-            if wanted is not None and str(wanted) != "bfloat16":
+            if wanted is not None and wanted != "bfloat16":
                 return out          # an explicit result dtype (sum(dtype=...), full_like, ...)
             return _to_bf16(out, bf16)
         run.__name__ = getattr(kernel, "__name__", name)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any, Callable, Dict
 
-from .dtype import dtype_name
 from .tensor import TensorLike
 
 # method name -> the dtype Paddle casts to
@@ -19,7 +18,7 @@ def _cast_method(name: str, dtype: str) -> Callable[..., Any]:
     def cast(self: Any) -> Any:
         return self.astype(dtype)
     cast.__name__ = cast.__qualname__ = name
-    cast.__doc__ = f"This tensor cast to {dtype_name(dtype)} (same as `astype('{dtype_name(dtype)}')`)."
+    cast.__doc__ = f"This tensor cast to {dtype} (same as `astype('{dtype}')`)."
     return cast
 
 

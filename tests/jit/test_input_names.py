@@ -46,8 +46,8 @@ def test_inputs_are_named_after_parameters_and_typed_from_arrays():
     sf = paddle.jit.to_static(fn)
     sf(paddle.to_tensor(np.zeros((2, 3), "float32")), np.arange(2, dtype="int64"))
     specs = sf.last_input_spec
-    assert [(s.name, s.shape, str(s.dtype)) for s in specs] == [
-        ("image", (2, 3), "float32"), ("label", (2,), "int64")]
+    assert [(s.name, s.shape, s.dtype) for s in specs] == [
+        ("image", (2, 3), paddle.float32), ("label", (2,), paddle.int64)]
 
 
 def test_a_matching_input_spec_keeps_its_unknown_dims():

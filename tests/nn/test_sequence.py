@@ -32,10 +32,10 @@ def test_sequence_mask():
     lengths = np.array([[1, 3], [0, 4]])
     want = np.arange(5)[None, None, :] < lengths[..., None]
     got = F.sequence_mask(paddle.to_tensor(lengths), maxlen=5)
-    assert str(got.dtype) == "int64" and got.shape == [2, 2, 5]
+    assert str(got.dtype) == "paddle.int64" and got.shape == [2, 2, 5]
     close(got.numpy(), want)
     got = F.sequence_mask(paddle.to_tensor(lengths), dtype="float32")          # maxlen = max = 4
-    assert got.shape == [2, 2, 4] and str(got.dtype) == "float32"
+    assert got.shape == [2, 2, 4] and str(got.dtype) == "paddle.float32"
     close(got.numpy(), want[..., :4])
     static = paddle.jit.to_static(lambda x: F.sequence_mask(x, 6, "bool"), input_spec=[InputSpec([None], "int64")],
                                   full_graph=True)

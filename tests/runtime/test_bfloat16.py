@@ -29,7 +29,8 @@ def ref(fn, *arrays):
 
 def test_dtype_cast_and_to_tensor():
     assert paddle.bfloat16 == "bfloat16" and paddle.bfloat16.is_floating
-    assert repr(paddle.bfloat16) == "paddle.bfloat16"
+    assert str(paddle.bfloat16) == "paddle.bfloat16"
+    assert repr(paddle.bfloat16) == "<DataType.BFLOAT16: 16>" and int(paddle.bfloat16) == 16
     x = paddle.to_tensor(A, dtype="bfloat16")
     assert x.dtype == paddle.bfloat16 and x.numpy().dtype == BF16
     np.testing.assert_array_equal(x.numpy(), bf(A))
@@ -130,7 +131,7 @@ def test_o2_decorated_model_trains_and_saves(tmp_path):
     loaded = paddle.jit.load(str(tmp_path / "m"))
     xb = x.astype("bfloat16")
     np.testing.assert_array_equal(loaded(xb).numpy(), model(xb).numpy())
-    assert {str(p.dtype) for p in loaded.parameters()} == {"bfloat16"}
+    assert {p.dtype for p in loaded.parameters()} == {paddle.bfloat16}
 
 
 def test_without_ml_dtypes_the_error_names_the_extra():

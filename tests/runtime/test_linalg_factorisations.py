@@ -77,7 +77,7 @@ def test_lu_matches_paddle_doc_example():
     x = paddle.to_tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], dtype="float64")
     lu, piv, info = L.lu(x, get_infos=True)
     np.testing.assert_allclose(lu.numpy(), [[5.0, 6.0], [0.2, 0.8], [0.6, 0.5]], atol=1e-12)
-    assert piv.numpy().tolist() == [3, 3] and str(piv.dtype) == "int32"
+    assert piv.numpy().tolist() == [3, 3] and str(piv.dtype) == "paddle.int32"
     assert int(info.numpy()) == 0 and info.shape == []
     p, low, up = L.lu_unpack(lu, piv)
     np.testing.assert_allclose(p.numpy(), [[0, 1, 0], [0, 0, 1], [1, 0, 0]])
@@ -172,7 +172,7 @@ def test_matrix_exp_known_closed_forms():
     want = np.eye(4) + nil + nil @ nil / 2 + nil @ nil @ nil / 6
     np.testing.assert_allclose(L.matrix_exp(paddle.to_tensor(nil)).numpy(), want, atol=1e-12)
     got32 = L.matrix_exp(paddle.to_tensor(sym.astype("float32")))
-    assert str(got32.dtype) == "float32"
+    assert str(got32.dtype) == "paddle.float32"
 
 
 def test_matrix_exp_refuses_non_square_and_nan():

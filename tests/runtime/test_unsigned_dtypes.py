@@ -11,7 +11,7 @@ X64 = np.array([2, 2 ** 64 - 1, 5], "uint64")
 
 def test_creation_and_casts():
     for name, d in (("uint32", paddle.uint32), ("uint64", paddle.uint64)):
-        assert repr(d) == f"paddle.{name}" and d.is_integer and not d.is_floating
+        assert str(d) == f"paddle.{name}" and d.is_integer and not d.is_floating
         for t in (paddle.to_tensor([1, 2], dtype=name), paddle.ones([2], dtype=d),
                   paddle.full([2], 7, dtype=name), paddle.arange(2, dtype=d),
                   paddle.to_tensor(np.array([1, 2], name)), paddle.zeros([2]).astype(d)):

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
+from dy2st.runtime.dtype import dtype_name
 from dy2st.static import amp
 
 
@@ -31,7 +32,7 @@ def build(make_opt, guard=False):
 
 def dtypes_of(main, op_type):
     block = main.global_block()
-    return [str(block.vars[op.outputs[0]].dtype) for op in block.ops if op.type == op_type]
+    return [dtype_name(block.vars[op.outputs[0]].dtype) for op in block.ops if op.type == op_type]
 
 
 def test_the_lists_are_paddles_and_custom_lists_move_ops(static_mode):

@@ -9,6 +9,7 @@ from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
+from ..dtype import dtype_name
 from ..program import Block, Operator, Program, Variable
 
 # comparison op -> (the step's sign it needs, whether the bound itself is reached)
@@ -37,7 +38,7 @@ def _int_constant(op: Operator, dtype: np.dtype) -> Optional[int]:
     attrs = op.attrs
     value = attrs.get("value")
     if op.type != "full" or op.inputs or attrs.get("shape") not in ([], [1]) or type(value) is not int or \
-            np.dtype(str(attrs.get("dtype"))) != dtype:
+            np.dtype(dtype_name(attrs.get("dtype"))) != dtype:
         return None
     info = np.iinfo(dtype)
     return value if info.min <= value <= info.max else None

@@ -114,7 +114,7 @@ def unify(label: str, a: Variable, b: Variable) -> Meta:
         known = b if a.elem is None else a
         return Meta((), known.dtype, "array", known.elem)
     if a.dtype != b.dtype:
-        raise TypeError(f"{label} has dtype {a.dtype} in the true branch{made_at(a)} and "
+        raise TypeError(f"{label} has dtype {dtype_name(a.dtype)} in the true branch{made_at(a)} and "
                         f"{dtype_name(b.dtype)} in the false branch{made_at(b)}; both branches must agree")
     if a.kind == "array":
         elem = a.elem if b.elem is None else b.elem if a.elem is None else unify_elem(label, a.elem, b.elem)

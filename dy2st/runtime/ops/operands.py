@@ -89,9 +89,9 @@ def _promote_wide_unsigned(a: DType, b: DType) -> DType:
     # to float64, losing exactness): refused, the user casts one of them
     unsigned = {"bool", "uint8", "uint32", "uint64"}
     if a in unsigned and b in unsigned:
-        return a if _RANK[str(a)] >= _RANK[str(b)] else b
+        return a if _RANK[dtype_name(a)] >= _RANK[dtype_name(b)] else b
     if "uint64" in (a, b):
-        raise TypeError(f"no integer dtype holds both {a} and {b} values: cast one of the "
+        raise TypeError(f"no integer dtype holds both {dtype_name(a)} and {dtype_name(b)} values: cast one of the "
                         "operands (to int64 or uint64) first")
     return int64
 

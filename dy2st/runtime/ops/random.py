@@ -103,5 +103,5 @@ def normal(mean: Any = 0.0, std: Any = 1.0, shape: Any = None, name: Optional[st
     if shape is None:
         raise ValueError("normal: give `shape` when mean and std are numbers")
     template, dims = split_shape(shape)
-    return apply("gaussian_random", dims, {"shape": template, "dtype": str(default_float()),
+    return apply("gaussian_random", dims, {"shape": template, "dtype": dtype_name(default_float()),
                                            "mean": float(mean), "std": float(std)})

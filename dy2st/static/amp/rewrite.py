@@ -68,7 +68,7 @@ class _Rewriter:
     def keep_as_built(self, op: Operator) -> None:
         """Ops that stay as built: their inputs get back the dtype they had when built."""
         if op.type != "cast":
-            op.inputs = [self.cast(n, str(self.original[n]), op)
+            op.inputs = [self.cast(n, dtype_name(self.original[n]), op)
                          if (v := self.var(n)) is not None and n in self.original and
                          v.dtype != self.original[n] else n for n in op.inputs]
         self.block.ops.append(op)
