@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, List, Optional, Tuple
 
 from .. import ops, state
+from ..dtype import dtype_name
 from ..ops.infer import FLOATING
 from ..ops.operands import promote
 from ..program import Block, Variable, block_guard
@@ -39,7 +40,7 @@ def widen(value: Any, dtype: Any, name: str = "", origin: Any = None) -> Any:
         out = ops.full([d if d >= 0 else 1 for d in value._shape], 0, dtype)
         out.block.program.maybe_undefined[out.name] = entry
         return out
-    return _flagged(ops.cast(value, dtype), value, name, f"{value.dtype}", origin)
+    return _flagged(ops.cast(value, dtype), value, name, dtype_name(value.dtype), origin)
 
 
 def widen_number(value: Any, like: Any, name: str = "", origin: Any = None) -> Any:
@@ -54,10 +55,10 @@ def widen_number(value: Any, like: Any, name: str = "", origin: Any = None) -> A
 def _flagged(out: Any, before: Any, name: str, what: str, origin: Any, like: Any = None) -> Any:
     at = f" (line {origin.line}: {origin.source})" if origin is not None else ""
     like = out if like is None else like
-    after = f"{like.dtype}{list(like._shape)}"
+    after = f"{dtype_name(like.dtype)}{list(like._shape)}"
     where = (f"'{name}' is {what} before the tensor loop{at} and {after} after a turn of it; "
              f"when the loop runs no turn, eager code keeps it {what}, which one graph holding "
-             f"{after} cannot give here: make '{name}' a {like.dtype} tensor before the loop "
+             f"{after} cannot give here: make '{name}' a {dtype_name(like.dtype)} tensor before the loop "
              "(or convert with full_graph=False, where this line then runs as Python)")
     program = out.block.program
     program.maybe_undefined[out.name] = (ops.full([], False, "bool"), WIDENED, where, origin)
