@@ -7,6 +7,7 @@ import warnings
 from typing import List
 
 from ..runtime.side_effects import REFUSED
+from ..runtime.widened import WIDENED
 from .builder import OpContext
 from .errors import NotExportableError
 from .table import lowers
@@ -28,6 +29,9 @@ def run_time_check(cx: OpContext) -> List[str]:
         raise NotExportableError("check_defined", cx.attrs["where"], cx.op.origin)
     what = {"assert": "the assertion", "raise": "the exception raised",
             "check_defined": "the check that a variable is assigned"}[cx.op.type]
+    if cx.op.type == "check_defined" and cx.attrs.get("name") == WIDENED:
+        what = ("the check that a tensor loop that widens a variable's dtype ran a turn (where "
+                "it ran none, the model gives the widened dtype; eager code keeps the old one)")
     warnings.warn(f"ONNX export: {what}{cx.where()} is not checked by the exported model "
                   "(ONNX graphs cannot raise errors)", UncheckedWarning, stacklevel=2)
     return []

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
+from dy2st.onnx.ops_side_effects import UncheckedWarning
 from dy2st.static import InputSpec
 from tests.autograd import gradcheck
 from tests.support import check_user_error
@@ -316,3 +317,11 @@ def test_a_loaded_model_fails_at_the_loop_where_eager_keeps_the_other_dtype(full
         with pytest.raises(TypeError, match="'s' is int64 before the tensor loop") as info:
             loaded(x, n)
         assert "for i in range(n):" in str(info.value)
+
+
+def test_onnx_export_says_the_zero_trip_check_is_left_out(tmp_path):
+    # an ONNX graph cannot raise: the model gives the widened dtype where no turn ran
+    specs = [InputSpec([None, 3], "float32"), InputSpec([], "int64")]
+    st = paddle.jit.to_static(Accumulate(), input_spec=specs, full_graph=True)
+    with pytest.warns(UncheckedWarning, match="widens a variable's dtype ran a turn"):
+        paddle.onnx.export(st, str(tmp_path / "m"), input_spec=specs)
