@@ -1,9 +1,9 @@
 """Generators of the differential fuzzer (tools/fuzz.py) for gradients taken inside converted
 code and their neighbours (issue 24, item 12 and after): `loss.backward()` inside f reaching a
 parameter and the input (`.grad` read inside f and compared after each call), a backward under a
-tensor `if` (one branch, both branches, with retain_graph), `paddle.grad` inside f, a Layer's
-dict attribute written in both branches of a tensor `if`, and a helper returning a variable that
-is None before a tensor loop. Their random stream is derived from the program's own (drawing
+tensor `if` (one branch, both branches, with retain_graph, `.grad` None on one path read after
+it), `paddle.grad` inside f, a Layer's dict attribute written in both branches of a tensor `if`,
+and a helper returning a variable that is None before a tensor loop. Their random stream is derived from the program's own (drawing
 nothing from it), so every program that does not use them is generated as before.
 
     python tools/fuzz_backward.py --count 500 --seed 0 --workers 2   # every program uses one
@@ -45,6 +45,10 @@ BACKWARD = [
      "    loss7.backward(retain_graph=True)",
      "    g = g + W7.grad + (x.grad[0] if x.grad is not None else s)",
      "    loss7.backward()", "h = h - W7.grad * 0.25"],
+    # W7.grad None before the `if`: read after it, None on the path not taken
+    ["W7.clear_grad(set_to_zero=False)", "if {cond}:",
+     "    (h.detach() * W7 * W7).sum().backward()", "gw7 = W7.grad", "if gw7 is not None:",
+     "    g = g + gw7 * 0.5", "h = h - (s if W7.grad is None else W7.grad.sum())"],
     ["(gw7,) = paddle.grad((h.detach() * W7 * W7).sum(), W7)", "g = g + gw7",
      "(gw7,) = paddle.grad((g.detach() * W7).sum(), [W7], retain_graph=False)",
      "h = h * 0.5 + gw7"],

@@ -2,6 +2,7 @@
 (`backward`, `grad`, `clear_grad`, `register_hook`, ...)."""
 from __future__ import annotations
 
+import sys
 from typing import Any, Callable, Dict, List, Optional, Sequence, Union
 
 import numpy as np
@@ -9,6 +10,7 @@ import numpy as np
 from ..runtime import ops
 from ..runtime.ops import indexing
 from ..runtime.ops.grad_kernels import cleared
+from ..runtime.origin import source_maps
 from ..runtime.program import Variable
 from ..runtime.state import _state
 from ..runtime.tensor import Tensor
@@ -104,11 +106,17 @@ def _tensor_backward(self: Tensor, grad_tensor: Any = None, retain_graph: bool =
     backward([self], None if grad_tensor is None else [grad_tensor], retain_graph)
 
 
+def _converted_caller() -> bool:
+    """Whether `.grad` is read by converted code, which understands a value flagged None on
+    some paths (library code, such as an optimizer step, does not)."""
+    return source_maps.is_generated(sys._getframe(2).f_code.co_filename)
+
+
 def _get_grad(self: Tensor) -> Optional[Tensor]:
     if _state.blocks:
         # lazy: keeps autograd.traced out of `import dy2st` (loaded on first use)
         from .traced import traced_grad
-        return traced_grad(self)
+        return traced_grad(self, _converted_caller())
     return getattr(self, "_grad", None)
 
 
@@ -213,7 +221,7 @@ def _variable_grad(self: Variable) -> Optional[Any]:
         return None
     # lazy: keeps autograd.traced out of `import dy2st` (loaded on first use)
     from .traced import traced_grad
-    return traced_grad(self)
+    return traced_grad(self, _converted_caller())
 
 
 def install() -> None:

@@ -16,6 +16,7 @@ from ..runtime.dtype import INEXACT_NUMPY
 from ..runtime.ops.grad_kernels import dropped, is_dropped
 from ..runtime.program import Program, Variable
 from ..runtime.registry import apply
+from ..runtime.side_effects import IS_NONE
 from ..runtime.tensor import Parameter, Tensor
 from .engine import GradientError
 from .static_api import seed_gradients, trainable_parameters
@@ -98,10 +99,13 @@ def _input_slot(program: Program, info: InputGrad) -> GradSlot:
     return slot
 
 
-def traced_grad(tensor: Any) -> Optional[Any]:
+def traced_grad(tensor: Any, optional: bool = False) -> Optional[Any]:
     """`tensor.grad` while a Program is traced: the symbolic gradient once the trace computed
     one, else the value the tensor has now (None when it has none). An input of the traced
-    function reads the `.grad` its call's tensor has when the program runs."""
+    function reads the `.grad` its call's tensor has when the program runs. A gradient that a
+    tensor `if` leaves None on some paths only is, when `optional` (converted code reads it),
+    a value flagged None on those paths (`is None` tests the flag, other reads fail there as
+    eager's would); else it is refused."""
     program = state.current_program()
     if isinstance(tensor, Variable):
         info = input_of(program, tensor) if program is not None else None
@@ -124,10 +128,25 @@ def traced_grad(tensor: Any) -> Optional[Any]:
             if getattr(tensor, "_grad", None) is None:
                 return None
             slot = slot_of(program, tensor)
-    _check_on_every_path(program, key)
+    why = _none_on_some_paths(program, key)
+    if why is not None:
+        if not optional:
+            raise GradientError(why)
+        return _flagged(program, program.capture_tensor(slot))
     if key in _dropped(program):
         return None
     return program.capture_tensor(slot)
+
+
+def _flagged(program: Program, value: Variable) -> Variable:
+    """A copy of a gradient slot's value that stands for None where the slot holds the dropped
+    gradient (the path left `.grad` None)."""
+    out = apply("assign", [value])
+    message = ("`.grad` is None here: the tensor had no gradient on the path the tensor `if` "
+               "took (its branch that ran backward() was not taken, or it ran "
+               "clear_grad(set_to_zero=False)); test `.grad is None` before using it")
+    program.maybe_undefined[out.name] = (apply("grad_present", [value]), IS_NONE, message, None)
+    return out
 
 
 def _dropped(program: Program) -> set:
@@ -288,20 +307,23 @@ def _branch_write(program: Program, key: Any, had: bool, chain: List[Any]) -> No
     _maybe_none(program)[key] = {chain[0].idx}
 
 
-def _check_on_every_path(program: Program, key: Any) -> None:
-    """Refuse to read a `.grad` that is None on some paths of a tensor `if` and not others."""
+def _none_on_some_paths(program: Program, key: Any) -> Optional[str]:
+    """Why a `.grad` read here is None on some paths of a tensor `if` and not others (None when
+    it is not). Library code (an optimizer step, which skips a parameter without a gradient)
+    cannot take such a value: its reads are refused with this message."""
     branches = _maybe_none(program).get(key)
     dropped = _dropped_in_branch(program).get(key)
     if branches is not None and not surely_given(program, branches):
-        raise GradientError(
-            "`.grad` read after a tensor `if` whose branch ran backward(): the tensor had no "
-            "gradient before, so `.grad` is None when that branch is not taken and a tensor "
-            "when it is, which one graph cannot hold (an optimizer step skips a parameter "
-            "without one); read it inside the branch, call backward() in both branches or "
-            "outside the `if`, or use full_graph=False (this line then runs eagerly)")
+        return ("`.grad` read by library code (an optimizer step) after a tensor `if` whose "
+                "branch ran backward(): the tensor had no gradient before, so `.grad` is None "
+                "when that branch is not taken and a tensor when it is, and the step would skip "
+                "the parameter only on one path, which one graph cannot hold; call backward() "
+                "in both branches or outside the `if`, step inside the branch, or use "
+                "full_graph=False (this line then runs eagerly)")
     if dropped is not None and not surely_given(program, {dropped}):
-        raise GradientError(
-            "`.grad` read after a tensor `if` whose branch ran clear_grad(set_to_zero=False): "
-            "`.grad` is None when that branch is taken and a tensor when it is not, which one "
-            "graph cannot hold; use clear_grad() (zeros) in the branch, or full_graph=False "
-            "(this line then runs eagerly)")
+        return ("`.grad` read by library code (an optimizer step) after a tensor `if` whose "
+                "branch ran clear_grad(set_to_zero=False): `.grad` is None when that branch is "
+                "taken and a tensor when it is not, which one graph cannot hold; use "
+                "clear_grad() (zeros) in the branch, or full_graph=False (this line then runs "
+                "eagerly)")
+    return None

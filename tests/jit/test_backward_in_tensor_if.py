@@ -1,6 +1,7 @@
 """`loss.backward()` inside a tensor `if` of a converted function runs in the graph: `.grad`
 of parameters and inputs changes only on the path taken (None stays None on the other), read
-inside the branch, an optimizer step and `clear_grad()` after it, both branches, nested `if`s;
+inside the branch, an optimizer step and `clear_grad()` after it, both branches, nested `if`s,
+`.grad` read after the `if` when it is None on one path only (a value flagged None there);
 what one graph cannot hold is refused at the user's line with full_graph=True and agrees with
 eager by default; a backward inside a tensor loop body is refused with full_graph=True."""
 import numpy as np
@@ -150,6 +151,69 @@ def test_reading_a_gradient_that_is_none_on_one_path_is_refused_in_one_graph():
         a, b = _leaf(r), _leaf(r)
         _same(_arrays(eager(a)), _arrays(default(b)))
         _same(_grads([a]), _grads([b]))
+
+
+W = paddle.create_parameter([3], "float32")
+W.set_value(paddle.to_tensor([0.5, -1.0, 2.0]))
+
+
+def _given_in_branch(x):
+    if x.sum() > 0:
+        (x * x * W).sum().backward()
+    g = x.grad                  # None when the branch was not taken
+    if g is None:
+        return x * 0.0, W.grad
+    return g * 2.0 + 1.0, W.grad
+
+
+def _dropped_in_branch(x):
+    (x * x).sum().backward()
+    if x.mean() < 0:
+        x.clear_grad(set_to_zero=False)
+    return x * 1.0, x.grad      # returned: None on one path
+
+
+def _used_without_a_test(x):
+    if x.sum() > 0:
+        (x * x).sum().backward()
+    return x.grad * 2.0         # eager: TypeError when the branch was not taken
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+@pytest.mark.parametrize("fn", [_given_in_branch, _dropped_in_branch])
+def test_a_gradient_none_on_one_path_is_read_after_the_if(full_graph, fn):
+    run = paddle.jit.to_static(fn, full_graph=full_graph)
+    paths = set()
+    for r in ROWS + ROWS[::-1]:        # several calls, both paths, in both orders
+        W.grad = None
+        a = _leaf(r)
+        want = _arrays(fn(a)) + _grads([a, W])
+        W.grad = None
+        b = _leaf(r)
+        _same(want, _arrays(run(b)) + _grads([b, W]))
+        paths.add(want[1] is None)
+    assert paths == {True, False}
+    x = np.asarray(ROWS[0], "float32")      # the gradient taken in the branch, by differences
+    W.grad = None
+    got = _arrays(run(_leaf(x)))
+    if fn is _given_in_branch:
+        w = W.numpy().astype("float64")
+        want = numeric_gradient(lambda v: float((v * v * w).sum()), x.astype("float64"), 1e-4)
+        np.testing.assert_allclose(got[0], want * 2.0 + 1.0, rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_computing_with_a_gradient_none_on_the_path_taken_fails_as_eager(full_graph):
+    run = paddle.jit.to_static(_used_without_a_test, full_graph=full_graph)
+    for r in ROWS:
+        if sum(r) > 0:
+            _same(_arrays(_used_without_a_test(_leaf(r))), _arrays(run(_leaf(r))))
+            continue
+        with pytest.raises(TypeError):
+            _used_without_a_test(_leaf(r))
+        with pytest.raises(TypeError) as info:
+            run(_leaf(r))
+        check_user_error(info.value, __file__, "return x.grad * 2.0")
 
 
 @pytest.mark.parametrize("full_graph", [True, False])

@@ -382,6 +382,12 @@ def _grad_clear_kernel(x, set_to_zero=True):
     return (cleared if set_to_zero else dropped)(x.shape, x.dtype)
 
 
+@register_op("grad_present", infer=lambda x: Meta([], bool_))
+def _grad_present_kernel(x):
+    """Whether a gradient slot holds a gradient: false for the dropped one (`.grad` None)."""
+    return np.array(not is_dropped(x))
+
+
 @register_op("grad_accumulate", infer=lambda old, new: Meta(old._shape, old.dtype))
 def _grad_accumulate_kernel(old, new):
     """old + new, without the addition when old is a cleared gradient."""
