@@ -31,6 +31,7 @@ from ..runtime.tensor import Tensor
 from .absent_keys import ABSENT, drop_absent
 from .errors import raise_run_error
 from .leaf_values import picked
+from .partial_backward import PartialBackwards, has_sub_blocks
 from .program_replay import JointProgram, random_outputs, replay, snapshot
 
 
@@ -129,7 +130,7 @@ class GradProgram:
     def __init__(self, forward: Any, n_out: int, writes: List[Tensor], backward: Any,
                  seeded: List[int], fetch_of: List[Optional[int]], joint: Any,
                  input_slots: List[Tuple[int, Any]], reaches: List[frozenset],
-                 ancestors: List[frozenset]) -> None:
+                 ancestors: List[frozenset], partial: Optional[PartialBackwards]) -> None:
         self.forward = forward
         self.n_out = n_out
         self.writes = writes          # tensors taking fetches n_out, n_out + 1, ...
@@ -148,6 +149,9 @@ class GradProgram:
         # autograd would record for it); a backward without retain_graph frees those of the
         # outputs it reaches, and another output is refused only if it needs one of them
         self.ancestors = ancestors
+        # the backward of some outputs alone (None: a single differentiable output, or a
+        # program whose forward a partial backward would change)
+        self.partial = partial
 
     def joint_program(self) -> JointProgram:
         if self._joint is None:
@@ -169,6 +173,8 @@ def _build(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict, flags: Tuple[b
     inputs = list(program.feed_names)
     writes = list(program.persistable_writes.items())
     forward_ops = {id(op) for op in g.ops}
+    several = sum(is_differentiable_value(g.vars[n]) for n in outputs) > 1
+    before = clone_program(program) if several and not has_sub_blocks(program) else None
     targets, seeds, seeded = [], [], []
     for k, name in enumerate(outputs):
         var = g.vars[name]
@@ -214,10 +220,12 @@ def _build(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict, flags: Tuple[b
     program.fetch_names = outputs + [new for _, new in writes] + residuals
     optimize(program)
     backend = static_fn.backend
+    partial = None if before is None else PartialBackwards(
+        before, dict(zip(seeded, seeds)), inputs, residuals, wrt_names, backend)
     return GradProgram(compile_for(backend, program, inputs, program.fetch_names), len(outputs),
                        [program.write_targets[old] for old, _ in writes],
                        compile_for(backend, backward, backward.feed_names, fetch), seeded,
-                       fetch_of, joint, bindings(program), reaches, ancestors)
+                       fetch_of, joint, bindings(program), reaches, ancestors, partial)
 
 
 def _outputs_reached(program: Any, wrt_names: List[Optional[str]]) -> List[frozenset]:
@@ -319,13 +327,20 @@ class _Backward:
         gp = self.gp
         if create_graph:
             return self._differentiable(node, grads)
+        given = frozenset(k for k in gp.seeded if grads[k] is not None)
+        found = gp.partial.get(given) if gp.partial is not None and given and \
+            len(given) < len(gp.seeded) else None
+        if found is not None:       # only the outputs reached: as eager, the others' ops never run
+            compiled, seeded, fetch_of = found
+        else:
+            compiled, seeded, fetch_of = gp.backward, gp.seeded, gp.fetch_of
         arrays = list(self.feeds)
-        for k in gp.seeded:
+        for k in seeded:
             g = grads[k]
             arrays.append(g._value if g is not None else np.zeros_like(node.out_values[k]))
-        out = _run(gp.backward, arrays)
+        out = _run(compiled, arrays)
         return [Tensor(np.asarray(out[k])) if k is not None and self._reached(i, grads) else None
-                for i, k in enumerate(gp.fetch_of)]
+                for i, k in enumerate(fetch_of)]
 
     def _reached(self, i: int, grads: List[Any]) -> bool:
         return any(grads[k] is not None for k in self.gp.reaches[i])

@@ -163,3 +163,54 @@ def test_the_saved_values_go_once_no_output_can_backward():
     first = loss._node.edges[0][0]      # the call's node, through the eager add
     loss.backward()
     assert first.freed and first.backward_fn is None
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_an_output_no_gradient_reached_runs_no_gradient_op(full_graph):
+    # sqrt's gradient at 0 is inf: seeding b with zeros gave 0 * inf = NaN in x.grad, where
+    # eager never visits b's ops
+    def f(x, w):
+        return (x * w).sin(), x.sqrt() + w.log()
+
+    static = paddle.jit.to_static(f, full_graph=full_graph)
+    for x in ([0.0, 1.0, 4.0], [2.0, 0.0, 0.5]):
+        x = np.asarray(x, "float32")
+        got = []
+        for fn in (f, static):
+            xt, wt = _leaves(x)
+            wt = paddle.to_tensor(np.abs(wt.numpy()), stop_gradient=False)
+            a, b = fn(xt, wt)
+            a.sum().backward()
+            got.append((xt.grad.numpy(), wt.grad.numpy()))
+            with np.errstate(divide="ignore"):
+                b.sum().backward()  # then b alone: its gradient is inf at 0, as eagerly
+            got.append((xt.grad.numpy(), wt.grad.numpy()))
+        w = np.abs(_leaves(x)[1].numpy())
+        np.testing.assert_allclose(got[2][0], np.cos(x * w) * w, rtol=1e-5)     # no NaN
+        assert np.isinf(got[3][0]).sum() == 1
+        for u, v in zip(got[:2], got[2:]):
+            np.testing.assert_allclose(u[0], v[0], rtol=1e-5)
+            np.testing.assert_allclose(u[1], v[1], rtol=1e-5)
+
+
+def test_outputs_of_a_tensor_if_given_a_gradient_in_turn():
+    # a program holding a tensor `if` keeps the full gradient program (zero seeds), values agree
+    def f(x, w):
+        if x.sum() > 0:
+            h = x * w
+        else:
+            h = x - w
+        return h.tanh(), (x * 3.0).sin()
+
+    static = paddle.jit.to_static(f)
+    for x in (X, -X):
+        got = []
+        for fn in (f, static):
+            xt, wt = _leaves(x)
+            a, b = fn(xt, wt)
+            b.sum().backward()
+            got.append(xt.grad.numpy().copy())
+            a.sum().backward()
+            got.append(wt.grad.numpy())
+        for u, v in zip(got[:2], got[2:]):
+            np.testing.assert_allclose(u, v, rtol=1e-5)
