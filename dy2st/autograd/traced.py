@@ -168,12 +168,12 @@ def traced_clear_grad(tensor: Any, set_to_zero: bool = True) -> None:
         key, slot, owner = info.leader, _input_slot(program, info), tensor
     else:
         key, slot, owner = id(tensor), slot_of(program, tensor), program.capture_tensor(tensor)
+    chain = enclosing(program, "clear_grad()")     # refused in a loop body, before the write
     # (a program that only clears gradients stays one node of the eager tape: later eager
     # code may still differentiate what it computed)
     cleared_value = apply("grad_clear", [owner], {"set_to_zero": bool(set_to_zero)})
     program.record_persistable_write(slot, cleared_value)
     note_slot_write(program, key)
-    chain = enclosing(program, "clear_grad()")
     if set_to_zero:
         _dropped(program).discard(key)
     else:

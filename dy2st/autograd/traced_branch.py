@@ -2,7 +2,8 @@
 the branch (through the branch's ops and those of the enclosing blocks before it), so `.grad`
 changes only on the path taken, as eager's does: the new gradients are the branch's pending
 writes of the gradient slots, which the `if` merges (runtime/control_flow/cond.py). A backward
-inside a tensor loop body is refused: a gradient slot cannot be updated inside a loop."""
+inside a tensor loop body is refused: a gradient slot cannot be updated inside a loop
+(`paddle.grad`, which updates none, runs there: traced_paddle_grad.py)."""
 from __future__ import annotations
 
 from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
@@ -18,21 +19,22 @@ RAISABLE.setdefault("GradientError", GradientError)
 RAISABLE.setdefault("UnusedInputError", UnusedInputError)
 
 
-def enclosing(program: Program, what: str) -> List[Block]:
+def enclosing(program: Program, what: str, loops: bool = False) -> List[Block]:
     """The sub-blocks being traced, innermost first (empty at the top level); `what` (a
-    backward or a clear_grad) inside a tensor loop body is refused."""
+    backward or a clear_grad) inside a tensor loop body is refused unless `loops`."""
     chain = []
     b = state.current_block()
     while b is not None and b.idx != 0:
         chain.append(b)
         b = b.parent
     for b in chain:
-        if b.owner_kind == "while":
+        if b.owner_kind == "while" and not loops:
             raise GradientError(
                 f"{what} inside a tensor loop body of a to_static function is not supported "
                 "with full_graph=True: a loop cannot update `.grad` on each turn in one graph; "
-                "call backward() after the loop (on the sum of the turns' losses), make the "
-                "loop a Python loop, or use full_graph=False, which runs the loop eagerly")
+                "move it out of the loop (one backward() after it, on the sum of the turns' "
+                "losses), make the loop a Python loop, or use full_graph=False, which runs the "
+                "loop eagerly")
     return chain
 
 

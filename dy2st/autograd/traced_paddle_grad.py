@@ -73,6 +73,32 @@ def _check_reachable(program: Program, chain: List[Block], outputs: List[Variabl
                 "stop_gradient=False)")
 
 
+def _check_turn(program: Program, chain: List[Block], outputs: List[Variable],
+                create_graph: bool) -> None:
+    """Inside a tensor loop body the gradient ops run in the body, through this turn's ops and
+    those before the loop: refused when the outputs depend on a value the loop carries from
+    earlier turns (their ops are not in this turn's graph), or with create_graph=True."""
+    bodies = [b for b in chain if b.owner_kind == "while"]
+    if not bodies:
+        return
+    if create_graph:
+        raise GradientError(
+            "paddle.grad(create_graph=True) inside a tensor loop body of a to_static function "
+            "is not supported: the second derivative of a `while` cannot be taken in the same "
+            "program; call it after the loop, or use full_graph=False, which runs the loop "
+            "eagerly")
+    carried = [p for b in bodies for p in b.params if p not in b.captures.values()
+               and program.find_var(p).dtype.is_inexact]
+    depends = chain_requires_grad(program, chain, carried) if carried else set()
+    if any(o.name in depends for o in outputs):
+        raise GradientError(
+            "paddle.grad() inside a tensor loop body of a to_static function, of an output that "
+            "depends on a value the loop carries from earlier turns, is not supported with "
+            "full_graph=True: the earlier turns' operations are not in this turn's graph; take "
+            "the gradient after the loop, or of values computed in this turn from tensors "
+            "before the loop, or use full_graph=False, which runs the loop eagerly")
+
+
 def traced_paddle_grad(program: Program, outputs: List[Variable], inputs: List[Any],
                        grad_outputs: Any, create_graph: bool, allow_unused: bool,
                        no_grad_vars: List[Any]) -> List[Optional[Variable]]:
@@ -80,7 +106,8 @@ def traced_paddle_grad(program: Program, outputs: List[Variable], inputs: List[A
     None (or eager's error) for an input the outputs do not reach through tensors needing a
     gradient, a gradient that is a constant unless create_graph=True. Like eager paddle.grad
     (Paddle 3.3.1's), it frees nothing, but fails where an earlier backward freed the graph."""
-    chain = enclosing(program, "paddle.grad()")     # a tensor `if` branch (a loop is refused)
+    chain = enclosing(program, "paddle.grad()", loops=True)   # tensor `if`s and loops
+    _check_turn(program, chain, outputs, create_graph)
     need = needing_gradient(program, chain)
     for out in outputs:
         if out.name not in need:

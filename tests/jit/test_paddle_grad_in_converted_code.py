@@ -265,3 +265,77 @@ def test_grad_under_a_tensor_if_and_after_an_early_return(full_graph, x_needs_gr
         np.testing.assert_allclose(run(b).numpy(), want, rtol=1e-5, atol=1e-6)
         kinds.add("value")
     assert kinds == ({"value"} if x_needs_grad else {"value", "error"})
+
+
+def _per_turn(x, n):
+    i = paddle.zeros([], "int64")
+    h = x * 1.0
+    y = x.exp()
+    while i < n:
+        # of values before the loop and this turn's: the gradient ops run in the body
+        (g,) = paddle.grad((y * x * W * paddle.cast(i + 1, "float32")).sum(), x)
+        h = h * g + x
+        i += 1
+    return h * x
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_grad_inside_a_tensor_loop_body(full_graph):
+    run = _agree(_per_turn, _calls(), full_graph)
+    for v, n in CALLS:      # and an eager backward through the call, every trip count
+        grads = []
+        for fn in (_per_turn, run):
+            W.clear_grad(set_to_zero=False)
+            x = _leaf(v)
+            out = fn(x, paddle.to_tensor(n))
+            (out * out).sum().backward()
+            grads.append(_arrays((x.grad, W.grad)) if W.grad is not None else
+                         _arrays(x.grad) + [None])
+        for w, g in zip(*grads):
+            assert (w is None) == (g is None)       # W.grad None with no turn
+            if w is not None:
+                np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+    a, n = np.asarray(CALLS[2][0], "float64"), CALLS[2][1]
+    w = W.numpy().astype("float64")
+
+    def value(p):       # _per_turn in numpy: turn i's gradient, a constant (no create_graph)
+        h = p.copy()
+        for i in range(n):
+            h = h * (np.exp(a) * (a + 1.0) * w * (i + 1)) + p
+        return float(((h * p) ** 2).sum())
+    x = _leaf(CALLS[2][0])
+    out = run(x, paddle.to_tensor(n))
+    (out * out).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), numeric_gradient(value, a, eps=1e-5), rtol=1e-3)
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_grad_in_a_loop_of_a_value_carried_from_earlier_turns_is_refused_in_one_graph(
+        full_graph):
+    def f(x, n):
+        i = paddle.zeros([], "int64")
+        h = x * 1.0
+        while i < n:
+            (g,) = paddle.grad((h * x).sum(), x)    # h's earlier turns are another graph
+            h = h * 0.5 + g
+            i += 1
+        return h
+
+    def second(x, n):
+        i = paddle.zeros([], "int64")
+        h = x * 1.0
+        while i < n:
+            (g,) = paddle.grad((x * x * x).sum(), x, create_graph=True)
+            h = h + g
+            i += 1
+        return h
+    if not full_graph:      # the loop runs eagerly
+        _agree(f, _calls(), full_graph)
+        _agree(second, _calls(), full_graph)
+        return
+    with pytest.raises(GradientError, match="carries from earlier turns") as info:
+        paddle.jit.to_static(f, full_graph=True)(_leaf([1.0, 2.0, 3.0]), paddle.to_tensor(2))
+    check_user_error(info.value, __file__, "(g,) = paddle.grad((h * x).sum(), x)")
+    with pytest.raises(GradientError, match="inside a tensor loop body") as info:
+        paddle.jit.to_static(second, full_graph=True)(_leaf([1.0, 2.0]), paddle.to_tensor(2))
+    check_user_error(info.value, __file__, "paddle.grad((x * x * x).sum(), x, create_graph=True)")

@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
-from tests.support import graph_break
+from dy2st.autograd.engine import GradientError
+from tests.support import check_user_error, graph_break
 
 
 def _clear(mode, net, opt, set_to_zero):
@@ -123,3 +124,26 @@ def test_a_function_that_only_clears_gradients_stays_differentiable(full_graph):
         assert want[1] == got[1]
         for w, o in zip(want[:1] + want[2:], got[:1] + got[2:]):
             np.testing.assert_allclose(o, w, rtol=1e-5)
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_clear_grad_inside_a_tensor_loop_body(full_graph):
+    def f(x, n):
+        (x * x).sum().backward()
+        i = paddle.zeros([], "int64")
+        while i < n:
+            x.clear_grad()      # a loop cannot update `.grad` on each turn in one graph
+            i += 1
+        return x * 1.0
+    run = paddle.jit.to_static(f, full_graph=full_graph)
+    if full_graph:
+        with pytest.raises(GradientError, match="clear_grad.. inside a tensor loop body") as info:
+            run(paddle.to_tensor([1.0, 2.0], stop_gradient=False), paddle.to_tensor(2))
+        check_user_error(info.value, __file__, "x.clear_grad()")
+        return
+    for n in (0, 1, 3):     # the loop runs eagerly
+        a, b = (paddle.to_tensor([1.0, -2.0], stop_gradient=False) for _ in range(2))
+        np.testing.assert_allclose(f(a, paddle.to_tensor(n)).numpy(),
+                                   run(b, paddle.to_tensor(n)).numpy())
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy())
+        assert (n == 0) == bool(a.grad.numpy().any())
