@@ -17,7 +17,7 @@ not_exportable(TRAINING_ONLY, "conv_nd_filter_grad", "conv_nd_input_grad", "cump
                "masked_select_grad", "pad_grad", "resample_grad", "split_grad",
                "strided_slice_grad", "tile_grad", "unbind_grad", "grid_sample_grad_grad", "gelu_grad")
 # a compiled train step's gradient bookkeeping (a cleared gradient, accumulation onto it)
-not_exportable(TRAINING_ONLY, "grad_clear", "grad_accumulate")
+not_exportable(TRAINING_ONLY, "grad_clear", "grad_accumulate", "grad_present")
 # helpers of gradient rules: the winner of each scattered position, a loss's one-hot target
 not_exportable(TRAINING_ONLY, "scatter_winners", "hard_label_target")
 not_exportable("training-only: a loss, computed in training, not in exported inference graphs",

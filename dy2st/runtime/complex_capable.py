@@ -26,7 +26,7 @@ COMPLEX_CAPABLE = frozenset((
     "array_concat", "array_join", "array_pop", "array_slice", "array_grad_add",
     "array_grad_clear", "array_grad_head", "array_grad_insert", "array_grad_put",
     "array_grad_read", "array_grad_split", "array_grad_tail", "array_grad_unslice",
-    "array_grad_unstack", "tape_create", "tape_push", "tape_read", "grad_accumulate",
+    "array_grad_unstack", "tape_create", "tape_push", "tape_read", "grad_accumulate", "grad_present",
     "grad_clear", "reduce_as", "c_allreduce", "c_allgather", "c_broadcast", "c_reducescatter",
     "c_alltoall",
     # arithmetic and the holomorphic elementwise functions

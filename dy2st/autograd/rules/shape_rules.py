@@ -132,7 +132,7 @@ mark_no_grad("shape", "numel", "full", "fill", "full_like", "arange", "full_rang
              "argsort", "one_hot", "randint", "gaussian_random", "uniform_random", "equal_all",
              "allclose", "isclose", "unique")
 
-mark_no_grad("grad_clear", "grad_accumulate")
+mark_no_grad("grad_clear", "grad_accumulate", "grad_present")
 # collectives are not differentiated (as in Paddle's eager mode): DataParallel reduces the
 # gradients themselves, after backward
 mark_no_grad("c_allreduce", "c_allgather", "c_broadcast", "c_reducescatter", "c_alltoall")
