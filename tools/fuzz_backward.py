@@ -2,9 +2,10 @@
 code and their neighbours (issue 24, item 12 and after): `loss.backward()` inside f reaching a
 parameter and the input (`.grad` read inside f and compared after each call), a backward under a
 tensor `if` (one branch, both branches, with retain_graph, `.grad` None on one path read after
-it), `paddle.grad` inside f, a Layer's dict attribute written in both branches of a tensor `if`,
-and a helper returning a variable that is None before a tensor loop. Their random stream is derived from the program's own (drawing
-nothing from it), so every program that does not use them is generated as before.
+it), `paddle.grad` inside f (also in a tensor loop body), a Layer's dict attribute written in
+both branches of a tensor `if`, and a helper returning a variable that is None before a tensor
+loop. Their random stream is derived from the program's own (drawing nothing from it), so every
+program that does not use them is generated as before.
 
     python tools/fuzz_backward.py --count 500 --seed 0 --workers 2   # every program uses one
     python tools/fuzz_backward.py --count 2000 --seed 0 --breaks      # those with graph breaks
@@ -49,6 +50,10 @@ BACKWARD = [
     ["W7.clear_grad(set_to_zero=False)", "if {cond}:",
      "    (h.detach() * W7 * W7).sum().backward()", "gw7 = W7.grad", "if gw7 is not None:",
      "    g = g + gw7 * 0.5", "h = h - (s if W7.grad is None else W7.grad.sum())"],
+    # paddle.grad in a tensor loop body, of values before the loop and the turn's own
+    ["k7 = paddle.zeros([], 'int64')", "while k7 < {n}:",
+     "    (gw7,) = paddle.grad((h.detach() * W7 * W7 * (k7 + 1).astype('float32')).sum(), W7)",
+     "    g = g + gw7 * 0.25", "    k7 = k7 + 1"],
     ["(gw7,) = paddle.grad((h.detach() * W7 * W7).sum(), W7)", "g = g + gw7",
      "(gw7,) = paddle.grad((g.detach() * W7).sum(), [W7], retain_graph=False)",
      "h = h * 0.5 + gw7"],
@@ -118,7 +123,8 @@ def add_backward(gen, head: List[str], tail: List[str]) -> Tuple[List[str], List
         head = head[:at] + [t.format(n=r.choice(COUNTS)) for t in LAST] + \
             head[at:]
     else:
-        snippet = [t.format(cond=r.choice(CONDS)) for t in r.choice(BACKWARD)]
+        cond, n = r.choice(CONDS), r.choice(COUNTS)
+        snippet = [t.format(cond=cond, n=n) for t in r.choice(BACKWARD)]
         head = head[:at] + HEAD + head[at:]
     top = [i for i in gen.spots(before_the_last_return=True)
            if _indent(gen.lines[i]) == "    " and not gen.lines[i].lstrip().startswith("def ")]
