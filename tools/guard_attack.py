@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import random
 import sys
 import tempfile
 import warnings
@@ -33,20 +34,29 @@ from guard_attack_cases import (  # noqa: E402
     HEADER,
     Case,
 )
+from guard_attack_config import CONFIG_CASES, CONFIG_HEADER  # noqa: E402
+from guard_attack_layers import LAYER_CASES, LAYER_HEADER  # noqa: E402
 from guard_attack_methods import METHOD_CASES, METHOD_HEADER  # noqa: E402
 
-CASES = PATH_CASES + [c._replace(body=METHOD_HEADER + c.body) for c in METHOD_CASES]
+CASES = PATH_CASES + [c._replace(body=METHOD_HEADER + c.body) for c in METHOD_CASES] + \
+    [c._replace(body=CONFIG_HEADER + c.body) for c in CONFIG_CASES] + \
+    [c._replace(body=LAYER_HEADER + c.body) for c in LAYER_CASES]
 
 MODES = [("full_graph", True, False), ("default", False, False), ("default+break", False, True)]
 X = (np.arange(6, dtype=np.float32).reshape(2, 3) - 2.0) / 3.0
 
 
-def _value(fn: Any, brk: bool) -> Tuple[str, Any]:
+def _value(fn: Any, brk: bool, extra: Tuple = (), seed: int = 0) -> Tuple[str, Any]:
     import dy2st as paddle
+    # the process-wide random streams start alike for both sides of one call (a case reading
+    # random.random() or np.random must see a new number on every call, and eager's)
+    random.seed(seed)
+    np.random.seed(seed)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return "value", np.asarray(fn(paddle.to_tensor(X), brk).numpy(), dtype=np.float64)
+            out = fn(paddle.to_tensor(X), brk, *extra)
+            return "value", np.asarray(out.numpy(), dtype=np.float64)
     except Exception as e:  # noqa: BLE001 - both outcomes are compared
         return "error", f"{type(e).__name__}: {e}"
 
@@ -68,6 +78,11 @@ def counting_traces() -> Iterator[List[int]]:
         StaticFunction._trace = original
 
 
+def _extra(case: Case, module: Any) -> Tuple:
+    """The arguments of `run` after (x, brk) for one call, from the case's module."""
+    return tuple(eval(case.args, module.__dict__)) if case.args else ()   # noqa: S307
+
+
 def run_case(case: Case, full_graph: bool, brk: bool, directory: str,
              tag: str) -> List[str]:
     """The stale (or otherwise disagreeing) calls of one case in one mode, described."""
@@ -80,7 +95,8 @@ def run_case(case: Case, full_graph: bool, brk: bool, directory: str,
     for i, change in enumerate([""] + list(case.changes)):
         for m in (eager, static):
             exec(change, m.__dict__)
-        want, got = _value(eager.run, brk), _value(s_fn, brk)
+        want = _value(eager.run, brk, _extra(case, eager), i)
+        got = _value(s_fn, brk, _extra(case, static), i)
         same = want[0] == got[0] and (want[1] == got[1] if want[0] == "error" else
                                       np.allclose(want[1], got[1], rtol=1e-5))
         if not same:
@@ -88,10 +104,10 @@ def run_case(case: Case, full_graph: bool, brk: bool, directory: str,
                        f"{got[1]!r:.60}")
     # nothing changes from here: a second unchanged call must reuse what the first one left (a
     # guard that never matches traces on every call)
-    _value(s_fn, brk)
+    _value(s_fn, brk, _extra(case, static))
     with counting_traces() as traces:
-        _value(s_fn, brk)
-    if traces[0]:
+        _value(s_fn, brk, _extra(case, static))
+    if traces[0] and not case.volatile:
         bad.append(f"traced again ({traces[0]}x) with nothing changed")
     return bad
 

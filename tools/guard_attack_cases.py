@@ -75,6 +75,12 @@ class Case(NamedTuple):
     name: str
     body: str               # defines `run` (the callable) after HEADER
     changes: Sequence[str]  # run in both modules before calls 2, 3, 4, 5
+    # an expression of the module giving more positional arguments of `run` (after x, brk),
+    # evaluated before each call: an argument object mutated or replaced between calls
+    args: str = ""
+    # the state changes by itself on every call (a random stream, a counter): a trace on every
+    # call is the sound answer, not a guard that never matches
+    volatile: bool = False
 
 
 CASES: List[Case] = [

@@ -292,7 +292,7 @@ def _helper_effect(obj: Any, attr: str, arg_roots: Tuple, values: Dict[str, Any]
         if a is not None:
             value = _lookup(a[0], values, cells, globals_)
             if a[1] and value is not _NOTHING:
-                value = getattr(value, a[1], _NOTHING)
+                value = _attribute_or(value, a[1], _NOTHING)
         args.append(value)
     found = _effects(func, self_obj, tuple(args), {}, depth + 1)
     if not found:
@@ -316,7 +316,7 @@ def _callee(obj: Any, attr: str) -> Optional[Tuple[types.FunctionType, Any]]:
     if attr:
         if isinstance(obj, types.ModuleType) or isinstance(obj, Layer) and \
                 attr in obj.__dict__.get("_sub_layers", {}):
-            obj = getattr(obj, attr, None)
+            obj = _attribute_or(obj, attr, None)
         else:
             method = getattr(type(obj), attr, None)
             if isinstance(method, types.FunctionType):
@@ -330,7 +330,7 @@ def _callee(obj: Any, attr: str) -> Optional[Tuple[types.FunctionType, Any]]:
         obj, self_obj = getattr(forward, "_function", forward), obj
     elif isinstance(obj, types.MethodType):
         obj, self_obj = obj.__func__, obj.__self__
-    obj = getattr(obj, "_function", obj)            # a to_static function: its own code
+    obj = _attribute_or(obj, "_function", obj)      # a to_static function: its own code
     if type(obj) is not types.FunctionType or skips_conversion(obj):
         return None
     return obj, self_obj
@@ -360,6 +360,15 @@ def _may_call_mutating(fn: types.FunctionType, instance: Any, depth: int) -> boo
 
 
 _NOTHING = object()
+
+
+def _attribute_or(obj: Any, attr: str, default: Any) -> Any:
+    """getattr(obj, attr, default) for a user object, whose `__getattr__` may raise another
+    error than AttributeError for a missing name (an AttrDict config raises KeyError)."""
+    try:
+        return getattr(obj, attr, default)
+    except Exception:  # noqa: BLE001 - any error of user code means: no such attribute
+        return default
 # an export traces a copy of the layer tree, so such a write only touches the copy
 ATTRIBUTE_WRITE = "changes Python state of the object"
 INSTANCE_CONTAINER = "a container attribute of the instance"
@@ -388,14 +397,14 @@ def _reason(how: str, root: str, attr: str, method: str, obj: Any, is_self: bool
         if isinstance(obj, (Tensor, Layer, type)) and not is_self or \
                 isinstance(obj, types.ModuleType) and obj.__name__.split(".")[0] == "dy2st":
             return ""
-        current = getattr(obj, attr, None)
+        current = _attribute_or(obj, attr, None)
         if isinstance(current, (Tensor, Layer)) or callable(current):
             return ""
         if not is_self and current is None:
             return ""       # an object the loop machinery may give a tensor (attribute_writes)
         return (f"`{root}.{attr} = ...` {ATTRIBUTE_WRITE}, which a compiled "
                 "program would not repeat: keep it out of forward, or make it a tensor buffer")
-    target = getattr(obj, attr, _NOTHING) if attr else obj
+    target = _attribute_or(obj, attr, _NOTHING) if attr else obj
     if not isinstance(target, CONTAINERS):
         return ""
     what = f"{root}.{attr}" if attr else root
