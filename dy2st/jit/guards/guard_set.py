@@ -12,7 +12,7 @@ from ...runtime import state
 from ...runtime.program import Variable
 from ...runtime.tensor import Tensor
 from .compiled import compile_check
-from .reads import ITEMS, RESULT, VALUES, reads_of
+from .reads import ALL_ATTRIBUTES, ITEMS, RESULT, VALUES, reads_of
 from .recorder import RETURNED, UNGUARDED, Call
 from .values import (
     MAX_ITEMS,
@@ -31,7 +31,7 @@ from .values import (
 _LIBRARY_ROOTS = frozenset(("dy2st", "numpy", "math", "builtins", "functools", "itertools",
                             "operator", "collections", "typing", "paddle", "scipy"))
 _OPAQUE = (Tensor, np.ndarray, Variable, InputSpec)
-_LAYER_TABLES = ("_parameters", "_sub_layers", "_buffers")
+_LAYER_TABLES = ("_parameters", "_buffers")
 # what builtins return whose attributes are fixed (their methods are their type's)
 _NO_ATTRIBUTES = frozenset((list, tuple, dict, set, frozenset, type(iter(())), type(iter([])),
                             type(iter({})), type(iter({}.values())), reversed, filter, map, zip))
@@ -186,13 +186,24 @@ def _item_reader(base: Callable[[], Any], item: Any) -> Callable[[], Any]:
 
 
 def _items_reader(base: Callable[[], Any]) -> Callable[[], Any]:
-    """The items a loop over a list, tuple or dict (its keys) would bind, as a tuple."""
+    """The items a loop over a list, tuple or dict (its keys), or over a Layer container
+    (LayerList, Sequential: its sublayers; LayerDict: its keys) would bind, as a tuple."""
     def read() -> Any:
         obj = base()
-        if type(obj) not in (list, tuple, dict) or len(obj) > MAX_ITEMS:
+        if not _iterable(obj) or len(obj) > MAX_ITEMS:
             return MISSING
         return tuple(obj)
     return read
+
+
+def _iterable(obj: Any) -> bool:
+    """A list, tuple or dict, or a Layer container (iterating it runs no user code)."""
+    return type(obj) in (list, tuple, dict) or _sublayers(obj) is not None and \
+        _library_object(obj) and hasattr(type(obj), "__iter__")
+
+
+def _library_object(obj: Any) -> bool:
+    return type(obj).__module__.split(".")[0] in _LIBRARY_ROOTS
 
 
 def _values_reader(base: Callable[[], Any]) -> Callable[[], Any]:
@@ -215,10 +226,23 @@ def _values(obj: Any) -> Any:
     return tuple(obj) if len(obj) <= MAX_ITEMS else MISSING
 
 
+def _table_reader(base: Callable[[], Any]) -> Callable[[], Any]:
+    """A Layer's sublayers as a plain dict {name: sublayer} (MISSING for other objects)."""
+    def read() -> Any:
+        return _sublayer_dict(base())
+    return read
+
+
+def _sublayer_dict(obj: Any) -> Any:
+    d = getattr(obj, "__dict__", None)
+    table = d.get("_sub_layers") if type(d) is dict else None
+    return dict(table) if isinstance(table, dict) else MISSING
+
+
 def _sublayers(obj: Any) -> Any:
     d = getattr(obj, "__dict__", None)
     table = d.get("_sub_layers") if type(d) is dict else None
-    return table.values() if type(table) is dict else None
+    return table.values() if isinstance(table, dict) else None     # an OrderedDict
 
 
 def _each_reader(base: Callable[[], Any], step: Any) -> Callable[[], Any]:
@@ -264,8 +288,12 @@ def _instance_slot(read: Callable[[], Any], obj: Any, attr: str) -> Optional[Tup
         return None
     owner = base.obj
     d = getattr(owner, "__dict__", None)
-    if type(d) is not dict or attr not in d or hasattr(type(owner), attr):
+    if type(d) is not dict or hasattr(type(owner), attr):
         return None
+    if attr not in d:
+        # a sublayer of a Layer: Layer.__getattr__ finds it in its _sub_layers table
+        table = d.get("_sub_layers")
+        return ("dict", table, attr) if isinstance(table, dict) and attr in table else None
     return ("dict", d, attr)
 
 
@@ -275,7 +303,9 @@ def _library_module(value: Any) -> bool:
 
 
 def _in_layer_tables(obj: Any, attr: str) -> bool:
-    """A parameter, sublayer or buffer of a Layer: the structure epoch covers it."""
+    """A parameter or buffer of a Layer: the structure epoch covers it (a new tensor object
+    drops the programs that read the old one). A sublayer is guarded by identity: swapping
+    `self.act = nn.ReLU()` for a Tanh changes no parameter."""
     d = getattr(obj, "__dict__", None)
     if not d or attr in d or "_parameters" not in d:
         return False
@@ -309,16 +339,19 @@ class _Builder:
             if not each and (obj is MISSING or isinstance(obj, _OPAQUE) or _library_module(obj)):
                 return      # a tensor's shape and dtype are in the key; the library is no state
             if step == ITEMS[0]:
-                if each or type(obj) not in (list, tuple, dict):
+                if each or not _iterable(obj):
                     return  # iterating another kind of object may run code or consume it
+                plain = type(obj) in (list, tuple, dict)
                 read, key, name, each = _items_reader(read), key + (step,), f"{name}[...]", True
-                obj = read()
+                # a list's own guard compares its entries; a Layer container's is its identity
+                obj = read() if plain else self.add(key, read, f"the items of `{name}`")
                 continue
             if step == VALUES[0]:
                 if each or _values(obj) is MISSING:
                     return  # another kind of container: its items are its own code's reads
+                plain = type(obj) in (list, tuple, dict)
                 read, key, name, each = _values_reader(read), key + (step,), f"{name}[?]", True
-                obj = read()
+                obj = read() if plain else self.add(key, read, f"the items of `{name}`")
                 continue
             if each:
                 read = _each_reader(read, step)
@@ -336,6 +369,10 @@ class _Builder:
                 if obj is MISSING:
                     return
                 continue
+            if step == ALL_ATTRIBUTES and _sublayers(obj) is not None:
+                # getattr(self, name) may give a sublayer: its table, entry by entry
+                self.add(key + ("<sublayers>",), _table_reader(read.base),
+                         f"sublayers of `{name[:-len(ALL_ATTRIBUTES) - 1]}`")
             source = _instance_slot(read, obj, step) if type(step) is str else None
             what = f"attribute `{name}`" if type(step) is str else f"item `{name}`"
             value = read()

@@ -17,7 +17,7 @@ _ATTRS = frozenset(("LOAD_ATTR", "LOAD_METHOD"))
 _STORES = frozenset(("STORE_FAST", "STORE_DEREF"))
 # builtins whose first argument may have any of its attributes read (a computed name, or all)
 WHOLE_OBJECT_READERS = frozenset(("getattr", "hasattr", "vars"))
-MAX_DEPTH = 4        # access paths longer than this are guarded up to this depth
+MAX_DEPTH = 8        # access paths longer than this are guarded up to this depth
 # path steps besides attribute names: ("[]", constant) an item, ITEMS every item of an
 # iteration, VALUES every value a computed subscript may give (`cfgs[i]`, `table[name]`),
 # ALL_ATTRIBUTES the object's instance attributes (its __dict__, for getattr & co)
@@ -123,6 +123,9 @@ class _Walk:
                 self._jump_to_store(ins_list, ins, chain)
             if op == "GET_ITER":
                 self.pending_iter = _items_of(chain, ITEMS)
+                if self.pending_iter is not None:
+                    # the items themselves (a LayerList's are no entries of a guarded list)
+                    self.chains.add(self.pending_iter)
                 self._comprehension(ins_list, k)
                 return
             if op == "FOR_ITER" and chain == ("local", ".0", ()):
