@@ -43,6 +43,7 @@ CASES = PATH_CASES + [c._replace(body=METHOD_HEADER + c.body) for c in METHOD_CA
     [c._replace(body=LAYER_HEADER + c.body) for c in LAYER_CASES]
 
 MODES = [("full_graph", True, False), ("default", False, False), ("default+break", False, True)]
+_REFUSED = "which no guard can check"
 X = (np.arange(6, dtype=np.float32).reshape(2, 3) - 2.0) / 3.0
 
 
@@ -97,6 +98,8 @@ def run_case(case: Case, full_graph: bool, brk: bool, directory: str,
             exec(change, m.__dict__)
         want = _value(eager.run, brk, _extra(case, eager), i)
         got = _value(s_fn, brk, _extra(case, static), i)
+        if case.volatile and full_graph and got[0] == "error" and _REFUSED in got[1]:
+            continue    # the clear error full_graph=True gives for state no guard can check
         same = want[0] == got[0] and (want[1] == got[1] if want[0] == "error" else
                                       np.allclose(want[1], got[1], rtol=1e-5))
         if not same:

@@ -18,6 +18,8 @@ ARG_ARR = np.array([1.0, 2.0, 3.0], "float32")
 ARG_NESTED = [[1.0], [2.0, 3.0]]
 ARG_S = 1
 ARG_N = np.float32(1.0)
+ARG_F = lambda h: h * SCALE     # noqa: E731 - a lambda argument
+ARG_G = lambda h: h * CFG.k     # noqa: E731
 
 
 def new_param(v):
@@ -191,16 +193,17 @@ def run(x, brk, s):
                       "ARG_N = np.float16(2.0)", "ARG_N = np.float32(1.0)"]),
     _arg("tuple_of_objects_argument", "pair", "pair[0].k * pair[1].k", "((CFG, CFGS[1]),)",
          ["CFG.k = 2.0", "CFGS[1].k = 3.0", "CFGS.reverse()", "CFG.k = -1.0"]),
-    Case("keyword_object_argument", '''
-def run(x, brk, **kw):
+    Case("star_args_object_argument", '''
+def run(x, brk, *objs):
     if brk:
         gb(x)
-    return x * kw["cfg"].k * kw.get("scale", 1.0)
-''', ["CFG.k = 2.0", "CFG.k = 3.0", "CFG.k = 1.0", "CFG.k = -1.0"]),
+    return x * objs[0].k * objs[-1].k
+''', ["CFG.k = 2.0", "CFGS[1].k = 3.0", "CFG.k = 1.0", "CFGS[1].k = -1.0"],
+         args="(CFG, CFGS[1])"),
     _arg("bound_method_argument", "f", "f(2.0)", "(CFG.scaled,)",
          ["CFG.k = 2.0", "CFG.k = 3.0", "CFG.k = 1.0", "CFG.k = -1.0"]),
-    _arg("lambda_argument_over_global", "f", "f(2.0)", "(lambda h: h * SCALE,)",
+    _arg("lambda_argument_over_global", "f", "f(2.0)", "(ARG_F,)",
          ["SCALE = 3.0", "SCALE = 4.0", "SCALE = 1.0", "SCALE = -1.0"]),
-    _arg("lambda_argument_over_object", "f", "f(2.0)", "(lambda h: h * CFG.k,)",
+    _arg("lambda_argument_over_object", "f", "f(2.0)", "(ARG_G,)",
          ["CFG.k = 2.0", "CFG.k = 3.0", "CFG.k = 1.0", "CFG.k = -1.0"]),
 ]

@@ -16,7 +16,7 @@ from ..jst.namespace import set_call_converter
 from ..runtime.origin import source_maps
 from ..runtime.registry import hooks
 from .errors import ConversionError
-from .guards import builtin_calls, recorder
+from .guards import builtin_calls, library_calls, recorder
 from .logger import log
 from .options import options
 from .static_function import StaticFunction
@@ -37,6 +37,8 @@ def _always_skipped(fn: types.FunctionType) -> bool:
     if known is not None and known[0] is code and known[1] == module:
         return True
     skipped = module.split(".")[0] in _SKIP_ROOTS or module in sys.builtin_module_names
+    if not skipped and code.co_filename.startswith("<frozen "):
+        skipped = True      # a frozen standard-library module (os, codecs): no source file
     if not skipped:
         path = os.path.normcase(code.co_filename)
         skipped = (path.startswith(_STDLIB) and "site-packages" not in path
@@ -77,7 +79,8 @@ def convert_call(fn: Any) -> Any:
         recorder.see(sys._getframe(1))
     if type(fn) is types.FunctionType:      # the common case, first (FunctionType is final)
         if _skip_function(fn):
-            return fn
+            # while tracing: what library code reads of user objects is guarded
+            return library_calls.wrap(fn) if recorder.active() else fn
         converted = convert_function_or_self(fn)
         return recorder.note_function(fn, converted) if recorder.active() else converted
     if isinstance(fn, StaticFunction):
@@ -105,7 +108,7 @@ def convert_call(fn: Any) -> Any:
                                                     fn.__self__})
             return types.MethodType(func.converted_callable(), fn.__self__)
         if not isinstance(func, types.FunctionType) or _skip_function(func):
-            return fn
+            return library_calls.wrap(fn) if recorder.active() else fn
         converted = convert_function_or_self(func)
         if converted is func:
             return fn
@@ -128,7 +131,8 @@ def convert_call(fn: Any) -> Any:
             if recorder.active():
                 converted = recorder.note_function(call, converted, fn)
             return types.MethodType(converted, fn)
-    return fn
+    # another callable object (operator.attrgetter, an lru_cache'd helper)
+    return library_calls.wrap(fn) if recorder.active() else fn
 
 
 def _note_self_writes(obj: Any, converted: Callable) -> None:
@@ -149,20 +153,27 @@ def converted_forward(layer: Any) -> Any:
         own = layer.__dict__["forward"]
         target = getattr(own, "__func__", own)
         if not isinstance(target, StaticFunction):
-            return None
+            return _library_forward(layer)
         forward = getattr(target.dygraph_function, "__func__", target.dygraph_function)
     else:
         forward = type(layer).forward
         if isinstance(forward, StaticFunction):
             forward = forward._function
     if not isinstance(forward, types.FunctionType) or _skip_function(forward):
-        return None
+        return _library_forward(layer)
     converted = convert_function_or_self(forward)
     if converted is forward:
-        return None
+        return _library_forward(layer)
     if recorder.active():
+        recorder.note_layer(layer, False)
         converted = recorder.note_function(forward, converted, layer)
     return types.MethodType(converted, layer)
+
+
+def _library_forward(layer: Any) -> None:
+    """A layer whose forward runs as it is (dy2st's own): what it reads of itself is guarded."""
+    if recorder.active():
+        recorder.note_layer(layer, True)
 
 
 # user Layers called while a Program is traced run their converted forward (nn/layer.py)

@@ -142,6 +142,9 @@ def value_key(v: Any) -> Any:
         return ("U",)      # a name without a value (graph-break regions): any such is alike
     if type(v) is types.FunctionType:
         return _function_key(v)
+    if type(v) is types.MethodType:
+        # `cfg.scaled` is a new method object on every read: keyed by function and object
+        return ("M", value_key(v.__func__), IdentityKey(v.__self__))
     if isinstance(v, type) or callable(v) or not _hashable(v):
         return ("O", IdentityKey(v))
     return ("O", IdentityKey(v))

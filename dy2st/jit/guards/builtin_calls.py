@@ -8,7 +8,8 @@ import functools
 import types
 from typing import Any, Callable, Dict, Optional, Tuple
 
-from . import recorder
+from . import library_calls, recorder
+from .values import user_object
 
 # builtins whose result is an item of their arguments (or a container of such items)
 _PICKERS = frozenset(map(id, (max, min, next, sorted, list, tuple, dict, reversed, filter,
@@ -17,6 +18,8 @@ _PICKERS = frozenset(map(id, (max, min, next, sorted, list, tuple, dict, reverse
 _PICKING_METHODS = frozenset(("get", "pop", "setdefault", "popitem", "__getitem__"))
 # builtins that call a function they are given (its reads are the trace's reads)
 _CALLERS = frozenset(map(id, (max, min, sorted, map, filter, functools.reduce)))
+# builtins that read an attribute of their first argument whose name is computed
+_READS_ANY = frozenset(map(id, (getattr, hasattr, vars)))
 # ordering builtins that compare the items themselves when given no key
 _ORDERING = frozenset(map(id, (max, min, sorted)))
 _COMPARISONS = ("__lt__", "__gt__", "__le__", "__ge__")
@@ -31,12 +34,22 @@ def wrap(fn: Any, callable_: Any, convert: Callable[[Any], Any]) -> Any:
     calls_back = id(fn) in _CALLERS or method and name == "sort"
     picks = id(fn) in _PICKERS or method and name in _PICKING_METHODS
     if not calls_back and not picks:
-        return callable_
+        return library_calls.wrap(fn, callable_)
     ordering = id(fn) in _ORDERING or method and name == "sort"
+    reads_any = id(fn) in _READS_ANY
 
     def recorded(*args: Any, **kwargs: Any) -> Any:
+        if fn is next and args:
+            why = library_calls.moved_iterator(args[0])
+            if why is not None:
+                recorder.refuse(why)
         if calls_back:
+            if _library_callback(args, kwargs):
+                # `map(operator.attrgetter("k"), cfgs)`: library code reads the items
+                _note_user_objects(args)
             args, kwargs = _converted_callbacks(args, kwargs, convert)
+        elif reads_any and args and user_object(args[0]):
+            _note_user_objects(args[:1])  # `getattr(pick(cfg), name)`: any attribute
         if ordering and kwargs.get("key") is None:
             args = _check_ordering(fn, name, args, method)
         out = callable_(*args, **kwargs)
@@ -44,6 +57,19 @@ def wrap(fn: Any, callable_: Any, convert: Callable[[Any], Any]) -> Any:
             recorder.note_returned(out)
         return out
     return recorded
+
+
+def _library_callback(args: Tuple, kwargs: Dict[str, Any]) -> bool:
+    """A callable among the arguments that is no user function (so it is not converted)."""
+    key = kwargs.get("key")
+    return any(callable(a) and not _user_function(a) and not isinstance(a, type)
+               for a in args + ((key,) if key is not None else ()))
+
+
+def _note_user_objects(args: Tuple) -> None:
+    for a in args:
+        if user_object(a):
+            recorder.note_deep(a)
 
 
 def _converted_callbacks(args: Tuple, kwargs: Dict[str, Any],

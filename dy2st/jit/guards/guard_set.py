@@ -2,6 +2,7 @@
 cell, an attribute path from an object the trace was given) and a check of the value read."""
 from __future__ import annotations
 
+import os
 import types
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
@@ -12,8 +13,9 @@ from ...runtime import state
 from ...runtime.program import Variable
 from ...runtime.tensor import Tensor
 from .compiled import compile_check
-from .reads import ALL_ATTRIBUTES, ITEMS, RESULT, VALUES, reads_of
-from .recorder import RETURNED, UNGUARDED, Call
+from .reads import ALL_ATTRIBUTES, ITEMS, RESULT, VALUES, reads_of, rebound_cells
+from .layer_states import LayerStates
+from .recorder import DEEP, LAYER, READ, RETURNED, UNGUARDED, Call, environ
 from .values import (
     MAX_ITEMS,
     MISSING,
@@ -21,7 +23,9 @@ from .values import (
     bound_method,
     checker,
     contents_guarded,
+    deep_snapshot,
     describe,
+    matches,
     method_key,
     same_number_type,
 )
@@ -44,10 +48,12 @@ class Guard:
     __slots__ = ("read", "ok", "what", "value", "source", "key", "by_type")
 
     def __init__(self, read: Callable[[], Any], value: Any, what: str,
-                 source: Optional[Tuple] = None, key: Any = None, by_type: bool = False) -> None:
+                 source: Optional[Tuple] = None, key: Any = None, by_type: bool = False,
+                 ok: Optional[Callable[[Any], bool]] = None) -> None:
         self.read = read
         # a number that is a program input (jit/auto_numbers.py) is compared by its type only
-        self.ok = same_number_type(value) if by_type else checker(value)
+        self.ok = ok if ok is not None else same_number_type(value) if by_type else \
+            checker(value)
         self.by_type = by_type
         self.key = key          # identifies where the value is read (the builder's key)
         self.what = what
@@ -112,6 +118,10 @@ class GuardSet:
 
 
 _NEVER = object()
+
+
+def _is_true(value: Any) -> bool:
+    return value is True
 
 
 def _fresh() -> Any:
@@ -334,6 +344,8 @@ class _Builder:
         read, key, name = root_read, root_key, root_name
         each = False        # past an ITEMS step: the path is followed on every item
         for step in path:
+            if obj is os.environ:
+                break       # `os.environ[k]`, `os.environ.get(k)`: the whole environment
             if step in _GRAD_NAMES:
                 self.grad = True
             if not each and (obj is MISSING or isinstance(obj, _OPAQUE) or _library_module(obj)):
@@ -385,6 +397,21 @@ class _Builder:
                 self.add(key, read, what, source)
                 return      # its reads of its object are a function's reads (convert_call)
             obj = self.add(key, read, what, source)
+        if obj is os.environ and ("read", "os.environ") not in self.seen:
+            now = environ()
+            self.seen[("read", "os.environ")] = environ
+            self.guards.append(Guard(environ, now, "os.environ", ok=lambda v: v == now))
+
+    def deep(self, obj: Any) -> None:
+        """A guard on `obj` and on the attributes of the user objects in it (library code was
+        given it)."""
+        key = ("deep", id(obj))
+        if key in self.seen:
+            return
+        snap = deep_snapshot(obj)
+        self.seen[key] = _fixed(obj)
+        self.guards.append(Guard(_fixed(obj), obj, f"the attributes of a `{type(obj).__name__}` "
+                                 "given to library code", ok=lambda v: matches(snap, v)))
 
     def function(self, fn: types.FunctionType, bound: Dict[str, Any]) -> None:
         reads = reads_of(fn.__code__)
@@ -425,6 +452,7 @@ def build_guards(calls: Iterable[Call], by_type: Iterable[Tuple] = ()) -> GuardS
     b = _Builder(by_type)
     done = set()
     returned = {}
+    layers: Dict[int, Tuple[Any, bool]] = {}
     unguarded = None
     for fn, bound in calls:
         if RETURNED in bound:
@@ -433,6 +461,24 @@ def build_guards(calls: Iterable[Call], by_type: Iterable[Tuple] = ()) -> GuardS
         if UNGUARDED in bound:
             unguarded = unguarded or bound[UNGUARDED]
             continue
+        if DEEP in bound:
+            b.deep(bound[DEEP])
+            continue
+        if LAYER in bound:
+            layers.setdefault(id(bound[LAYER][0]), bound[LAYER])
+            continue
+        if READ in bound:
+            read, value, what, ok = bound[READ]
+            if ok is None:
+                b.add(("read", what), read, what)
+            elif ("read", what) not in b.seen:
+                b.seen[("read", what)] = read
+                b.guards.append(Guard(read, value, what, ok=ok))
+            continue
+        rebound = rebound_cells(fn.__code__)
+        if rebound:
+            unguarded = unguarded or \
+                f"`{fn.__qualname__}` rebinds the closure variable `{sorted(rebound)[0]}`"
         key = (fn.__code__, tuple(sorted((k, id(v)) for k, v in bound.items())))
         if key in done:
             continue
@@ -453,6 +499,9 @@ def build_guards(calls: Iterable[Call], by_type: Iterable[Tuple] = ()) -> GuardS
                         path[0] not in (ITEMS[0], VALUES[0]):
                     continue    # `.k` of a list or an iterator: it has no attributes to change
                 b.chain(("r", id(obj)), _fixed(obj), "<returned>", path)
+    if layers:
+        states = LayerStates(list(layers.values()))
+        b.guards.append(Guard(states.holds, True, "the layers called", ok=_is_true))
     if b.grad:
         flag = state._state.grad_enabled
         b.guards.append(Guard(lambda: state._state.grad_enabled, flag, "grad mode"))

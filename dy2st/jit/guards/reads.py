@@ -413,6 +413,15 @@ def reads_of(code: types.CodeType) -> CodeReads:
     return CodeReads(frozenset(globals_), frozenset(cells), frozenset(chains), frozenset(opaque))
 
 
+@lru_cache(maxsize=2048)
+def rebound_cells(code: types.CodeType) -> FrozenSet[str]:
+    """The closure variables of the code around it that `code` rebinds (`nonlocal n; n += 1`):
+    a change the trace makes once, that no guard can see happen again."""
+    free = frozenset(code.co_freevars)
+    return frozenset(ins.argval for ins in dis.get_instructions(code)
+                     if ins.opname == "STORE_DEREF" and ins.argval in free)
+
+
 def parameter_names(code: types.CodeType) -> Tuple[str, ...]:
     """Names of the parameters of `code`, in order (positional, *args, keyword-only, **kw)."""
     n = code.co_argcount + code.co_kwonlyargcount

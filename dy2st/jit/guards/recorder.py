@@ -5,17 +5,20 @@ and its guards are built from their reads. The objects of locals a bytecode scan
 that calls it while such a function runs, and its locals are read then and after the trace."""
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import types
 from contextlib import contextmanager
-from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from ...runtime import state
+from ...runtime.errors import ConversionError
 from ...runtime.program import Variable
 from ...runtime.tensor import Tensor
-from .reads import parameter_names, reads_of
+from .reads import parameter_names, reads_of, rebound_cells
 
 # (function, {parameter name: object it was bound to}) for each function the trace ran
 Call = Tuple[types.FunctionType, Dict[str, Any]]
@@ -23,6 +26,9 @@ Call = Tuple[types.FunctionType, Dict[str, Any]]
 _PLAIN = (int, float, bool, str, bytes, complex, type(None))
 RETURNED = "<returned>"     # the binding of a call's result in a Call
 UNGUARDED = "<unguarded>"   # the binding of why the trace read state no guard can see
+DEEP = "<deep>"             # the binding of an object library code was given (see note_deep)
+READ = "<read>"             # the binding of a (read, value, what, ok) guard made by a caller
+LAYER = "<layer>"           # the binding of (a Layer called, whether its forward is library)
 _DATA = (Tensor, Variable, np.ndarray)   # their attributes are in the key, not guards
 
 
@@ -170,6 +176,9 @@ def note_function(fn: types.FunctionType, converted: Callable,
     if not _stack.frames:
         return converted
     code = fn.__code__
+    rebound = rebound_cells(code)
+    if rebound:
+        refuse(f"`{fn.__qualname__}` rebinds the closure variable `{sorted(rebound)[0]}`")
     params = parameter_names(code)
     bound = {params[0]: self_obj} if self_obj is not None and params else {}
     note_call(fn, bound)
@@ -183,10 +192,7 @@ def note_function(fn: types.FunctionType, converted: Callable,
         if wanted:
             found = dict(bound)
             # bound with types.MethodType, a method gets its self as the first argument too
-            for name, value in zip(params, args):
-                if name in wanted:
-                    found[name] = value
-            for name, value in kwargs.items():
+            for name, value in bind(code, args, kwargs).items():
                 if name in wanted:
                     found[name] = value
             frames.append((fn, found))
@@ -218,14 +224,85 @@ def note_unguarded(why: str) -> None:
         frames[-1].calls.append((_builtin, {UNGUARDED: why}))
 
 
+def note_deep(value: Any) -> None:
+    """Library code was given `value` (a user object, or a container of them) and may have read
+    any of its attributes: they are guarded, objects in them too (values.deep_snapshot)."""
+    frames = _stack.frames
+    if frames:
+        frames[-1].calls.append((_builtin, {DEEP: value}))
+
+
+def note_layer(layer: Any, library: bool) -> None:
+    """The trace called `layer` (Layer.__call__): its hooks are guarded, and when its forward
+    runs as library code (`library`) its attributes and sublayers too (layer_states.py)."""
+    frames = _stack.frames
+    if frames:
+        frames[-1].calls.append((_builtin, {LAYER: (layer, library)}))
+
+
+def note_read(read: Callable[[], Any], value: Any, what: str,
+              ok: Optional[Callable[[Any], bool]] = None) -> None:
+    """A guard made by the caller: `read()` gave `value` (compared by `ok`, or as any guarded
+    value is)."""
+    frames = _stack.frames
+    if frames:
+        frames[-1].calls.append((_builtin, {READ: (read, value, what, ok)}))
+
+
+def environ() -> Dict[str, str]:
+    """The process environment now, as a plain dict."""
+    return dict(os.environ)
+
+
+def note_environ() -> None:
+    """The trace read the process environment (`os.getenv`, `os.environ.get`)."""
+    now = environ()
+    note_read(environ, now, "os.environ", lambda v: v == now)
+
+
+class HiddenStateBreak(ConversionError):
+    """A call reads state no guard can check: in the default mode its statement runs as
+    Python on every call (a graph break)."""
+
+
+class HiddenStateError(ConversionError):
+    """A full_graph=True function calls something whose result no guard can check."""
+
+
+def refuse(why: str) -> None:
+    """The trace reached a read no guard can check (`why`): a graph break in the default mode
+    (the statement runs as Python on every call); an error with full_graph=True (a program
+    that ran it once would give that one result on every call)."""
+    if state._state.dynamic_view > 0:
+        raise HiddenStateBreak(f"{why}: it runs as Python on every call")
+    raise HiddenStateError(
+        f"{why}, which no guard can check: a full_graph=True program cannot repeat it on "
+        "every call. Call it outside the function and pass the result in, use paddle's own "
+        "random ops (paddle.rand & co), or use full_graph=False (it then runs as Python on "
+        "every call)")
+
+
 def bound_arguments(fn: types.FunctionType, self_obj: Any, args: Tuple,
                     kwargs: Dict[str, Any]) -> Dict[str, Any]:
     """{parameter name: value} of a canonical call of the top function (self first)."""
-    params = parameter_names(fn.__code__)
-    out: Dict[str, Any] = {}
     values: List[Any] = ([self_obj] if self_obj is not None else []) + list(args)
-    for name, value in zip(params, values):
-        out[name] = value
+    return bind(fn.__code__, values, kwargs)
+
+
+def bind(code: types.CodeType, args: Sequence[Any], kwargs: Dict[str, Any]) -> Dict[str, Any]:
+    """{parameter name: value} of a call of `code` with these arguments: a `*args` parameter
+    gets the tuple of the extra positional ones, a `**kw` one the dict of the extra keywords."""
+    n = code.co_argcount
+    names = code.co_varnames
+    out: Dict[str, Any] = dict(zip(names[:n], args))
+    star = code.co_flags & 0x04
+    rest = n + code.co_kwonlyargcount
+    if star:
+        out[names[rest]] = tuple(args[n:])
+    if code.co_flags & 0x08:
+        known = set(names[:rest])
+        out[names[rest + bool(star)]] = {k: v for k, v in kwargs.items() if k not in known}
+        kwargs = {k: v for k, v in kwargs.items() if k in known}
     out.update(kwargs)
     return out
 

@@ -136,6 +136,43 @@ def snapshot(value: Any, depth: int = 0) -> Tuple:
     return ("o", value)
 
 
+def user_object(value: Any) -> bool:
+    """An object library code may read the attributes of: an instance with a `__dict__` of a
+    user's or a config class (a dataclass, SimpleNamespace, argparse.Namespace), no module,
+    class, function, tensor, array or Layer; or a list, tuple or dict holding one."""
+    t = type(value)
+    if t in (list, tuple):
+        return len(value) <= MAX_ITEMS and any(map(user_object, value))
+    if t is dict:
+        return len(value) <= MAX_ITEMS and any(map(user_object, value.values()))
+    d = getattr(value, "__dict__", None)
+    return type(d) is dict and "_sub_layers" not in d and \
+        not isinstance(value, _NOT_USER_OBJECTS) and t.__module__.split(".")[0] != "dy2st"
+
+
+_NOT_USER_OBJECTS = (types.ModuleType, type, types.FunctionType, types.MethodType, Tensor,
+                     np.ndarray, functools.partial)
+DEEP_LEVELS = 4         # levels of objects and containers a deep guard compares
+
+
+def deep_snapshot(value: Any, depth: int = 0) -> Tuple:
+    """A snapshot that also compares the instance attributes of user objects (and of the
+    objects and containers in them, DEEP_LEVELS levels down): what a library function given
+    the object (copy.deepcopy, dataclasses.asdict) may have read."""
+    t = type(value)
+    if depth < DEEP_LEVELS:
+        if t in (list, tuple) and len(value) <= MAX_ITEMS:
+            return ("s", t, tuple(deep_snapshot(v, depth + 1) for v in value))
+        if t is dict and len(value) <= MAX_ITEMS:
+            return ("d", tuple(value), tuple(deep_snapshot(v, depth + 1)
+                                              for v in value.values()))
+        if t not in (list, tuple, dict) and user_object(value):
+            # its attributes are one level down, as a container's items are
+            return ("u", value, ("d", tuple(value.__dict__), tuple(
+                deep_snapshot(v, depth + 1) for v in value.__dict__.values())))
+    return snapshot(value, 3)
+
+
 def matches(snap: Tuple, value: Any, depth: int = 0) -> bool:
     """Whether `value` is the same as the value `snap` was taken of, for a traced program."""
     kind = snap[0]
@@ -184,6 +221,8 @@ def matches(snap: Tuple, value: Any, depth: int = 0) -> bool:
         return value is snap[1] and matches(snap[3], snap[2](value), depth + 1)
     if kind == "big":
         return value is snap[1] and len(value) == snap[2]
+    if kind == "u":
+        return value is snap[1] and matches(snap[2], value.__dict__, depth + 1)
     return False
 
 

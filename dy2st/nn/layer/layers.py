@@ -48,12 +48,20 @@ def _remembering_name(init: Callable[..., None]) -> Callable[..., None]:
     return wrapped
 
 
+
+def _state_changed() -> None:
+    Layer.state_epoch += 1
+
 class Layer:
     """Base class of all layers (Paddle's `paddle.nn.Layer`)."""
 
     # Bumped whenever any layer gets a new parameter, buffer or sublayer object: programs traced
     # before hold the old tensors, so StaticFunction checks its cache when this moves.
     structure_epoch = 0
+    # Bumped whenever an attribute of any layer is set or deleted, a mode changes or a forward
+    # hook is added or removed: a traced program checks the attributes of dy2st's own layers it
+    # called (their forward reads them as library code, jit/guards/layer_states.py) only then.
+    state_epoch = 0
 
     training: bool
 
@@ -102,14 +110,16 @@ class Layer:
 
     def register_forward_pre_hook(self, hook: Callable) -> HookRemoveHelper:
         """`hook(layer, inputs)` runs before forward; a non-None result replaces the inputs."""
-        handle = HookRemoveHelper(self._forward_pre_hooks)
+        handle = HookRemoveHelper(self._forward_pre_hooks, _state_changed)
         self._forward_pre_hooks[handle._hook_id] = hook
+        _state_changed()
         return handle
 
     def register_forward_post_hook(self, hook: Callable) -> HookRemoveHelper:
         """`hook(layer, inputs, outputs)` runs after forward; a non-None result replaces the outputs."""
-        handle = HookRemoveHelper(self._forward_post_hooks)
+        handle = HookRemoveHelper(self._forward_post_hooks, _state_changed)
         self._forward_post_hooks[handle._hook_id] = hook
+        _state_changed()
         return handle
 
     # ----------------------------------------------------------------------------- names, modes
@@ -119,11 +129,13 @@ class Layer:
     def train(self) -> "Layer":
         for layer in self.sublayers(include_self=True):
             object.__setattr__(layer, "training", True)
+        _state_changed()
         return self
 
     def eval(self) -> "Layer":
         for layer in self.sublayers(include_self=True):
             object.__setattr__(layer, "training", False)
+        _state_changed()
         return self
 
     def apply(self, fn: Callable[["Layer"], Any]) -> "Layer":
@@ -345,6 +357,7 @@ class Layer:
         self.__dict__.pop(name, None)
 
     def __setattr__(self, name: str, value: Any) -> None:
+        Layer.state_epoch += 1
         if isinstance(value, Parameter):
             self._check_initialized(f"__setattr__({name!r})")
             self._remove_everywhere(name)
@@ -386,6 +399,7 @@ class Layer:
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def __delattr__(self, name: str) -> None:
+        Layer.state_epoch += 1
         for where in _BOOKKEEPING:
             table = self.__dict__.get(where)
             if table is not None and name in table:
