@@ -221,4 +221,19 @@ def run(x, brk):
         gb(x)
     return x * seen["a"].k
 ''', ["CFGS[2].k = 2.0", "CFGS[0].name = 'b'", "CFGS[2].k = 4.0", "CFGS[1].k = -1.0"]),
+    # -- an object a closure holds ----------------------------------------------------------
+    Case("closure_object_from_call", '''
+def make():
+    box = pick(CFG)
+
+    def inner(x, brk):
+        c = box
+        if brk:
+            gb(x)
+        return x * c.k
+    return inner
+
+
+run = make()
+''', ["CFG.k = 2.0", "CFG.k = 3.0", "CFG.k = 1.0", "CFG.k = -1.0"]),
 ]

@@ -35,9 +35,14 @@ def _always() -> bool:
 
 
 def _term(i: int, g: Any, env: Dict[str, Any]) -> str:
+    src = g.source if not g.by_type else None
+    if src is not None and src[0] == "epochs":
+        # the layers a trace called (layer_states.py): two counters inline, the states only
+        # when one moved
+        env[f"_S{i}"], env[f"_O{i}"] = src[1], src[1].owner
+        return f"(_S{i}.epochs == (_O{i}.state_epoch, _O{i}.structure_epoch) or _S{i}.holds())"
     snap = snapshot(g.value)
     kind = snap[0]
-    src = g.source if not g.by_type else None
     if kind == "f" and g.value == g.value and g.value != 0.0:
         kind = "v"          # a float that is not 0.0 or NaN: == of two floats is exact
     if src is not None and kind in ("o", "v"):

@@ -13,8 +13,8 @@ from ...runtime import state
 from ...runtime.program import Variable
 from ...runtime.tensor import Tensor
 from .compiled import compile_check
-from .reads import ALL_ATTRIBUTES, ITEMS, RESULT, VALUES, reads_of, rebound_cells
 from .layer_states import LayerStates
+from .reads import ALL_ATTRIBUTES, ITEMS, RESULT, VALUES, reads_of, rebound_cells
 from .recorder import DEEP, LAYER, READ, RETURNED, UNGUARDED, Call, environ
 from .values import (
     MAX_ITEMS,
@@ -59,7 +59,8 @@ class Guard:
         self.what = what
         self.value = value
         # ("global", module dict, name, builtins dict) or ("dict", an object's __dict__, name):
-        # where a compiled check can look the value up inline (compiled.py)
+        # where a compiled check can look the value up inline (compiled.py); ("epochs",
+        # LayerStates) for the layers a trace called
         self.source = source
 
     def failure(self) -> Optional[str]:
@@ -69,6 +70,8 @@ class Guard:
             return None
         if self.value is _NEVER:
             return self.what
+        if self.source is not None and self.source[0] == "epochs":
+            return self.source[1].changed()
         return f"{self.what}: {describe(self.value)} -> {describe(now)}"
 
     @property
@@ -501,7 +504,8 @@ def build_guards(calls: Iterable[Call], by_type: Iterable[Tuple] = ()) -> GuardS
                 b.chain(("r", id(obj)), _fixed(obj), "<returned>", path)
     if layers:
         states = LayerStates(list(layers.values()))
-        b.guards.append(Guard(states.holds, True, "the layers called", ok=_is_true))
+        b.guards.append(Guard(states.holds, True, "the layers called", ("epochs", states),
+                              ok=_is_true))
     if b.grad:
         flag = state._state.grad_enabled
         b.guards.append(Guard(lambda: state._state.grad_enabled, flag, "grad mode"))
