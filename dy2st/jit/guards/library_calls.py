@@ -3,8 +3,8 @@ followed): a user object given to one (`copy.copy(cfg)`, `dataclasses.replace(cf
 `operator.attrgetter("k")(cfg)`, `"{0.name}".format(cfg)`) has its attributes guarded deeply;
 an lru_cache'd helper has its own reads guarded; os.environ readers guard the environment; a call
 whose result hangs on state no guard can check (random streams, the clock, an iterator's
-position, a closure a helper rebinds) is a graph break in the default mode and makes the trace
-never reused with full_graph=True."""
+position) is a graph break in the default mode and a clear error with full_graph=True
+(recorder.refuse)."""
 from __future__ import annotations
 
 import functools
