@@ -418,7 +418,7 @@ def rebound_cells(code: types.CodeType) -> FrozenSet[str]:
     """The closure variables of the code around it that `code` rebinds (`nonlocal n; n += 1`):
     a change the trace makes once, that no guard can see happen again."""
     free = frozenset(code.co_freevars)
-    return frozenset(ins.argval for ins in dis.get_instructions(code)
+    return frozenset(ins.argval for ins in instructions(code)
                      if ins.opname == "STORE_DEREF" and ins.argval in free)
 
 
