@@ -256,12 +256,31 @@ def picked_from_an_argument_then_changed(x, brk):
     return h + g * 2.0
 
 
+def a_list_entry_on_some_paths_then_a_second_name(x, brk):
+    # fuzz_silent seed 6000189 of `--seed 6` (whole-function breaks), minimized: acc[0] is h
+    # on some paths, then g = h; the call made g acc[0]'s object when the flag held but left
+    # h the object g had been, so the change below missed h
+    h = x.mean(axis=0)
+    s = x.sum() * 0.1
+    acc = [h * 0.0]
+    for r in x:
+        if s > 0.0:
+            acc[0] = h
+    g = h
+    if brk:
+        graph_break(x)
+    acc[0][1] += s                          # reaches h and g where acc[0] is h
+    return h + g * 2.0 + acc[0]
+
+
 PATH_ALIAS_INPUTS = INPUTS + [-INPUTS[2]]
 
 
 @pytest.mark.parametrize("full_graph,brk", BREAK_MODES)
 @pytest.mark.parametrize("fn", [picked_by_a_tensor_test_then_changed,
-                                picked_from_an_argument_then_changed], ids=lambda f: f.__name__)
+                                picked_from_an_argument_then_changed,
+                                a_list_entry_on_some_paths_then_a_second_name],
+                         ids=lambda f: f.__name__)
 def test_an_object_on_some_paths_only_stays_one_across_breaks(fn, full_graph, brk, tmp_path):
     # a region whose outputs are one object on some paths returns a flag per such pair, and
     # the call makes them one object when it is true

@@ -284,21 +284,25 @@ def restore(identity: Identity, value: Any, args: Tuple, kwargs: Dict) -> Any:
             if isinstance(inputs[k], Tensor) and isinstance(new, Tensor):
                 adopt(inputs[k], new)
     leaves = leaves_at((value, contents), identity.whole)
+    maybe: Dict[int, List[Tuple[Tuple[str, int], int]]] = {}
+    for j, how, f in identity.maybe:
+        maybe.setdefault(j, []).append((how, f))
+    # in leaf order: a leaf that is an earlier one ("out") takes that leaf's final object,
+    # after its own path-alias flags made it another (`acc[0]` that is `h` on some paths, then
+    # `g = h`: g is acc[0] when the flag says so; fuzz seed 6000189)
     for j, how in enumerate(identity.same):
-        if how is None:
-            continue
-        kind, k = how
-        if kind == "in":
-            if isinstance(inputs[k], Tensor):
-                leaves[j] = inputs[k]
-        else:
-            leaves[j] = leaves[k]
-    for j, (kind, k), f in identity.maybe:
-        if leaves[j] is not (inputs[k] if kind == "in" else leaves[k]) and _true(flags[f]):
+        if how is not None:
+            kind, k = how
             if kind == "out":
                 leaves[j] = leaves[k]
             elif isinstance(inputs[k], Tensor):
                 leaves[j] = inputs[k]
+        for (kind, k), f in maybe.get(j, ()):
+            if leaves[j] is not (inputs[k] if kind == "in" else leaves[k]) and _true(flags[f]):
+                if kind == "out":
+                    leaves[j] = leaves[k]
+                elif isinstance(inputs[k], Tensor):
+                    leaves[j] = inputs[k]
     for j, undefined, k in identity.undefined:
         if k is None or not _true(flags[k]):
             leaves[j] = undefined
