@@ -1,6 +1,7 @@
 """A nested function or lambda reads its enclosing function's variables when it is called: with a
 graph break between the closure and a later rebinding of what it reads, the closure still sees
-the new value (fuzz seed 2000824 of `--seed 2` with whole-function breaks), as in eager code."""
+the new value (fuzz seed 2000824 of `--seed 2` with whole-function breaks; seed 7001511 of
+`--seed 7`: rebound in a loop around the call), as in eager code."""
 import numpy as np
 import pytest
 
@@ -41,7 +42,23 @@ def lambdas_made_in_a_loop(x, brk):
     return fns[0](h) + fns[1](x[0]) + scale(h)
 
 
-CASES = [rebound_after_the_closure, lambdas_made_in_a_loop]
+def rebound_in_a_loop_the_closure_is_called_in(x, brk):
+    # fuzz seed 7001511 of `--seed 7` (whole-function breaks), minimized: the loop was compiled
+    # whole, so its `h = ...` rebound the region's own h and inner kept the driver's
+    h = x.mean(axis=0)
+
+    def inner(t):
+        return t * 0.5 + h
+    for k in range(2):
+        a = inner(x[0])
+        h = paddle.tanh(a)                  # the next turn's inner reads this h
+    if brk:
+        graph_break(x)
+    return h + a
+
+
+CASES = [rebound_after_the_closure, lambdas_made_in_a_loop,
+         rebound_in_a_loop_the_closure_is_called_in]
 
 
 @pytest.mark.parametrize("full_graph,brk", BREAK_MODES)

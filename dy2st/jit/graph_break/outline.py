@@ -15,7 +15,7 @@ from ...runtime.control_flow.cond import UndefinedVar
 from ...transformers.analysis import read_names, written_names
 from ...transformers.gast_bridge import gast_to_ast
 from ..transform import conversion_lock
-from .closures import closure_islands
+from .closures import closure_islands, statements_around
 
 REGIONS = "__dy2st_regions"
 FEED = "__dy2st_feed"
@@ -171,7 +171,9 @@ class _Outliner:
         self.scope_decls = [s for s in fdef.body if isinstance(s, (gast.Global, gast.Nonlocal))]
         self.local = (set(params) | written_names(fdef.body, mutations=False)) - declared
         self.declared = declared
-        self.islands = islands | closure_islands(fdef.body, self.local)
+        closures = closure_islands(fdef.body, self.local)
+        self.islands = islands | closures
+        self.opened = opened | statements_around(fdef.body, closures)
         self.guarded = _plain_outer_values(fdef, fn, self.local | declared)
         self.regions: List[Region] = []
         self.from_islands: Set[str] = set()
