@@ -102,6 +102,20 @@ def assigned_on_an_earlier_turn_only(x):
     return h + d["a"]
 
 
+def read_before_its_only_assignment(x):
+    # fuzz seed 8000536 of `--seed 8` (whole-function breaks), minimized: z is assigned by the
+    # other branch only; the region reading it took z as a global (NameError)
+    h = x.mean(axis=0)
+    if h.sum() < 0.5:                          # opened: it holds the break
+        if h.sum() > -0.5:
+            k = float(np.tanh(h.numpy()).sum())
+            return h * k
+        h = h + z                              # UnboundLocalError, as in eager code
+    else:
+        z = h * 2.0
+    return h + z
+
+
 def _outcome(fn, x, gradient):
     t = paddle.to_tensor(x)
     t.stop_gradient = not gradient
@@ -126,7 +140,8 @@ def _outcome(fn, x, gradient):
 @pytest.mark.parametrize("fn", [python_if_before_the_break, tensor_if_before_the_break,
                                 read_in_python_after_the_break, seed_2000291, seed_2001143,
                                 read_under_a_tensor_if_after_a_broken_branch,
-                                assigned_on_an_earlier_turn_only],
+                                assigned_on_an_earlier_turn_only,
+                                read_before_its_only_assignment],
                          ids=lambda f: f.__name__)
 def test_unassigned_names_fail_where_eager_fails(fn):
     sf = paddle.jit.to_static(fn, full_graph=False)

@@ -54,6 +54,7 @@ class Region:
     parsed: Optional[Tuple] = None                 # the tree handed to the converter
     eager: bool = False            # runs its Python statements (recompile limit, odd outputs)
     unbound: Set[str] = field(default_factory=set)   # params that may come without a value
+    unset: Set[str] = field(default_factory=set)     # params that never have one here
 
     @property
     def first_line(self) -> int:
@@ -283,8 +284,11 @@ class _Outliner:
         reads, writes = _names(stmts)
         returns = isinstance(stmts[-1], gast.Return) or (
             tail and any(_nested_return(s) for s in stmts))
-        ins = sorted(((_live_in(stmts) & self.local & defined) | (reads & self.guarded))
-                     - {self.self_name})
+        live = _live_in(stmts) & self.local
+        # a local no earlier statement assigns has no value here: it enters as an UndefinedVar,
+        # so a read fails with eager's UnboundLocalError, not as a global (fuzz seed 8000536)
+        unset = live - defined - {self.self_name}
+        ins = sorted(((live & defined) | unset | (reads & self.guarded)) - {self.self_name})
         if returns:
             outs: List[str] = []
         else:
@@ -293,7 +297,7 @@ class _Outliner:
                 later |= reads                    # read again on the next turn
             outs = sorted(writes & self.local & later)
         region = Region(len(self.regions), stmts, ins, outs, returns,
-                        unbound=set(ins) - bound - self.guarded)
+                        unbound=set(ins) - bound - self.guarded, unset=unset)
         region.parsed, region.plain = _region_function(self.fdef, region, self.parsed, self.fn,
                                                        self.self_name, self.scope_decls)
         self.regions.append(region)
@@ -450,7 +454,9 @@ def _region_call(region: Region, stmts: Sequence[gast.stmt],
     args = []
     for n in region.params:
         arg = _name(n)
-        if n in region.unbound:
+        if n in region.unset:
+            arg = _call(UNBOUND, gast.Constant(value=n, kind=None))
+        elif n in region.unbound:
             source = (f"try:\n    {ARG}{n} = {n}\nexcept NameError:\n"
                       f"    {ARG}{n} = {UNBOUND}({n!r})\n")
             out.append(gast.ast_to_gast(ast.parse(source).body[0]))
