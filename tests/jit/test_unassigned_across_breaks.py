@@ -110,7 +110,7 @@ def read_before_its_only_assignment(x):
         if h.sum() > -0.5:
             k = float(np.tanh(h.numpy()).sum())
             return h * k
-        h = h + z                              # UnboundLocalError, as in eager code
+        h = h + z  # noqa: F821 - UnboundLocalError here, as in eager code
     else:
         z = h * 2.0
     return h + z
