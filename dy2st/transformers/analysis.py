@@ -419,11 +419,16 @@ def live_in_stmt(s: gast.stmt, live_out: Set[str],
     return (set(live_out) - kills) | _read(s, reads)
 
 
+# A FunctionDef attribute: names whose objects the caller reads back after the function (a
+# graph-break region's inputs it changes in place), live at its end as if read there
+LIVE_AT_EXIT = "dy2st_live_at_exit"
+
+
 def analyze_function(fn: gast.FunctionDef) -> None:
     """Annotate every statement of fn (nested functions included) with LIVE_OUT."""
     defs: Dict[str, List[gast.FunctionDef]] = {}
     _nested_defs(fn.body, defs)
-    live_in_block(fn.body, set(), _Reads(defs) if defs else None)
+    live_in_block(fn.body, set(getattr(fn, LIVE_AT_EXIT, ())), _Reads(defs) if defs else None)
 
 
 def closure_reads(nodes: Iterable[gast.AST]) -> Set[str]:

@@ -273,13 +273,34 @@ def a_list_entry_on_some_paths_then_a_second_name(x, brk):
     return h + g * 2.0 + acc[0]
 
 
+def changed_in_place_under_a_tensor_if_then_through_an_alias(x, brk):
+    # fuzz seed 9000854 of `--seed 9` (whole-function breaks), minimized: in the region of the
+    # `if`, h and d were read no more, so the `if` merged neither and its alias was lost
+    h = x.mean(axis=0)
+    g = x.max(axis=0) * 0.5
+    s = x.sum() * 0.1
+    d = {'a': g * 1.0}
+    if brk:
+        graph_break(x)
+    if s > 0.3:
+        g = g * 2.0
+    else:
+        d['a'] = h
+        h[0] += s
+    if brk:
+        graph_break(x)
+    d['a'][0] += s                          # reaches h where d['a'] is h
+    return h + g + d['a']
+
+
 PATH_ALIAS_INPUTS = INPUTS + [-INPUTS[2]]
 
 
 @pytest.mark.parametrize("full_graph,brk", BREAK_MODES)
 @pytest.mark.parametrize("fn", [picked_by_a_tensor_test_then_changed,
                                 picked_from_an_argument_then_changed,
-                                a_list_entry_on_some_paths_then_a_second_name],
+                                a_list_entry_on_some_paths_then_a_second_name,
+                                changed_in_place_under_a_tensor_if_then_through_an_alias],
                          ids=lambda f: f.__name__)
 def test_an_object_on_some_paths_only_stays_one_across_breaks(fn, full_graph, brk, tmp_path):
     # a region whose outputs are one object on some paths returns a flag per such pair, and

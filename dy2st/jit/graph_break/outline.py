@@ -12,7 +12,7 @@ import gast
 import numpy as np
 
 from ...runtime.control_flow.cond import UndefinedVar
-from ...transformers.analysis import read_names, written_names
+from ...transformers.analysis import LIVE_AT_EXIT, read_names, written_names
 from ...transformers.gast_bridge import gast_to_ast
 from ..transform import conversion_lock
 from .closures import closure_islands, statements_around
@@ -408,6 +408,10 @@ def _region_function(fdef: gast.FunctionDef, region: Region, parsed: Tuple,
         plain_body = [copy.deepcopy(s) for s in body[:-1]] + _unchecked_return(region, end)
     node = gast.FunctionDef(name=fdef.name, args=args, body=body, decorator_list=[],
                             returns=None, type_comment=None, type_params=[])
+    # the caller reads back the inputs the region changes in place, so a tensor `if` or loop
+    # that changes one (or makes it an alias) must merge it, read later or not (fuzz seed
+    # 9000854: `d['a'] = h; h[0] += s` under a tensor `if`, `d['a'][0] += s` in a later region)
+    setattr(node, LIVE_AT_EXIT, _changed_in_place(region.stmts) & set(region.params))
     _located_header(node, region.first_line)
     nodes = list(gast.walk(node))
     plain_node = copy.deepcopy(node)
@@ -416,6 +420,33 @@ def _region_function(fdef: gast.FunctionDef, region: Region, parsed: Tuple,
                               f"{fn.__qualname__}.<region {region.index}>",
                               extra={UNBOUND: UndefinedVar})
     return (node, nodes, lines, start, filename), plain
+
+
+def _root_name(node: gast.AST) -> Optional[str]:
+    while isinstance(node, (gast.Subscript, gast.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, gast.Name) else None
+
+
+def _changed_in_place(stmts: Sequence[gast.stmt]) -> Set[str]:
+    """Names whose objects the statements may change in place: item and attribute stores
+    (`h[0] += v`, `d['a'] = h`), in-place methods (`h.add_(v)`) and mutating calls."""
+    out = written_names(stmts, mutations=True) - written_names(stmts, mutations=False)
+    for s in stmts:
+        for n in [s, *_walk_scope(s)]:
+            targets: List[gast.AST] = []
+            if isinstance(n, (gast.Assign, gast.AugAssign, gast.AnnAssign)):
+                targets = n.targets if isinstance(n, gast.Assign) else [n.target]
+            elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and \
+                    n.func.attr.endswith("_") and not n.func.attr.startswith("__"):
+                targets = [n.func]
+            for t in targets:
+                for e in (t.elts if isinstance(t, (gast.Tuple, gast.List)) else [t]):
+                    if isinstance(e, (gast.Subscript, gast.Attribute)):
+                        name = _root_name(e)
+                        if name is not None:
+                            out.add(name)
+    return out
 
 
 def _unchecked_return(region: Region, line: int) -> List[gast.stmt]:
