@@ -116,6 +116,25 @@ def read_before_its_only_assignment(x):
     return h + z
 
 
+def kept_on_the_path_that_does_not_assign_it(x):
+    # fuzz seed 8000322 of `--seed 8` (whole-function breaks), minimized: the region of the
+    # `if FLAG:` returns h but did not take it in (it never reads h), so with FLAG false its
+    # h had no value (five programs of seeds 7 to 9 failed so)
+    h = x.mean(axis=0)
+    g = x.max(axis=0) * 0.5
+    if h.sum() >= 0.3:                         # opened: the other branch holds the break
+        if FLAG:
+            if g.sum() <= 0.3:
+                g = g * 2.0
+            else:
+                h = g * 3.0
+        if not (h.sum() <= -0.5):
+            return g - h
+    else:
+        g = g + float(np.tanh(h.numpy()).sum())
+    return h + g
+
+
 def _outcome(fn, x, gradient):
     t = paddle.to_tensor(x)
     t.stop_gradient = not gradient
@@ -141,7 +160,8 @@ def _outcome(fn, x, gradient):
                                 read_in_python_after_the_break, seed_2000291, seed_2001143,
                                 read_under_a_tensor_if_after_a_broken_branch,
                                 assigned_on_an_earlier_turn_only,
-                                read_before_its_only_assignment],
+                                read_before_its_only_assignment,
+                                kept_on_the_path_that_does_not_assign_it],
                          ids=lambda f: f.__name__)
 def test_unassigned_names_fail_where_eager_fails(fn):
     sf = paddle.jit.to_static(fn, full_graph=False)

@@ -146,9 +146,14 @@ def _live_in(stmts: Sequence[gast.stmt]) -> Set[str]:
     live: Set[str] = set()
     for s in stmts:
         live |= read_names(s) - assigned
-        if isinstance(s, (gast.Assign, gast.AnnAssign)):
-            assigned |= written_names([s], mutations=False)
+        assigned |= _assigned_first([s])
     return live
+
+
+def _assigned_first(stmts: Sequence[gast.stmt]) -> Set[str]:
+    """Names the run's own top-level assignments bind (on every path through it)."""
+    return {n for s in stmts if isinstance(s, (gast.Assign, gast.AnnAssign))
+            for n in written_names([s], mutations=False)}
 
 
 def _header_reads(s: gast.stmt) -> Set[str]:
@@ -284,11 +289,6 @@ class _Outliner:
         reads, writes = _names(stmts)
         returns = isinstance(stmts[-1], gast.Return) or (
             tail and any(_nested_return(s) for s in stmts))
-        live = _live_in(stmts) & self.local
-        # a local no earlier statement assigns has no value here: it enters as an UndefinedVar,
-        # so a read fails with eager's UnboundLocalError, not as a global (fuzz seed 8000536)
-        unset = live - defined - {self.self_name}
-        ins = sorted(((live & defined) | unset | (reads & self.guarded)) - {self.self_name})
         if returns:
             outs: List[str] = []
         else:
@@ -296,6 +296,13 @@ class _Outliner:
             if in_loop:
                 later |= reads                    # read again on the next turn
             outs = sorted(writes & self.local & later)
+        # an output the statements may leave as it was (assigned on one path of an `if`) is
+        # handed through, so it comes in too (fuzz seed 8000322: `if not FLAG: h = ...`)
+        live = (_live_in(stmts) | (set(outs) - _assigned_first(stmts))) & self.local
+        # a local no earlier statement assigns has no value here: it enters as an UndefinedVar,
+        # so a read fails with eager's UnboundLocalError, not as a global (fuzz seed 8000536)
+        unset = live - defined - {self.self_name}
+        ins = sorted(((live & defined) | unset | (reads & self.guarded)) - {self.self_name})
         region = Region(len(self.regions), stmts, ins, outs, returns,
                         unbound=set(ins) - bound - self.guarded, unset=unset)
         region.parsed, region.plain = _region_function(self.fdef, region, self.parsed, self.fn,
