@@ -406,9 +406,12 @@ class StaticFunction:
                 name = base if base not in program.global_block().vars else f"{base}_{len(inputs)}"
                 spec = _spec_for(leaf, given if isinstance(given, InputSpec) else None, name)
                 symbol = program.add_input(name, list(spec.shape), spec.dtype)
-                if type(leaf) is auto_numbers.NumberSpec:
+                number = type(leaf) is auto_numbers.NumberSpec
+                if number:
                     symbol.__class__ = PythonValue
-                sym_leaves.append(tracer.input(leaf, symbol) if tracer else symbol)
+                # (a number made an input is no leaf of the call the identity restores: its
+                # indices count the call's tensors only; fuzz seed 9000940)
+                sym_leaves.append(tracer.input(leaf, symbol) if tracer and not number else symbol)
                 inputs.append(spec)
             _check_unique_names(inputs, self.__name__)
             input_grads.note(program, leaves)

@@ -212,3 +212,35 @@ def test_smaller_forms_of_a_statement():
     assert unwrapped[first:first + 5] == ["    w = w + 1.0", "    if FLAG:", "        g = g + 1.0",
                                           "    else:", "        h.subtract_(g)"]
     assert len(fuzz._smaller_forms(lines, 1, 2)) == 2     # a simple statement is not unwrapped
+
+
+# fuzz seed 9000940 of `--seed 9` with WHOLE_FUNCTION_BREAKS, minimized: `best9` changes between
+# calls, so the region after the break takes it as an input (auto_numbers); that shifted the
+# region's input indices, and the in-place change of h reached no input (wrong values and
+# gradients from the sixth call on). It needs this harness's sequence of calls to show.
+NUMBER_BESIDE_A_CHANGED_INPUT = '''import dy2st as paddle
+
+FULL_GRAPH = False
+
+
+def f(x):
+    h = x.mean(axis=0)
+    g = x.max(axis=0) * 0.5
+    best9 = max(range(3), key=lambda k9: h.tolist()[k9])
+    g = g + h[best9]
+    h.subtract_(h * 0.5)
+    h += h * g
+    return h + g
+'''
+
+
+def test_a_number_made_a_region_input_leaves_the_changed_inputs_in_place(tmp_path):
+    sys.path.insert(0, str(tmp_path))
+    try:
+        report = fuzz.Report()
+        runs, failure = fuzz.check_source(NUMBER_BESIDE_A_CHANGED_INPUT, 9000940, str(tmp_path),
+                                          report=report)
+    finally:
+        sys.path.remove(str(tmp_path))
+    assert failure is None, str(failure)
+    assert runs == 5 and report.gradients == 5
