@@ -13,7 +13,7 @@ import numpy as np
 
 from ..format.input_spec import InputSpec
 from ..runtime.control_flow.cond import is_undefined
-from ..runtime.dtype import dtype_name
+from ..runtime.dtype import DType, dtype_name
 from ..runtime.tensor import Tensor
 
 
@@ -237,6 +237,8 @@ def _short(k: Any) -> str:
     if k[0] == "F":
         code = k[1].get()
         return f"<function {getattr(code, 'co_name', '?')}>"
+    if len(k) > 1 and isinstance(k[1], DType):
+        return str(k[1])        # paddle.float32, not the enum repr
     return repr(k[1]) if len(k) > 1 else repr(k)
 
 

@@ -9,6 +9,7 @@ import pytest
 
 import dy2st as paddle
 from dy2st.jit import auto_numbers, cache_limit
+from dy2st.jit.signature import describe_change, value_key
 from tests.support import BREAK_MODES, graph_break
 
 X = np.arange(6, dtype="float32").reshape(2, 3) - 2.0
@@ -349,3 +350,11 @@ def test_cache_limit_names_a_failing_guard(monkeypatch):
 
 def test_default_cache_limit_is_documented_value():
     assert cache_limit.CACHE_LIMIT == 20
+
+
+def test_a_changed_dtype_argument_reads_as_paddle_prints_it():
+    x = paddle.to_tensor(X)
+    old = ((value_key(x), value_key(paddle.float32)), (), None)
+    new = ((value_key(x), value_key(paddle.float64)), (), None)
+    assert describe_change(["x", "dt"], old, new) == \
+        "argument `dt` changed (paddle.float32 -> paddle.float64)"
