@@ -202,6 +202,16 @@ def run(x, brk):
         gb(x)
     return helper(x)
 ''', ["CFGS[0].k = 2.0", "CFGS[1].k = 3.0", "CFGS[0].k = 1.0", "CFGS[1].k = 5.0"]),
+    Case("loop_local_rebound_after_the_loop", '''
+def run(x, brk):
+    for i in range(2):
+        c = (CFGS[0], CFGS[1])[i]
+        x = x * c.k
+    if brk:
+        gb(x)
+    c = CFG
+    return x + c.k
+''', ["CFGS[0].k = 2.0", "CFGS[1].k = 3.0", "CFGS[0].k = -1.0", "CFG.k = 0.5"]),
     # -- objects read back through a container the function fills ----------------------------
     Case("object_through_local_list", '''
 def run(x, brk):

@@ -126,11 +126,30 @@ def _hook(record: _Record) -> None:
     watched, frames = record.watched, record.frames
 
     def started(frame: types.FrameType, event: str, arg: Any) -> Any:
-        if frame.f_code in watched:
-            frames[id(frame)] = frame
-        return old(frame, event, arg) if old is not None else None
+        local = old(frame, event, arg) if old is not None else None
+        if frame.f_code not in watched:
+            return local
+        frames[id(frame)] = frame
+        if local is None:
+            frame.f_trace_lines = False     # only its return event: no cost per line
+        return _at_return(record, local)
     record.hook, record.old_hook = started, old
     sys.settrace(started)
+
+
+def _at_return(record: _Record, local: Any) -> Any:
+    """A frame's local trace function that captures its opaque locals when it returns: a
+    local kept in a cell of the code around it (a converted loop body's `nonlocal c`, rebound
+    on the next turn or after the loop) holds another object by the end of the trace; any
+    other tracer's local function still sees every event."""
+    def traced(frame: types.FrameType, event: str, arg: Any) -> Any:
+        nonlocal local
+        if event == "return":
+            _capture(record, frame)
+        if local is not None:
+            local = local(frame, event, arg)
+        return traced
+    return traced
 
 
 def see(frame: types.FrameType) -> None:
