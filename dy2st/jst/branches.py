@@ -18,6 +18,7 @@ from .branch_aliases import AliasFlags, branch_alias_tests
 from .branch_attributes import take_attributes, with_attribute_outputs
 from .branch_entries import flagged_leaves, missing_keys, note_flags
 from .kept_containers import changed_containers, containers, kept, write_back
+from .list_holders import refuse_other_holders
 from .trace_paths import (
     assignment_origins,
     copy_containers,
@@ -77,6 +78,7 @@ def IfElse(pred: Any, true_fn: Callable, false_fn: Callable, get_args: Callable,
     keep = t_kept & f_kept if t_raised is None and f_raised is None else \
         (f_kept if t_raised is not None else t_kept)
     live = list(outputs) + changed_containers(init, t_out, f_out, keep, outputs)
+    _refuse_held_growth(init, t_out, f_out, names, live)
     t_live = [t_out[i] for i in live]
     f_live = [f_out[i] for i in live]
     for k, i in enumerate(live):     # None on one path: a placeholder flagged as None
@@ -94,8 +96,11 @@ def IfElse(pred: Any, true_fn: Callable, false_fn: Callable, get_args: Callable,
     t_flags += [_defined_flag(tb, t_x[k]) for k in x_tracked]
     f_flags += [_defined_flag(fb, f_x[k]) for k in x_tracked]
     t_live, f_live = _fill_undefined(t_live, f_live, tb, fb)
-    for k in range(len(live)):
+    for k, i in enumerate(live):
+        pair = t_live[k], f_live[k]
         t_live[k], f_live[k] = _grown_lists(t_live[k], f_live[k], tb, fb)
+        if (t_live[k] is not pair[0] or f_live[k] is not pair[1]) and i < len(init):
+            refuse_other_holders(init[i], names[i], "one branch of a tensor `if`")
         t_live[k], f_live[k] = missing_keys(t_live[k], f_live[k], tb, fb)
     for k, i in enumerate(live):
         check_same_structure(names[i], t_live[k], f_live[k], true_fn)
@@ -276,6 +281,19 @@ def _fill_undefined(t_vals, f_vals, tb: Block, fb: Block):
             with block_guard(fb):
                 f_out[i] = placeholder_like(a)
     return t_out, f_out
+
+
+def _refuse_held_growth(init: Sequence[Any], t_out: Sequence[Any], f_out: Sequence[Any],
+                        names: Sequence[str], live: Sequence[int]) -> None:
+    """A list from before the `if` that one branch grows in place, which no later code reads
+    by its name (so it is no output), may still be read through another holder (`alias = acc`):
+    refused (a graph break) where one exists, as the `if` cannot give that list two lengths."""
+    for i, value in enumerate(init):
+        if i in live or type(value) is not list or i >= len(t_out) or i >= len(f_out):
+            continue
+        a, b = t_out[i], f_out[i]
+        if type(a) is list and type(b) is list and len(a) != len(b):
+            refuse_other_holders(value, names[i], "one branch of a tensor `if`")
 
 
 def _grown_lists(a: Any, b: Any, tb: Block, fb: Block) -> Tuple[Any, Any]:

@@ -32,6 +32,21 @@ def carried_arrays(name: str, value: Any, arrays: Sequence[str]) -> Any:
     return value
 
 
+def spec_value(spec: str, names: Sequence[str], values: Sequence[Any]) -> Any:
+    """The value that spec (`acc`, `self.acc`, `d['a'][0]`) names among the loop variables;
+    None where it names none."""
+    if spec in names:
+        return values[list(names).index(spec)]
+    root = spec.split("[", 1)[0]
+    if root not in names:
+        return None
+    keys = _keys(spec[len(root):])
+    holder = values[list(names).index(root)]
+    for key in keys or ():
+        holder = holder[key] if _holds(holder, key) else None
+    return holder if keys else None
+
+
 def _holds(holder: Any, key: Any) -> bool:
     """Whether holder is a dict with the key or a list with the index."""
     if type(holder) is dict:

@@ -12,7 +12,8 @@ from ..runtime.control_flow.while_loop import probe, static_while
 from ..runtime.inplace import attempt
 from . import attribute_writes
 from .kept_containers import containers, kept, write_back
-from .loop_arrays import GrownLists, carried_arrays, grown_specs, list_sizes
+from .list_holders import refuse_other_holders
+from .loop_arrays import GrownLists, carried_arrays, grown_specs, list_sizes, spec_value
 from .loop_functions import LoopFunction, closure_cells, first_turn_runs, take_functions
 from .trace_paths import (
     is_symbolic,
@@ -48,6 +49,8 @@ def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, se
                     get_extra: Callable = None, arrays: Sequence[str] = ()) -> None:
     before = tuple(get_args())
     arrays = list(arrays)
+    for spec in arrays:
+        refuse_other_holders(spec_value(spec, names, before), spec, "a tensor loop")
     init = [carried_arrays(name, v, arrays) if arrays else v
             for name, v in zip(names, before)] + list(extra_vars)
     n = len(init) - len(extra_vars)
@@ -135,6 +138,8 @@ def run_static_loop(cond_fn: Callable, body_fn: Callable, get_args: Callable, se
         del parent.program.blocks[n_blocks:]
         assign(init + attr_init)
         if grown:
+            for spec in grown:
+                refuse_other_holders(spec_value(spec, names, before), spec, "a tensor loop")
             arrays += grown
             init[:n] = [carried_arrays(name, v, grown) for name, v in zip(names, init[:n])]
             assign(init + attr_init)

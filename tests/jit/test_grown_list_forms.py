@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
+from dy2st.jit.graph_break.refusal import GraphBreakError
 from tests.support import numeric_gradient, value_and_grad
 
 
@@ -325,3 +326,180 @@ def test_list_of_python_numbers_grown_is_refused():
     assert f"line {line}" in str(info.value)
     sf = paddle.jit.to_static(python_numbers_grown, full_graph=False)
     np.testing.assert_allclose(sf(*_inputs(2)).numpy(), python_numbers_grown(*_inputs(2)).numpy())
+
+
+# --- another holder of a list that a tensor loop grows (alias, container entry, attribute,
+# global, a caller's local): the array cannot be that list object, so the loop runs as Python
+# with full_graph=False and is refused in one graph, never a silently stale holder
+
+_HELD = []
+
+
+def _held_alias(x, n):
+    acc = []
+    alias = acc
+    for i in range(n):
+        acc.append(x[0] * paddle.cast(i, "float32"))
+    return len(alias)
+
+
+def _held_in_dict(x, n):
+    acc = [x[0]]
+    d = {"a": acc}
+    for i in range(n):
+        acc.append(x[1] + paddle.cast(i, "float32"))
+    return len(d["a"]), paddle.add_n(d["a"])
+
+
+def _held_in_list(x, n):
+    acc = []
+    outer = [acc]
+    for i in range(n):
+        acc.append(x[0] + 1.0)
+    return len(outer[0])
+
+
+class _Box:
+    pass
+
+
+def _held_as_attribute(x, n):
+    acc = []
+    box = _Box()
+    box.a = acc
+    for i in range(n):
+        acc.append(x[0])
+    return len(box.a)
+
+
+def _entry_aliased(x, n):
+    d = {"acc": []}
+    alias = d["acc"]
+    for i in range(n):
+        d["acc"] += [x[0] * 2.0]
+    return len(alias)
+
+
+def _held_globally(x, n):
+    _HELD.clear()
+    acc = _HELD
+    for i in range(n):
+        acc.append(x[1])
+    return len(_HELD)
+
+
+def _grows(x, n, acc):
+    for i in range(n):
+        acc.append(x[0])
+    return 0
+
+
+def _held_by_caller(x, n):
+    acc = []
+    _grows(x, n, acc)
+    return len(acc)
+
+
+_HOLDER_FORMS = [_held_alias, _held_in_dict, _held_in_list, _held_as_attribute, _entry_aliased,
+                 _held_globally, _held_by_caller]
+
+
+def _plain(v):
+    if isinstance(v, tuple):
+        return tuple(_plain(u) for u in v)
+    return v.numpy() if hasattr(v, "numpy") else v
+
+
+@pytest.mark.parametrize("fn", _HOLDER_FORMS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("trips", [0, 1, 3])
+def test_other_holder_sees_eager_entries_with_graph_breaks(fn, trips):
+    x = paddle.to_tensor(np.arange(6, dtype="float32").reshape(3, 2))
+    n = paddle.to_tensor(trips)
+    want = _plain(fn(x, n))
+    sf = paddle.jit.to_static(fn)
+    for _ in range(2):          # the first call traces and breaks, the second runs the outline
+        np.testing.assert_equal(_plain(sf(x, n)), want)
+
+
+@pytest.mark.parametrize("fn", _HOLDER_FORMS, ids=lambda f: f.__name__)
+def test_other_holder_refused_in_one_graph(fn):
+    x = paddle.to_tensor(np.ones((3, 2), "float32"))
+    with pytest.raises(TypeError, match=r"grown in a tensor loop becomes a tensor array.*also "
+                                        r"held as"):
+        paddle.jit.to_static(fn, full_graph=True)(x, paddle.to_tensor(2))
+
+
+def test_other_holder_message_names_both():
+    x = paddle.to_tensor(np.ones((3, 2), "float32"))
+    with pytest.raises(TypeError) as e:
+        paddle.jit.to_static(_held_alias, full_graph=True)(x, paddle.to_tensor(2))
+    text = str(e.value)
+    assert "`acc`" in text and "`alias`" in text and "for i in range(n)" in text
+    with pytest.raises(TypeError, match=r"`acc \(in _held_by_caller\)`"):
+        paddle.jit.to_static(_held_by_caller, full_graph=True)(x, paddle.to_tensor(2))
+
+
+def test_other_holder_refused_by_save(tmp_path):
+    spec = [paddle.static.InputSpec([3, 2], "float32"), paddle.static.InputSpec([], "int64")]
+    with pytest.raises(GraphBreakError, match=r"line \d+: for i in range\(n\):\n.*`acc`.*"
+                                              r"also held as `d\['a'\]`"):
+        paddle.jit.save(paddle.jit.to_static(_held_in_dict, input_spec=spec),
+                        str(tmp_path / "m"))
+
+
+def _no_other_holder(x, n):
+    acc = []
+    for i in range(n):
+        acc.append(x[0] * paddle.cast(i, "float32"))
+    alias = acc           # made after the loop: it holds the loop's result
+    return len(alias)
+
+
+def _argument_grown(x, n, acc):
+    for i in range(n):
+        acc.append(x[1])
+    return len(acc)
+
+
+@pytest.mark.parametrize("trips", [0, 3])
+def test_list_without_other_holder_stays_in_one_graph(trips):
+    x = paddle.to_tensor(np.ones((3, 2), "float32"))
+    n = paddle.to_tensor(trips)
+    sf = paddle.jit.to_static(_no_other_holder, full_graph=True)
+    assert int(_plain(sf(x, n))) == trips
+    mine, theirs = [], []
+    got = paddle.jit.to_static(_argument_grown, full_graph=True)(x, n, mine)
+    assert int(_plain(got)) == _argument_grown(x, n, theirs) == trips
+    assert len(mine) == len(theirs) == trips
+
+
+def _if_grows_held(x):
+    acc = []
+    alias = acc
+    if x.sum() > 0:
+        acc.append(x)
+    return len(alias)
+
+
+def _if_grows_entry_held(x):
+    acc = [x]
+    d = {"k": acc}
+    if x.sum() > 0:
+        acc.append(x * 2.0)
+    else:
+        acc.append(x)
+        acc.append(x - 1.0)
+    return len(d["k"]), paddle.add_n(d["k"])
+
+
+@pytest.mark.parametrize("fn", [_if_grows_held, _if_grows_entry_held], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_list_grown_in_one_branch_with_other_holder(fn, sign):
+    x = paddle.to_tensor(np.full([2], sign, "float32"))
+    want = _plain(fn(x))
+    sf = paddle.jit.to_static(fn)
+    for _ in range(2):
+        np.testing.assert_equal(_plain(sf(x)), want)
+    with pytest.raises(TypeError, match=r"grown in one branch of a tensor `if` becomes a tensor "
+                                        r"array.*make `(alias|d\['k'\])` after the `if`"):
+        paddle.jit.to_static(fn, full_graph=True)(x)
