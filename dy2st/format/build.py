@@ -18,6 +18,7 @@ from .concrete import ConcreteProgram
 from .errors import fail
 from .fields import dtype_field, get_field, int_list_field, name_field
 from .input_spec import InputSpec
+from .number_leaves import check_number_leaf
 from .validate import check_block, check_names, check_var_sizes
 
 
@@ -151,20 +152,26 @@ def build_concrete(doc: Dict[str, Any], values: Dict[str, np.ndarray], where: st
     out = get_field(doc, "outputs", dict, where)
     tree = _build_tree(get_field(out, "tree", dict, where + ".outputs"), where + ": outputs.tree")
     leaves = []
+    numbers = []
     for i, ld in enumerate(get_field(out, "leaves", list, where + ".outputs")):
         lw = f"{where}: outputs.leaves[{i}]"
-        if isinstance(ld, dict) and set(ld) == {"var"} and type(ld["var"]) is int \
-                and 0 <= ld["var"] < len(program.fetch_names):
+        if isinstance(ld, dict) and set(ld) in ({"var"}, {"var", "number"}) \
+                and type(ld["var"]) is int and 0 <= ld["var"] < len(program.fetch_names):
+            if "number" in ld:
+                check_number_leaf(ld["number"], g.vars[program.fetch_names[ld["var"]]],
+                                  doc.get("format_version"), lw)
+                numbers.append(i)
             leaves.append(("var", ld["var"]))
         elif isinstance(ld, dict) and set(ld) == {"const"}:
             leaves.append(("const", decode_value(ld["const"], lw)))
         else:
-            raise fail(lw, f"expected {{'var': fetch index}} or {{'const': value}}, got {ld!r}")
+            raise fail(lw, f"expected {{'var': fetch index}} (with an optional 'number' kind) or "
+                           f"{{'const': value}}, got {str(ld)[:80]}")
     if len(leaves) != _count_leaves(tree):
         raise fail(where, f"the output structure has {_count_leaves(tree)} leaves but "
                            f"{len(leaves)} are described")
     structure = _build_input_structure(doc, len(inputs), where)
-    return ConcreteProgram(program, inputs, tree, leaves, structure)
+    return ConcreteProgram(program, inputs, tree, leaves, structure, tuple(numbers))
 
 
 def _build_input_structure(doc: Dict[str, Any], n_inputs: int, where: str) -> Any:

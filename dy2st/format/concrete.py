@@ -20,12 +20,15 @@ class ConcreteProgram:
     input_structure None when each tensor input is an argument of its own; else (argument
                   names, the structure of the positional arguments, per leaf ("var", index into
                   inputs) or ("const", value)): a list of tensors stays one argument
+    number_leaves the indices of the output leaves (each a 0-d "var") that eager code returns as
+                  Python numbers (`.item()`, `float(t)`, `.tolist()`): handed out as numbers
     """
     program: Program
     inputs: List[InputSpec]
     output_tree: Any
     output_leaves: List[Tuple[str, Any]] = field(default_factory=list)
     input_structure: Any = None
+    number_leaves: Tuple[int, ...] = ()
 
     @property
     def main_program(self) -> Program:

@@ -8,8 +8,9 @@ from .errors import fail
 
 FORMAT_NAME = "dy2st.model"
 # 2: adds `input_structure` (an argument that is a list / tuple / dict of tensors); files
-# without it are still written as version 1
-FORMAT_VERSION = 2
+# without it are still written as version 1; 3: output leaves marked as Python numbers
+# (`{"var": i, "number": "float"}`), written only by models that return such numbers
+FORMAT_VERSION = 3
 
 
 def check_header(doc: Any, where: str) -> int:

@@ -10,7 +10,8 @@ from ..runtime.version import __version__
 from .codec import encode_value
 from .concrete import ConcreteProgram
 from .errors import ModelFormatError
-from .header import FORMAT_NAME, FORMAT_VERSION
+from .header import FORMAT_NAME
+from .number_leaves import number_kind
 
 
 def _live_blocks(program: Program) -> Dict[int, int]:
@@ -65,6 +66,15 @@ def _leaf_doc(leaf: Tuple[str, Any], where: str) -> Dict[str, Any]:
     return {"const": encode_value(value, where)}
 
 
+def _outputs_doc(concrete: ConcreteProgram) -> Dict[str, Any]:
+    leaves = [_leaf_doc(x, "output constant") for x in concrete.output_leaves]
+    g = concrete.program.global_block()
+    for k in concrete.number_leaves:
+        # the kind is redundant with the variable's dtype: the loader checks they agree
+        leaves[k]["number"] = number_kind(g.vars[concrete.program.fetch_names[leaves[k]["var"]]])
+    return {"tree": _tree_doc(concrete.output_tree, "output structure"), "leaves": leaves}
+
+
 def concrete_doc(concrete: ConcreteProgram, params: List[Dict[str, Any]],
                  extra: Optional[dict]) -> Dict[str, Any]:
     program = concrete.program
@@ -75,13 +85,15 @@ def concrete_doc(concrete: ConcreteProgram, params: List[Dict[str, Any]],
               for s, feed in zip(concrete.inputs, program.feed_names)]
     doc = {"format": FORMAT_NAME, "format_version": 1,
            "dy2st_version": __version__, "inputs": inputs,
-           "outputs": {"tree": _tree_doc(concrete.output_tree, "output structure"),
-                       "leaves": [_leaf_doc(x, "output constant") for x in concrete.output_leaves]},
+           "outputs": _outputs_doc(concrete),
            "parameters": params, "program": _program_doc(program),
            "extra": encode_value(dict(extra or {}), "extra")}
+    if concrete.number_leaves:
+        # a reader of version 2 would hand out 0-d tensors where eager code has numbers
+        doc["format_version"] = 3
     if concrete.input_structure is not None:
         # a reader of version 1 would call the model with its tensors flattened: refuse there
-        doc["format_version"] = FORMAT_VERSION
+        doc["format_version"] = max(doc["format_version"], 2)
         names, tree, leaves = concrete.input_structure
         doc["input_structure"] = {
             "arguments": list(names), "tree": _tree_doc(tree, "input structure"),

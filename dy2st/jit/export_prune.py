@@ -36,6 +36,7 @@ def prune_outputs(concrete: ConcreteProgram, last: Any, output_spec: Sequence[An
     names = [program.fetch_names[export_leaves[j]] for j in picked]
     program.fetch_names = names
     concrete.output_leaves = [("var", i) for i in range(len(names))]
+    concrete.number_leaves = ()     # output_spec holds tensors only
     _, concrete.output_tree = flatten(0 if len(names) == 1 else [0] * len(names))
     eliminate_dead_code(program)
 

@@ -355,8 +355,10 @@ class StaticFunction:
         writes = list(program.persistable_writes.items())
         program.fetch_names = program.fetch_names + [new for _, new in writes]
         optimize(program)
+        # a saved model hands out the same numbers (a broken function's leaves are its own)
+        numbers = traced.python_leaves if traced.identity is None else ()
         concrete = ConcreteProgram(program, traced.inputs, traced.out_tree, traced.leaves_desc,
-                                   traced.input_structure)
+                                   traced.input_structure, numbers)
         compiled = compile_for(self.backend, program, program.feed_names, program.fetch_names)
         entry = CacheEntry(concrete, compiled, traced.in_tree, traced.positions, key)
         entry.writes = [(program.write_targets[old], n_out + i)

@@ -14,6 +14,7 @@ from ..format.input_spec import InputSpec
 from ..runtime.dtype import dtype_name
 from ..runtime.program import Program, Variable
 from ..runtime.pytree import LEAF, describe, unflatten
+from ..runtime.python_value import as_numbers
 from ..runtime.tensor import Tensor
 from .translated_training import call_with_grad, wants_grad
 
@@ -76,14 +77,17 @@ class TranslatedLayer(_Base):
         feeds = [v._value if isinstance(v, Tensor) else v for v in values]
         if is_grad_enabled() and wants_grad(self, values):
             # fine-tuning: one tape node whose backward runs the saved program's gradient
-            return call_with_grad(self, values, feeds)
-        compiled = self._compiled
-        if compiled is None:
-            p = self._concrete.program
-            compiled = compile_for(self._backend, p, p.feed_names, p.fetch_names)
-            object.__setattr__(self, "_compiled", compiled)
-        outs = compiled(feeds)
-        return self._rebuild(outs, feeds)
+            out = call_with_grad(self, values, feeds)
+        else:
+            compiled = self._compiled
+            if compiled is None:
+                p = self._concrete.program
+                compiled = compile_for(self._backend, p, p.feed_names, p.fetch_names)
+                object.__setattr__(self, "_compiled", compiled)
+            out = self._rebuild(compiled(feeds), feeds)
+        c = self._concrete
+        # numbers read by .item() / float() / .tolist(): Python numbers, as eager code returns
+        return as_numbers(out, c.output_tree, c.number_leaves) if c.number_leaves else out
 
     if _Base is object:
         def __call__(self, *args: Any, **kwargs: Any) -> Any:

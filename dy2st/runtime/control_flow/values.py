@@ -10,6 +10,7 @@ import numpy as np
 from .. import ops
 from ..dtype import bool_, dtype_name
 from ..program import Block, Variable
+from ..python_value import PythonValue
 from ..registry import Meta
 from ..tensor import Tensor, TensorLike
 
@@ -138,7 +139,12 @@ def placeholder_like(value: Any) -> Any:
         if isinstance(value, Variable) and value.kind == "array":
             return ops.create_array(value.dtype)
         shape = value._shape if isinstance(value, Variable) else value._value.shape
-        return ops.full([d if d >= 0 else 1 for d in shape], 0, value.dtype)
+        out = ops.full([d if d >= 0 else 1 for d in shape], 0, value.dtype)
+        if type(value) is PythonValue:
+            # a number read from a tensor on the other path: the merged value stays a number
+            # (`if c: return x.item()` then `return float(y)`)
+            out.__class__ = PythonValue
+        return out
     if type(value) in (list, tuple):
         return type(value)(placeholder_like(v) for v in value)
     if type(value) is dict:
