@@ -82,7 +82,7 @@ def IfElse(pred: Any, true_fn: Callable, false_fn: Callable, get_args: Callable,
     t_live = [t_out[i] for i in live]
     f_live = [f_out[i] for i in live]
     for k, i in enumerate(live):     # None on one path: a placeholder flagged as None
-        if _user_name(names[i]):
+        if _user_name(names[i]) or names[i].startswith("return_value_"):
             t_live[k], f_live[k] = none_or_tensor(t_live[k], f_live[k], names[i], tb, fb)
     # one "was it assigned?" flag per name assigned on one path only or whose value may be
     # unassigned already (a name read later must fail, as in Python, on a path without a value)

@@ -97,7 +97,15 @@ class ReturnTransformer(Transformer):
         value = self.ctx.namer.new("return_value")
         head = templates.replace("flag = False\nvalue = _jst.UndefinedVar(value_name)", flag=flag,
                                  value=value, value_name=gast.Constant(value=value, kind=None))
-        body = _Rewriter(flag, value).block(node.body, False)
+        stmts = node.body
+        if not isinstance(stmts[-1], (gast.Return, gast.Raise)):
+            # the end of the function returns None: made explicit, so that a tensor `if` whose
+            # other path returns a tensor gives None on this path (eager's value), not the
+            # unassigned return value's placeholder
+            end = gast.Return(value=None)
+            copy_origin(stmts[-1], [end])
+            stmts = stmts + [end]
+        body = _Rewriter(flag, value).block(stmts, False)
         tail = templates.replace("return _jst.ReturnValue(value)", value=value)
         copy_origin(node, head)
         copy_origin(node.body[-1], tail)

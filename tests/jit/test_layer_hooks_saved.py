@@ -110,3 +110,92 @@ def test_saving_leaves_the_layer_alone(tmp_path):
     paddle.jit.save(m, str(tmp_path / "m"), input_spec=[InputSpec([None, 3], "float32")])
     np.testing.assert_allclose(m(x).numpy(), before, rtol=1e-6)
     assert len(m._forward_pre_hooks) == 1 and len(m._forward_post_hooks) == 1
+
+
+# Hooks returning None on some paths of a tensor `if`: Paddle keeps the value there (a post
+# hook's None keeps the outputs, a pre hook's the inputs). Before, jit.save refused the
+# explicit `return None` and silently returned zeros for the implicit one.
+def _double_when_positive(layer, inputs, outputs):
+    if outputs.mean() > 0:
+        return outputs * 2.0
+
+
+def _negate_when_negative(layer, inputs, outputs):
+    if outputs.mean() < 0:
+        return -outputs
+    return None
+
+
+def _triple_positive_inputs(layer, inputs):
+    if inputs[0].mean() > 0:
+        return inputs[0] * 3.0
+
+
+def _shift_positive_inputs_tuple(layer, inputs):
+    if inputs[0].sum() > 0:
+        return (inputs[0] - 0.5,)
+
+
+class _TwoInputs(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = paddle.nn.Linear(3, 3)
+
+    def forward(self, x, y):
+        return self.fc(x) - y
+
+
+def _scale_second_input(layer, inputs):
+    x, y = inputs
+    if y.mean() > 0:
+        return x, y * 10.0
+
+
+NONE_HOOKS = {
+    "post implicit": ([], [_double_when_positive]),
+    "post explicit": ([], [_negate_when_negative]),
+    "pre single": ([_triple_positive_inputs], []),
+    "pre tuple": ([_shift_positive_inputs_tuple], []),
+    "several in order": ([_triple_positive_inputs, _shift_positive_inputs_tuple],
+                         [_double_when_positive, _negate_when_negative, _scale_outputs]),
+}
+
+
+def _check_three_ways(m, inputs, tmp_path, specs):
+    m.eval()
+    want = [m(*x).numpy() for x in inputs]
+    for full_graph in (True, False):
+        static = paddle.jit.to_static(m, full_graph=full_graph)
+        for x, w in zip(inputs, want):
+            np.testing.assert_allclose(static(*x).numpy(), w, rtol=1e-5, atol=1e-6)
+    paddle.jit.save(m, str(tmp_path / "m"), input_spec=specs)
+    loaded = paddle.jit.load(str(tmp_path / "m"))
+    for x, w in zip(inputs, want):
+        np.testing.assert_allclose(loaded(*x).numpy(), w, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("hooks", list(NONE_HOOKS))
+def test_a_hook_returning_none_on_one_path_keeps_the_value(hooks, tmp_path):
+    m = _model(*NONE_HOOKS[hooks])
+    inputs = [(x,) for x in _inputs()] + [(-x,) for x in _inputs()]
+    _check_three_ways(m, inputs, tmp_path, [InputSpec([None, 3], "float32")])
+
+
+def test_a_pre_hook_changing_one_of_two_inputs_on_one_path(tmp_path):
+    paddle.seed(3)
+    m = _TwoInputs()
+    m.register_forward_pre_hook(_scale_second_input)
+    xs = _inputs()
+    inputs = [(x, paddle.full([x.shape[0], 3], s, "float32")) for x, s in zip(xs, (1.0, -1.0, 2.0))]
+    spec = InputSpec([None, 3], "float32")
+    _check_three_ways(m, inputs, tmp_path, [spec, spec])
+
+
+def test_a_removed_hook_among_several_is_not_saved(tmp_path):
+    m = _model([], [_double_when_positive])
+    handle = m.register_forward_post_hook(_negate_when_negative)
+    m.register_forward_pre_hook(_triple_positive_inputs).remove()
+    handle.remove()
+    inputs = [(x,) for x in _inputs()] + [(-x,) for x in _inputs()]
+    _check_three_ways(m, inputs, tmp_path, [InputSpec([None, 3], "float32")])
+    assert len(m._forward_post_hooks) == 1 and not m._forward_pre_hooks

@@ -138,3 +138,39 @@ def test_a_saved_model_raises_where_it_would_return_none(tmp_path):
     np.testing.assert_allclose(loaded(paddle.to_tensor(x)).numpy(), x * 3.0)
     with pytest.raises(TypeError, match="'y' is None here"):
         loaded(paddle.to_tensor(np.asarray(INPUTS[1], "float32")))
+
+
+def _returns_on_one_path(x):
+    if x.sum() > 0:
+        return x * 3.0      # the end of the function returns None
+
+
+def _returns_none_explicitly(x):
+    if x.sum() > 0:
+        return x * 3.0
+    return None
+
+
+def _returns_in_a_loop(x):
+    for r in x:
+        if r.sum() > 0:
+            return r * 2.0
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+@pytest.mark.parametrize("fn", [_returns_on_one_path, _returns_none_explicitly,
+                                _returns_in_a_loop])
+def test_a_return_on_one_path_returns_none_on_the_others(fn, full_graph):
+    """Before: the function's end gave the unassigned return value's zeros, silently."""
+    _check(fn, full_graph)
+
+
+def test_a_saved_model_raises_where_the_function_returns_none(tmp_path):
+    spec = [paddle.static.InputSpec([None, 2], "float32")]
+    paddle.jit.save(paddle.jit.to_static(_returns_on_one_path, input_spec=spec),
+                    str(tmp_path / "m"))
+    loaded = paddle.jit.load(str(tmp_path / "m"))
+    x = np.asarray(INPUTS[0], "float32")
+    np.testing.assert_allclose(loaded(paddle.to_tensor(x)).numpy(), x * 3.0)
+    with pytest.raises(TypeError, match="the function returns None here"):
+        loaded(paddle.to_tensor(np.asarray(INPUTS[1], "float32")))

@@ -3,7 +3,8 @@ dtype that widens (carried widened), None that becomes a tensor, dict keys added
 (each carried with a "does it hold a value?" flag, like a name assigned on some paths only)."""
 from __future__ import annotations
 
-from typing import Any, List, Optional, Tuple
+import contextlib
+from typing import Any, Iterator, List, Optional, Tuple
 
 from .. import ops, state
 from ..dtype import dtype_name
@@ -97,11 +98,41 @@ def none_or_tensor(t: Any, f: Any, name: str, tb: Block, fb: Block) -> Tuple[Any
     if (t is None) == (f is None):
         return t, f
     value, block = (f, tb) if t is None else (t, fb)
-    if not (isinstance(value, TensorLike) and value.kind == "dense"):
+    returned = name.startswith("return_value_")     # the converter's: `return None` on one path
+    if not (isinstance(value, TensorLike) and value.kind == "dense") and not (
+            returned and _NONE_STRUCTURES[0] and _dense_structure(value)):
         return t, f
     with block_guard(block):
-        placeholder = none_placeholder(value, name, "on the path of a tensor `if`")
+        if returned:
+            placeholder = flagged_placeholder(value, IS_NONE, (
+                "the function returns None here (a `return None`, or its end, on this path of "
+                "a tensor `if` whose other path returns a tensor); a static graph cannot "
+                "compute with or return None, so test `is None` before using it"))
+        else:
+            placeholder = none_placeholder(value, name, "on the path of a tensor `if`")
     return (placeholder, f) if t is None else (t, placeholder)
+
+
+_NONE_STRUCTURES = [0]
+
+
+@contextlib.contextmanager
+def none_structures() -> Iterator[None]:
+    """Inside: a function returning a tuple / list of tensors on one path of a tensor `if` and
+    None on the other gives that structure with every tensor flagged as None there (the caller
+    tests the flag: a forward pre-hook's None keeps the inputs). Elsewhere such a function
+    stays refused, as its None cannot be a program output."""
+    _NONE_STRUCTURES[0] += 1
+    try:
+        yield
+    finally:
+        _NONE_STRUCTURES[0] -= 1
+
+
+def _dense_structure(value: Any) -> bool:
+    leaves, _ = flatten(value)
+    return type(value) in (tuple, list) and bool(leaves) and all(
+        isinstance(v, TensorLike) and v.kind == "dense" for v in leaves)
 
 
 def or_none(value: Any, flag: Variable, what: str) -> Any:
