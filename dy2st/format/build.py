@@ -19,6 +19,7 @@ from .errors import fail
 from .fields import dtype_field, get_field, int_list_field, name_field
 from .input_spec import InputSpec
 from .number_leaves import check_number_leaf
+from .persistable_writes import build_writes
 from .validate import check_block, check_names, check_var_sizes
 
 
@@ -142,6 +143,7 @@ def build_concrete(doc: Dict[str, Any], values: Dict[str, np.ndarray], where: st
         program.persistables[name] = (Parameter(arr, name, trainable) if trainable else
                                       Tensor(arr, name=name, persistable=True))
     check_names(program, where)
+    build_writes(doc, program, where)
     owner: Dict[int, int] = {}
     for b in program.blocks:
         check_var_sizes(b, f"{where}: program.blocks[{b.idx}]")

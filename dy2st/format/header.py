@@ -9,7 +9,8 @@ from .errors import fail
 FORMAT_NAME = "dy2st.model"
 # 2: adds `input_structure` (an argument that is a list / tuple / dict of tensors); files
 # without it are still written as version 1; 3: output leaves marked as Python numbers
-# (`{"var": i, "number": "float"}`), written only by models that return such numbers
+# (`{"var": i, "number": "float"}`) and `persistable_writes` (buffers a call updates), written
+# only by models that have them
 FORMAT_VERSION = 3
 
 

@@ -12,6 +12,7 @@ from .concrete import ConcreteProgram
 from .errors import ModelFormatError
 from .header import FORMAT_NAME
 from .number_leaves import number_kind
+from .persistable_writes import writes_doc
 
 
 def _live_blocks(program: Program) -> Dict[int, int]:
@@ -88,8 +89,11 @@ def concrete_doc(concrete: ConcreteProgram, params: List[Dict[str, Any]],
            "outputs": _outputs_doc(concrete),
            "parameters": params, "program": _program_doc(program),
            "extra": encode_value(dict(extra or {}), "extra")}
-    if concrete.number_leaves:
-        # a reader of version 2 would hand out 0-d tensors where eager code has numbers
+    if program.persistable_writes:
+        doc["persistable_writes"] = writes_doc(program)
+    if concrete.number_leaves or program.persistable_writes:
+        # a reader of version 2 would hand out 0-d tensors where eager code has numbers, or
+        # forget the buffers a call updates
         doc["format_version"] = 3
     if concrete.input_structure is not None:
         # a reader of version 1 would call the model with its tensors flattened: refuse there

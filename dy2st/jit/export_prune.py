@@ -34,7 +34,8 @@ def prune_outputs(concrete: ConcreteProgram, last: Any, output_spec: Sequence[An
                          "call; give output_spec for a call with the same inputs")
     program = concrete.program
     names = [program.fetch_names[export_leaves[j]] for j in picked]
-    program.fetch_names = names
+    # the buffers a call updates stay updated (fetched after the outputs, as traced)
+    program.fetch_names = names + list(program.persistable_writes.values())
     concrete.output_leaves = [("var", i) for i in range(len(names))]
     concrete.number_leaves = ()     # output_spec holds tensors only
     _, concrete.output_tree = flatten(0 if len(names) == 1 else [0] * len(names))

@@ -84,7 +84,9 @@ class TranslatedLayer(_Base):
                 p = self._concrete.program
                 compiled = compile_for(self._backend, p, p.feed_names, p.fetch_names)
                 object.__setattr__(self, "_compiled", compiled)
-            out = self._rebuild(compiled(feeds), feeds)
+            outs = compiled(feeds)
+            out = self._rebuild(outs, feeds)
+            self._write_back(outs)
         c = self._concrete
         # numbers read by .item() / float() / .tolist(): Python numbers, as eager code returns
         return as_numbers(out, c.output_tree, c.number_leaves) if c.number_leaves else out
@@ -242,6 +244,13 @@ class TranslatedLayer(_Base):
         except OverflowError:
             raise InputMismatchError(f"{expects}, got {v!r}, which does not fit "
                                      f"{dtype_name(d)}") from None
+
+    def _write_back(self, outs: List[Any]) -> None:
+        """The buffers the call updated (`persistable_writes`) take their new values, as after
+        an eager call (a fine-tuning call's gradient program writes them itself)."""
+        p = self._concrete.program
+        for param, value in p.persistable_writes.items():
+            p.write_targets[param]._value = np.array(outs[p.fetch_names.index(value)])
 
     def _rebuild(self, outs: List[Any], inputs: List[np.ndarray]) -> Any:
         # An output may be an input or a parameter passed straight through: copy it so that
