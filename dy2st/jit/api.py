@@ -11,6 +11,7 @@ from ..format.npy_member import DEFAULT_MAX_COMPRESSION_RATIO
 from ..runtime.pytree import flatten, unflatten
 from ..runtime.state import exporting
 from . import logger
+from .carried_state import CarriedStateError
 from .export_prune import prune_inputs, prune_outputs
 from .keywords import check_keywords
 from .layer_hooks import has_forward_hooks, with_forward_hooks
@@ -152,6 +153,8 @@ def trace_for_export(layer: Any, input_spec: Optional[Sequence[Any]], who: str,
             concrete = _trace_any_batch(sf_twin, relaxed) if relaxed is not None else None
             if concrete is None:
                 concrete = sf_twin.get_concrete_program(*specs)
+    except CarriedStateError:
+        raise                   # no graph break: state the saved program cannot hold
     except Exception as e:  # noqa: BLE001 - a break found by this trace is named as one
         if not sf._full_graph:
             refuse_save(sf, e)

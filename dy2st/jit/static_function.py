@@ -27,6 +27,7 @@ from ..runtime.state import dynamic_view
 from ..runtime.tensor import Tensor, TensorLike
 from . import auto_dynamic, auto_numbers, cache_limit, input_grads, output_leaves, run_program
 from .absent_keys import ABSENT, drop_absent
+from .carried_state import carry_state, state_before
 from .errors import ConversionError, raise_in_user_code, raise_run_error
 from .global_writes import global_values, restore_symbolic_globals
 from .guards import build_guards, note_call, recording
@@ -329,6 +330,7 @@ class StaticFunction:
             # graph_break loads lazily: a function that traces whole never needs the rest of it
             from .graph_break.side_effects import full_graph_effects
             effects = full_graph_effects(self, args, kwargs)
+        kept = state_before(self._instance) if state.is_exporting() else None
         with recording() as calls:
             note_call(self._function, bound_arguments(self._function, self._instance, args,
                                                       kwargs))
@@ -338,6 +340,9 @@ class StaticFunction:
                 with top_frame(code):
                     traced = auto_numbers.trace(self, args, kwargs) if numbers else \
                         self.trace_program(args, kwargs)
+                if kept is not None:
+                    # a model has no Python state: tensors kept in it between calls are carried
+                    carry_state(traced.program, kept, self._instance, self._function)
             finally:
                 if effects is not None:
                     effects[1].restore()    # the trace's changes (with symbolic values) undone

@@ -13,8 +13,8 @@ from ..format.concrete import ConcreteProgram
 from ..format.input_spec import InputSpec
 from ..runtime.dtype import dtype_name
 from ..runtime.program import Program, Variable
-from ..runtime.pytree import LEAF, describe, unflatten
 from ..runtime.python_value import as_numbers
+from ..runtime.pytree import LEAF, describe, unflatten
 from ..runtime.tensor import Tensor
 from .translated_training import call_with_grad, wants_grad
 
