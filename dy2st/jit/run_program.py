@@ -32,6 +32,7 @@ from .absent_keys import ABSENT, drop_absent
 from .errors import raise_run_error
 from .leaf_values import picked
 from .partial_backward import PartialBackwards, has_sub_blocks
+from .path_grads import needs_grad, path_rules, predicates
 from .program_replay import JointProgram, random_outputs, replay, snapshot
 
 
@@ -152,6 +153,10 @@ class GradProgram:
         # the backward of some outputs alone (None: a single differentiable output, or a
         # program whose forward a partial backward would change)
         self.partial = partial
+        # per output whose need of a gradient depends on the path taken: its rule over the
+        # predicates fetched last (path_grads.py)
+        self.path_rules: Dict[int, Any] = {}
+        self.predicates: List[str] = []
 
     def joint_program(self) -> JointProgram:
         if self._joint is None:
@@ -217,15 +222,20 @@ def _build(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict, flags: Tuple[b
     optimize(backward)
     g.ops = g.ops[:split]
     program.feed_names = inputs
-    program.fetch_names = outputs + [new for _, new in writes] + residuals
+    # outputs a tensor `if` computes with gradients on one path only: its predicates, last
+    rules = path_rules(program, outputs, req)
+    preds = predicates(rules)
+    program.fetch_names = outputs + [new for _, new in writes] + residuals + preds
     optimize(program)
     backend = static_fn.backend
     partial = None if before is None else PartialBackwards(
         before, dict(zip(seeded, seeds)), inputs, residuals, wrt_names, backend)
-    return GradProgram(compile_for(backend, program, inputs, program.fetch_names), len(outputs),
-                       [program.write_targets[old] for old, _ in writes],
-                       compile_for(backend, backward, backward.feed_names, fetch), seeded,
-                       fetch_of, joint, bindings(program), reaches, ancestors, partial)
+    gp = GradProgram(compile_for(backend, program, inputs, program.fetch_names), len(outputs),
+                     [program.write_targets[old] for old, _ in writes],
+                     compile_for(backend, backward, backward.feed_names, fetch), seeded,
+                     fetch_of, joint, bindings(program), reaches, ancestors, partial)
+    gp.path_rules, gp.predicates = rules, preds
+    return gp
 
 
 def _outputs_reached(program: Any, wrt_names: List[Optional[str]]) -> List[frozenset]:
@@ -265,8 +275,9 @@ def call_with_grad(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict,
     outs = entry.last_outs = fetched[:n_out]
     node = Node("to_static", {}, tensors, [edge_of(t) if f else None for t, f in zip(tensors, flags)],
                 list(outs), user_origin(2))
-    backward = node.backward_fn = _Backward(gp, list(feeds) + fetched[n_out + n_writes:], flags,
-                                            len(inputs))
+    n_preds = len(gp.predicates)
+    backward = node.backward_fn = _Backward(
+        gp, list(feeds) + fetched[n_out + n_writes:len(fetched) - n_preds], flags, len(inputs))
     concrete = entry.concrete
     values, results = [], []
     for kind, v in concrete.output_leaves:
@@ -283,6 +294,10 @@ def call_with_grad(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict,
                     results.append((index, t))
             values.append(t)
     differentiable = grad_state.differentiable_outputs(entry, flags)
+    if gp.path_rules:
+        taken = dict(zip(gp.predicates, fetched[len(fetched) - n_preds:]))
+        differentiable = [d and (k not in gp.path_rules or needs_grad(gp.path_rules[k], taken))
+                          for k, d in enumerate(differentiable)]
     for index, t in results:
         if differentiable[index] and t._value.dtype in INEXACT_NUMPY:
             attach(node, [None] * index + [t])

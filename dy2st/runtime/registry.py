@@ -281,7 +281,10 @@ def append_op(name: str, inputs: Sequence[Any], attrs: Dict[str, Any],
             return out if state._state.grad_enabled else _stop_gradients(block, local, [out])[0]
         metas = inferred
     outs = block.append_op_with_outputs(name, local, metas, attrs, user_origin(2))
-    return tuple(outs if state._state.grad_enabled else _stop_gradients(block, local, outs))
+    # a tensor `if` or loop under no_grad: the ops of its blocks stop their own gradients, and a
+    # value a path passes through unchanged (`y = x`) keeps its gradient, as in eager code
+    stops = not state._state.grad_enabled and name not in ("cond", "while")
+    return tuple(_stop_gradients(block, local, outs) if stops else outs)
 
 
 def _stop_gradients(block: Block, inputs: Sequence[Any], outs: List[Variable]) -> List[Variable]:

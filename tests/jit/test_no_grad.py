@@ -153,3 +153,53 @@ def test_trace_under_no_grad_then_train():
     _, got = _grad(sf, x)
     _, want = _grad(_no_grad_block, x)
     np.testing.assert_allclose(got, want, rtol=1e-5)
+
+
+# Each output's stop_gradient flag is the one of the path taken, as in eager code: a tensor `if`
+# whose paths compute an output with and without gradients fetches its predicate and flags the
+# output by it (it merged the two flags into False before); a value a path passes through
+# unchanged under no_grad (`y = x`) keeps its gradient (it was detached).
+def _returns_under_no_grad(x):
+    with paddle.no_grad():
+        if x.sum() > 0:
+            return x * x
+    return x * 2.0
+
+
+def _passes_through_under_no_grad(x):
+    with paddle.no_grad():
+        if x.sum() > 0:
+            y = x * x
+        else:
+            y = x
+    return y, x * 3.0
+
+
+def _flags_and_grad(run, x):
+    t = paddle.to_tensor(x, stop_gradient=False)
+    out = run(t)
+    out = out if isinstance(out, tuple) else (out,)
+    loss = [(o * o).sum() for o in out if not o.stop_gradient]
+    if loss:
+        paddle.add_n(loss).backward()
+    return ([o.stop_gradient for o in out], [o.numpy() for o in out],
+            None if t.grad is None else t.grad.numpy())
+
+
+@pytest.mark.parametrize("full_graph", [False, True])
+@pytest.mark.parametrize("fn", [_returns_under_no_grad, _passes_through_under_no_grad],
+                         ids=lambda f: f.__name__)
+def test_stop_gradient_of_each_output_is_the_path_takens(fn, full_graph):
+    static = paddle.jit.to_static(fn, full_graph=full_graph)
+    flags = set()
+    for x in ([0.5, 1.0, 1.5], [-1.0, -2.0, 0.25], [2.0, 3.0, 1.5], [0.1, 0.2, -0.1]):
+        x = np.array(x, "float32")
+        want, got = _flags_and_grad(fn, x), _flags_and_grad(static, x)
+        assert got[0] == want[0]
+        flags.update(want[0])
+        for g, w in zip(got[1], want[1]):
+            np.testing.assert_allclose(g, w, rtol=1e-6)
+        assert (got[2] is None) == (want[2] is None)
+        if want[2] is not None:
+            np.testing.assert_allclose(got[2], want[2], rtol=1e-5)
+    assert flags == {True, False}
