@@ -3,7 +3,9 @@ read through `_jst.Defined`, so that the error is raised at the line that reads 
 
     h = z    ->   h = _jst.Defined(z)     (z assigned only under an `if`, in a loop, or deleted)
 
-Reads in operations (`z + 1`, `if z:`) fail at their own line already and stay as they are."""
+Operands of arithmetic and comparisons (`z + x[0]`) are read through it too, so the check runs
+where Python reads the name, before the other operand is computed; other reads in operations
+(`if z:`, `z.sum()`) fail at their own line already and stay as they are."""
 from __future__ import annotations
 
 from typing import Any, List, Optional, Set
@@ -127,6 +129,14 @@ class UnboundReadsTransformer(Transformer):
                     node.elts = [self._defined(e, names) for e in node.elts]
             elif isinstance(node, gast.Dict):
                 node.values = [self._defined(v, names) for v in node.values]
+            elif isinstance(node, gast.BinOp):
+                # checked where Python reads it, before the other operand is computed: `y + x[0]`
+                # fails for `y` as eager code does, not with the IndexError of `x[0]`
+                node.left = self._defined(node.left, names)
+                node.right = self._defined(node.right, names)
+            elif isinstance(node, gast.Compare):
+                node.left = self._defined(node.left, names)
+                node.comparators = [self._defined(c, names) for c in node.comparators]
 
     @staticmethod
     def _defined(expr: gast.expr, names: Set[str]) -> gast.expr:

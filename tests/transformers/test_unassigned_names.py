@@ -577,3 +577,40 @@ def test_both_branches_failing_fail_with_the_error_of_the_path_taken(x, error, l
     with pytest.raises(error) as info:
         sf(paddle.to_tensor(x))
     assert line_text in str(info.value)
+
+
+def _unassigned_before_a_failing_operand(x):
+    if x.sum() > 0:
+        z = x * 2.0
+    return z + x[0]
+
+
+def _unassigned_compared(x):
+    if x.sum() > 0:
+        z = x.sum()
+    return x[0].sum() < z
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_an_unassigned_operand_fails_before_the_operand_after_it(full_graph):
+    """`z + x[0]` with no rows and `z` unassigned: Python reads `z` first (UnboundLocalError);
+    the program checked `z` where the sum used it, after `x[0]` failed with IndexError."""
+    sf = paddle.jit.to_static(_unassigned_before_a_failing_operand, input_spec=SPEC,
+                              full_graph=full_graph)
+    empty = paddle.zeros([0, 3])
+    with pytest.raises(UnboundLocalError):
+        _unassigned_before_a_failing_operand(empty)
+    with pytest.raises(UnboundLocalError, match="'z'"):
+        sf(empty)
+    np.testing.assert_allclose(sf(paddle.to_tensor(BIG)).numpy(), BIG * 2.0 + BIG[0])
+
+
+def test_an_unassigned_right_operand_of_a_comparison_fails_after_the_left():
+    sf = paddle.jit.to_static(_unassigned_compared, input_spec=SPEC, full_graph=True)
+    with pytest.raises(IndexError):
+        _unassigned_compared(paddle.zeros([0, 3]))
+    with pytest.raises(IndexError):
+        sf(paddle.zeros([0, 3]))
+    with pytest.raises(UnboundLocalError, match="'z'"):
+        sf(paddle.to_tensor(-BIG))
+    assert bool(sf(paddle.to_tensor(BIG))) == bool(_unassigned_compared(paddle.to_tensor(BIG)))
