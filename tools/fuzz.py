@@ -388,6 +388,7 @@ class Outcome:
     value: Optional[np.ndarray] = None
     error: Optional[Tuple[str, Optional[int]]] = None
     text: str = ""
+    stop: Optional[bool] = None     # with gradients: the output's stop_gradient flag
 
     def __str__(self) -> str:
         if self.error is not None:
@@ -453,10 +454,12 @@ def _run(fn, x, path: str, eager: bool, gradient: bool = False) -> Outcome:
         t.stop_gradient = not gradient
         with np.errstate(all="ignore"):
             out = fn(t)
+            stop = None
             if gradient:
+                stop = bool(out.stop_gradient)
                 (out * out).sum().backward()
                 out = t.grad if t.grad is not None else paddle.zeros_like(t)
-        return Outcome(value=np.asarray(out.numpy(), dtype=np.float64))
+        return Outcome(value=np.asarray(out.numpy(), dtype=np.float64), stop=stop)
     except Exception as e:  # noqa: BLE001 - every outcome is compared
         line = _eager_line(e, path) if eager else _static_line(e, path)
         return Outcome(error=(_kind(e), line), text=f"{type(e).__name__}: {e}")
@@ -469,7 +472,7 @@ def _kind_of(o: Outcome) -> str:
 def _agree(a: Outcome, b: Outcome, tolerance: float = 1e-4) -> bool:
     if a.error is not None or b.error is not None:
         return a.error == b.error
-    if a.value.shape != b.value.shape:
+    if a.value.shape != b.value.shape or a.stop != b.stop:
         return False
     return bool(np.allclose(a.value, b.value, rtol=tolerance, atol=tolerance, equal_nan=True))
 
