@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..runtime.dtype import dtype_name
 from ..runtime.program import Variable
 from .errors import fail
 
@@ -14,7 +15,7 @@ NUMBER_KINDS = ("bool", "int", "float", "complex")
 def number_kind(var: Variable) -> str:
     """The Python type eager code has for a number read from `var` (0-d)."""
     d = var.dtype
-    if str(d) == "bool":
+    if d == "bool":
         return "bool"
     if d.is_complex:
         return "complex"
@@ -32,5 +33,5 @@ def check_number_leaf(kind: Any, var: Variable, version: int, where: str) -> Non
                           f"{', '.join(NUMBER_KINDS)}")
     if var._shape != () or number_kind(var) != kind:
         raise fail(where, f"a Python {kind} cannot be read from {var.name!r} "
-                          f"({var.dtype}{list(var._shape)}): a number leaf is a 0-d variable "
+                          f"({dtype_name(var.dtype)}{list(var._shape)}): a number leaf is a 0-d variable "
                           "of a fitting dtype")

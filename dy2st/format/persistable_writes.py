@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List
 
+from ..runtime.dtype import dtype_name
 from ..runtime.program import Program
 from .errors import fail
 from .fields import get_field, name_field
@@ -38,7 +39,8 @@ def build_writes(doc: Dict[str, Any], program: Program, where: str) -> None:
             raise fail(iw, f"{value!r} is not a fetched variable of the program")
         target, var = g.vars[param], g.vars[value]
         if var.kind != "dense" or var._shape != target._shape or var.dtype != target.dtype:
-            raise fail(iw, f"{value!r} ({var.dtype}{list(var._shape)}) does not fit the "
-                           f"parameter {param!r} ({target.dtype}{list(target._shape)})")
+            raise fail(iw, f"{value!r} ({dtype_name(var.dtype)}{list(var._shape)}) does not fit "
+                           f"the parameter {param!r} "
+                           f"({dtype_name(target.dtype)}{list(target._shape)})")
         program.persistable_writes[param] = value
         program.write_targets[param] = program.persistables[param]

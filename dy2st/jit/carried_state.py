@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, List, Tuple
 
+from ..runtime.dtype import dtype_name
 from ..runtime.program import Program, Variable
 from ..runtime.tensor import Tensor
 from .errors import ConversionError
@@ -57,7 +58,7 @@ def carry_state(program: Program, kept: List[Tuple[Any, Any, Any]], owner: Any,
         shown = _shown(owner, table, key)
         if not isinstance(after, Variable) or after.block is not g or \
                 tuple(after._shape) != tuple(g.vars[read]._shape) or after.dtype != before.dtype:
-            got = (f"{after.dtype}{list(after._shape)}" if isinstance(after, Variable) else
+            got = (f"{dtype_name(after.dtype)}{list(after._shape)}" if isinstance(after, Variable) else
                    type(after).__name__)
             made = next((op.origin for op in g.ops if after.name in op.outputs and op.origin),
                         None) if isinstance(after, Variable) else None
@@ -65,7 +66,7 @@ def carry_state(program: Program, kept: List[Tuple[Any, Any, Any]], owner: Any,
                 where = f"{made.file}:{made.line}"
             raise CarriedStateError(
                 f"jit.save: {shown} holds {got} after a call of the forward (set at {where}) and "
-                f"{before.dtype}{list(before.shape)} before it, which the call reads: a saved "
+                f"{dtype_name(before.dtype)}{list(before.shape)} before it, which the call reads: a saved "
                 "model carries such state between calls only with one fixed shape and dtype; "
                 "keep it in a buffer (register_buffer, updated with paddle.assign(h, "
                 "output=self.buf)) or return it")
