@@ -267,3 +267,49 @@ def test_layer_writing_its_containers_calls_and_saves(tmp_path):
     fresh.history = [1, 1, 1, 1]
     x = paddle.to_tensor(XS[1])
     np.testing.assert_allclose(loaded(x).numpy(), fresh(x).numpy(), rtol=1e-5)
+
+
+class _Holder:
+    def __init__(self):
+        self.prev = paddle.ones([3])
+
+
+def _read_then_rebind(x, holder):
+    h = x[0] * 2.0
+    out = h * holder.prev
+    holder.prev = h
+    return out
+
+
+class _KeepsLastState(paddle.nn.Layer):
+    """An RNN-style state kept in a plain attribute (no buffer): read, then rebound."""
+
+    def __init__(self):
+        super().__init__()
+        self.prev = paddle.ones([3])
+
+    def forward(self, x):
+        h = x[0] * 2.0
+        self.prev = h + self.prev
+        return self.prev * 1.0
+
+
+@pytest.mark.parametrize("full_graph", [False, True])
+def test_a_tensor_attribute_read_then_rebound_is_read_anew_every_call(full_graph):
+    # a program reads the tensor it captured; the attribute rebound to a new tensor after the
+    # call is another object, so the write is Python state (it was exempt: silently stale
+    # from the second call, and the attribute was left holding a symbolic variable)
+    static = paddle.jit.to_static(_read_then_rebind, full_graph=full_graph)
+    _run(_read_then_rebind, static, _Holder)
+
+
+@pytest.mark.parametrize("full_graph", [False, True])
+def test_a_layer_state_in_a_plain_attribute_follows_every_call(full_graph):
+    eager, layer = _KeepsLastState(), _KeepsLastState()
+    static = paddle.jit.to_static(layer, full_graph=full_graph)
+    for i, x in enumerate(XS[:4]):
+        want = eager(paddle.to_tensor(x))
+        got = static(paddle.to_tensor(x))
+        np.testing.assert_allclose(got.numpy(), want.numpy(), err_msg=f"call {i + 1}")
+        assert isinstance(layer.prev, paddle.Tensor)
+        np.testing.assert_allclose(layer.prev.numpy(), eager.prev.numpy(), err_msg=f"call {i + 1}")
