@@ -369,6 +369,18 @@ def numeric_gradient(f, x, eps=1e-6):
     return g
 
 
+def assert_sum_of_squares_gradient(static, fn, x0, *args, rtol=1e-5):
+    """x's gradient of sum(static(x, *args) ** 2) equals central differences of the same loss
+    through the eager fn."""
+    _, grad = value_and_grad(static, x0, *args)
+
+    def loss(x):
+        out = fn(paddle.to_tensor(x), *args).numpy()
+        return float((out * out).sum())
+    np.testing.assert_allclose(grad, numeric_gradient(loss, x0), rtol=rtol,
+                               err_msg=f"args={args}")
+
+
 # (full_graph, with_break) pairs for tests that compare every call with eager: one graph, the
 # default mode, and the default mode with a graph break in the middle
 BREAK_MODES = [pytest.param(True, False, id="full_graph"),

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
-from tests.support import numeric_gradient, value_and_grad
+from tests.support import assert_sum_of_squares_gradient
 
 
 def _line_of(fn, snippet):
@@ -127,13 +127,7 @@ def test_gradient_matches_finite_differences():
     sf = paddle.jit.to_static(replaces_a_function, full_graph=True)
     x0 = np.array([0.3, -0.7], "float64")
     for n in (0, 3):
-        count = paddle.to_tensor(n)
-        _, grad = value_and_grad(sf, x0, count)
-
-        def loss(x):
-            out = replaces_a_function(paddle.to_tensor(x), count).numpy()
-            return float((out * out).sum())
-        np.testing.assert_allclose(grad, numeric_gradient(loss, x0), rtol=1e-5, err_msg=f"n={n}")
+        assert_sum_of_squares_gradient(sf, replaces_a_function, x0, paddle.to_tensor(n))
 
 
 def default_argument(x, n):
