@@ -313,3 +313,26 @@ def test_a_layer_state_in_a_plain_attribute_follows_every_call(full_graph):
         np.testing.assert_allclose(got.numpy(), want.numpy(), err_msg=f"call {i + 1}")
         assert isinstance(layer.prev, paddle.Tensor)
         np.testing.assert_allclose(layer.prev.numpy(), eager.prev.numpy(), err_msg=f"call {i + 1}")
+
+
+class _CollectsRows(paddle.nn.Layer):
+    """A list attribute the forward makes anew and grows in a tensor loop over the rows."""
+
+    def forward(self, x):
+        self.acc = []
+        for r in x:
+            self.acc.append(r)
+        return paddle.stack(self.acc).sum(0) + float(len(self.acc))
+
+
+def test_a_list_attribute_set_then_grown_by_the_forward_counts_each_row_once():
+    # scanned before the first call, `self.acc` did not exist yet, so its appends were no side
+    # effect: the loop region's trace left a symbolic entry in the real list (4 rows of 3)
+    eager, layer = _CollectsRows(), _CollectsRows()
+    static = paddle.jit.to_static(layer)
+    for n in (3, 2, 4, 3):
+        x = np.arange(n * 2, dtype="float32").reshape(n, 2)
+        want = eager(paddle.to_tensor(x))
+        np.testing.assert_allclose(static(paddle.to_tensor(x)).numpy(), want.numpy(),
+                                   err_msg=f"{n} rows")
+        assert len(layer.acc) == n and all(isinstance(t, paddle.Tensor) for t in layer.acc)

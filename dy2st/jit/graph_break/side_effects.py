@@ -415,10 +415,13 @@ def _reason(how: str, root: str, attr: str, method: str, obj: Any, is_self: bool
         return (f"`{root}.{attr} = ...` {ATTRIBUTE_WRITE}, which a compiled "
                 "program would not repeat: keep it out of forward, or make it a tensor buffer")
     target = _attribute_or(obj, attr, _NOTHING) if attr else obj
-    if not isinstance(target, CONTAINERS):
+    # an attribute the call sets before changing it (`self.acc = []`, then `self.acc.append`)
+    # is no container yet when the function is scanned, but it is one when the change runs
+    unset = attr and target is _NOTHING
+    if not unset and not isinstance(target, CONTAINERS):
         return ""
     what = f"{root}.{attr}" if attr else root
-    kind = type(target).__name__
+    kind = "container" if unset else type(target).__name__
     if is_self and attr:
         # an export traces a copy of the layer tree whose containers are copies too
         change = f"{method} on" if how == "call" else "item assignment into"
