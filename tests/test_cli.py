@@ -489,9 +489,11 @@ def test_run_with_a_loop_bound(model):
 
 @pytest.mark.skipif(not hasattr(__import__("signal"), "setitimer"), reason="no SIGALRM")
 def test_run_with_a_timeout(model):
-    """n = 10**12 turns would take days: --timeout ends the run (status 1, one line)."""
+    """n = 10**12 turns would take days: --timeout ends the run (status 1, one line). In a
+    process of its own, as a user runs it: in an xdist worker the alarm once went unanswered and
+    the run grew to 18 GB."""
     np.save(model.parent / "huge.npy", np.array(10 ** 12))
-    proc = cli("run", model, "--input", "x.npy", "--input", "huge.npy", "--timeout", "1",
-               cwd=model.parent)
+    proc = cli_process("run", model, "--input", "x.npy", "--input", "huge.npy", "--timeout", "1",
+                       cwd=model.parent)
     one_line(proc, 1, "ran longer than the --timeout of 1 s")
     user_error(cli("run", model, "--timeout", "0", cwd=model.parent), "--timeout")
