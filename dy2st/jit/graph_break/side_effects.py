@@ -13,6 +13,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import gast
 
 from ...runtime.tensor import Tensor
+from ..layer_tables import in_layer_tables
 from ..transform import parse_function
 
 MUTATING = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
@@ -385,16 +386,6 @@ def _lookup(name: str, values: Dict[str, Any], cells: Dict[str, Any], globals_: 
     return globals_.get(name, _NOTHING)
 
 
-def _registered_tensor(obj: Any, attr: str) -> bool:
-    """Whether `obj.attr` is a Layer's parameter or buffer: writing it is a persistable write
-    the program repeats. A tensor kept in a plain attribute is Python state like any other
-    (a program reads the tensor it captured, not what the attribute holds later)."""
-    d = getattr(obj, "__dict__", None)
-    if type(d) is not dict:
-        return False
-    return any(attr in (d.get(table) or ()) for table in ("_parameters", "_buffers"))
-
-
 def _reason(how: str, root: str, attr: str, method: str, obj: Any, is_self: bool) -> str:
     # lazy: keeps nn out of a first to_static call (loaded on first use)
     from ...nn import Layer
@@ -408,7 +399,7 @@ def _reason(how: str, root: str, attr: str, method: str, obj: Any, is_self: bool
                 isinstance(obj, types.ModuleType) and obj.__name__.split(".")[0] == "dy2st":
             return ""
         current = _attribute_or(obj, attr, None)
-        if isinstance(current, Layer) or callable(current) or _registered_tensor(obj, attr):
+        if isinstance(current, Layer) or callable(current) or in_layer_tables(obj, attr):
             return ""       # a buffer or parameter write is a write of the program's own
         if not is_self and current is None:
             return ""       # an object the loop machinery may give a tensor (attribute_writes)

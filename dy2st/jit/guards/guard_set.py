@@ -12,6 +12,7 @@ from ...format.input_spec import InputSpec
 from ...runtime import state
 from ...runtime.program import Variable
 from ...runtime.tensor import Tensor
+from ..layer_tables import in_layer_tables
 from .compiled import compile_check
 from .layer_states import LayerStates
 from .reads import ALL_ATTRIBUTES, ITEMS, RESULT, VALUES, reads_of, rebound_cells
@@ -35,7 +36,6 @@ from .values import (
 _LIBRARY_ROOTS = frozenset(("dy2st", "numpy", "math", "builtins", "functools", "itertools",
                             "operator", "collections", "typing", "paddle", "scipy"))
 _OPAQUE = (Tensor, np.ndarray, Variable, InputSpec)
-_LAYER_TABLES = ("_parameters", "_buffers")
 # what builtins return whose attributes are fixed (their methods are their type's)
 _NO_ATTRIBUTES = frozenset((list, tuple, dict, set, frozenset, type(iter(())), type(iter([])),
                             type(iter({})), type(iter({}.values())), reversed, filter, map, zip))
@@ -315,16 +315,6 @@ def _library_module(value: Any) -> bool:
         value.__name__.split(".")[0] in _LIBRARY_ROOTS
 
 
-def _in_layer_tables(obj: Any, attr: str) -> bool:
-    """A parameter or buffer of a Layer: the structure epoch covers it (a new tensor object
-    drops the programs that read the old one). A sublayer is guarded by identity: swapping
-    `self.act = nn.ReLU()` for a Tanh changes no parameter."""
-    d = getattr(obj, "__dict__", None)
-    if not d or attr in d or "_parameters" not in d:
-        return False
-    return any(attr in (d.get(t) or ()) for t in _LAYER_TABLES)
-
-
 class _Builder:
     def __init__(self, by_type: Iterable[Tuple] = ()) -> None:
         self.guards: List[Guard] = []
@@ -375,7 +365,7 @@ class _Builder:
                 continue
             # a parameter, sublayer or buffer (the structure epoch covers it), or an entry of a
             # list, tuple or dict whose own guard compares its entries: followed, not guarded
-            covered = _in_layer_tables(obj, step) if type(step) is str else \
+            covered = in_layer_tables(obj, step) if type(step) is str else \
                 type(obj) in (list, tuple, dict) and len(obj) <= MAX_ITEMS
             read = _attr_reader(read, step) if type(step) is str else _item_reader(read, step[1])
             key, name = key + (step,), f"{name}{_step_text(step)}"
