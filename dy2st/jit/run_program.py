@@ -31,7 +31,7 @@ from ..runtime.tensor import Tensor
 from .absent_keys import ABSENT, drop_absent
 from .errors import raise_run_error
 from .leaf_values import picked
-from .partial_backward import PartialBackwards, has_sub_blocks
+from .partial_backward import PartialBackwards
 from .path_grads import needs_grad, path_rules, predicates
 from .program_replay import JointProgram, random_outputs, replay, snapshot
 
@@ -150,8 +150,7 @@ class GradProgram:
         # autograd would record for it); a backward without retain_graph frees those of the
         # outputs it reaches, and another output is refused only if it needs one of them
         self.ancestors = ancestors
-        # the backward of some outputs alone (None: a single differentiable output, or a
-        # program whose forward a partial backward would change)
+        # the backward of some outputs alone (None: a single differentiable output)
         self.partial = partial
         # per output whose need of a gradient depends on the path taken: its rule over the
         # predicates fetched last (path_grads.py)
@@ -179,7 +178,6 @@ def _build(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict, flags: Tuple[b
     writes = list(program.persistable_writes.items())
     forward_ops = {id(op) for op in g.ops}
     several = sum(is_differentiable_value(g.vars[n]) for n in outputs) > 1
-    before = clone_program(program) if several and not has_sub_blocks(program) else None
     targets, seeds, seeded = [], [], []
     for k, name in enumerate(outputs):
         var = g.vars[name]
@@ -219,6 +217,8 @@ def _build(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict, flags: Tuple[b
     backward.feed_names = inputs + residuals + seeds
     backward.fetch_names = fetch
     backward.persistable_writes = {}
+    backend = static_fn.backend
+    partial = PartialBackwards(backward, seeded, seeds, fetch_of, backend) if several else None
     optimize(backward)
     g.ops = g.ops[:split]
     program.feed_names = inputs
@@ -227,9 +227,6 @@ def _build(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict, flags: Tuple[b
     preds = predicates(rules)
     program.fetch_names = outputs + [new for _, new in writes] + residuals + preds
     optimize(program)
-    backend = static_fn.backend
-    partial = None if before is None else PartialBackwards(
-        before, dict(zip(seeded, seeds)), inputs, residuals, wrt_names, backend)
     gp = GradProgram(compile_for(backend, program, inputs, program.fetch_names), len(outputs),
                      [program.write_targets[old] for old, _ in writes],
                      compile_for(backend, backward, backward.feed_names, fetch), seeded,
