@@ -1,0 +1,210 @@
+"""A backward reaching only some outputs of a to_static call runs no gradient op of the others,
+through a tensor `if` and a tensor loop too: zero seeds for them made `0 * inf = NaN` (sqrt,
+log, rsqrt, pow(x, 0.5), division at 0) in a gradient eager gives as a number."""
+import numpy as np
+import pytest
+
+import dy2st as paddle
+from dy2st.autograd.absent_gradients import Unsupported, prune_absent
+from dy2st.runtime.program import Operator, Program
+
+W = np.array([0.7, 1.1, 0.4], "float32")
+# a zero (the unused output's gradient is inf there), every branch and trip count
+XS = [np.array(v, "float32") for v in ([0.0, 1.0, 4.0], [0.0, -1.0, -4.0], [0.0, 0.2, 0.1])]
+
+
+def _turns(x):
+    return (x > 0.5).astype("int64").sum()      # 2, 0 and 0 turns for XS; 1 below
+
+
+def cond_one_branch(x, w):
+    a = (x * w).sin()
+    if x.sum() > 0:
+        b = x.sqrt()
+    else:
+        b = x * 2.0
+    return a, b
+
+
+def cond_both(x, w):
+    if x.sum() > 0:
+        a, b = (x * w).sin(), x.log()
+    else:
+        a, b = (x * w).cos(), x.rsqrt()
+    return a, b
+
+
+def loop_body(x, w):
+    a = (x * w).tanh()
+    b = x * 1.0
+    k = paddle.zeros([], "int64")
+    while k < _turns(x):
+        b = b.pow(0.5) + 1.0 / b
+        k = k + 1
+    return a, b.sqrt()
+
+
+def loop_both(x, w):
+    a, b = x * w, x * 1.0
+    k = paddle.zeros([], "int64")
+    while k < _turns(x) + 1:
+        a = a.sin() * w
+        b = b.sqrt() + w / (b * 1.0)
+        k = k + 1
+    return a, b
+
+
+def cond_in_loop(x, w):
+    a, b = x * w, x * 1.0
+    k = paddle.zeros([], "int64")
+    while k < _turns(x) + 1:
+        if a.sum() > 0:
+            b = b.rsqrt() + b.log()
+        else:
+            b = b.pow(0.5)
+        a = a.sin() * w
+        k = k + 1
+    return a, b
+
+
+PROGRAMS = [cond_one_branch, cond_both, loop_body, loop_both, cond_in_loop]
+
+
+def _run(fn, x, first, retain):
+    xt = paddle.to_tensor(x, stop_gradient=False)
+    wt = paddle.to_tensor(W, stop_gradient=False)
+    outs = fn(xt, wt)
+    outs[first].sum().backward(retain_graph=retain)
+    got = [xt.grad.numpy().copy(), wt.grad.numpy().copy()]
+    if retain:
+        with np.errstate(all="ignore"):
+            outs[1 - first].sum().backward()     # the other output then: inf as eagerly
+        got += [xt.grad.numpy(), wt.grad.numpy()]
+    return got
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+@pytest.mark.parametrize("fn", PROGRAMS, ids=lambda f: f.__name__)
+def test_the_used_output_alone_gives_eagers_gradient(fn, full_graph):
+    static = paddle.jit.to_static(fn, full_graph=full_graph)
+    for x in XS:
+        with np.errstate(all="ignore"):
+            want = _run(fn, x, 0, retain=True)
+            got = _run(static, x, 0, retain=True)
+        assert np.isfinite(want[0]).all() and np.isfinite(want[1]).all()
+        for u, v in zip(want, got):
+            np.testing.assert_allclose(v, u, rtol=1e-5, atol=1e-6)
+
+
+def test_the_partial_gradient_agrees_with_finite_differences():
+    static = paddle.jit.to_static(loop_both)
+    x = XS[0]
+    got = _run(static, x, 0, retain=False)[0]
+    eps = 1e-3
+    num = np.zeros(3)
+    for i in range(3):
+        e = np.zeros(3, "float64")
+        e[i] = eps
+        up, down = (static(paddle.to_tensor((x + s * e).astype("float32")),
+                           paddle.to_tensor(W))[0].numpy().sum() for s in (1, -1))
+        num[i] = (up - down) / (2 * eps)
+    np.testing.assert_allclose(got, num, rtol=2e-2, atol=2e-3)
+
+
+@pytest.mark.parametrize("fn", [cond_both, cond_in_loop], ids=lambda f: f.__name__)
+def test_paddle_grad_of_one_output(fn):
+    static = paddle.jit.to_static(fn)
+    for x in XS[:2]:
+        got = []
+        for f in (fn, static):
+            xt = paddle.to_tensor(x, stop_gradient=False)
+            wt = paddle.to_tensor(W, stop_gradient=False)
+            with np.errstate(all="ignore"):
+                a, b = f(xt, wt)
+                gx, gw = paddle.grad(a.sum(), [xt, wt], retain_graph=True)
+                (hx,) = paddle.grad(b.sum(), [xt])
+            got.append((gx.numpy(), gw.numpy(), hx.numpy()))
+        assert np.isfinite(got[0][0]).all()
+        for u, v in zip(*got):
+            np.testing.assert_allclose(v, u, rtol=1e-5, atol=1e-6)
+
+
+class TwoHeads(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = paddle.nn.Linear(3, 3)
+
+    def forward(self, x):
+        h = self.fc(x)
+        if h.sum() > 0:
+            aux = (h * h).sqrt() + x.sqrt()
+        else:
+            aux = x.log()
+        return h.tanh(), aux
+
+
+def test_parameters_of_a_layer_and_after_jit_load(tmp_path):
+    paddle.seed(3)
+    layer = TwoHeads()
+    x = np.array([[0.0, 1.0, 2.0]], "float32")
+    static = paddle.jit.to_static(TwoHeads())
+    static.set_state_dict(layer.state_dict())
+    paddle.jit.save(static, str(tmp_path / "m"),
+                    input_spec=[paddle.static.InputSpec([1, 3], "float32")])
+    loaded = paddle.jit.load(str(tmp_path / "m"))
+    loaded.train()
+    got = []
+    for model in (layer, static, loaded):
+        xt = paddle.to_tensor(x, stop_gradient=False)
+        with np.errstate(all="ignore"):
+            head, _ = model(xt)
+        head.sum().backward()
+        params = {p.name.split(".")[-1] if p.name else i: p for i, p in
+                  enumerate(model.parameters())}
+        got.append([xt.grad.numpy()] + [p.grad.numpy() for p in params.values()])
+        model.clear_gradients()
+    assert np.isfinite(got[0][0]).all()
+    for other in got[1:]:
+        for u, v in zip(got[0], other):
+            np.testing.assert_allclose(v, u, rtol=1e-5, atol=1e-6)
+
+
+def test_no_grad_sections_and_stop_gradient_inputs_leak_no_inf():
+    def f(x, w):
+        h = x * 1.0
+        k = paddle.zeros([], "int64")
+        while k < 2:
+            with paddle.no_grad():
+                c = h.sqrt()
+            h = h * 0.5 + c * w.log()
+            k = k + 1
+        return h, (x * w).rsqrt()
+
+    static = paddle.jit.to_static(f)
+    x = XS[0]
+    w = np.array([0.0, 1.1, 0.4], "float32")
+    got = []
+    for fn in (f, static):
+        xt = paddle.to_tensor(x, stop_gradient=False)
+        wt = paddle.to_tensor(w)        # stop_gradient: its log's gradient (inf) is never formed
+        with np.errstate(all="ignore"):
+            fn(xt, wt)[0].sum().backward()
+        got.append(xt.grad.numpy())
+    assert np.isfinite(got[0]).all()
+    np.testing.assert_allclose(got[1], got[0], rtol=1e-5)
+
+
+def test_a_zero_of_unknown_shape_is_refused_by_the_pruner():
+    # a present gradient beside an absent one needs zeros of the absent one's shape
+    program = Program()
+    g = program.global_block()
+    for name in ("ga", "gb"):
+        g.create_var([-1], paddle.float32, name=name)
+    g.create_var([-1], paddle.float32, name="out")
+    g.ops.append(Operator("concat", ["ga", "gb"], ["out"], {"axis": 0}))
+    program.feed_names, program.fetch_names = ["ga", "gb"], ["out"]
+    with pytest.raises(Unsupported, match="unknown shape"):
+        prune_absent(program, ["ga", "gb"], ["gb"])
+    g.vars["gb"]._shape = (2,)
+    assert prune_absent(program, ["ga", "gb"], ["gb"]) == [True]
+    assert [op.type for op in g.ops] == ["full", "concat"]
