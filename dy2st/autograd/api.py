@@ -12,7 +12,7 @@ from ..runtime.ops import indexing
 from ..runtime.ops.grad_kernels import cleared
 from ..runtime.origin import source_maps
 from ..runtime.program import Variable
-from ..runtime.state import _state
+from ..runtime.state import build_state
 from ..runtime.tensor import Tensor
 from ..runtime.tensor_methods import INPLACE
 from .backward_hooks import run_after_backward
@@ -113,7 +113,7 @@ def _converted_caller() -> bool:
 
 
 def _get_grad(self: Tensor) -> Optional[Tensor]:
-    if _state.blocks:
+    if build_state.blocks:
         # lazy: keeps autograd.traced out of `import dy2st` (loaded on first use)
         from .traced import traced_grad
         return traced_grad(self, _converted_caller())
@@ -127,7 +127,7 @@ def _set_grad(self: Tensor, value: Any) -> None:
 
 
 def _clear_grad(self: Tensor, set_to_zero: bool = True) -> None:
-    if _state.blocks:
+    if build_state.blocks:
         # inside a traced step the gradient is cleared when the program runs
         from .traced import traced_clear_grad
         return traced_clear_grad(self, set_to_zero)
@@ -217,7 +217,7 @@ def _variable_backward(self: Variable, grad_tensor: Any = None, retain_graph: bo
 
 
 def _variable_grad(self: Variable) -> Optional[Any]:
-    if not _state.blocks:
+    if not build_state.blocks:
         return None
     # lazy: keeps autograd.traced out of `import dy2st` (loaded on first use)
     from .traced import traced_grad

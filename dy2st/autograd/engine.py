@@ -9,7 +9,7 @@ import numpy as np
 from ..runtime import ops
 from ..runtime.dtype import INEXACT_NUMPY
 from ..runtime.ops.grad_kernels import is_cleared
-from ..runtime.state import _state
+from ..runtime.state import build_state
 from ..runtime.tensor import Tensor
 from . import saved_hooks
 from .rules import RULES, GradientError, VjpContext
@@ -198,8 +198,8 @@ def run_backward(roots: Sequence[Tensor], seeds: Sequence[Tensor], retain_graph:
     deps, order = _graph(root_nodes, partial)
     useful = _useful(order, deps, targets, stops) if capture is not None else None
     ready = [n for n in root_nodes if deps.get(n, 0) == 0]
-    saved_mode = _state.grad_enabled
-    _state.grad_enabled = create_graph
+    saved_mode = build_state.grad_enabled
+    build_state.grad_enabled = create_graph
     try:
         for leaf, s in leaf_seeds:
             _deliver(leaf, s, capture is not None, captured, create_graph)
@@ -246,7 +246,7 @@ def run_backward(roots: Sequence[Tensor], seeds: Sequence[Tensor], retain_graph:
                 node.freed = True
                 node.inputs = node.out_values = node.packed = node.backward_fn = None
     finally:
-        _state.grad_enabled = saved_mode
+        build_state.grad_enabled = saved_mode
     if capture is None:
         return None
     return [captured.get(grad_key(t)) for t in capture]

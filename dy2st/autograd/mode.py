@@ -4,12 +4,12 @@ from __future__ import annotations
 import functools
 from typing import Any, Callable, Optional
 
-from ..runtime.state import _state
+from ..runtime.state import build_state
 
 
 def is_grad_enabled() -> bool:
     """Whether eager ops record what `backward` needs (True unless inside no_grad)."""
-    return _state.grad_enabled
+    return build_state.grad_enabled
 
 
 class _GradMode:
@@ -24,12 +24,12 @@ class _GradMode:
             functools.update_wrapper(self, func)
 
     def __enter__(self) -> "_GradMode":
-        self._saved.append(_state.grad_enabled)
-        _state.grad_enabled = self.enabled
+        self._saved.append(build_state.grad_enabled)
+        build_state.grad_enabled = self.enabled
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        _state.grad_enabled = self._saved.pop()
+        build_state.grad_enabled = self._saved.pop()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self._func is not None:          # used as @no_grad
@@ -68,11 +68,11 @@ class set_grad_enabled:
     the previous mode on exit."""
 
     def __init__(self, mode: bool) -> None:
-        self._prev = _state.grad_enabled
-        _state.grad_enabled = bool(mode)
+        self._prev = build_state.grad_enabled
+        build_state.grad_enabled = bool(mode)
 
     def __enter__(self) -> "set_grad_enabled":
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        _state.grad_enabled = self._prev
+        build_state.grad_enabled = self._prev

@@ -88,7 +88,7 @@ class PyLayer:
         if cls.forward is PyLayer.forward or cls.backward is PyLayer.backward:
             raise NotImplementedError(f"{cls.__name__} must define both forward and backward "
                                       f"(as static methods taking ctx first)")
-        if state._state.blocks:
+        if state.build_state.blocks:
             return _apply_traced(cls, args, kwargs)
         return _apply_eager(cls, args, kwargs)
 
@@ -106,7 +106,7 @@ def _apply_eager(cls: type, args: Tuple, kwargs: Dict) -> Any:
         out = cls.forward(ctx, *args, **kwargs)
     out_leaves, out_tree = flatten(out, is_leaf=lambda x: isinstance(x, TensorLike))
     outs = [o for o in out_leaves if isinstance(o, Tensor)]
-    if not (state._state.grad_enabled and any(not t.stop_gradient for t in inputs)):
+    if not (state.build_state.grad_enabled and any(not t.stop_gradient for t in inputs)):
         return out
     # an output that is an input unchanged gets its own tensor, so the node can own it
     seen = {id(t) for t in inputs}

@@ -6,7 +6,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from ..runtime.dtype import INEXACT_NUMPY
 from ..runtime.origin import user_origin
-from ..runtime.state import _state
+from ..runtime.state import build_state
 from ..runtime.tensor import Tensor
 from . import saved_hooks
 from .rules import NO_GRAD, GradientError
@@ -60,7 +60,7 @@ def _is_float(t: Any) -> bool:
 
 def record(opdef: Any, inputs: Sequence[Any], attrs: Dict[str, Any], out: Any) -> None:
     """The registry's hook: called after an eager op when some input needs a gradient."""
-    if not _state.grad_enabled or opdef.name in NO_GRAD:
+    if not build_state.grad_enabled or opdef.name in NO_GRAD:
         return
     outs = out if type(out) is tuple else (out,)
     node = Node(opdef.name, attrs, list(inputs), [edge_of(x) for x in inputs],
@@ -82,14 +82,14 @@ def attach(node: Node, outs: Sequence[Any]) -> None:
 def needs_tape(*tensors: Any) -> bool:
     """Whether an eager op on these tensors is recorded (grad mode on, no Program being built,
     some input needs a gradient)."""
-    return _state.grad_enabled and not _state.blocks and any(isinstance(t, Tensor) and not t.stop_gradient
+    return build_state.grad_enabled and not build_state.blocks and any(isinstance(t, Tensor) and not t.stop_gradient
                                        for t in tensors)
 
 
 def check_inplace(t: Tensor, what: str) -> None:
     """Paddle refuses to change a leaf that needs a gradient in place: its .grad would belong to
     a value that no longer exists."""
-    if _state.grad_enabled and not t.stop_gradient and t._node is None:
+    if build_state.grad_enabled and not t.stop_gradient and t._node is None:
         name = f" ({t.name})" if t.name else ""
         raise GradientError(
             f"{what}: leaf tensor{name} has stop_gradient=False and can't be changed in place "

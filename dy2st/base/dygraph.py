@@ -19,7 +19,7 @@ def to_variable(value: Any, name: Optional[str] = None, zero_copy: Any = None,
 @contextlib.contextmanager
 def guard(place: Any = None) -> Iterator[None]:
     """Run the body eagerly; static mode (enable_static) is restored afterwards."""
-    was_static = state._state.static_program is not None
+    was_static = state.build_state.static_program is not None
     if was_static:
         disable_static()
     try:

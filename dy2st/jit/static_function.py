@@ -215,8 +215,8 @@ class StaticFunction:
 
     # -- calling ----------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not options.enabled or state._state.blocks:
-            if state._state.blocks:     # called while another program is traced: inline it
+        if not options.enabled or state.build_state.blocks:
+            if state.build_state.blocks:     # called while another program is traced: inline it
                 return self.converted_callable()(*args, **kwargs)
             return self.dygraph_function(*args, **kwargs)
         if kwargs or len(args) != self._n_args:
@@ -248,7 +248,7 @@ class StaticFunction:
                     raise_in_user_code(e)
         self._last = entry
         feeds = entry.feeds(args, kwargs)
-        if state._state.grad_enabled and run_program.wants_grad(entry, args, kwargs):
+        if state.build_state.grad_enabled and run_program.wants_grad(entry, args, kwargs):
             if entry.numbers is not None:
                 if entry.numbers[1]:    # guarded numbers: no gradient program takes them (yet)
                     return self.dygraph_function(*args, **kwargs)

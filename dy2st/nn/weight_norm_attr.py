@@ -18,7 +18,7 @@ def _other_axes(rank: int, dim: Any) -> List[int]:
 def weight_norm_parameter(attr: WeightNormParamAttr, initial: np.ndarray, name: str) -> Any:
     """Parameters `<name>_g` and `<name>_v` (v starts at the initializer's value, g at its
     norm) and the weight computed from them in the program being built."""
-    if not state._state.blocks:
+    if not state.build_state.blocks:
         raise RuntimeError("WeightNormParamAttr is a static-graph attribute (as in Paddle): "
                            "create the layer while a static program is built "
                            "(paddle.enable_static() or static.program_guard), or use "

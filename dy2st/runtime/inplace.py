@@ -74,7 +74,7 @@ def add_path_alias(merged: Any, obj: Any, pred: Any, on_true: bool) -> None:
 def assign_in_place(handle: Any, new: Any) -> Any:
     """`handle` (a traced tensor object) takes the value `new` of an in-place op; objects that
     are `handle` on some paths only (directly or through other such objects) take it there."""
-    if not state._state.grad_enabled:
+    if not state.build_state.grad_enabled:
         new = no_grad_update(new, handle)
     for other, paths in reachable(handle).values():
         if other._shape != new._shape or other.dtype != new.dtype:
@@ -85,7 +85,7 @@ def assign_in_place(handle: Any, new: Any) -> Any:
         pred, on_true = condition(paths)
         _unchecked(other)
         value = ops.where(pred, new, other) if on_true else ops.where(pred, other, new)
-        if not state._state.grad_enabled:
+        if not state.build_state.grad_enabled:
             value = no_grad_update(value, other)    # the alias's gradient passes unchanged too
         rebind(other, value)
     return rebind(handle, new)
@@ -196,7 +196,7 @@ def leaf_aliases(leaves: List[Any], first_block: int,
 def record(handle: Any) -> None:
     """Called before `handle` is rebound: remember its value if it is from outside the branch or
     loop body being traced."""
-    journals = state._state.journals
+    journals = state.build_state.journals
     if not journals:
         return
     j = journals[-1]
@@ -212,11 +212,11 @@ def _program(j: Journal) -> Any:
 @contextlib.contextmanager
 def journal(first_block: int) -> Iterator[Journal]:
     j = Journal(first_block)
-    state._state.journals.append(j)
+    state.build_state.journals.append(j)
     try:
         yield j
     finally:
-        state._state.journals.pop()
+        state.build_state.journals.pop()
 
 
 class Attempt(Journal):
@@ -240,7 +240,7 @@ def attempt(program: Any) -> Iterator[Attempt]:
     """Trace inside; `undo()` the attempt to throw it away. What it rebound and kept is passed
     on to the enclosing journal, as if that had recorded it."""
     a = Attempt(program)
-    journals = state._state.journals
+    journals = state.build_state.journals
     journals.append(a)
     try:
         yield a

@@ -18,7 +18,7 @@ def write_persistable(target: Tensor, value: Any) -> None:
     if not isinstance(target, Tensor):
         raise TypeError(f"write_persistable: the target must be an eager Tensor, got "
                         f"{type(target).__name__}")
-    if not state._state.blocks:
+    if not state.build_state.blocks:
         store(target, value._value if isinstance(value, Tensor) else np.asarray(value))
         return
     state.current_block().program.record_persistable_write(target, value)

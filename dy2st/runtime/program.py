@@ -328,7 +328,7 @@ class Program:
         # ops built under no_grad pass their results through `detach` (runtime/registry.py), but
         # only in a program begun with gradients on: one begun under no_grad (an export, an
         # evaluation call) is never differentiated and keeps its ops unwrapped
-        self.grad_stops = state._state.grad_enabled
+        self.grad_stops = state.build_state.grad_enabled
         self._captured: Dict[int, str] = {}         # id(tensor) -> var name (tensor kept alive above)
         # var name -> (bool Variable: "was it assigned?", user's name, where it is assigned (text
         # and Origin)): a value merged from a tensor `if` that assigns it on one path only

@@ -174,7 +174,7 @@ def apply(name: str, inputs: Sequence[Any], attrs: Optional[Dict[str, Any]] = No
         # inside a composite, by its name (casts and bookkeeping ops keep their own)
         inputs = hooks.autocast(name, inputs)
     attrs = attrs if attrs is not None else {}
-    if not state._state.blocks:
+    if not state.build_state.blocks:
         try:
             values = [x._value for x in inputs]
         except AttributeError:
@@ -278,12 +278,12 @@ def append_op(name: str, inputs: Sequence[Any], attrs: Dict[str, Any],
         inferred = opdef.infer(*local, **attrs)
         if opdef.n_outputs == 1:
             out = block.append_op_with_outputs(name, local, (inferred,), attrs, user_origin(2))[0]
-            return out if state._state.grad_enabled else _stop_gradients(block, local, [out])[0]
+            return out if state.build_state.grad_enabled else _stop_gradients(block, local, [out])[0]
         metas = inferred
     outs = block.append_op_with_outputs(name, local, metas, attrs, user_origin(2))
     # a tensor `if` or loop under no_grad: the ops of its blocks stop their own gradients, and a
     # value a path passes through unchanged (`y = x`) keeps its gradient, as in eager code
-    stops = not state._state.grad_enabled and name not in ("cond", "while")
+    stops = not state.build_state.grad_enabled and name not in ("cond", "while")
     return tuple(_stop_gradients(block, local, outs) if stops else outs)
 
 
@@ -303,7 +303,7 @@ def no_grad_update(new: Variable, old: Variable) -> Variable:
     record the change, so gradients reach the value from before it unchanged; the
     `no_grad_update` op computes `new` and passes its gradient to `old`."""
     block = state.current_block()
-    if state._state.grad_enabled or block is None or not block.program.grad_stops or \
+    if state.build_state.grad_enabled or block is None or not block.program.grad_stops or \
             type(new) is not Variable or new.kind != "dense" or not new.dtype.is_inexact:
         return new
     old = to_local(block, old)

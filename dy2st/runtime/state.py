@@ -22,7 +22,7 @@ class _BuildState(threading.local):
         self.exporting = 0
 
 
-_state = _BuildState()
+build_state = _BuildState()
 
 
 @contextmanager
@@ -31,72 +31,72 @@ def dynamic_view(on: bool = True) -> Iterator[None]:
     if not on:
         yield
         return
-    _state.dynamic_view += 1
+    build_state.dynamic_view += 1
     try:
         yield
     finally:
-        _state.dynamic_view -= 1
+        build_state.dynamic_view -= 1
 
 
 @contextmanager
 def exporting() -> Iterator[None]:
     """Traces inside give a model file (one graph, no Python between regions)."""
-    _state.exporting += 1
+    build_state.exporting += 1
     try:
         yield
     finally:
-        _state.exporting -= 1
+        build_state.exporting -= 1
 
 
 def is_exporting() -> bool:
-    return _state.exporting > 0
+    return build_state.exporting > 0
 
 
 def breaks_allowed() -> bool:
     """Whether the trace under way may stop at a graph break (full_graph=False, no export):
     code whose result one graph cannot give then runs as Python."""
-    return _state.dynamic_view > 0 and _state.exporting == 0
+    return build_state.dynamic_view > 0 and build_state.exporting == 0
 
 
 def current_block() -> Optional[Any]:
-    blocks = _state.blocks
+    blocks = build_state.blocks
     return blocks[-1] if blocks else None
 
 
 def push_block(block: Any) -> None:
-    _state.blocks.append(block)
+    build_state.blocks.append(block)
 
 
 def pop_block() -> Any:
-    return _state.blocks.pop()
+    return build_state.blocks.pop()
 
 
 def push_program(program: Any) -> None:
-    _state.programs.append(program)
+    build_state.programs.append(program)
 
 
 def pop_program() -> Any:
-    return _state.programs.pop()
+    return build_state.programs.pop()
 
 
 def current_program() -> Optional[Any]:
-    return _state.programs[-1] if _state.programs else None
+    return build_state.programs[-1] if build_state.programs else None
 
 
 def in_static_mode() -> bool:
-    return bool(_state.blocks)
+    return bool(build_state.blocks)
 
 
 def at_static_mode_top() -> bool:
     """enable_static() holds and no program_guard or trace is open: Python code between
     Executor runs (a scheduler's step) acts at once, as in eager mode."""
-    return _state.static_program is not None and len(_state.blocks) == 1
+    return build_state.static_program is not None and len(build_state.blocks) == 1
 
 
 def reset() -> None:
     """Forget every open program and block (for tests and after a failed trace)."""
-    _state.blocks.clear()
-    _state.programs.clear()
-    _state.grad_enabled = True
-    _state.journals.clear()
-    _state.static_program = None
+    build_state.blocks.clear()
+    build_state.programs.clear()
+    build_state.grad_enabled = True
+    build_state.journals.clear()
+    build_state.static_program = None

@@ -46,7 +46,7 @@ def auc(input: Any, label: Any, curve: str = "ROC", num_thresholds: int = 2 ** 1
         value, new_pos, new_neg = apply("auc", [predict, label, weight, pos, neg],
                                         {"num_thresholds": num_thresholds,
                                          "slide_steps": steps})
-        if state._state.blocks:
+        if state.build_state.blocks:
             write_persistable(pos, new_pos)
             write_persistable(neg, new_neg)
         results.append((value, new_pos, new_neg))

@@ -31,7 +31,7 @@ def py_func(func: Callable[..., Any], x: Any, out: Any,
     `out` Variables (created beforehand, e.g. with block.create_var(name=, dtype=, shape=)).
     `backward_func(*x, *out, *out_grads)` (minus the Variables in skip_vars_in_backward_input)
     returns the gradients of x. Returns `out`."""
-    if not state._state.blocks:
+    if not state.build_state.blocks:
         raise RuntimeError("py_func builds an op of a static Program: call it inside "
                            "static.program_guard (or with paddle.enable_static())")
     xs, outs = _as_list(x, "x"), _as_list(out, "out")

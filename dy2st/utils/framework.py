@@ -74,7 +74,7 @@ class CUDAPinnedPlace(Place):
 def in_dynamic_mode() -> bool:
     """True in eager mode and in the default (full_graph=False) mode of to_static, as in
     Paddle; False while a static program is built or a full_graph=True function is traced."""
-    return not state.in_static_mode() or state._state.dynamic_view > 0
+    return not state.in_static_mode() or state.build_state.dynamic_view > 0
 
 
 def is_empty(x: Any, name: Optional[str] = None) -> Any:

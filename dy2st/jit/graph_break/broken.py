@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...runtime import state as _state
+from ...runtime.state import build_state
 from ..options import options
 from ..static_function import StaticFunction
 from .refusal import known_breaks, refuse_breaks
@@ -14,7 +14,7 @@ class BrokenStaticFunction(StaticFunction):
     """A StaticFunction with graph breaks: runs its regions and islands (see dispatch.py)."""
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not options.enabled or _state._state.blocks:
+        if not options.enabled or build_state.blocks:
             return StaticFunction.__call__(self, *args, **kwargs)
         return self._gb.run(args, kwargs)
 

@@ -497,8 +497,8 @@ def build_guards(calls: Iterable[Call], by_type: Iterable[Tuple] = ()) -> GuardS
         b.guards.append(Guard(states.holds, True, "the layers called", ("epochs", states),
                               ok=_is_true))
     if b.grad:
-        flag = state._state.grad_enabled
-        b.guards.append(Guard(lambda: state._state.grad_enabled, flag, "grad mode"))
+        flag = state.build_state.grad_enabled
+        b.guards.append(Guard(lambda: state.build_state.grad_enabled, flag, "grad mode"))
     guards = GuardSet(b.guards)
     if unguarded is not None:
         guards.add_never(unguarded)

@@ -292,7 +292,7 @@ def refuse(why: str) -> None:
     """The trace reached a read no guard can check (`why`): a graph break in the default mode
     (the statement runs as Python on every call); an error with full_graph=True (a program
     that ran it once would give that one result on every call)."""
-    if state._state.dynamic_view > 0:
+    if state.build_state.dynamic_view > 0:
         raise HiddenStateBreak(f"{why}: it runs as Python on every call")
     raise HiddenStateError(
         f"{why}, which no guard can check: a full_graph=True program cannot repeat it on "

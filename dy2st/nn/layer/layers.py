@@ -12,10 +12,10 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tupl
 
 import numpy as np
 
-from ...runtime import state as _state
 from ...runtime.config import get_default_dtype
 from ...runtime.dtype import convert_dtype, dtype_name
 from ...runtime.registry import hooks as _hooks
+from ...runtime.state import build_state
 from ...runtime.tensor import Parameter, Tensor, TensorLike
 from .. import naming
 from ..hooks import HookRemoveHelper
@@ -97,7 +97,7 @@ class Layer:
             if result is not None:
                 inputs = result if isinstance(result, tuple) else (result,)
         forward = self.forward
-        if _state._state.blocks and _hooks.layer_forward is not None:
+        if build_state.blocks and _hooks.layer_forward is not None:
             # While a program is traced, a user Layer's forward runs converted, whoever calls
             # it (the user's code, nn.Sequential, a hook); jit registers the converter.
             forward = _hooks.layer_forward(self) or forward

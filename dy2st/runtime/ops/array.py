@@ -140,7 +140,7 @@ def array_extend(array: Variable, items: Any, front: bool = False) -> Any:
 def create_array(dtype: Any = "float32", initialized_list: Optional[List[Any]] = None) -> Any:
     """An empty tensor array (eagerly a Python list)."""
     d = convert_dtype(dtype)
-    if not state._state.blocks:
+    if not state.build_state.blocks:
         return list(initialized_list or [])
     arr = apply("create_array", [], {"dtype": dtype_name(d)})
     for k, item in enumerate(initialized_list or []):

@@ -79,14 +79,14 @@ def to_tensor(data: Any, dtype: Any = None, place: Any = None, stop_gradient: bo
         # eagerly the copy is a new leaf (stop_gradient=True by default): no gradient flows back
         out = apply("detach" if stop_gradient else "assign", [data])
         return _cast_to(out, d) if d is not None else out
-    if state._state.blocks and isinstance(data, (list, tuple)) and any(is_tensor(v) for v in data):
+    if state.build_state.blocks and isinstance(data, (list, tuple)) and any(is_tensor(v) for v in data):
         # circle: runtime.ops.shape imports this module at import time
         from .shape import stack
         out = stack([v if is_tensor(v) else full([], v, d or scalar_dtype(v)) for v in data])
         return _cast_to(out, d) if d is not None else out
     arr = _to_array(data, d)
     t = Tensor(arr, name=name or "", stop_gradient=stop_gradient)
-    if state._state.blocks:
+    if state.build_state.blocks:
         return apply("assign", [t])       # a constant captured into the Program
     return t
 
@@ -148,7 +148,7 @@ def cast(x: Any, dtype: Any) -> Any:
     if x.dtype == d and not (type(x) is Variable and values_before(x)):
         # (a copy that needs a gradient is an `assign` op, so the tape sees it; a loop variable
         # a tensor loop widened to d is cast: eager code casts its old dtype, runtime/widened.py)
-        return apply("assign", [x]) if state._state.blocks or not x.stop_gradient \
+        return apply("assign", [x]) if state.build_state.blocks or not x.stop_gradient \
             else Tensor(x._value.copy())
     return apply("cast", [x], {"dtype": dtype_name(d)})
 
@@ -204,7 +204,7 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, name: Optional[str] = N
     else:
         d = convert_dtype(dtype)
     if not dims and not is_tensor(fill_value):
-        if not state._state.blocks:
+        if not state.build_state.blocks:
             return Tensor(np.full(template, fill_value, dtype=d.np))
         return apply("full", [], {"shape": template, "value": _py_value(fill_value, d), "dtype": dtype_name(d)})
     if not is_tensor(fill_value):
@@ -285,7 +285,7 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, dtype: Any = None,
             isinstance(v, float) or (is_tensor(v) and v.dtype.is_floating) for v in vals) else int64
     d = convert_dtype(dtype)
     if not any(is_tensor(v) for v in vals):
-        if not state._state.blocks:
+        if not state.build_state.blocks:
             return Tensor(np.arange(start, end, step).astype(d.np))
         count = int(np.ceil((end - start) / step)) if step else 0
         return apply("full_range", [], {"start": start, "end": end, "step": step, "dtype": dtype_name(d),

@@ -178,7 +178,7 @@ def setitem_inplace(x: TensorLike, index: Any, value: Any) -> None:
     if isinstance(x, Tensor) and not isinstance(value, Variable) and not (
             isinstance(index, tuple) and any(isinstance(i, Variable) for i in index)) \
             and not isinstance(index, Variable):
-        if not state._state.blocks:
+        if not state.build_state.blocks:
             arr = x._value.copy()
             v = value._value if isinstance(value, Tensor) else value
             idx = index._value if isinstance(index, Tensor) else index

@@ -38,7 +38,7 @@ def is_tensor(x: Any) -> bool:
 
 def constant(value: Any, dtype: DType) -> Any:
     """A 0-d constant: an eager Tensor, or a `full` op while a Program is built."""
-    if state._state.blocks:
+    if state.build_state.blocks:
         return apply("full", [], {"shape": [], "value": _py(value, dtype), "dtype": dtype_name(dtype)})
     return Tensor(np.array(value, dtype=dtype.np))
 
