@@ -16,6 +16,7 @@ from typing import Any, Iterator, List, NoReturn, Optional, Sequence, Tuple
 import numpy as np
 
 from . import __version__
+from .autograd.mode import no_grad
 from .format.opener import open_regular_file
 from .runtime.dtype import dtype_name
 from .runtime.loop_limit import LoopLimitError
@@ -230,7 +231,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     # lazy: each command loads only what it runs (the CLI starts fast)
     from .jit.translated_layer import InputMismatchError
     try:
-        with _time_limit(args.timeout):
+        # no backward can follow a CLI run: recording one would keep every loop turn's values
+        with _time_limit(args.timeout), no_grad():
             result = layer(*positional, **named)
     except InputMismatchError as e:
         raise UserError(str(e)) from None

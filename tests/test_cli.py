@@ -14,6 +14,7 @@ import dy2st
 from dy2st import static
 from dy2st.format.concrete import ConcreteProgram
 from dy2st.format.spec_text import format_input_spec, parse_input_spec
+from dy2st.jit import translated_layer
 from dy2st.static import InputSpec, nn as snn
 from tests.support_cli import run_cli
 
@@ -488,6 +489,17 @@ def test_run_with_a_loop_bound(model):
 
 
 @pytest.mark.skipif(not hasattr(__import__("signal"), "setitimer"), reason="no SIGALRM")
+def test_run_records_no_backward(model, monkeypatch):
+    """A CLI run is inference: recording a backward of the model's trainable parameter kept every
+    loop turn's values (3 million turns of this model held 630 MB)."""
+    def recording(*args, **kwargs):
+        raise AssertionError("dy2st run recorded a backward")
+    monkeypatch.setattr(translated_layer, "call_with_grad", recording)
+    proc = cli("run", model, "--input", "x.npy", "--input", "n.npy", cwd=model.parent)
+    assert proc.returncode == 0, proc.stderr
+    assert dy2st.is_grad_enabled()
+
+
 def test_run_with_a_timeout(model):
     """n = 10**12 turns would take days: --timeout ends the run (status 1, one line). In a
     process of its own, as a user runs it: in an xdist worker the alarm once went unanswered and
