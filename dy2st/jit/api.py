@@ -5,7 +5,7 @@ from __future__ import annotations
 import types
 from typing import Any, Callable, Optional, Sequence
 
-from ..autograd.mode import no_grad
+from ..autograd.mode import enable_grad
 from ..format.input_spec import InputSpec
 from ..format.npy_member import DEFAULT_MAX_COMPRESSION_RATIO
 from ..runtime.pytree import flatten, unflatten
@@ -149,7 +149,11 @@ def trace_for_export(layer: Any, input_spec: Optional[Sequence[Any]], who: str,
     else:
         sf_twin = sf
     try:
-        with no_grad(), exporting():     # an exported graph holds no gradient ops
+        # Traced with gradients on, whatever the caller's mode, so that the user's own no_grad
+        # blocks (and set_grad_enabled(False), @no_grad() helpers) leave their `detach` ops in
+        # the file: a loaded model fine-tuned later stops gradients where eager code does. The
+        # trace appends no gradient ops (only a traced backward() would).
+        with enable_grad(), exporting():
             concrete = _trace_any_batch(sf_twin, relaxed) if relaxed is not None else None
             if concrete is None:
                 concrete = sf_twin.get_concrete_program(*specs)

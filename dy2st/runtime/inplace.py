@@ -11,9 +11,9 @@ from . import ops, state
 from .dtype import dtype_name
 from .program import Variable, rebind
 from .pytree import flatten, unflatten
-from .registry import no_grad_update
+from .registry import apply, no_grad_update
 
-_FIELDS = ("name", "_shape", "dtype", "block", "persistable", "kind", "elem", "stop_gradient")
+_FIELDS = ("name", "_shape", "dtype", "block", "persistable", "kind", "elem", "_stop_gradient")
 
 
 def fields(var: Any) -> Tuple[Any, ...]:
@@ -89,6 +89,27 @@ def assign_in_place(handle: Any, new: Any) -> Any:
             value = no_grad_update(value, other)    # the alias's gradient passes unchanged too
         rebind(other, value)
     return rebind(handle, new)
+
+
+def stop_in_place(var: Variable) -> Variable:
+    """`var.detach_()` / `var.stop_gradient = True` in traced code: the object (and every object
+    that is it on some paths) stands for a `detach` of its value from here on, as eager autograd
+    records nothing through the tensor after it; uses traced before keep their gradient."""
+    block = state.current_block()
+    if block is None or not block.program.grad_stops or var.block.program is not block.program \
+            or var.kind != "dense" or not var.dtype.is_inexact or var.persistable:
+        return var      # nothing differentiable, or a program that is never differentiated
+    saved = state.build_state.grad_enabled
+    # the stop is no in-place change made under no_grad (whose no_grad_update would pass the
+    # gradient on to the value before it)
+    state.build_state.grad_enabled = True
+    try:
+        return assign_in_place(var, apply("detach", [var]))
+    finally:
+        state.build_state.grad_enabled = saved
+
+
+Variable.on_stop_gradient = stop_in_place
 
 
 def _unchecked(other: Any) -> None:

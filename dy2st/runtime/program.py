@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
@@ -21,8 +21,12 @@ from .tensor import Tensor, TensorLike
 class Variable(TensorLike):
     """A symbolic tensor in a Block: name, shape (-1 for unknown dims), dtype."""
 
-    __slots__ = ("name", "_shape", "dtype", "block", "persistable", "kind", "elem", "stop_gradient",
-                 "_shape_cache", "__weakref__")
+    __slots__ = ("name", "_shape", "dtype", "block", "persistable", "kind", "elem",
+                 "_stop_gradient", "_shape_cache", "__weakref__")
+
+    # `var.stop_gradient = True` in traced code calls it with var (set by runtime/inplace.py,
+    # which can append ops): later uses then read a value gradients do not flow through
+    on_stop_gradient: Optional[Callable[["Variable"], None]] = None
 
     def __init__(self, block: "Block", name: str, shape: Sequence[int], dtype: DType,
                  persistable: bool = False, kind: str = "dense", elem: Any = None) -> None:
@@ -33,8 +37,19 @@ class Variable(TensorLike):
         self.persistable = persistable
         self.kind = kind          # "dense" or "array" (a tensor array; elem is (shape, dtype))
         self.elem = elem
-        self.stop_gradient = True
+        self._stop_gradient = True
         self._shape_cache = None
+
+    @property
+    def stop_gradient(self) -> bool:
+        return self._stop_gradient
+
+    @stop_gradient.setter
+    def stop_gradient(self, value: bool) -> None:
+        hook = Variable.on_stop_gradient
+        if value and hook is not None:
+            hook(self)
+        self._stop_gradient = bool(value)
 
     def __deepcopy__(self, memo: Dict[int, Any]) -> "Variable":
         # the fields are immutable but the block (see Operator.__deepcopy__ for why)
@@ -195,7 +210,7 @@ def _numpy_message(name: str, var: "Variable") -> str:
             f"known when the program runs{hint}")
 
 
-_VARIABLE_FIELDS = ("name", "_shape", "dtype", "persistable", "kind", "stop_gradient")
+_VARIABLE_FIELDS = ("name", "_shape", "dtype", "persistable", "kind", "_stop_gradient")
 
 
 class Operator:

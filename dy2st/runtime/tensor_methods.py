@@ -5,7 +5,7 @@ from typing import Any
 
 from . import array_methods, ops, tensor_methods_extra, tensor_methods_more
 from .array_methods import join, rjoin
-from .inplace import assign_in_place
+from .inplace import assign_in_place, stop_in_place
 from .ops import indexing
 from .persistable import write_persistable
 from .program import Variable
@@ -235,7 +235,8 @@ def install(extra: Any = None) -> None:
                 setattr(TensorLike, name, fn)
     for name, fn in METHOD_ALIASES.items():
         setattr(TensorLike, name, fn)
-    for name, fn in {"pop": _pop, "item": _item, "tolist": _tolist, "numpy": _numpy_static}.items():
+    for name, fn in {"pop": _pop, "item": _item, "tolist": _tolist, "numpy": _numpy_static,
+                     "detach_": stop_in_place}.items():
         setattr(Variable, name, fn)
     array_methods.install()
     # Tensor / Variable define their own __hash__/__bool__ etc. in class bodies; keep them.
