@@ -6,6 +6,8 @@ user line), and so must eager's and to_static's gradients.
     python tools/fuzz.py --count 5000 --workers 4   # the same in 4 processes
     python tools/fuzz.py --seed 1234 --count 1 --show   # one program's source and outcomes
     python tools/fuzz.py --guards --count 2000          # guard mode (tools/fuzz_guards.py)
+    python tools/fuzz.py --seed 11 --count 2000 --breaks --whole-function-breaks
+        # the graph-break snippets anywhere in f; only the programs that run with breaks
 
 A failure prints the program's seed and source, so that it can become a regression test."""
 from __future__ import annotations
@@ -716,17 +718,33 @@ def add_outcome(report: Report, runs: int, failure: Optional[Failure], verbose: 
             print(failure, flush=True)
 
 
+def set_whole_function_breaks(on: bool) -> None:
+    """Place the graph-breaking snippets anywhere in f (True) or make f only the snippet and
+    its return (False); tools/fuzz_silent.py's WHOLE_FUNCTION_BREAKS."""
+    _sibling("fuzz_silent").WHOLE_FUNCTION_BREAKS = on
+
+
+def program_seeds(seed: int, count: int, breaks_only: bool = False) -> List[int]:
+    """The program seeds of a run: `count` programs from `seed`, with `breaks_only` those of
+    them that run with graph breaks (FULL_GRAPH = False; generating is cheap next to checking)."""
+    seeds = [seed * 1_000_003 + k for k in range(count)]
+    if breaks_only:
+        seeds = [s for s in seeds if "FULL_GRAPH = False" in generate(s)]
+    return seeds
+
+
 def fuzz(seed: int, count: int, save: bool = True, stop_after: Optional[int] = None,
-         verbose: bool = False, gradient: bool = True, workers: int = 1) -> Report:
+         verbose: bool = False, gradient: bool = True, workers: int = 1,
+         breaks_only: bool = False) -> Report:
+    seeds = program_seeds(seed, count, breaks_only)
     if workers > 1:
-        return _sibling("fuzz_workers").fuzz_in_workers(sys.modules[__name__], seed, count, save,
+        return _sibling("fuzz_workers").fuzz_in_workers(sys.modules[__name__], seeds, save,
                                                         verbose, gradient, workers)
     report = Report()
     with tempfile.TemporaryDirectory(prefix="dy2st_fuzz_") as directory:
         sys.path.insert(0, directory)
         try:
-            for k in range(count):
-                program_seed = seed * 1_000_003 + k
+            for program_seed in seeds:
                 try:
                     runs, failure = check_program(program_seed, directory, save, gradient,
                                                   report)
@@ -762,7 +780,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--program-seed", type=int, help="check only this program seed")
     p.add_argument("--minimize", action="store_true",
                    help="with --program-seed: drop statements while it still fails")
+    p.add_argument("--breaks", action="store_true",
+                   help="only the programs that run with graph breaks (FULL_GRAPH = False)")
+    p.add_argument("--whole-function-breaks", action="store_true",
+                   help="place the graph-breaking snippets anywhere in f, not alone in it "
+                        "(tools/fuzz_silent.py: WHOLE_FUNCTION_BREAKS)")
     args = p.parse_args(argv)
+    if args.whole_function_breaks:
+        set_whole_function_breaks(True)
     if args.program_seed is not None:
         print(generate(args.program_seed))
         with tempfile.TemporaryDirectory() as d:
@@ -781,8 +806,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.show:
         print(generate(args.seed * 1_000_003))
     report = fuzz(args.seed, args.count, not args.no_save, verbose=True,
-                  gradient=not args.no_gradient, workers=args.workers)
-    print(f"{report.programs} programs, {report.runs} runs, {report.gradients} gradients, "
+                  gradient=not args.no_gradient, workers=args.workers, breaks_only=args.breaks)
+    print(f"{report.programs} programs{' with graph breaks' if args.breaks else ''}, {report.runs} runs, {report.gradients} gradients, "
           f"{len(report.failures)} failures"
           f"{' (' + report.by_kind() + ')' if report.failures else ''}, {len(report.refused)} "
           f"documented refusals (seeds {', '.join(str(f.seed) for f in report.refused[:20])}"

@@ -9,6 +9,7 @@ program that does not use them is generated as before.
 
     python tools/fuzz_backward.py --count 500 --seed 0 --workers 2   # every program uses one
     python tools/fuzz_backward.py --count 2000 --seed 0 --breaks      # those with graph breaks
+    python tools/fuzz_backward.py --count 2000 --seed 0 --breaks --whole-function-breaks
 """
 from __future__ import annotations
 
@@ -221,13 +222,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--breaks", action="store_true",
                    help="only the programs that run with graph breaks (FULL_GRAPH = False)")
+    p.add_argument("--whole-function-breaks", action="store_true",
+                   help="place the graph-breaking snippets anywhere in f (tools/fuzz.py's option)")
     args = p.parse_args(argv)
     fuzz = _fuzz()      # it calls its own copy of this module (tools/fuzz.py: _sibling)
     sys.modules[fuzz.add_backward.__module__].ALWAYS = True
-    seeds = [args.seed * 1_000_003 + k for k in range(args.count)]
-    if args.breaks:
-        # (generating is cheap next to checking: about one program in ten has breaks)
-        seeds = [s for s in seeds if "FULL_GRAPH = False" in fuzz.generate(s)]
+    if args.whole_function_breaks:
+        fuzz.set_whole_function_breaks(True)
+    seeds = fuzz.program_seeds(args.seed, args.count, args.breaks)
     failures, with_backward = 0, 0
     if args.workers > 1:
         with multiprocessing.get_context("fork").Pool(args.workers) as pool:

@@ -32,11 +32,11 @@ def _check(job: Tuple[int, bool, bool]) -> Tuple[int, int, Optional[Tuple]]:
     return runs, report.gradients, fields
 
 
-def fuzz_in_workers(fuzz: Any, seed: int, count: int, save: bool, verbose: bool,
+def fuzz_in_workers(fuzz: Any, seeds: List[int], save: bool, verbose: bool,
                     gradient: bool, workers: int) -> Any:
-    """fuzz.fuzz(seed, count, ...) in `workers` processes: its Report."""
+    """fuzz.fuzz(...) of these program seeds in `workers` processes: its Report."""
     report = fuzz.Report()
-    jobs = [(seed * 1_000_003 + k, save, gradient) for k in range(count)]
+    jobs = [(s, save, gradient) for s in seeds]
     with tempfile.TemporaryDirectory(prefix="dy2st_fuzz_") as directory:
         # fork: the workers inherit the loaded dy2st and this module (spawn where there is none)
         context = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from ..runtime.dtype import INEXACT_NUMPY
+from ..runtime.origin import Origin, user_origin
 from ..runtime.program import Program, Variable
 from ..runtime.tensor import Tensor
 from .engine import GradientError
@@ -103,12 +104,22 @@ def wrote_grad(program: Program, tensor: Tensor) -> bool:
 
 def note_own_backward(program: Program) -> None:
     """The program runs a backward itself: a call of it is a whole step, not one node of the
-    eager tape (one that only clears gradients stays one)."""
+    eager tape (one that only clears gradients stays one). The user's line of each backward()
+    is kept: a graph-break region breaks there when eager code would differentiate its outputs
+    again (jit/graph_break/own_backward.py)."""
     program.__dict__["own_backward"] = True
+    origin = user_origin()
+    if origin is not None:
+        program.__dict__.setdefault("backward_origins", []).append(origin)
 
 
 def owns_backward(program: Program) -> bool:
     return bool(program.__dict__.get("own_backward"))
+
+
+def backward_origins(program: Program) -> List[Origin]:
+    """The user's lines of the backward() calls the program runs (note_own_backward)."""
+    return list(program.__dict__.get("backward_origins", ()))
 
 
 def uses_input_grads(program: Program) -> bool:

@@ -20,6 +20,8 @@ from . import identity
 from .broken import mark_broken
 from .outline import REGIONS, Outline, Region, build, locate, set_cell, unfeed
 from .output_kinds import RegionCall, output_kinds, remember_kinds
+from .own_backward import REASON as OWN_BACKWARD
+from .own_backward import backward_lines
 from .reasons import GraphBreakInfo, break_origin, classify, value_hint
 from .result import Result, state_of
 
@@ -99,9 +101,9 @@ class BreakState:
         self._add(GraphBreakInfo(filename, at, fdef.name, source, reason, kind))
         self.dirty = True
 
-    def record_static(self, line: int, reason: str) -> None:
-        """An island found before tracing (a side effect on a Python object); `line` is
-        block-relative."""
+    def record_static(self, line: int, reason: str, kind: str = "side-effect") -> None:
+        """An island found before tracing (a side effect on a Python object), or after a trace
+        that did not fail (own_backward.py); `line` is block-relative."""
         fdef, _nodes, lines, start, filename = self.parsed
         found = locate(fdef.body, line)
         if found is not None:
@@ -109,7 +111,7 @@ class BreakState:
             (self.opened if where == "header" else self.islands).add(id(stmt))
             self.opened.update(id(s) for s in around)
         self._add(GraphBreakInfo(filename, start + line - 1, fdef.name,
-                                 lines[line - 1].strip(), reason, "side-effect"))
+                                 lines[line - 1].strip(), reason, kind))
         self.dirty = True
 
     def _add(self, info: GraphBreakInfo) -> None:
@@ -218,6 +220,12 @@ class BreakState:
         # numbers (see output_kinds.py)
         value = _eager(rsf.dygraph_function, _unfed(args), kwargs)
         kinds = output_kinds(entry, value)
+        _fdef, _nodes, _lines, start, filename = self.parsed
+        steps = backward_lines(entry.concrete.program, region.returns, value, filename)
+        if steps:
+            for line in steps:
+                self.record_static(line - start + 1, OWN_BACKWARD, "unsupported")
+            return Result(value)
         if not any(b.ops for b in entry.concrete.program.blocks):
             # nothing to compile: its statements run as Python, saving a region call
             self.inlined.update(id(s) for s in region.stmts)
