@@ -232,9 +232,19 @@ class BreakState:
             self.dirty = True
         elif kinds is None:
             region.eager = True
+            # its later calls run eagerly too: a call that hit this entry would hand out what
+            # eager code does not have (fuzz seed 11001211: an UndefinedVar for a None)
+            _forget(rsf, entry)
         else:
             remember_kinds(entry, kinds)
         return Result(value)
+
+
+def _forget(rsf: Any, entry: Any) -> None:
+    """Drop a region's cache entry, so that its calls miss (and run as region_miss says)."""
+    for k, e in list(rsf._entries.items()):
+        if e is entry:
+            del rsf._entries[k]
 
 
 def _unknown_dims_for_arrays(rsf: Any, args: Tuple) -> bool:

@@ -14,7 +14,7 @@ from ...runtime.control_flow.cond import UndefinedVar, is_undefined
 from ...runtime.inplace import as_flag, condition, is_dense_var, reachable
 from ...runtime.program import Variable
 from ...runtime.pytree import flatten, leaves_at, unflatten
-from ...runtime.side_effects import REFUSED
+from ...runtime.side_effects import IS_NONE, REFUSED
 from ...runtime.tensor import Tensor
 from ...runtime.widened import WIDENED
 
@@ -239,7 +239,10 @@ def _undefined_outputs(leaves: List[Any]) -> Tuple[List[Tuple[int, Any, Optional
         entry = leaf.block.program.maybe_undefined.get(leaf.name) \
             if isinstance(leaf, Variable) else None
         if entry is not None and entry[1] not in (REFUSED, WIDENED):
-            undefined.append((j, UndefinedVar(entry[1], entry[2]), len(flags)))
+            # a value None on some paths (a `.grad` a tensor `if` may leave None, fuzz seed
+            # 11001211) is None there, as eager code has it; an unassigned name fails when read
+            undefined.append((j, None if entry[1] == IS_NONE else UndefinedVar(entry[1], entry[2]),
+                              len(flags)))
             flags.append(entry[0])
             table = leaf.block.program.maybe_undefined
             del table[leaf.name]                # a copy without the check of its value

@@ -22,9 +22,11 @@ def output_kinds(entry: Any, eager_value: Any) -> Optional[List[Optional[str]]]:
     expected = entry.identity.tree if entry.identity is not None else concrete.output_tree
     if tree != expected or len(leaves) > len(concrete.output_leaves):
         return None
+    # leaves the compiled call hands out as None on some paths (identity.py), as eager has them
+    optional = {j for j, _, _ in entry.identity.undefined} if entry.identity is not None else ()
     kinds: List[Optional[str]] = []
-    for (how, _), leaf in zip(concrete.output_leaves, leaves):
-        if how != "var" or isinstance(leaf, Tensor):
+    for j, ((how, _), leaf) in enumerate(zip(concrete.output_leaves, leaves)):
+        if how != "var" or isinstance(leaf, Tensor) or (leaf is None and j in optional):
             kinds.append(None)
         elif isinstance(leaf, np.ndarray):
             kinds.append("numpy")
