@@ -13,13 +13,11 @@ A failure prints the program's seed and source, so that it can become a regressi
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dis
 import importlib.util
 import os
 import random
 import re
-import signal
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -614,98 +612,6 @@ def check_source(source: str, seed: int, directory: str, save: bool = True,
     return runs, None
 
 
-def _statement_spans(lines: List[str], start: int) -> List[Tuple[int, int]]:
-    """(first, end) line ranges of every statement of f's body (a compound one with its block)."""
-    spans = []
-    for i in range(start, len(lines)):
-        text = lines[i]
-        if not text.strip():
-            continue
-        indent = len(_indent(text))
-        end = i + 1
-        while end < len(lines) and len(_indent(lines[end])) > indent:
-            end += 1
-        spans.append((i, end))
-    return spans
-
-
-def _smaller_forms(lines: List[str], first: int, end: int) -> List[List[str]]:
-    """The statement lines[first:end] dropped, made `pass` (its block may need one), or, if it
-    is an `if`/`while`/`for` or an `else:`, replaced by its own block."""
-    header = lines[first]
-    indent = _indent(header)
-    forms = [lines[:first] + lines[end:], lines[:first] + [indent + "pass"] + lines[end:]]
-    if header.lstrip().startswith(("if ", "while ", "for ", "else:")) and end > first + 1:
-        cut = len(_indent(lines[first + 1])) - len(indent)
-        forms.append(lines[:first] + [line[cut:] for line in lines[first + 1:end]] + lines[end:])
-    return forms
-
-
-class _TooLong(Exception):
-    """A candidate ran past its time (a loop whose step was dropped)."""
-
-
-@contextlib.contextmanager
-def _time_limited(seconds: float):
-    """Raise _TooLong in the block after `seconds` (where SIGALRM exists; elsewhere no limit)."""
-    if not hasattr(signal, "setitimer"):
-        yield
-        return
-
-    def expire(signum, frame):
-        raise _TooLong()
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
-def minimize(source: str, seed: int, directory: str, save: bool = True,
-             seconds: float = 20.0, gradient: bool = True) -> str:
-    """Shrink f while the program still fails the same way: drop statements, make them `pass`,
-    replace an `if`/`while`/`for` by its block; a candidate that runs past `seconds` (a loop
-    that lost its step) does not count as failing."""
-    tries = [0]
-
-    def outcome(src: str) -> Optional[str]:
-        tries[0] += 1
-        name = seed * 1000 + tries[0]   # a new file: converted code is cached per file
-        try:
-            with _time_limited(seconds):
-                _, failure = check_source(src, seed, directory, save, name, gradient)
-        except _TooLong:
-            return None
-        except Exception as e:  # noqa: BLE001 - a crash is a failure too
-            return f"crash {type(e).__name__}"
-        return failure.kind if failure is not None else None
-
-    def fails(src: str) -> bool:
-        try:
-            compile(src, "<fuzz>", "exec")
-        except SyntaxError:
-            return False
-        return outcome(src) == target
-
-    target = outcome(source)
-    lines = source.splitlines()
-    start = lines.index("def f(x):") + 1
-    changed = True
-    while changed:
-        changed = False
-        for first, end in reversed(_statement_spans(lines, start)):
-            for trial in _smaller_forms(lines, first, end):
-                if trial != lines and fails("\n".join(trial) + "\n"):
-                    lines = trial
-                    changed = True
-                    break
-            if changed:
-                break
-    return "\n".join(lines) + "\n"
-
-
 def add_outcome(report: Report, runs: int, failure: Optional[Failure], verbose: bool) -> None:
     """Count one program's outcome in the report (a failure printed with `verbose`)."""
     report.programs += 1
@@ -796,8 +702,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                                        not args.no_gradient)
             print(failure or "agree")
             if failure is not None and args.minimize:
-                small = minimize(generate(args.program_seed), args.program_seed, d,
-                                 not args.no_save, gradient=not args.no_gradient)
+                small = _sibling("fuzz_minimize").minimize(
+                    sys.modules[__name__], generate(args.program_seed), args.program_seed, d,
+                    not args.no_save, gradient=not args.no_gradient)
                 print("--- minimized:")
                 print(small)
                 print(check_source(small, args.program_seed, d, not args.no_save, -1,

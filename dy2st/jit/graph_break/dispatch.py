@@ -20,8 +20,7 @@ from . import identity
 from .broken import mark_broken
 from .outline import REGIONS, Outline, Region, build, locate, set_cell, unfeed
 from .output_kinds import RegionCall, output_kinds, remember_kinds
-from .own_backward import REASON as OWN_BACKWARD
-from .own_backward import backward_lines
+from .own_backward import REASON as OWN_BACKWARD, backward_lines
 from .reasons import GraphBreakInfo, break_origin, classify, value_hint
 from .result import Result, state_of
 
