@@ -612,6 +612,14 @@ def check_source(source: str, seed: int, directory: str, save: bool = True,
     return runs, None
 
 
+def minimize(source: str, seed: int, directory: str, save: bool = True,
+             seconds: float = 20.0, gradient: bool = True) -> str:
+    """Shrink f while the program still fails the same way (tools/fuzz_minimize.py, over this
+    module's check_source)."""
+    return _sibling("fuzz_minimize").minimize(sys.modules[__name__], source, seed, directory,
+                                               save, seconds, gradient)
+
+
 def add_outcome(report: Report, runs: int, failure: Optional[Failure], verbose: bool) -> None:
     """Count one program's outcome in the report (a failure printed with `verbose`)."""
     report.programs += 1
@@ -702,9 +710,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                                        not args.no_gradient)
             print(failure or "agree")
             if failure is not None and args.minimize:
-                small = _sibling("fuzz_minimize").minimize(
-                    sys.modules[__name__], generate(args.program_seed), args.program_seed, d,
-                    not args.no_save, gradient=not args.no_gradient)
+                small = minimize(generate(args.program_seed), args.program_seed, d,
+                                 not args.no_save, gradient=not args.no_gradient)
                 print("--- minimized:")
                 print(small)
                 print(check_source(small, args.program_seed, d, not args.no_save, -1,

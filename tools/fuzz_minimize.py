@@ -26,7 +26,7 @@ def _statement_spans(lines: List[str], start: int) -> List[Tuple[int, int]]:
     return spans
 
 
-def _smaller_forms(lines: List[str], first: int, end: int) -> List[List[str]]:
+def smaller_forms(lines: List[str], first: int, end: int) -> List[List[str]]:
     """The statement lines[first:end] dropped, made `pass` (its block may need one), or, if it
     is an `if`/`while`/`for` or an `else:`, replaced by its own block."""
     header = lines[first]
@@ -93,7 +93,7 @@ def minimize(fuzz: Any, source: str, seed: int, directory: str, save: bool = Tru
     while changed:
         changed = False
         for first, end in reversed(_statement_spans(lines, start)):
-            for trial in _smaller_forms(lines, first, end):
+            for trial in smaller_forms(lines, first, end):
                 if trial != lines and fails("\n".join(trial) + "\n"):
                     lines = trial
                     changed = True

@@ -10,16 +10,17 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def _fuzz_module():
-    spec = importlib.util.spec_from_file_location("dy2st_tools_fuzz",
-                                                  os.path.join(ROOT, "tools", "fuzz.py"))
+def _tool(name):
+    spec = importlib.util.spec_from_file_location(f"dy2st_tools_{name}",
+                                                  os.path.join(ROOT, "tools", f"{name}.py"))
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module          # (dataclasses look their module up there)
     spec.loader.exec_module(module)
     return module
 
 
-fuzz = _fuzz_module()
+fuzz = _tool("fuzz")
+fuzz_minimize = _tool("fuzz_minimize")
 
 # programs, each on 5 inputs in 3 modes (about 30 s on the quiet 2-core machine, 110 s under
 # a load of 13); the long run (`--count 5000`, `--workers`) is the tool's
@@ -206,12 +207,12 @@ def test_minimize_unwraps_blocks_and_skips_candidates_that_run_too_long(tmp_path
 def test_smaller_forms_of_a_statement():
     lines = MINIMIZE_ME.splitlines()
     first = lines.index("    while w < 3.0:")
-    dropped, passed, unwrapped = fuzz._smaller_forms(lines, first, first + 6)
+    dropped, passed, unwrapped = fuzz_minimize.smaller_forms(lines, first, first + 6)
     assert "while" not in "\n".join(dropped) and "h.subtract_" not in "\n".join(dropped)
     assert passed[first] == "    pass" and len(passed) == len(lines) - 5
     assert unwrapped[first:first + 5] == ["    w = w + 1.0", "    if FLAG:", "        g = g + 1.0",
                                           "    else:", "        h.subtract_(g)"]
-    assert len(fuzz._smaller_forms(lines, 1, 2)) == 2     # a simple statement is not unwrapped
+    assert len(fuzz_minimize.smaller_forms(lines, 1, 2)) == 2     # a simple statement is not unwrapped
 
 
 # fuzz seed 9000940 of `--seed 9` with WHOLE_FUNCTION_BREAKS, minimized: `best9` changes between
