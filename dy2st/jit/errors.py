@@ -2,6 +2,7 @@
 user's original file, line and source text (never generated code or dy2st internals)."""
 from __future__ import annotations
 
+import dis
 import linecache
 import os
 from types import TracebackType
@@ -17,10 +18,30 @@ class SourceUnavailableError(ConversionError):
     """The source of a function cannot be read (typed into a REPL, made by exec, only a .pyc)."""
 
 
+def failing_line(tb: TracebackType) -> int:
+    """The line of the instruction that raised in the innermost frame `tb`. CPython 3.11 fuses
+    `STORE_FAST a; LOAD_FAST b` into one instruction in warm code and blames a failing read of
+    an unassigned `b` on the store's line; a store cannot fail, so the read's line is meant."""
+    if tb.tb_next is not None:
+        return tb.tb_lineno
+    code = tb.tb_frame.f_code
+    found = False
+    for ins in dis.get_instructions(code):
+        if found:
+            line = ins.positions.lineno if ins.opname == "LOAD_FAST" and \
+                getattr(ins, "positions", None) is not None else None
+            return line or tb.tb_lineno
+        if ins.offset == tb.tb_lasti:
+            if ins.opname != "STORE_FAST":
+                return tb.tb_lineno
+            found = True
+    return tb.tb_lineno
+
+
 def user_frames(tb: Optional[TracebackType]) -> List[Origin]:
     frames: List[Origin] = []
     while tb is not None:
-        frame, line = tb.tb_frame, tb.tb_lineno
+        frame, line = tb.tb_frame, failing_line(tb)
         tb = tb.tb_next
         filename = frame.f_code.co_filename
         if source_maps.is_generated(filename):

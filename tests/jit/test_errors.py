@@ -7,6 +7,7 @@ import pytest
 
 import dy2st as paddle
 from dy2st.jit import ConversionError
+from dy2st.jit.errors import raise_in_user_code
 
 THIS_FILE = os.path.basename(__file__)
 COUNTER = 0
@@ -276,3 +277,24 @@ def test_undefined_on_some_path_names_the_variable():
     msg = str(info.value)
     assert "'y'" in msg or "`y`" in msg or " y " in msg, msg
     assert f"line {line_of(undefined_on_some_path, 'return y * 2')}" in msg
+
+
+def _sum_after_a_store(n):
+    if n:
+        z = 1
+    c = 0
+    c = c + 1
+    return z + c        # `c = c + 1; z` is one fused instruction in warm CPython 3.11 code
+
+
+def test_an_unassigned_read_after_a_store_is_blamed_on_the_read():
+    # fuzz seed 13000678 (whole-function breaks): Python code dy2st runs (an island, an eager
+    # fallback) failed reading `z`, and the report named the line of the store before it
+    for _ in range(20):     # warm: CPython quickens the function's code
+        _sum_after_a_store(1)
+    with pytest.raises(UnboundLocalError) as info:
+        try:
+            _sum_after_a_store(0)
+        except UnboundLocalError as e:
+            raise_in_user_code(e)
+    assert_points_at(info.value, _sum_after_a_store, "return z + c")
