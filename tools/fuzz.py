@@ -632,10 +632,12 @@ def add_outcome(report: Report, runs: int, failure: Optional[Failure], verbose: 
             print(failure, flush=True)
 
 
-def set_whole_function_breaks(on: bool) -> None:
+def set_whole_function_breaks(on: bool) -> bool:
     """Place the graph-breaking snippets anywhere in f (True) or make f only the snippet and
-    its return (False); tools/fuzz_silent.py's WHOLE_FUNCTION_BREAKS."""
-    _sibling("fuzz_silent").WHOLE_FUNCTION_BREAKS = on
+    its return (False); tools/fuzz_silent.py's WHOLE_FUNCTION_BREAKS. Returns the old value."""
+    silent = _sibling("fuzz_silent")
+    before, silent.WHOLE_FUNCTION_BREAKS = silent.WHOLE_FUNCTION_BREAKS, on
+    return before
 
 
 def program_seeds(seed: int, count: int, breaks_only: bool = False) -> List[int]:
@@ -696,12 +698,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                    help="with --program-seed: drop statements while it still fails")
     p.add_argument("--breaks", action="store_true",
                    help="only the programs that run with graph breaks (FULL_GRAPH = False)")
-    p.add_argument("--whole-function-breaks", action="store_true",
-                   help="place the graph-breaking snippets anywhere in f, not alone in it "
-                        "(tools/fuzz_silent.py: WHOLE_FUNCTION_BREAKS)")
+    p.add_argument("--whole-function-breaks", action=argparse.BooleanOptionalAction,
+                   help="place the graph-breaking snippets anywhere in f, or (--no-...) make f "
+                        "only the snippet and its return (default: tools/fuzz_silent.py's "
+                        "WHOLE_FUNCTION_BREAKS)")
     args = p.parse_args(argv)
-    if args.whole_function_breaks:
-        set_whole_function_breaks(True)
+    if args.whole_function_breaks is not None:
+        set_whole_function_breaks(args.whole_function_breaks)
     if args.program_seed is not None:
         print(generate(args.program_seed))
         with tempfile.TemporaryDirectory() as d:

@@ -222,13 +222,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--breaks", action="store_true",
                    help="only the programs that run with graph breaks (FULL_GRAPH = False)")
-    p.add_argument("--whole-function-breaks", action="store_true",
-                   help="place the graph-breaking snippets anywhere in f (tools/fuzz.py's option)")
+    p.add_argument("--whole-function-breaks", action=argparse.BooleanOptionalAction,
+                   help="place the graph-breaking snippets anywhere in f, or not (tools/fuzz.py's "
+                        "option)")
     args = p.parse_args(argv)
     fuzz = _fuzz()      # it calls its own copy of this module (tools/fuzz.py: _sibling)
     sys.modules[fuzz.add_backward.__module__].ALWAYS = True
-    if args.whole_function_breaks:
-        fuzz.set_whole_function_breaks(True)
+    if args.whole_function_breaks is not None:
+        fuzz.set_whole_function_breaks(args.whole_function_breaks)
     seeds = fuzz.program_seeds(args.seed, args.count, args.breaks)
     failures, with_backward = 0, 0
     if args.workers > 1:

@@ -75,6 +75,25 @@ def test_generator_covers_the_silent_cases():
         assert construct in sources, construct
 
 
+def test_break_programs_and_the_whole_function_form():
+    """`--breaks` picks the programs that run with graph breaks; `--whole-function-breaks`
+    places their snippet in the random f (11001211 of `--seed 11` is one, reported in that form)."""
+    before = fuzz.set_whole_function_breaks(False)
+    try:
+        alone = fuzz.generate(11001211)
+        fuzz.set_whole_function_breaks(True)
+        whole = fuzz.generate(11001211)
+        seeds = fuzz.program_seeds(11, 200, breaks_only=True)
+    finally:
+        fuzz.set_whole_function_breaks(before)
+    assert "FULL_GRAPH = False" in alone and "FULL_GRAPH = False" in whole
+    body = [len(src.split("def f(x):")[1].split("\n\n\n")[0].splitlines())
+            for src in (alone, whole)]
+    assert body[0] < body[1]
+    assert 11000052 in seeds and 0 < len(seeds) < 60
+    assert all("FULL_GRAPH = False" in fuzz.generate(s) for s in seeds)
+
+
 def test_workers_check_the_same_programs_as_one_process():
     one = fuzz.fuzz(seed=7, count=2)
     two = fuzz.fuzz(seed=7, count=2, workers=2)
