@@ -87,9 +87,10 @@ MORE = {
                ["m9 = {k9: (u9 := g[k9] * 2.0) for k9 in range(3)}", "g = g * u9 + m9[1]"]],
 }
 MORE_HOOK = "    net.inner.register_forward_pre_hook(lambda layer, inputs: (inputs[0] + 0.25,))"
-# False: a graph-breaking snippet (PYTHON_LOGIC, BREAKING) makes f only the snippet and its
-# return; True places it anywhere in the random f (docs/fuzzing.md: what that form still finds)
-WHOLE_FUNCTION_BREAKS = False
+# True: a graph-breaking snippet (PYTHON_LOGIC, BREAKING) goes anywhere in the random f; False
+# makes f only the snippet and its return (the form before 2026-11-29; tools/fuzz.py
+# --no-whole-function-breaks reproduces its programs; docs/fuzzing.md)
+WHOLE_FUNCTION_BREAKS = True
 KINDS = ["no_grad", "values", "logic", "closures", "walrus", "appended", "globals",
          "breaking", "hooks"]
 FROZEN = ["@paddle.no_grad()", "def frozen9(t):", "    return t * t + 0.5", "", ""]
