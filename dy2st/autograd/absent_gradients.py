@@ -3,13 +3,16 @@ outputs given none (a symbolic zero) are dropped, inside `cond` and `while` grad
 eager's engine never visits the ops of an output no gradient reached (`0 * inf` stays out)."""
 from __future__ import annotations
 
-from typing import Dict, Iterable, List, Set
+from typing import Callable, Dict, Iterable, List, Set
 
 from ..runtime import ops
-from ..runtime.program import Block, Operator, Program, block_guard
+from ..runtime.program import Block, Operator, Program, Variable, block_guard
+from .mode import enable_grad
 
 # ops that sum gradients: an absent operand is a zero term left out
 _SUMS = ("add", "array_grad_add")
+# ops reading only their input's shape: zeros for a gradient a branch or turn does not give
+_SHAPE_ONLY = ("full_like",)
 
 
 class Unsupported(Exception):
@@ -20,18 +23,23 @@ def prune_absent(program: Program, seeds: Iterable[str], absent_seeds: Iterable[
                  ) -> List[bool]:
     """Drop from `program` (a gradient program: its global block holds gradient ops only) the
     ops computing only from `absent_seeds`; a value mixing an absent gradient with a present
-    one (the gradient of a multi-output op, a branch that gives none) gets zeros, as eager
-    fills a missing gradient with zeros. Fetches that end up absent are left out of
-    `program.fetch_names`. Raises Unsupported (the program is then left half-edited)."""
+    one (the gradient of a multi-output op) gets zeros, as eager fills a missing gradient with
+    zeros, and one absent on some runs only is masked (see the edit below). Returns per fetch
+    whether it is kept (one that ends up absent is left out of `program.fetch_names`). Raises
+    Unsupported (the program is then left half-edited)."""
     block = program.global_block()
     cot = set(seeds)
     _mark_cotangents(program, block, cot)
     absent = set(absent_seeds)
     _find_absent(program, block, absent, cot)
     alias: Dict[str, str] = {}
-    _cut(program, block, absent, cot, alias)
+    flags: Dict[str, str] = {}
+    cut = _Cut(program, block, absent, cot, alias, flags)
+    cut.run()
     kept = [n not in absent for n in program.fetch_names]
-    program.fetch_names = [alias.get(n, n) for n in program.fetch_names if n not in absent]
+    fetch = [alias.get(n, n) for n in program.fetch_names if n not in absent]
+    cut.kept = block.ops
+    program.fetch_names = [cut.mask(n) for n in fetch]
     return kept
 
 
@@ -68,7 +76,7 @@ def _mark_cotangents(program: Program, block: Block, cot: Set[str]) -> None:
                            if s in cot or (j < n and _inexact(program, p)))
                 _mark_cotangents(program, b, cot)
             cot.update(o for o in op.outputs if _inexact(program, o))
-        elif any(n in cot for n in op.inputs):
+        elif op.type not in _SHAPE_ONLY and any(n in cot for n in op.inputs):
             cot.update(o for o in op.outputs if _inexact(program, o))
 
 
@@ -137,41 +145,96 @@ def _while_absent(program: Program, op: Operator, absent: Set[str], cot: Set[str
 
 
 # ----------------------------------------------------------------------------- edit
-def _zeros(block: Block, like: str) -> str:
-    """Append to block a zero of `like`'s (static) shape; returns its name."""
-    v = block.program.find_var(like)
-    with block_guard(block):
-        return ops.full(list(v._shape), 0, v.dtype).name
+# A gradient that is absent on some runs only (a branch that gives none, a loop variable before
+# the turn that first gives it one) carries a flag: a bool scalar of the same block, true when
+# it is present. Ops reading only gradients of one flag pass it on; where a flagged gradient
+# meets others (a sum, a sub-block), it is masked to zeros when its flag is false, so its
+# `0 * inf` never reaches them, as eager's engine would not have visited its ops.
+class _Cut:
+    """The edit of one block: the ops kept, in order, and those it adds between them."""
+
+    def __init__(self, program: Program, block: Block, absent: Set[str], cot: Set[str],
+                 alias: Dict[str, str], flags: Dict[str, str]) -> None:
+        self.program, self.block, self.absent, self.cot = program, block, absent, cot
+        self.alias, self.flags = alias, flags
+        self.kept: List[Operator] = []
+
+    def var(self, name: str) -> Variable:
+        return self.program.find_var(name)
+
+    def emit(self, fn: Callable[[], Variable]) -> str:
+        """Run fn (it adds ops to the block) and keep its ops at this point."""
+        ops_ = self.block.ops
+        start = len(ops_)
+        # (the backward runs under no_grad, which would add a `detach` to each new op)
+        with block_guard(self.block), enable_grad():
+            out = fn()
+        if self.kept is not ops_:   # the block's ops are being cut: move the new ones
+            self.kept.extend(ops_[start:])
+            del ops_[start:]
+        return out.name
+
+    def constant(self, value: bool) -> str:
+        return self.emit(lambda: ops.full([], value, "bool"))
+
+    def zeros(self, like: str) -> str:
+        v = self.var(like)
+        return self.emit(lambda: ops.full(list(v._shape), 0, v.dtype))
+
+    def mask(self, name: str) -> str:
+        if name not in self.flags:
+            return name
+        v, f = self.var(name), self.var(self.flags[name])
+        if v.kind != "dense":
+            raise Unsupported("a gradient array present on some runs only")
+        return self.emit(lambda: ops.where(f, v, ops.zeros_like(v)))
+
+    def run(self) -> None:
+        for op in list(self.block.ops):
+            op.inputs = [self.alias.get(n, n) for n in op.inputs]
+            if op.type == "cond":
+                op.inputs = [self.mask(n) for n in op.inputs]
+                _cut_cond(self, op)
+            elif op.type == "while":
+                _cut_while(self, op)
+            else:
+                self.plain(op)
+        self.block.ops = self.kept
+        self.block.results = [self.alias.get(n, n) for n in self.block.results]
+
+    def plain(self, op: Operator) -> None:
+        absent, flags = self.absent, self.flags
+        gone = [n for n in op.inputs if n in absent]
+        if gone and all(o in absent for o in op.outputs):
+            return
+        if gone and op.type in _SUMS:
+            self.alias[op.outputs[0]] = next(n for n in op.inputs if n not in absent)
+            return
+        if gone:    # a present gradient beside an absent one: zeros, as eager fills them
+            zeros = {n: self.zeros(n) for n in dict.fromkeys(gone)}
+            op.inputs = [zeros.get(n, n) for n in op.inputs]
+        marks = {flags[n] for n in op.inputs if n in flags}
+        if marks and op.type not in _SHAPE_ONLY:
+            others = [n for n in op.inputs if n in self.cot and n not in flags]
+            if len(marks) == 1 and not others and \
+                    all(_inexact(self.program, o) for o in op.outputs):
+                flags.update((o, next(iter(marks))) for o in op.outputs)
+            else:
+                op.inputs = [self.mask(n) for n in op.inputs]
+        self.kept.append(op)
 
 
 def _cut(program: Program, block: Block, absent: Set[str], cot: Set[str],
-         alias: Dict[str, str]) -> None:
-    kept: List[Operator] = []
-    for op in list(block.ops):
-        op.inputs = [alias.get(n, n) for n in op.inputs]
-        if op.type in ("cond", "while"):
-            (_cut_cond if op.type == "cond" else _cut_while)(program, block, op, absent, cot,
-                                                              alias, kept)
-            if op.outputs:
-                kept.append(op)
-            continue
-        gone = [n for n in op.inputs if n in absent]
-        if not gone:
-            kept.append(op)
-        elif all(o in absent for o in op.outputs):
-            continue
-        elif op.type in _SUMS:
-            alias[op.outputs[0]] = next(n for n in op.inputs if n not in absent)
-        else:   # a present gradient beside an absent one: zeros, as eager fills them
-            zeros = {}
-            for n in gone:
-                if n not in zeros:
-                    zeros[n] = _zeros(block, n)
-                    kept.append(block.ops.pop())
-            op.inputs = [zeros.get(n, n) for n in op.inputs]
-            kept.append(op)
-    block.ops = kept
-    block.results = [alias.get(n, n) for n in block.results]
+         alias: Dict[str, str], flags: Dict[str, str]) -> None:
+    _Cut(program, block, absent, cot, alias, flags).run()
+
+
+def _mask_results(cut: _Cut, block: Block, positions: Iterable[int]) -> None:
+    """Mask, at the end of a cut sub-block, the flagged results at `positions`."""
+    sub = _Cut(cut.program, block, cut.absent, cut.cot, cut.alias, cut.flags)
+    sub.kept = block.ops
+    for i in positions:
+        block.results[i] = sub.mask(block.results[i])
 
 
 def _drop_params(blocks: List[Block], op: Operator, drop: List[int], offset: int) -> None:
@@ -184,38 +247,96 @@ def _drop_params(blocks: List[Block], op: Operator, drop: List[int], offset: int
                                       if i not in drop]
 
 
-def _cut_cond(program: Program, block: Block, op: Operator, absent: Set[str], cot: Set[str],
-              alias: Dict[str, str], kept: List[Operator]) -> None:
+def _branch_flag(cut: _Cut, b: Block, r: str) -> str:
+    """The flag of branch result r: its own, or a constant (no seed reaches a zero result)."""
+    if r in cut.flags:
+        return cut.flags[r]
+    sub = _Cut(cut.program, b, cut.absent, cut.cot, cut.alias, cut.flags)
+    sub.kept = b.ops
+    return sub.constant(r in cut.cot)
+
+
+def _cut_cond(cut: _Cut, op: Operator) -> None:
+    program, absent = cut.program, cut.absent
     tb, fb = _blocks(program, op, "true_block", "false_block")
     for b in (tb, fb):
-        _cut(program, b, absent, cot, alias)
-    keep = []
+        _cut(program, b, absent, cut.cot, cut.alias, cut.flags)
+    keep, flagged = [], []
     for i, o in enumerate(op.outputs):
         if o in absent:
             continue
-        for b in (tb, fb):
-            if b.results[i] in absent:
-                b.results[i] = _zeros(b, o)
+        results = (tb.results[i], fb.results[i])
+        live = [r not in absent and r in cut.cot and r not in cut.flags for r in results]
+        for b, r in zip((tb, fb), results):
+            if r in absent:
+                b.results[i] = _zeros_in(cut, b, o)
         keep.append(i)
-    op.outputs = [op.outputs[i] for i in keep]
+        if not all(live) and program.find_var(o).kind == "dense":
+            flagged.append(i)
+    bool_outs = []
+    for i in flagged:       # the branch taken says whether the gradient is present
+        names = [_branch_flag(cut, b, r) for b, r in zip((tb, fb), (tb.results[i], fb.results[i]))]
+        for b, name in zip((tb, fb), names):
+            b.results.append(name)
+        out = cut.block.create_var([], program.find_var(names[0]).dtype, prefix="live")
+        cut.flags[op.outputs[i]] = out.name
+        bool_outs.append(out.name)
+    n_res = len(op.outputs)
+    op.outputs = [op.outputs[i] for i in keep] + bool_outs
     for b in (tb, fb):
-        b.results = [b.results[i] for i in keep]
+        b.results = [b.results[i] for i in keep] + b.results[n_res:]
     _drop_params([tb, fb], op, [i for i, s in enumerate(op.inputs[1:]) if s in absent], 1)
+    if op.outputs:
+        cut.kept.append(op)
 
 
-def _cut_while(program: Program, block: Block, op: Operator, absent: Set[str], cot: Set[str],
-               alias: Dict[str, str], kept: List[Operator]) -> None:
+def _zeros_in(cut: _Cut, b: Block, like: str) -> str:
+    sub = _Cut(cut.program, b, cut.absent, cut.cot, cut.alias, cut.flags)
+    sub.kept = b.ops
+    return sub.zeros(like)
+
+
+def _cut_while(cut: _Cut, op: Operator) -> None:
+    program, absent, flags = cut.program, cut.absent, cut.flags
     n = op.attrs["n_loop_vars"]
     cb, bb = _blocks(program, op, "cond_block", "body_block")
-    for b in (cb, bb):
-        _cut(program, b, absent, cot, alias)
+    op.inputs = op.inputs[:n] + [cut.mask(s) for s in op.inputs[n:]]
+    # loop variables present from some turn on: a flag each, carried by the loop
+    # (and those a turn gives zeros, no seed reaching them: overwritten in the body)
+    tracked = [j for j in range(n) if op.outputs[j] not in absent and
+               (op.inputs[j] in absent or op.inputs[j] in flags or
+                (_inexact(program, op.outputs[j]) and bb.results[j] not in cut.cot))]
+    for j in tracked:
+        if program.find_var(op.inputs[j]).kind != "dense":
+            raise Unsupported("a gradient array present from some turn on")
+    starts = [flags[op.inputs[j]] if op.inputs[j] in flags else
+              cut.constant(op.inputs[j] not in absent) for j in tracked]
     for j in range(n):
         if op.outputs[j] not in absent and op.inputs[j] in absent:
-            op.inputs[j] = _zeros(block, op.inputs[j])      # a gradient a later turn gives
-            kept.append(block.ops.pop())
+            op.inputs[j] = cut.zeros(op.inputs[j])      # a gradient a later turn gives
+    dtype = program.find_var(starts[0]).dtype if starts else None
+    c_live = [cb.create_var([], dtype, prefix="live").name for _ in tracked]
+    b_live = [bb.create_var([], dtype, prefix="live").name for _ in tracked]
+    flags.update((bb.params[j], f) for j, f in zip(tracked, b_live))
+    for b in (cb, bb):
+        _cut(program, b, absent, cut.cot, cut.alias, flags)
+    body = _Cut(program, bb, absent, cut.cot, cut.alias, flags)
+    body.kept = bb.ops
+    new_live = [flags.get(bb.results[j]) or body.constant(bb.results[j] in cut.cot)
+                for j in tracked]
+    _mask_results(cut, bb, [j for j in range(n) if j not in tracked and bb.results[j] in flags])
     gone = [j for j in range(n) if op.outputs[j] in absent]
     bb.results = [r for j, r in enumerate(bb.results) if j not in gone]
-    op.outputs = [o for j, o in enumerate(op.outputs) if j not in gone]
-    op.attrs["n_loop_vars"] = n - len(gone)
+    outs = [op.outputs[j] for j in range(n) if j not in gone]
+    m = n - len(gone)
     drop = gone + [j for j in range(n, len(op.inputs)) if op.inputs[j] in absent]
     _drop_params([cb, bb], op, drop, 0)
+    live_outs = [cut.block.create_var([], dtype, prefix="live").name for _ in tracked]
+    flags.update((op.outputs[j], f) for j, f in zip(tracked, live_outs))
+    op.inputs[m:m] = starts
+    cb.params[m:m] = c_live
+    bb.params[m:m] = b_live
+    bb.results += new_live
+    op.outputs = outs + live_outs
+    op.attrs["n_loop_vars"] = m + len(tracked)
+    cut.kept.append(op)

@@ -9,7 +9,7 @@ from ..autograd.absent_gradients import Unsupported, prune_absent
 from ..backends import compile_for
 from ..runtime.passes import optimize
 from ..runtime.program import Program
-from .program_replay import snapshot
+from ..runtime.program_clone import clone_program
 
 # (the compiled backward, the outputs it takes seeds for, per input-then-captured tensor: its
 # gradient's fetch index or None)
@@ -26,7 +26,7 @@ class PartialBackwards:
 
     def __init__(self, backward: Program, seeded: List[int], seeds: List[str],
                  fetch_of: List[Optional[int]], backend: str) -> None:
-        self.backward = snapshot(backward)      # before optimize: every gradient op by its rule
+        self.backward = clone_program(backward)     # before optimize: each op by its rule
         self.feed_names, self.fetch_names = list(backward.feed_names), list(backward.fetch_names)
         self.seeded, self.seeds = seeded, seeds     # output indices, their seeds' names
         self.fetch_of, self.backend = fetch_of, backend
@@ -38,7 +38,7 @@ class PartialBackwards:
         return self.built[given]
 
     def _build(self, given: FrozenSet[int]) -> Optional[Partial]:
-        program = snapshot(self.backward)       # pruning edits ops and blocks
+        program = clone_program(self.backward)      # pruning edits it
         program.feed_names, program.fetch_names = list(self.feed_names), list(self.fetch_names)
         absent = [s for k, s in zip(self.seeded, self.seeds) if k not in given]
         try:

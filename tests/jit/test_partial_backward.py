@@ -10,11 +10,12 @@ from dy2st.runtime.program import Operator, Program
 
 W = np.array([0.7, 1.1, 0.4], "float32")
 # a zero (the unused output's gradient is inf there), every branch and trip count
-XS = [np.array(v, "float32") for v in ([0.0, 1.0, 4.0], [0.0, -1.0, -4.0], [0.0, 0.2, 0.1])]
+XS = [np.array(v, "float32") for v in ([0.0, 1.0, 4.0], [0.0, -1.0, -4.0], [0.0, 0.2, 0.1],
+                                      [0.0, 0.3, 0.6])]
 
 
 def _turns(x):
-    return (x > 0.5).astype("int64").sum()      # 2, 0 and 0 turns for XS; 1 below
+    return (x > 0.5).astype("int64").sum()      # 2, 0, 0 and 1 turns for XS
 
 
 def cond_one_branch(x, w):
@@ -67,7 +68,31 @@ def cond_in_loop(x, w):
     return a, b
 
 
-PROGRAMS = [cond_one_branch, cond_both, loop_body, loop_both, cond_in_loop]
+def branch_gives_none(x, w):
+    # x.sqrt()'s gradient comes from the true branch only: the false one gives none, not 0 * inf
+    h = x.sqrt()
+    if x.sum() > 100.0:
+        a = (x * w).sin() + h
+    else:
+        a = (x * w).sin()
+    return a, h * 2.0
+
+
+def branch_gives_none_in_loop(x, w):
+    a, h = x * w, x * 1.0
+    k = paddle.zeros([], "int64")
+    while k < _turns(x) + 1:
+        r = h.log()
+        if a.sum() > 100.0:
+            a = a + r
+        else:
+            a = a * w
+        k = k + 1
+    return a, r
+
+
+PROGRAMS = [cond_one_branch, cond_both, loop_body, loop_both, cond_in_loop,
+            branch_gives_none, branch_gives_none_in_loop]
 
 
 def _run(fn, x, first, retain):
@@ -94,6 +119,26 @@ def test_the_used_output_alone_gives_eagers_gradient(fn, full_graph):
         assert np.isfinite(want[0]).all() and np.isfinite(want[1]).all()
         for u, v in zip(want, got):
             np.testing.assert_allclose(v, u, rtol=1e-5, atol=1e-6)
+
+
+def test_a_loop_variable_given_a_gradient_from_the_second_turn_back():
+    # b's gradient starts absent and is present from the second turn back (b feeds a): the
+    # last turn's sqrt, at 0 there, must not make 0 * inf in the first turn back
+    def f(x, w):
+        a, b = x * w, x * 1.0
+        k = paddle.zeros([], "int64")
+        while k < 3:
+            a = a * 0.5 + b
+            b = (x - k.astype("float32")).abs().sqrt() + w
+            k = k + 1
+        return a, b
+
+    static = paddle.jit.to_static(f)
+    x = np.array([2.0, 0.3, 5.0], "float32")
+    want, got = (_run(fn, x, 0, retain=False) for fn in (f, static))
+    assert np.isfinite(want[0]).all()
+    for u, v in zip(want, got):
+        np.testing.assert_allclose(v, u, rtol=1e-5, atol=1e-6)
 
 
 def test_the_partial_gradient_agrees_with_finite_differences():
