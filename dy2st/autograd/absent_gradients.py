@@ -3,7 +3,7 @@ outputs given none (a symbolic zero) are dropped, inside `cond` and `while` grad
 eager's engine never visits the ops of an output no gradient reached (`0 * inf` stays out)."""
 from __future__ import annotations
 
-from typing import Callable, Dict, Iterable, List, Set
+from typing import Callable, Dict, Iterable, List, Optional, Set
 
 from ..runtime import ops
 from ..runtime.program import Block, Operator, Program, Variable, block_guard
@@ -31,7 +31,8 @@ def prune_absent(program: Program, seeds: Iterable[str], absent_seeds: Iterable[
     cot = set(seeds)
     _mark_cotangents(program, block, cot)
     absent = set(absent_seeds)
-    _find_absent(program, block, absent, cot)
+    if absent:      # (else nothing is: a zero of both branches stays, flagged, for its fetch)
+        _find_absent(program, block, absent, cot)
     alias: Dict[str, str] = {}
     flags: Dict[str, str] = {}
     cut = _Cut(program, block, absent, cot, alias, flags)
@@ -43,9 +44,32 @@ def prune_absent(program: Program, seeds: Iterable[str], absent_seeds: Iterable[
     return kept
 
 
+def mask_untaken_paths(program: Program, seeds: Iterable[str], start: int,
+                       grads: List[Optional[str]]) -> List[Optional[str]]:
+    """In the gradient ops the global block holds from op `start` on, given every seed: a
+    gradient that a branch or a turn does not give (the zeros `cond` and `while` gradients
+    stand in for it) is flagged and masked where it meets others, as in prune_absent, so the
+    `0 * inf` of a path not taken stays out of the sums. Returns `grads` (names), masked."""
+    block = program.global_block()
+    if not any(op.type in ("cond", "while") for op in block.ops[start:]):
+        return grads
+    cot = set(seeds)
+    _mark_cotangents(program, block, cot, start)
+    cut = _Cut(program, block, set(), cot, {}, {})
+    cut.kept = block.ops[:start]
+    cut.run(start)
+    cut.kept = block.ops
+    return [None if n is None else cut.mask(n) for n in grads]
+
+
 def _inexact(program: Program, name: str) -> bool:
     v = program.find_var(name)
     return v is not None and v.dtype.is_inexact
+
+
+def _dense_grad(program: Program, name: str) -> bool:
+    v = program.find_var(name)
+    return v.kind == "dense" and v.dtype.is_inexact
 
 
 def _zero_ready(program: Program, name: str) -> bool:
@@ -58,10 +82,10 @@ def _blocks(program: Program, op: Operator, *keys: str) -> List[Block]:
 
 
 # ----------------------------------------------------------------------------- cotangents
-def _mark_cotangents(program: Program, block: Block, cot: Set[str]) -> None:
+def _mark_cotangents(program: Program, block: Block, cot: Set[str], start: int = 0) -> None:
     """Add to `cot` every value computed from a seed (a gradient, not a forward value); loop
     variables of a gradient `while` count as gradients (they sum them)."""
-    for op in block.ops:
+    for op in block.ops[start:]:
         if op.type == "cond":
             tb, fb = _blocks(program, op, "true_block", "false_block")
             for b in (tb, fb):
@@ -114,7 +138,8 @@ def _cond_absent(program: Program, op: Operator, absent: Set[str], cot: Set[str]
     for i, o in enumerate(op.outputs):
         gone = (tb.results[i] in absent, fb.results[i] in absent)
         # a result no seed reaches (zeros for a value the branch does not read) is a zero too
-        if all(r in absent or r not in cot for r in (tb.results[i], fb.results[i])):
+        if _inexact(program, o) and \
+                all(r in absent or r not in cot for r in (tb.results[i], fb.results[i])):
             absent.add(o)
         elif any(gone) and not _zero_ready(program, o):
             raise Unsupported("a branch gives no gradient of unknown shape")
@@ -186,11 +211,11 @@ class _Cut:
             return name
         v, f = self.var(name), self.var(self.flags[name])
         if v.kind != "dense":
-            raise Unsupported("a gradient array present on some runs only")
+            return name     # (flags start at dense values; an array made of one stays whole)
         return self.emit(lambda: ops.where(f, v, ops.zeros_like(v)))
 
-    def run(self) -> None:
-        for op in list(self.block.ops):
+    def run(self, start: int = 0) -> None:
+        for op in self.block.ops[start:]:
             op.inputs = [self.alias.get(n, n) for n in op.inputs]
             if op.type == "cond":
                 op.inputs = [self.mask(n) for n in op.inputs]
@@ -216,12 +241,19 @@ class _Cut:
         marks = {flags[n] for n in op.inputs if n in flags}
         if marks and op.type not in _SHAPE_ONLY:
             others = [n for n in op.inputs if n in self.cot and n not in flags]
-            if len(marks) == 1 and not others and \
-                    all(_inexact(self.program, o) for o in op.outputs):
-                flags.update((o, next(iter(marks))) for o in op.outputs)
-            else:
+            passes = not others and all(_inexact(self.program, o) for o in op.outputs)
+            if len(marks) > 1 or not passes:
                 op.inputs = [self.mask(n) for n in op.inputs]
+            if passes:  # present when one of the gradients it reads is (masked if several)
+                mark = self.any_of(sorted(marks))
+                flags.update((o, mark) for o in op.outputs)
         self.kept.append(op)
+
+    def any_of(self, marks: List[str]) -> str:
+        mark = marks[0]
+        for other in marks[1:]:
+            mark = self.emit(lambda a=mark, b=other: ops.logical_or(self.var(a), self.var(b)))
+        return mark
 
 
 def _cut(program: Program, block: Block, absent: Set[str], cot: Set[str],
@@ -271,7 +303,7 @@ def _cut_cond(cut: _Cut, op: Operator) -> None:
             if r in absent:
                 b.results[i] = _zeros_in(cut, b, o)
         keep.append(i)
-        if not all(live) and program.find_var(o).kind == "dense":
+        if not all(live) and _dense_grad(program, o):
             flagged.append(i)
     bool_outs = []
     for i in flagged:       # the branch taken says whether the gradient is present
@@ -303,12 +335,8 @@ def _cut_while(cut: _Cut, op: Operator) -> None:
     op.inputs = op.inputs[:n] + [cut.mask(s) for s in op.inputs[n:]]
     # loop variables present from some turn on: a flag each, carried by the loop
     # (and those a turn gives zeros, no seed reaching them: overwritten in the body)
-    tracked = [j for j in range(n) if op.outputs[j] not in absent and
-               (op.inputs[j] in absent or op.inputs[j] in flags or
-                (_inexact(program, op.outputs[j]) and bb.results[j] not in cut.cot))]
-    for j in tracked:
-        if program.find_var(op.inputs[j]).kind != "dense":
-            raise Unsupported("a gradient array present from some turn on")
+    tracked = [j for j in range(n) if op.outputs[j] not in absent and _dense_grad(program, op.outputs[j])
+               and (op.inputs[j] in absent or op.inputs[j] in flags or bb.results[j] not in cut.cot)]
     starts = [flags[op.inputs[j]] if op.inputs[j] in flags else
               cut.constant(op.inputs[j] not in absent) for j in tracked]
     for j in range(n):

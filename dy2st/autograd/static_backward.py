@@ -8,6 +8,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Set
 from ..runtime import ops
 from ..runtime.program import Block, Operator, Program, Variable, block_guard
 from ..runtime.registry import apply
+from .absent_gradients import mask_untaken_paths
 from .engine import GradientError
 from .rules import KEEPS_NONE, NO_GRAD, RULES, VjpContext, mark_no_grad
 
@@ -172,7 +173,13 @@ def append_backward_ops(program: Program, targets: Sequence[Variable], seeds: Se
             for t, s in zip(targets, seeds):
                 if t.name in req:
                     accumulate(grads, t.name, s)
+            forward = {id(op) for op in block.ops}
             backprop(RootScope(block), list(block.ops), grads, req)
+            # the gradient ops follow the last forward op (tapes go in before forward loops)
+            start = 1 + max((i for i, op in enumerate(block.ops) if id(op) in forward),
+                            default=-1)
+            found = [None if grads.get(n) is None else grads[n].name for n in wrt]
+            found = mask_untaken_paths(program, [s.name for s in seeds], start, found)
     finally:
         program.maybe_undefined = maybe_undefined
-    return {n: grads.get(n) for n in wrt}
+    return {n: None if g is None else program.find_var(g) for n, g in zip(wrt, found)}
