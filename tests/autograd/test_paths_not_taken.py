@@ -1,0 +1,85 @@
+"""Static gradients take nothing from a path not taken: the zeros a `cond` gradient gives for a
+value the taken branch does not read (or a loop turn that overwrites a variable) met `inf` at
+0 (sqrt, log) in the ops before it, and `0 * inf = NaN` reached a gradient eager gives as a
+number; they are masked where they meet others (autograd/absent_gradients.py)."""
+import numpy as np
+import pytest
+
+import dy2st as paddle
+from dy2st import static
+
+Z = np.array([0.0, 1.0, 2.0], "float32")
+
+
+class Branchy(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.w = self.create_parameter([3], default_initializer=paddle.nn.initializer.Constant(0.5))
+
+    def forward(self, z):
+        r = (self.w * z).sqrt()     # 0 at z = 0: its gradient is inf there
+        h = self.w * z * 2.0
+        if z.sum() > 100.0:
+            out = h + r
+        else:
+            out = h.tanh()
+        return out.sum()
+
+
+def _step(model, z):
+    loss = model(z)
+    loss.backward()
+    g = model.w.grad * 1.0
+    model.clear_gradients()
+    return g
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_a_traced_train_step(full_graph):
+    model = Branchy()
+    step = paddle.jit.to_static(_step, full_graph=full_graph)
+    for z in (Z, Z * 100.0):
+        with np.errstate(all="ignore"):
+            want = _step(model, paddle.to_tensor(z)).numpy()
+            got = step(model, paddle.to_tensor(z)).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-5)
+    assert np.isfinite(_step(model, paddle.to_tensor(Z)).numpy()).all()
+
+
+def test_a_loop_variable_overwritten_every_turn():
+    # only the last turn's r reaches the output: |z - 0|.log() of the first turn is -inf at
+    # z = 0, and eager never visits it
+    def f(z):
+        r = z * 1.0
+        k = paddle.zeros([], "int64")
+        while k < 3:
+            r = (z - k.astype("float32")).abs().log()
+            k = k + 1
+        return r.sum()
+
+    static_f = paddle.jit.to_static(f)
+    got = []
+    for fn in (f, static_f):
+        zt = paddle.to_tensor(np.array([0.0, 1.0, 5.0], "float32"), stop_gradient=False)
+        with np.errstate(all="ignore"):
+            fn(zt).backward()
+        got.append(zt.grad.numpy())
+    assert np.isfinite(got[0]).all()
+    np.testing.assert_allclose(got[1], got[0], rtol=1e-5)
+
+
+def test_static_gradients_of_a_program_with_cond():
+    paddle.enable_static()
+    try:
+        main = static.Program()
+        with static.program_guard(main):
+            x = static.data("x", [3], "float32")
+            x.stop_gradient = False
+            r = x.sqrt()
+            out = static.nn.cond(x.sum() > 100.0, lambda: r * 1.0, lambda: x * 3.0)
+            (gx,) = static.gradients([out], [x])
+        with np.errstate(all="ignore"):
+            (g,) = static.Executor().run(main, feed={"x": Z}, fetch_list=[gx])
+    finally:
+        paddle.disable_static()
+    np.testing.assert_allclose(g, [3.0, 3.0, 3.0])
