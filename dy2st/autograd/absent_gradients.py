@@ -1,6 +1,5 @@
-"""A gradient program cut down to some of its seeds: the ops that carry only the gradients of
-outputs given none (a symbolic zero) are dropped, inside `cond` and `while` gradients too, as
-eager's engine never visits the ops of an output no gradient reached (`0 * inf` stays out)."""
+"""Gradients absent always or on some runs only: a gradient program cut to some of its seeds,
+and zeros of a path not taken masked where they meet other gradients (`0 * inf` stays out)."""
 from __future__ import annotations
 
 from typing import Callable, Dict, Iterable, List, Optional, Set
@@ -303,7 +302,7 @@ def _cut_cond(cut: _Cut, op: Operator) -> None:
             if r in absent:
                 b.results[i] = _zeros_in(cut, b, o)
         keep.append(i)
-        if not all(live) and _dense_grad(program, o):
+        if not all(live) and any(r in cut.cot for r in results) and _dense_grad(program, o):
             flagged.append(i)
     bool_outs = []
     for i in flagged:       # the branch taken says whether the gradient is present
