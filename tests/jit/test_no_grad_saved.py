@@ -138,6 +138,35 @@ def test_saving_under_the_callers_no_grad_keeps_the_users_stops(tmp_path):
     _assert_same(_step(loaded, x), _step(_model("with", "eager", tmp_path), x))
 
 
+class _ModeReader(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = paddle.nn.Linear(3, 2)
+
+    def forward(self, x):
+        if paddle.is_grad_enabled():
+            return self.fc(x) * 2.0
+        return self.fc(x) * 3.0
+
+
+@pytest.mark.parametrize("callers_mode", ["grad", "no_grad"])
+def test_the_export_traces_with_gradients_on(callers_mode, tmp_path):
+    """A forward reading is_grad_enabled() is saved on its gradient path, as Paddle 3.3.1's
+    jit.save outside no_grad traces it (Paddle's, inside no_grad, saves the other path and a
+    model that never gets gradients; here the caller's mode does not matter)."""
+    paddle.seed(3)
+    model = _ModeReader()
+    x = paddle.to_tensor(np.array(INPUTS["positive"], "float32"))
+    if callers_mode == "no_grad":
+        with paddle.no_grad():
+            paddle.jit.save(model, str(tmp_path / "m"), input_spec=SPEC)
+    else:
+        paddle.jit.save(model, str(tmp_path / "m"), input_spec=SPEC)
+    loaded = paddle.jit.load(str(tmp_path / "m"))
+    np.testing.assert_allclose(loaded(x).numpy(), model(x).numpy(), rtol=1e-6)
+    assert paddle.is_grad_enabled()
+
+
 class _Scaled(paddle.nn.Layer):
     """out = h * s with s = sum(tanh(h)) computed under no_grad: a constant for the gradient."""
 
