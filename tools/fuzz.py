@@ -1,6 +1,6 @@
 """Differential fuzzer: random Paddle-style functions run eagerly, through to_static and through a
 jit.save / jit.load round trip must agree (same values, or the same exception type at the same
-user line), and so must eager's and to_static's gradients.
+user line), and so must the gradients of eager code, to_static and the loaded model.
 
     python tools/fuzz.py --count 5000 --seed 0      # a long run; prints every failure
     python tools/fuzz.py --count 5000 --workers 4   # the same in 4 processes
@@ -580,6 +580,7 @@ def check_source(source: str, seed: int, directory: str, save: bool = True,
                 f"{_kind_of(eager)} -> {_kind_of(static)}"
             return runs, Failure(seed, source, f"input {k} shape {list(x.shape)}\n  eager:     "
                                  f"{eager}\n  to_static: {static}\n  x = {x.tolist()}", kind)
+        grad_eager = None
         if gradient and eager.error is None:
             # (eager refuses a backward through a tensor changed in place after an op used
             # it, which the static program, where the change is a new value, can do)
@@ -609,6 +610,14 @@ def check_source(source: str, seed: int, directory: str, save: bool = True,
             return runs, Failure(seed, source, f"input {k} shape {list(x.shape)}\n  eager:  "
                                  f"{eager}\n  loaded: {back}\n  x = {x.tolist()}",
                                  f"{_kind_of(eager)} -> loaded {_kind_of(back)}")
+        if grad_eager is not None and grad_eager.error is None:
+            # the loaded model's gradient too: the file must hold the stops (no_grad, detach)
+            grad_back = _run(loaded, x, path, eager=False, gradient=True)
+            if not _agree(grad_eager, grad_back, GRADIENT_TOLERANCE):
+                return runs, Failure(
+                    seed, source, f"input {k} shape {list(x.shape)}, d sum(f(x)**2) / dx"
+                    f"\n  eager:  {grad_eager}\n  loaded: {grad_back}\n  x = {x.tolist()}",
+                    f"gradient {_kind_of(grad_eager)} -> loaded {_kind_of(grad_back)}")
     return runs, None
 
 
