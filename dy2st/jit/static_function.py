@@ -489,10 +489,12 @@ class StaticFunction:
         specs = normalize_specs(input_spec)
         inst = self._instance
         training = bool(inst.training) if inst is not None and hasattr(inst, "training") else None
-        # the name is part of the key: it names the saved model's input
+        # the name is part of the key: it names the saved model's input; so is the grad mode:
+        # a trace under no_grad holds none of the user's stops, which an export needs
         key = (tuple(("S", s.shape, dtype_name(s.dtype), s.name) if isinstance(s, InputSpec)
                      else value_key(s)
-                     for s in specs), tuple(sorted(kwargs.items())), training)
+                     for s in specs), tuple(sorted(kwargs.items())), training,
+               state.build_state.grad_enabled)
         entry = self._entries.get(key)
         if entry is None:
             saved = self._input_spec

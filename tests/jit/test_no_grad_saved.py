@@ -138,6 +138,24 @@ def test_saving_under_the_callers_no_grad_keeps_the_users_stops(tmp_path):
     _assert_same(_step(loaded, x), _step(_model("with", "eager", tmp_path), x))
 
 
+def _scaled_by_a_constant(x):
+    with paddle.no_grad():
+        g = x * 3.0
+    return x * g
+
+
+def test_a_program_traced_under_no_grad_before_is_not_the_one_saved(tmp_path):
+    """get_concrete_program under no_grad traces without the stops; the save traces again."""
+    sf = paddle.jit.to_static(_scaled_by_a_constant, input_spec=SPEC, full_graph=True)
+    with paddle.no_grad():
+        sf.get_concrete_program(*SPEC)
+    paddle.jit.save(sf, str(tmp_path / "m"))
+    loaded = paddle.jit.load(str(tmp_path / "m"))
+    t = paddle.to_tensor(np.ones([2, 3], "float32"), stop_gradient=False)
+    loaded(t).sum().backward()
+    np.testing.assert_allclose(t.grad.numpy(), np.full([2, 3], 3.0))    # eager's: g is held
+
+
 class _ModeReader(paddle.nn.Layer):
     def __init__(self):
         super().__init__()
