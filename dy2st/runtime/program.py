@@ -95,8 +95,16 @@ class Variable(TensorLike):
             return list(self._shape)
         # circle: runtime.ops imports this module at import time (via runtime.ops.extra_math -> runtime.ops.infer -> runtime.registry)
         from . import ops
+        # circle: python_value subclasses Variable
+        from .python_value import UnknownDim
         full = ops.shape(self)
-        return [d if d >= 0 else full[i] for i, d in enumerate(self._shape)]
+        dims = [d if d >= 0 else full[i] for i, d in enumerate(self._shape)]
+        for d in dims:
+            if type(d) is Variable:
+                # an unknown dim is a Python int in eager code: text made from it (an f-string,
+                # a dict key) is refused, not built from the symbol's name
+                d.__class__ = UnknownDim
+        return dims
 
     def __bool__(self) -> bool:
         raise TypeError(

@@ -47,8 +47,18 @@ class PythonValue(Variable):
         return self
 
 
+class UnknownDim(PythonValue):
+    """An unknown (None) dim of `x.shape` while tracing: a Python int in eager code, so text
+    made from it and dict keys are refused like any number read from a tensor; as an index or
+    size it keeps a symbolic tensor's refusal (and its graph-break reason)."""
+
+    __slots__ = ()
+
+    __index__ = Variable.__index__
+
+
 def _is_number(x: Any) -> bool:
-    return isinstance(x, _NUMBERS) or type(x) is PythonValue
+    return isinstance(x, _NUMBERS) or isinstance(x, PythonValue)
 
 
 def _number_op(name: str):
@@ -56,7 +66,9 @@ def _number_op(name: str):
         out = getattr(Variable, name)(self, *other)
         # number (op) number is a number; number (op) tensor is a tensor, as in eager code
         if type(out) is Variable and all(_is_number(o) for o in other):
-            out.__class__ = PythonValue
+            # a dim with numbers (or dims) stays a dim: `x.shape[0] * 2` is one too
+            out.__class__ = PythonValue if any(type(o) is PythonValue for o in other) \
+                else type(self)
         return out
     op.__name__ = name
     return op

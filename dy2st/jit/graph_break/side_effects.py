@@ -331,6 +331,13 @@ def _callee(obj: Any, attr: str) -> Optional[Tuple[types.FunctionType, Any]]:
         obj, self_obj = getattr(forward, "_function", forward), obj
     elif isinstance(obj, types.MethodType):
         obj, self_obj = obj.__func__, obj.__self__
+    elif not isinstance(obj, (type, types.FunctionType)) and \
+            _attribute_or(obj, "_function", None) is None:
+        # an instance of a user class called as a function runs its `__call__` (`self.n += 1`
+        # there is as much a side effect as in a method)
+        call = getattr(type(obj), "__call__", None)  # noqa: B004
+        if type(call) is types.FunctionType:
+            obj, self_obj = call, obj
     obj = _attribute_or(obj, "_function", obj)      # a to_static function: its own code
     if type(obj) is not types.FunctionType or skips_conversion(obj):
         return None

@@ -1,0 +1,64 @@
+"""Audit round 4 (issue 24's follow-up): programs in the forms earlier rounds did not write,
+each run eagerly, through to_static (full_graph True and False) and jit.save / jit.load by
+tools/equivalence.py, and compared with eager mode, with Python state changed between calls:
+`python tools/audit_cases.py [-k NAME] [--group N] [-v] [--modes full_graph,breaks,saved]`."""
+import argparse
+import collections
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tools import audit_cases_layers, audit_cases_python, audit_cases_tensors  # noqa: E402
+from tools.equivalence import MODES, report  # noqa: E402
+
+CASES = audit_cases_python.CASES + audit_cases_tensors.CASES + audit_cases_layers.CASES
+GROUPS = {1: "try/except/finally", 2: "with / context managers", 3: "generators",
+          4: "*args/**kwargs", 5: "classes, super, properties, callables", 6: "global/nonlocal",
+          7: "del", 8: "in-place on views / item assignment", 9: "where / masked_fill",
+          10: "shapes, len, enumerate, zip", 11: "loops, returns, recursion",
+          12: "formatting, print, assert, isinstance", 13: "dtypes, int division, lists",
+          14: "Layer state between calls"}
+
+
+# errors that are refusals by design (tools/equivalence.py counts only TypeError as one)
+REFUSALS = ("TypeError", "ConversionError", "HiddenStateError", "ValueError")
+
+
+def _kind(result, refusal_ok: bool = False) -> str:
+    """agrees / refused / silent (a different value, no error) / error (eager works). An error
+    is a refusal in a mode where the case allows one and its message names the user's line."""
+    if result in (None, "skip"):
+        return "agrees"
+    text = str(result)
+    if text.startswith("refused"):
+        return "refused"
+    if refusal_ok and any(e in text for e in REFUSALS) and ("HERE" in text or "line" in text):
+        return "refused"
+    if "vs raise(" in text or text.startswith(("build", "Traceback")) or ": raise " in text:
+        return "error"
+    return "silent"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("-k", default="", help="only cases whose name contains this")
+    parser.add_argument("--group", type=int, default=0)
+    parser.add_argument("-v", action="store_true", help="print every outcome")
+    parser.add_argument("--modes", default=",".join(MODES))
+    args = parser.parse_args()
+    chosen = [c for c in CASES if args.k in c.name and (not args.group or c.item == args.group)]
+    rows = report(chosen, tuple(args.modes.split(",")), verbose=args.v)
+    worst = collections.Counter()
+    allowed = {c.name: c.refusal_ok for c in chosen}
+    for _group, name, res, _status in rows:
+        kinds = {_kind(r, mode in allowed[name]) for mode, r in res.items()}
+        if kinds - {"agrees", "refused"}:
+            print(f"   {name}: " + ", ".join(f"{m} {_kind(r, m in allowed[name])}"
+                                             for m, r in res.items()))
+        worst[next(k for k in ("silent", "error", "refused", "agrees") if k in kinds)] += 1
+    print(f"{len(rows)} cases: " + ", ".join(f"{k} {worst[k]}" for k in
+                                             ("agrees", "refused", "silent", "error")))
+
+
+if __name__ == "__main__":
+    main()
