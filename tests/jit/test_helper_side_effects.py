@@ -66,23 +66,59 @@ def helper_of_a_helper(x, brk):
     return x + HOLD.calls
 
 
+class Bumper:
+    """A callable object whose `__call__` changes its own state and another object's."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def __call__(self, t):
+        self.calls += 1
+        HOLD.calls += 1
+        return t * float(self.calls)
+
+
+BUMP = Bumper()
+
+
+def callable_object(x, brk):
+    if brk:
+        graph_break(x)
+    return BUMP(x) + BUMP(x) + HOLD.calls
+
+
+class _Owner:
+    def __init__(self):
+        self.bump = BUMP
+
+
+OWNER = _Owner()
+
+
+def callable_object_attribute(x, brk):
+    if brk:
+        graph_break(x)
+    return OWNER.bump(x) * 2.0
+
+
 def _state():
-    return HOLD.calls, list(LOG)
+    return HOLD.calls, list(LOG), BUMP.calls
 
 
 def _set_state(s):
-    HOLD.calls, LOG[:] = s[0], list(s[1])
+    HOLD.calls, LOG[:], BUMP.calls = s[0], list(s[1]), s[2]
 
 
 @pytest.fixture(autouse=True)
 def fresh_state():
-    _set_state((0, []))
+    _set_state((0, [], 0))
     yield
-    _set_state((0, []))
+    _set_state((0, [], 0))
 
 
 @pytest.mark.parametrize("full_graph,brk", BREAK_MODES)
-@pytest.mark.parametrize("fn", [global_helper, list_helper, object_helper, helper_of_a_helper],
+@pytest.mark.parametrize("fn", [global_helper, list_helper, object_helper, helper_of_a_helper,
+                                callable_object, callable_object_attribute],
                          ids=lambda f: f.__name__)
 def test_helper_changes_happen_on_every_call(fn, full_graph, brk):
     static = paddle.jit.to_static(fn, full_graph=full_graph)

@@ -337,3 +337,31 @@ def int_cast_of_sum_in_while(x):
 
 def test_int_cast_in_while_condition(check, arr):
     check(int_cast_of_sum_in_while, (arr([1.0, 2.0]),), (arr([0.0]),))
+
+
+# --- text and dict keys made from an unknown dim ------------------------------------------------
+def _tag_scale(x):
+    tag = f"{x.shape[0]}x{x.shape[1]}"
+    return x * float(len(tag))
+
+
+def _dim_key(x):
+    seen = {x.shape[0]: 1.0}
+    return x * seen.get(x.shape[0], -1.0)
+
+
+@pytest.mark.parametrize("fn", [_tag_scale, _dim_key], ids=lambda f: f.__name__)
+def test_text_or_keys_from_an_unknown_dim_are_never_the_symbols_name(fn):
+    """An unknown dim is a Python int in eager code: with full_graph=False a function that
+    formats it or keys a dict by it runs its line as Python once the batch dim varies (it gave
+    len("var t_1 : int64[]") from the third call on); in one graph it is refused at that line."""
+    static = paddle.jit.to_static(fn)
+    for n in (2, 3, 1, 12):       # the third batch size makes the dim unknown (auto_dynamic)
+        x = paddle.to_tensor(_rand(n, n, 3))
+        x.stop_gradient = False
+        np.testing.assert_allclose(static(x).numpy(), fn(x).numpy(), err_msg=f"batch {n}")
+    one = paddle.jit.to_static(fn, input_spec=[InputSpec([None, 3], "float32")], full_graph=True)
+    with pytest.raises(TypeError, match=r"is (formatted as text|used as a dict, set or Counter "
+                                        r"key)") as info:
+        one(paddle.to_tensor(_rand(0, 2, 3)))
+    assert "x.shape[0]" in str(info.value) and __file__ in str(info.value)

@@ -357,14 +357,25 @@ def _may_call_mutating(fn: types.FunctionType, instance: Any, depth: int) -> boo
                 obj = instance.__dict__.get("_sub_layers", {}).get(name)
         if obj is None or isinstance(obj, (int, float, str, list, dict, tuple)):
             continue
-        found = _callee(obj, "")
-        if found is None:
-            continue
-        func, self_obj = found
-        if _may_mutate(func.__code__) or _may_call_mutating(
-                func, self_obj if self_obj is not _NOTHING else None, depth + 1):
-            return True
+        found = [_callee(obj, "")]
+        if found[0] is None and not isinstance(obj, types.ModuleType):
+            # `holder.method(...)`, `holder.fn_object(...)`: the attributes the code names
+            found = [_callee(obj, a) for a in fn.__code__.co_names
+                     if a != name and _has_attribute(obj, a)]
+        for target in found:
+            if target is None:
+                continue
+            func, self_obj = target
+            if _may_mutate(func.__code__) or _may_call_mutating(
+                    func, self_obj if self_obj is not _NOTHING else None, depth + 1):
+                return True
     return False
+
+
+def _has_attribute(obj: Any, attr: str) -> bool:
+    """Whether obj's class defines attr or its own __dict__ holds it (no user getattr runs)."""
+    d = getattr(obj, "__dict__", None)
+    return hasattr(type(obj), attr) or isinstance(d, dict) and attr in d
 
 
 _NOTHING = object()
