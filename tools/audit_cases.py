@@ -8,16 +8,19 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from tools import audit_cases_layers, audit_cases_python, audit_cases_tensors  # noqa: E402
+from tools import (  # noqa: E402
+    audit_cases_builtins, audit_cases_layers, audit_cases_python, audit_cases_tensors)
 from tools.equivalence import MODES, report  # noqa: E402
 
-CASES = audit_cases_python.CASES + audit_cases_tensors.CASES + audit_cases_layers.CASES
+CASES = audit_cases_python.CASES + audit_cases_tensors.CASES + audit_cases_layers.CASES + \
+    audit_cases_builtins.CASES
 GROUPS = {1: "try/except/finally", 2: "with / context managers", 3: "generators",
           4: "*args/**kwargs", 5: "classes, super, properties, callables", 6: "global/nonlocal",
           7: "del", 8: "in-place on views / item assignment", 9: "where / masked_fill",
           10: "shapes, len, enumerate, zip", 11: "loops, returns, recursion",
           12: "formatting, print, assert, isinstance", 13: "dtypes, int division, lists",
-          14: "Layer state between calls"}
+          14: "Layer state between calls", 15: "builtins over tensors", 16: "indexing",
+          17: "structured outputs", 18: "shapes in Python code", 19: "Layers (shared, buffers)"}
 
 
 # errors that are refusals by design (tools/equivalence.py counts only TypeError as one)

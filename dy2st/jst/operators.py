@@ -11,6 +11,7 @@ from ..runtime import ops, state
 from ..runtime.control_flow import cond
 from ..runtime.control_flow.loop_growth import dict_length, presence_flag
 from ..runtime.control_flow.values import as_pred
+from ..runtime.dtype import dtype_name
 from ..runtime.program import Variable
 from ..runtime.python_value import number_result, python_value
 from ..runtime.side_effects import IS_NONE, MISSING_KEY
@@ -30,7 +31,7 @@ def And(left: Callable, right: Callable) -> Any:
         if _ambiguous(x) or _ambiguous(y):
             # Python tests x's truth here, and y's only where x is true (in the `if` using it)
             return _short_circuit(x, y, on_true=True)
-        return ops.logical_and(as_bool(x), as_bool(y))
+        return _operand(x, y, on_true=True)
     if not x:
         return x
     return right()
@@ -42,10 +43,54 @@ def Or(left: Callable, right: Callable) -> Any:
         y = _guarded_reads(right, x, on_true=False)
         if _ambiguous(x) or _ambiguous(y):
             return _short_circuit(x, y, on_true=False)
-        return ops.logical_or(as_bool(x), as_bool(y))
+        return _operand(x, y, on_true=False)
     if x:
         return x
     return right()
+
+
+def _operand(x: Any, y: Any, on_true: bool) -> Any:
+    """The value of `x and y` (on_true) or `x or y` with a symbolic x of one element: Python
+    gives one of the operands, not a bool (`(s > 0) and 2.0 or -3.0` is 2.0 or -3.0). Two bools
+    give their logical and / or; otherwise the operand x's truth picks, in their common dtype."""
+    if _is_bool(x) and _is_bool(y):
+        return ops.logical_and(as_bool(x), as_bool(y)) if on_true else \
+            ops.logical_or(as_bool(x), as_bool(y))
+    dtype = _common_dtype(x, y)
+    a, b = _as_dtype(x, dtype), _as_dtype(y, dtype)
+    picked = ops.where(as_bool(x), b, a) if on_true else ops.where(as_bool(x), a, b)
+    return picked
+
+
+def _is_bool(v: Any) -> bool:
+    return type(v) is bool or isinstance(v, TensorLike) and v.dtype == "bool"
+
+
+def _dtype_name(v: Any) -> str:
+    if isinstance(v, TensorLike):
+        return dtype_name(v.dtype)
+    return "bool" if type(v) is bool else "int64" if isinstance(v, int) else "float32"
+
+
+def _common_dtype(x: Any, y: Any) -> str:
+    """Eager's result dtype on either path, as one: a Python number takes a tensor's dtype
+    (bool aside), two tensors the wider one."""
+    dx, dy = _dtype_name(x), _dtype_name(y)
+    if dx == dy or dy == "bool":
+        return dx
+    if dx == "bool":
+        return dy
+    if not isinstance(y, TensorLike):
+        return dx if np.dtype(dx).kind in "fc" or np.dtype(dy).kind in "iu" else dy
+    if not isinstance(x, TensorLike):
+        return dy if np.dtype(dy).kind in "fc" or np.dtype(dx).kind in "iu" else dx
+    return str(np.result_type(dx, dy))
+
+
+def _as_dtype(v: Any, dtype: str) -> Any:
+    if isinstance(v, TensorLike):
+        return v if _dtype_name(v) == dtype else ops.cast(v, dtype)
+    return ops.full([], v, dtype)
 
 
 def _guarded_reads(right: Callable, x: Any, on_true: bool) -> Any:

@@ -59,6 +59,23 @@ def test_python_and_or_value_semantics(check, arr):
     check(and_or_value_semantics, (arr([1.0]), True), (arr([1.0]), 5))
 
 
+def and_or_pick_an_operand(x):
+    s = x.mean()
+    k = (s > 0) and 2.0 or -3.0         # Python's value is 2.0 or -3.0, never True / False
+    m = s and x.sum() * 0.5             # s itself where it is zero
+    j = (s < 0) or 4                    # True (a bool) or 4 (an int)
+    return x * k + m, x * j
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_and_or_of_a_tensor_give_an_operand_not_a_bool(check, arr, full_graph):
+    """`x and y` / `x or y` with a tensor x of one element is one of the operands, as in eager
+    code: a bool only when both are bools (it was logical_and / logical_or, so `(s > 0) and 2.0
+    or -3.0` gave 1.0 where eager code gives 2.0)."""
+    check(and_or_pick_an_operand, (arr([1.0, 2.0]),), (arr([-1.0, -3.0]),), (arr([1.0, -1.0]),),
+          full_graph=full_graph)
+
+
 def not_on_tensor_expression(x):
     if not x.sum() > 0 and not (x.max() > 5.0):
         return x - 1.0
