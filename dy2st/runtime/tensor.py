@@ -67,8 +67,9 @@ class Tensor(TensorLike):
     def tolist(self) -> Any:
         return self._value.tolist()
 
-    def numel(self) -> int:
-        return int(self._value.size)
+    def numel(self) -> "Tensor":
+        # a 0-d int64 tensor, as Paddle's (and as a traced x.numel() is); `x.size` is the int
+        return Tensor(np.array(self._value.size, dtype=np.int64))
 
     def dim(self) -> int:
         return self._value.ndim

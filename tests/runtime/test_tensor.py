@@ -32,6 +32,9 @@ def test_attributes():
     assert t.shape == [2, 3]
     assert isinstance(t.shape, list)
     assert t.ndim == 2 and t.size == 6 and t.numel() == 6 and t.dim() == 2
+    # numel() is a 0-d int64 tensor, as Paddle's and as a traced one (it was an int in eager)
+    assert isinstance(t.numel(), paddle.Tensor) and t.numel().shape == [] and \
+        t.numel().dtype == paddle.int64
     assert t.stop_gradient is True
     assert "cpu" in str(t.place).lower()
     assert t.numpy().dtype == np.float32
