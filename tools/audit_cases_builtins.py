@@ -24,8 +24,9 @@ def builtin_max_min_abs(x):
     return x * a + abs(b) + pow(x, 2) * 0.1
 
 
-def builtin_max_of_rows(x):
-    return max(x[0], x[-1]) if x.shape[0] > 0 else x[0]
+def builtin_max_of_row_sums(x):
+    best = max([r.sum() for r in x])
+    return x * best + min(x.sum(), 1.0)
 
 
 def chained_comparison(x):
@@ -41,9 +42,9 @@ def and_or_operands(x):
     return x * k
 
 
-def divmod_tensor(x):
-    q, r = divmod(x * 3.0, 2.0)
-    return q + r * 0.5
+def floordiv_mod_floats(x):
+    y = x * 3.0
+    return y // 2.0 + (y % 2.0) * 0.5 + (-y) // 1.5
 
 
 def map_over_rows(x):
@@ -201,7 +202,7 @@ class BufferUnderIf(nn.Layer):
     def forward(self, x):
         if x.mean() > 0:
             self.ema.scale_(0.5)
-            self.ema.add_(x.mean(0) * 0.5)
+            self.ema.add_(x.mean(0).detach() * 0.5)
         return x - self.ema
 
 
@@ -218,8 +219,8 @@ class TrainingInLoop(nn.Layer):
 
 
 CASES = [
-    C(15, builtin_max_min_abs), C(15, builtin_max_of_rows), C(15, chained_comparison),
-    C(15, and_or_operands), C(15, divmod_tensor), C(15, map_over_rows, refusal_ok=SAVE),
+    C(15, builtin_max_min_abs), C(15, builtin_max_of_row_sums, refusal_ok=SAVE), C(15, chained_comparison),
+    C(15, and_or_operands), C(15, floordiv_mod_floats), C(15, map_over_rows, refusal_ok=SAVE),
     C(15, filter_rows_on_tensor, refusal_ok=FG_SAVE), C(15, reduce_rows, refusal_ok=SAVE),
     C(15, accumulate_rows, refusal_ok=SAVE), C(15, sorted_by_tensor_key, refusal_ok=FG_SAVE),
     C(15, sum_with_start), C(15, any_all_of_list, refusal_ok=SAVE),

@@ -332,7 +332,7 @@ CASES = [
     C(11, break_on_tensor), C(11, continue_on_tensor), C(11, for_else_tensor_break),
     C(11, while_else), C(11, early_return_nested_loops), C(11, nested_break_inner_only),
     C(11, recursion_python_depth), C(11, recursion_on_shape, refusal_ok=FG_SAVE),
-    C(12, fstring_shape), C(12, print_tensor), C(12, assert_on_tensor),
+    C(12, fstring_shape, refusal_ok=SAVE), C(12, print_tensor), C(12, assert_on_tensor),
     C(12, assert_fails_on_a_path), C(12, isinstance_checks),
     C(13, int_floor_div_mod, INTS), C(13, cast_chain, INTS), C(13, python_div_of_tensor_int, INTS),
     C(13, bool_arithmetic), C(13, to_tensor_list_built_in_loop, refusal_ok=FG_SAVE),
