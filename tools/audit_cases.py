@@ -4,13 +4,12 @@ tools/equivalence.py, and compared with eager mode, with Python state changed be
 `python tools/audit_cases.py [-k NAME] [--group N] [-v] [--modes full_graph,breaks,saved]`."""
 import argparse
 import collections
-import re
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from tools import (  # noqa: E402
-    audit_cases_builtins, audit_cases_layers, audit_cases_python, audit_cases_tensors)
+from tools import audit_cases_builtins, audit_cases_layers, audit_cases_python, audit_cases_tensors  # noqa: E402
 from tools.equivalence import MODES, report  # noqa: E402
 
 CASES = audit_cases_python.CASES + audit_cases_tensors.CASES + audit_cases_layers.CASES + \

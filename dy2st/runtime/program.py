@@ -95,6 +95,7 @@ class Variable(TensorLike):
             return list(self._shape)
         # circle: runtime.ops imports this module at import time (via runtime.ops.extra_math -> runtime.ops.infer -> runtime.registry)
         from . import ops
+
         # circle: python_value subclasses Variable
         from .python_value import UnknownDim
         full = ops.shape(self)
