@@ -284,7 +284,13 @@ def _as_is(fn: Any) -> Any:
 CALL: Callable[[Any], Any] = _as_is
 
 
-def _extreme(args: tuple, kwargs: dict, pick: Callable, elementwise: Callable) -> Any:
+def _extreme(args: tuple, kwargs: dict, pick: Callable, elementwise: Callable,
+             reduce: Callable) -> Any:
+    if len(args) == 1 and not kwargs and isinstance(args[0], Variable) and \
+            args[0].kind == "array":
+        # a list grown in a tensor loop: the extreme of its entries, not the array itself
+        # (`max([r.sum() for r in x])` with an unknown batch multiplied by all the sums)
+        return reduce(ops.array_stack(args[0]), axis=0)
     items = _items(args)
     if kwargs or not any(_symbolic(v) for v in items):
         return CALL(pick)(*args, **kwargs)
@@ -296,12 +302,12 @@ def _extreme(args: tuple, kwargs: dict, pick: Callable, elementwise: Callable) -
 
 def Max(*args: Any, **kwargs: Any) -> Any:
     """max(); with symbolic scalars (e.g. an unknown dim) the elementwise maximum."""
-    return _extreme(args, kwargs, max, lambda a, b: ops.maximum(a, b))
+    return _extreme(args, kwargs, max, lambda a, b: ops.maximum(a, b), ops.max)
 
 
 def Min(*args: Any, **kwargs: Any) -> Any:
     """min(); with symbolic scalars the elementwise minimum."""
-    return _extreme(args, kwargs, min, lambda a, b: ops.minimum(a, b))
+    return _extreme(args, kwargs, min, lambda a, b: ops.minimum(a, b), ops.min)
 
 
 def Round(x: Any, ndigits: Any = None) -> Any:

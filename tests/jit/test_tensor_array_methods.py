@@ -126,9 +126,15 @@ def plus_equal_in_the_loop(x):
     return paddle.stack(a)
 
 
+def max_and_min_of_entries(x):
+    a = [r.sum() * 0.5 for r in x]     # max() / min() of the entries, not of the array itself
+    return paddle.stack([x[0] * max(a), x[-1] + min(a)])
+
+
 SUPPORTED = [reverse, pop_last, pop_positions, insert, extend, slices,
              length_and_negative_indices, iteration, clear_and_copy, assign_and_delete,
-             concatenate, grown_in_an_if, methods_inside_the_loop, plus_equal_in_the_loop]
+             concatenate, grown_in_an_if, methods_inside_the_loop, plus_equal_in_the_loop,
+             max_and_min_of_entries]
 
 
 @pytest.mark.parametrize("fn", SUPPORTED, ids=lambda f: f.__name__)
