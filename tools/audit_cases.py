@@ -8,7 +8,10 @@ import os
 import re
 import sys
 
+import numpy as np
+
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import dy2st as paddle  # noqa: E402
 from tools import audit_cases_builtins, audit_cases_layers, audit_cases_python, audit_cases_tensors  # noqa: E402
 from tools.equivalence import MODES, report  # noqa: E402
 
@@ -45,6 +48,25 @@ def _kind(result, refusal_ok: bool = False) -> str:
     return "silent"
 
 
+def caller_view(modes=("full_graph", "breaks")) -> int:
+    """Run the ARG_CASES (functions changing their argument in place) and compare the caller's
+    tensor after each call with eager's; prints the cases and modes that differ."""
+    bad = 0
+    for fn in audit_cases_tensors.ARG_CASES:
+        for mode in modes:
+            sf = paddle.jit.to_static(fn, full_graph=(mode == "full_graph"))
+            for k, (x,) in enumerate(audit_cases_tensors.XS[:3]):
+                mine, theirs = paddle.to_tensor(x), paddle.to_tensor(x)
+                out, want = sf(mine), fn(theirs)
+                if not np.allclose(out.numpy(), want.numpy()) or \
+                        not np.allclose(mine.numpy(), theirs.numpy()):
+                    print(f"   caller's tensor after {fn.__name__} ({mode}, call {k}) differs")
+                    bad += 1
+                    break
+    print(f"{len(audit_cases_tensors.ARG_CASES)} argument cases: {bad} case-modes differ")
+    return bad
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("-k", default="", help="only cases whose name contains this")
@@ -63,6 +85,14 @@ def main() -> None:
                                              for m, r in res.items()))
         worst[next(k for k in ("silent", "error", "lenient", "refused", "agrees")
                    if k in kinds)] += 1
+    if args.v:
+        for group, title in GROUPS.items():
+            mine = [r for r in rows if r[0] == group]
+            if mine:
+                print(f"group {group:>2} {title:<40} {len(mine):>3} cases, "
+                      f"{sum(r[3] == 'agrees' for r in mine)} agree or refuse clearly")
+    if not args.k and not args.group:
+        caller_view()
     print(f"{len(rows)} cases: " + ", ".join(f"{k} {worst[k]}" for k in
                                              ("agrees", "refused", "silent", "error",
                                               "lenient")))

@@ -226,7 +226,7 @@ CASES = [
     C(15, sum_with_start), C(15, any_all_of_list, refusal_ok=SAVE),
     C(16, index_none_and_list), C(16, index_tensor_list, refusal_ok=SAVE),
     C(16, index_bool_mask_python_list), C(16, matmul_transpose),
-    C(17, namedtuple_out), C(17, dataclass_in_branch), C(17, dict_string_keys_in_loop),
+    C(17, namedtuple_out, refusal_ok=FG_SAVE), C(17, dataclass_in_branch), C(17, dict_string_keys_in_loop),
     C(18, numel_and_ndim), C(18, full_with_shape), C(18, to_tensor_of_shape),
     C(18, shape_equality), C(18, int_of_half_dim, refusal_ok=SAVE),
     C(19, built(SharedSub), XS4, layer=True),

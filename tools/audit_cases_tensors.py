@@ -319,6 +319,33 @@ def int_tensor_true_divide(x, n):
     return n / 2, n.astype("float32") % 2.5
 
 
+# in-place changes of an argument: what the caller's tensor holds after the call is compared too
+# (tools/audit_cases.py, caller_view)
+def arg_add_(x):
+    x.add_(paddle.ones_like(x))
+    return x * 2.0
+
+
+def arg_setitem(x):
+    x[0] = 5.0
+    return x.sum()
+
+
+def arg_scale_under_tensor_if(x):
+    if x.sum() > 0:
+        x.scale_(2.0)
+    return x + 1.0
+
+
+def arg_row_view_add_(x):
+    v = x[0]
+    v.add_(paddle.ones_like(v))
+    return x * 1.0
+
+
+ARG_CASES = [arg_add_, arg_setitem, arg_scale_under_tensor_if, arg_row_view_add_]
+
+
 CASES = [
     C(8, inplace_on_row_view), C(8, inplace_through_alias), C(8, inplace_on_slice_view_in_loop),
     C(8, setitem_tensor_index), C(8, setitem_mask), C(8, setitem_mask_tensor_value),
