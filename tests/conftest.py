@@ -1,6 +1,11 @@
 """Shared fixtures for the transpiler / jit tests: eager-vs-static comparison helpers."""
 import logging
 
+# before numpy and dy2st: they and the test modules compile into bytecode caches
+import tests.bytecode_cache  # noqa: F401
+
+# isort: split
+
 import numpy as np
 import pytest
 
