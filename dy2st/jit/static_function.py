@@ -337,7 +337,8 @@ class StaticFunction:
             code = self._converted_code()
             watch(self._function, code)
             try:
-                with top_frame(code):
+                # a program that no side effect turns away serves later calls: no new parameters
+                with top_frame(code), state.reused_trace(effects is None):
                     traced = auto_numbers.trace(self, args, kwargs) if numbers else \
                         self.trace_program(args, kwargs)
                 if kept is not None:

@@ -20,6 +20,9 @@ class _BuildState(threading.local):
         # > 0 while a model file is traced (jit.save, export): what a graph break would run as
         # Python is checked when the program runs instead
         self.exporting = 0
+        # > 0 while a to_static trace runs whose program later calls reuse (no side effect makes
+        # them run eagerly): a parameter made there would keep the values of the trace
+        self.reused_trace = 0
 
 
 build_state = _BuildState()
@@ -46,6 +49,19 @@ def exporting() -> Iterator[None]:
         yield
     finally:
         build_state.exporting -= 1
+
+
+@contextmanager
+def reused_trace(on: bool = True) -> Iterator[None]:
+    """While it holds (and `on`), the program being traced serves later calls too."""
+    if not on:
+        yield
+        return
+    _state.reused_trace += 1
+    try:
+        yield
+    finally:
+        _state.reused_trace -= 1
 
 
 def is_exporting() -> bool:

@@ -39,15 +39,18 @@ Candidate = Tuple[int, str, str, str, Any, int]
 
 
 def _root(node: gast.AST) -> Optional[Tuple[str, str]]:
-    """`name` or `name.attr` at the bottom of an attribute/subscript chain: (name, attr)."""
-    attr = ""
+    """(name, attrs) at the bottom of an attribute/subscript chain: attrs is the dotted path of
+    the attributes right after the name, up to the first subscript (`self.sub.acc` gives
+    ("self", "sub.acc"), `self.d["k"].v` ("self", "d"))."""
+    attrs: List[str] = []
     while True:
         if isinstance(node, gast.Name):
-            return node.id, attr
+            return node.id, ".".join(reversed(attrs))
         if isinstance(node, gast.Attribute):
-            attr = node.attr
+            attrs.append(node.attr)
             node = node.value
         elif isinstance(node, gast.Subscript):
+            attrs.clear()
             node = node.value
         else:
             return None
@@ -108,8 +111,10 @@ def _candidates_in(index: int, stmt: gast.stmt, declared: frozenset = frozenset(
                 if root is not None:
                     out.append((index, "item", root[0], root[1] if not isinstance(
                         t.value, gast.Name) else "", "", n.lineno))
-            elif isinstance(t, gast.Attribute) and isinstance(t.value, gast.Name):
-                out.append((index, "attr", t.value.id, t.attr, "", n.lineno))
+            elif isinstance(t, gast.Attribute):
+                root = _root(t)     # `self.n = v`, or a sublayer's `self.sub.acc = []`
+                if root is not None and root[1].endswith(t.attr):
+                    out.append((index, "attr", root[0], root[1], "", n.lineno))
             elif isinstance(t, gast.Name) and t.id in declared:
                 out.append((index, "global", t.id, "", "", n.lineno))
     return out
@@ -261,6 +266,13 @@ def _effects(fn: types.FunctionType, self_obj: Any, args: Tuple, kwargs: Dict,
                     out.append((index, line, found_in[0], is_self and found_in[1],
                                 found_in[2]))
             continue
+        if "." in attr:     # `self.sub.acc`: the change is to an attribute of `self.sub`
+            path, attr = attr.rsplit(".", 1)
+            root = f"{root}.{path}"
+            for part in path.split("."):
+                obj = _attribute_or(obj, part, _NOTHING)
+            if obj is _NOTHING:
+                continue
         reason = _reason(how, root, attr, method, obj, is_self)
         if reason:
             out.append((index, line, reason, is_self and how != "global",

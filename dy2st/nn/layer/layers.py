@@ -14,6 +14,7 @@ import numpy as np
 
 from ...runtime.config import get_default_dtype
 from ...runtime.dtype import convert_dtype, dtype_name
+from ...runtime.errors import ConversionError
 from ...runtime.registry import hooks as _hooks
 from ...runtime.state import build_state
 from ...runtime.tensor import Parameter, Tensor, TensorLike
@@ -51,6 +52,11 @@ def _remembering_name(init: Callable[..., None]) -> Callable[..., None]:
 
 def _state_changed() -> None:
     Layer.state_epoch += 1
+
+
+class ParameterInTraceError(ConversionError, RuntimeError):
+    """A parameter made while to_static traces a program that later calls reuse (a Layer built
+    inside the converted function): eager code would make new ones on every call."""
 
 class Layer:
     """Base class of all layers (Paddle's `paddle.nn.Layer`)."""
@@ -152,6 +158,13 @@ class Layer:
         pattr = to_param_attr(attr)
         if pattr is None:
             return None
+        if _state._state.reused_trace and _state._state.blocks:
+            raise ParameterInTraceError(
+                f"{self._maker()} makes a parameter inside a function that to_static compiles: "
+                "eager code makes new parameters, with new initial values, on every call, but a "
+                "compiled program would keep the ones made while tracing. Build the Layer once "
+                "outside the function (in `__init__`, or pass it in), or run the function with "
+                "full_graph=False, where this statement runs as Python on every call")
         shape = [int(d) for d in shape]
         if any(d < 0 for d in shape):
             raise ValueError(f"create_parameter: every dim must be known and >= 0, got {shape}")
@@ -161,6 +174,11 @@ class Layer:
         if isinstance(pattr, WeightNormParamAttr):
             return weight_norm_parameter(pattr, init.generate(shape, d), name)
         return Parameter(init.generate(shape, d), name=name, trainable=pattr.trainable)
+
+    def _maker(self) -> str:
+        """How an error names what makes a parameter: the Layer, or paddle.create_parameter."""
+        return "paddle.create_parameter" if type(self) is Layer else \
+            f"building the Layer `{type(self).__name__}`"
 
     def add_parameter(self, name: str, parameter: Optional[Parameter]) -> Optional[Parameter]:
         self._check_initialized("add_parameter")
