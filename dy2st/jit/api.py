@@ -148,6 +148,7 @@ def trace_for_export(layer: Any, input_spec: Optional[Sequence[Any]], who: str,
             sf_twin.around = with_forward_hooks
     else:
         sf_twin = sf
+    last = sf._last     # the user's last call (output_spec's tensors), not the export's trace
     try:
         # Traced with gradients on, whatever the caller's mode, so that the user's own no_grad
         # blocks (and set_grad_enabled(False), @no_grad() helpers) leave their `detach` ops in
@@ -163,6 +164,8 @@ def trace_for_export(layer: Any, input_spec: Optional[Sequence[Any]], who: str,
         if not sf._full_graph:
             refuse_save(sf, e)
         raise
+    finally:
+        sf._last = last
     return sf, concrete
 
 

@@ -1,5 +1,5 @@
 """`jit.save(..., output_spec=[...], input_names_after_prune=[...])`: keep only the chosen outputs
-of the exported program (tensors returned by the last call) and only the named inputs."""
+of the exported program (by position, or tensors returned by the last call) and the named inputs."""
 from __future__ import annotations
 
 from typing import Any, List, Optional, Sequence
@@ -11,27 +11,12 @@ from ..runtime.tensor import Tensor
 
 
 def prune_outputs(concrete: ConcreteProgram, last: Any, output_spec: Sequence[Any]) -> None:
-    """Keep the outputs that are the tensors of `output_spec`, found among the outputs of the
-    last call (`last`, a cache entry holding that call's arrays)."""
-    outs = getattr(last, "last_outs", None) if last is not None else None
-    if outs is None:
-        raise ValueError("jit.save: output_spec names tensors returned by a call of the "
-                         "converted function; call it once before saving")
-    var_leaves = [v for kind, v in last.concrete.output_leaves if kind == "var"]
-    picked: List[int] = []
-    for t in output_spec:
-        if not isinstance(t, Tensor):
-            raise TypeError(f"jit.save: output_spec holds Tensors returned by the function, got "
-                            f"{type(t).__name__}")
-        where = next((j for j, k in enumerate(var_leaves) if outs[k] is t._value), None)
-        if where is None:
-            raise ValueError("jit.save: an output_spec tensor is not one of the outputs of the "
-                             "last call (or was changed in place since)")
-        picked.append(where)
+    """Keep the outputs output_spec chooses, in its order: an int is a position among the
+    tensors the function returns (flattened, as Paddle 3 counts them; no call needed), a Tensor
+    one of the tensors the last call of the converted function returned (`last`, a cache entry
+    holding that call's arrays)."""
     export_leaves = [v for kind, v in concrete.output_leaves if kind == "var"]
-    if len(export_leaves) != len(var_leaves):
-        raise ValueError("jit.save: the saved signature returns other outputs than the last "
-                         "call; give output_spec for a call with the same inputs")
+    picked = [_position(t, i, export_leaves, last) for i, t in enumerate(output_spec)]
     program = concrete.program
     names = [program.fetch_names[export_leaves[j]] for j in picked]
     # the buffers a call updates stay updated (fetched after the outputs, as traced)
@@ -40,6 +25,36 @@ def prune_outputs(concrete: ConcreteProgram, last: Any, output_spec: Sequence[An
     concrete.number_leaves = ()     # output_spec holds tensors only
     _, concrete.output_tree = flatten(0 if len(names) == 1 else [0] * len(names))
     eliminate_dead_code(program)
+
+
+def _position(t: Any, i: int, export_leaves: List[int], last: Any) -> int:
+    """The position among the saved program's tensor outputs that output_spec[i] names."""
+    n = len(export_leaves)
+    if isinstance(t, int) and not isinstance(t, bool):
+        if not -n <= t < n:
+            raise ValueError(f"jit.save: output_spec[{i}] is position {t}, but the function "
+                             f"returns {n} tensor(s) (positions 0 to {n - 1})")
+        return t % n
+    if not isinstance(t, Tensor):
+        raise TypeError(f"jit.save: output_spec holds positions (ints) of the returned tensors "
+                        f"or Tensors a call of the converted function returned; output_spec[{i}] "
+                        f"is {type(t).__name__}")
+    outs = getattr(last, "last_outs", None) if last is not None else None
+    if outs is None:
+        raise ValueError(f"jit.save: output_spec[{i}] is a Tensor, which names an output of a "
+                         "call of the converted function, but it was never called: give the "
+                         "output's position (an int, as Paddle 3 does) or call the converted "
+                         "function once before saving")
+    var_leaves = [v for kind, v in last.concrete.output_leaves if kind == "var"]
+    if len(var_leaves) != n:
+        raise ValueError("jit.save: the saved signature returns other outputs than the last "
+                         "call; give output_spec for a call with the same inputs, or positions")
+    where = next((j for j, k in enumerate(var_leaves) if outs[k] is t._value), None)
+    if where is None:
+        raise ValueError(f"jit.save: output_spec[{i}] is not one of the outputs of the last call "
+                         "of the converted function (or was changed in place since); "
+                         "give its position (an int) instead")
+    return where
 
 
 def prune_inputs(concrete: ConcreteProgram, keep: Sequence[str],
