@@ -13,6 +13,7 @@ from ..runtime.state import exporting
 from . import logger
 from .carried_state import CarriedStateError
 from .export_prune import prune_inputs, prune_outputs
+from .grown_state import refuse_grown_lists
 from .keywords import check_keywords
 from .layer_hooks import has_forward_hooks, with_forward_hooks
 from .load import load as _load
@@ -139,6 +140,7 @@ def trace_for_export(layer: Any, input_spec: Optional[Sequence[Any]], who: str,
                          "converted function once before saving")
     owner = layer if isinstance(layer, Layer) else sf._instance
     if isinstance(owner, Layer):
+        refuse_grown_lists(owner)   # lists kept between calls: no fixed program carries them
         # Traced on a copy of the layer tree (sharing parameters and buffers): the caller's
         # Layer, which another thread may be training, never changes, even for a moment.
         twin = _mode_copy(owner, None if configs.get("keep_training", False) else False)
