@@ -271,8 +271,8 @@ def _effects(fn: types.FunctionType, self_obj: Any, args: Tuple, kwargs: Dict,
             root = f"{root}.{path}"
             for part in path.split("."):
                 obj = _attribute_or(obj, part, _NOTHING)
-            if obj is _NOTHING:
-                continue
+            if obj is _NOTHING or isinstance(obj, Tensor):
+                continue    # (`self.fc.weight.stop_gradient = True` is the tensor's own flag)
         reason = _reason(how, root, attr, method, obj, is_self)
         if reason:
             out.append((index, line, reason, is_self and how != "global",
