@@ -6,7 +6,7 @@ from typing import Iterable, List, Optional
 
 import gast
 
-from .analysis import dotted_name
+from .analysis import dotted_name, written_attributes
 from .walk import all_nodes
 
 GROWING_METHODS = {"append", "extend", "insert", "pop"}
@@ -24,6 +24,19 @@ def grown_lists(stmts: Iterable[gast.AST]) -> List[str]:
             if entry and entry not in found:
                 found.append(entry)
     return found
+
+
+def carried_attributes(stmts: List[gast.stmt]) -> List[str]:
+    """The attributes a loop body or the branches of an `if` carry: those they assign, and those
+    holding a list (or a dict of lists) they grow by a method (`self.acc.append(v)`,
+    `self.d["k"].append(v)`): under a tensor loop or `if` such a list becomes a tensor array,
+    which must reach the attribute afterwards as an assigned one does."""
+    attrs = written_attributes(stmts)
+    for entry in grown_lists(stmts):
+        holder = entry.split("[", 1)[0]
+        if "." in holder and holder not in attrs:
+            attrs.append(holder)
+    return attrs
 
 
 def _grown_entry(node: gast.AST) -> Optional[str]:

@@ -21,6 +21,7 @@ import gast
 
 from . import analysis, anno, templates
 from .context import PassContext
+from .grown_lists import carried_attributes
 from .scope import ControlFlowTransformer, int_tuple, names_tuple
 from .walk import all_nodes
 
@@ -46,7 +47,7 @@ class IfElseTransformer(ControlFlowTransformer):
         written = (analysis.written_names(branches) - generated_helpers(branches)) | \
             self.called_local_writes(branches)
         names = self.nonlocal_names(written)
-        attrs = analysis.written_attributes(branches)
+        attrs = carried_attributes(branches)
         outputs = [i for i, n in enumerate(names) if live_out is None or n in live_out]
         outputs += [len(names) + i for i in range(len(attrs))]
         true_name = self.ctx.namer.new("true_fn")

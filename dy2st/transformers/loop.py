@@ -23,7 +23,7 @@ import gast
 from . import analysis, anno, templates
 from .base import copy_origin
 from .context import PassContext
-from .grown_lists import grown_lists
+from .grown_lists import carried_attributes, grown_lists
 from .ifelse import generated_helpers, mark_helpers
 from .scope import ControlFlowTransformer, names_tuple
 from .walk import all_nodes
@@ -46,26 +46,13 @@ def _carried(node: Any, extra: Set[str]) -> Set[str]:
     return (written & (set(live_out) | set(body_in) | head)) | extra
 
 
-def _carried_attributes(body: List[gast.stmt]) -> List[str]:
-    """The attributes the loop carries: those the body assigns, and those holding a list (or a
-    dict of lists) the body grows by a method (`self.acc.append(v)`, `self.d["k"].append(v)`):
-    in a tensor loop such a list becomes a tensor array, which must reach the attribute after
-    the loop as an assigned one does."""
-    attrs = analysis.written_attributes(body)
-    for entry in grown_lists(body):
-        holder = entry.split("[", 1)[0]
-        if "." in holder and holder not in attrs:
-            attrs.append(holder)
-    return attrs
-
-
 class LoopTransformer(ControlFlowTransformer):
     converts = (gast.For, gast.While)
 
     def visit_While(self, node: gast.While) -> Any:
         self.generic_visit(node)
         names = self.nonlocal_names(_carried(node, self.called_local_writes(node.body)))
-        attrs = _carried_attributes(node.body)
+        attrs = carried_attributes(node.body)
         cond_name = self.ctx.namer.new("while_cond")
         body_name = self.ctx.namer.new("while_body")
         cond_fn = templates.replace("def cond():\n    return test", cond=cond_name, test=node.test)
@@ -85,7 +72,7 @@ class LoopTransformer(ControlFlowTransformer):
         flag = anno.getanno(node, anno.BREAK_FLAG)
         extra = ({flag} if flag else set()) | self.called_local_writes(node.body)
         names = self.nonlocal_names(_carried(node, extra))
-        attrs = _carried_attributes(node.body)
+        attrs = carried_attributes(node.body)
         _index_by_target(node)
         body_name = self.ctx.namer.new("for_body")
         body_fn = templates.replace(

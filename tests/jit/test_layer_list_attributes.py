@@ -90,6 +90,24 @@ class SublayerListCleared(SublayerList):
         return paddle.stack(self.sub.acc).sum()
 
 
+class GrownUnderIf(paddle.nn.Layer):
+    def forward(self, x):
+        self.acc = [x[0]]
+        if x.sum() > 0:             # 3 and 4 rows: true; 2 rows: false
+            self.acc.append(x[1] * 2.0)
+        return paddle.stack(self.acc).sum()
+
+
+class GrownInWhile(paddle.nn.Layer):
+    def forward(self, x):
+        self.acc = []
+        i = paddle.to_tensor(0)
+        while i < x.shape[0]:
+            self.acc.append(x[i] * 2.0)
+            i = i + 1
+        return paddle.stack(self.acc).sum()
+
+
 def _held(layer):
     """The list the forward grows, as the Layer holds it after a call."""
     if isinstance(layer, DictEntry):
@@ -104,7 +122,7 @@ def _x(rows):
 
 
 LAYERS = [MadeAnew, Kept, Cleared, DictEntry, DictEntryCleared, SublayerList,
-          SublayerListCleared]
+          SublayerListCleared, GrownUnderIf, GrownInWhile]
 
 
 @pytest.mark.parametrize("full_graph", [False, True])
@@ -123,7 +141,8 @@ def test_output_and_list_after_each_call_agree_with_eager(cls, full_graph):
             np.testing.assert_allclose(h.numpy(), w.numpy())
 
 
-@pytest.mark.parametrize("cls", [MadeAnew, Cleared, DictEntryCleared, SublayerList],
+@pytest.mark.parametrize("cls", [MadeAnew, Cleared, DictEntryCleared, SublayerList,
+                                 GrownUnderIf],
                          ids=lambda c: c.__name__)
 def test_a_list_made_anew_per_call_is_saved(cls, tmp_path):
     layer = cls()
