@@ -57,11 +57,11 @@ def reused_trace(on: bool = True) -> Iterator[None]:
     if not on:
         yield
         return
-    _state.reused_trace += 1
+    build_state.reused_trace += 1
     try:
         yield
     finally:
-        _state.reused_trace -= 1
+        build_state.reused_trace -= 1
 
 
 def is_exporting() -> bool:

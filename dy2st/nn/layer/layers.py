@@ -158,7 +158,7 @@ class Layer:
         pattr = to_param_attr(attr)
         if pattr is None:
             return None
-        if _state._state.reused_trace and _state._state.blocks:
+        if build_state.reused_trace and build_state.blocks:
             raise ParameterInTraceError(
                 f"{self._maker()} makes a parameter inside a function that to_static compiles: "
                 "eager code makes new parameters, with new initial values, on every call, but a "
