@@ -250,7 +250,10 @@ def written_attributes(stmts: Iterable[gast.AST]) -> List[str]:
         for target in targets:
             for sub in (target.elts if type(target) in _DISPLAYS else [target]):
                 dotted = dotted_name(sub) if type(sub) is gast.Attribute else ""
-                if dotted and dotted not in found:
+                # `y.stop_gradient = True` changes the tensor y in place (a `detach` y stands
+                # for), which the `if` or loop carries as y: carried as a flag too, its merged
+                # value would be set again after the `if`, on every path
+                if dotted and dotted not in found and sub.attr != "stop_gradient":
                     found.append(dotted)
         # assignments are statements: expressions (lambdas included) hold none to look into
         stack.extend([c for c in child_nodes(node) if not isinstance(c, gast.expr)][::-1])
