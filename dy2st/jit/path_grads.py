@@ -1,75 +1,201 @@
-"""Outputs whose need of a gradient depends on the path a tensor `if` takes (`with no_grad():`
-on one path only): the program fetches the `if`'s predicate and the call gives such an output
-`stop_gradient=True` on the paths where eager code computed it without gradients."""
+"""Outputs whose need of a gradient depends on the path taken (`with no_grad():`, `.detach()` on
+one path of a tensor `if`, at any depth, or on some turns of a tensor loop): the training forward
+computes each such output's flags and the call sets its `stop_gradient` and reach from them."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Set, Union
+from typing import Dict, List, Optional, Set, Tuple
 
-import numpy as np
+from ..autograd.rules import RULES
+from ..autograd.static_backward import is_differentiable_value
+from ..runtime.program import Block, Program
+from .path_flag_ops import BITS, FlagWriter, gradient_inputs
 
-from ..runtime.program import Program
-
-# True / False, or (predicate name, rule of the true path, rule of the false path)
-Rule = Union[bool, tuple]
-
-
-def _rule(program: Program, name: str, req: Set[str], made: Dict[str, tuple], depth: int) -> Rule:
-    if name not in req:
-        return False
-    found = made.get(name)
-    if found is None or depth > 8:
-        return True
-    op, i = found
-    sides: List[Rule] = []
-    for key in ("true_block", "false_block"):
-        block = program.blocks[op.attrs[key]]
-        r = block.results[i]
-        if r not in req:
-            sides.append(False)
-        elif r in block.params:     # a value from before the `if`, passed through this path
-            sides.append(_rule(program, op.inputs[1 + block.params.index(r)], req, made,
-                               depth + 1))
-        else:
-            sides.append(True)
-    return sides[0] if sides[0] == sides[1] else (op.inputs[0], sides[0], sides[1])
+# per value: (may, must) bit masks over the tensors that need a gradient: the ones it depends
+# on differentiably on some path / on every path. It needs a flag of its own where they differ.
+State = Tuple[int, int]
+ZERO: State = (0, 0)
 
 
-def path_rules(program: Program, outputs: List[str], req: Set[str]) -> Dict[int, Rule]:
-    """Per output (fetch index) whose need of a gradient depends on the path taken: its rule.
-    `req` holds the names that depend differentiably on what needs a gradient."""
-    made: Dict[str, tuple] = {}
-    for op in program.global_block().ops:
-        if op.type == "cond":
-            for i, o in enumerate(op.outputs):
-                made[o] = (op, i)
-    rules = {}
+class PathAnalysis:
+    """Which tensors needing a gradient each value of `program` depends on, per path."""
+
+    def __init__(self, program: Program, wrt: List[str]) -> None:
+        self.program = program
+        self.states: Dict[str, State] = {}
+        # a `detach` in a branch or loop body of a value that may need a gradient (no_grad,
+        # .detach(), stop_gradient = True on some paths)
+        self.stops_on_a_path = False
+        for k, name in enumerate(wrt):
+            may, must = self.states.get(name, ZERO)
+            self.states[name] = (may | 1 << k, must | 1 << k)
+        self._block(program.global_block())
+
+    def state(self, name: str) -> State:
+        return self.states.get(name, ZERO)
+
+    def dynamic(self, name: str) -> bool:
+        may, must = self.state(name)
+        return may != must
+
+    def _differentiable(self, name: str) -> bool:
+        return is_differentiable_value(self.program.find_var(name))
+
+    def _block(self, block: Block) -> None:
+        st = self.states
+        for op in block.ops:
+            if op.type == "cond":
+                self._cond(op)
+            elif op.type == "while":
+                self._while(op)
+            elif op.type in RULES:
+                may = must = 0
+                for n in gradient_inputs(op):
+                    a, b = st.get(n, ZERO)
+                    may, must = may | a, must | b
+                for o in op.outputs:
+                    st[o] = (may, must) if may and self._differentiable(o) else ZERO
+            else:
+                if op.type == "detach" and block.idx and st.get(op.inputs[0], ZERO)[0]:
+                    self.stops_on_a_path = True
+                for o in op.outputs:
+                    st.pop(o, None)
+
+    def _cond(self, op) -> None:
+        st, blocks = self.states, self.program.blocks
+        tb, fb = blocks[op.attrs["true_block"]], blocks[op.attrs["false_block"]]
+        for b in (tb, fb):
+            for p, s in zip(b.params, op.inputs[1:]):
+                st[p] = st.get(s, ZERO)
+            self._block(b)
+        for i, o in enumerate(op.outputs):
+            (a, b), (c, d) = st.get(tb.results[i], ZERO), st.get(fb.results[i], ZERO)
+            st[o] = (a | c, b & d) if self._differentiable(o) else ZERO
+
+    def _while(self, op) -> None:
+        st, blocks = self.states, self.program.blocks
+        cb, bb = blocks[op.attrs["cond_block"]], blocks[op.attrs["body_block"]]
+        n = op.attrs["n_loop_vars"]
+        for b in (cb, bb):
+            for p, s in zip(b.params, op.inputs):
+                st[p] = st.get(s, ZERO)
+        # a loop variable holds its value from before the loop (no turn) or a turn's result:
+        # may only grows and must only shrinks, so this ends
+        while True:
+            self._block(bb)
+            changed = False
+            for j in range(n):
+                p = bb.params[j]
+                if not self._differentiable(p):
+                    continue
+                (a, b), (c, d) = st.get(p, ZERO), st.get(bb.results[j], ZERO)
+                new = (a | c, b & d)
+                if new != (a, b):
+                    st[p] = st[cb.params[j]] = new
+                    changed = True
+            if not changed:
+                break
+        self._block(cb)
+        for j, o in enumerate(op.outputs[:n]):
+            st[o] = st.get(bb.params[j], ZERO)
+
+    def needed(self, outputs: List[str]) -> Set[str]:
+        """The values whose flags the program must compute for `outputs`' (dynamic ones only;
+        a value the same on every path is a constant where it is read)."""
+        need = {o for o in outputs if self.dynamic(o)}
+        while True:
+            before = len(need)
+            self._need(self.program.global_block(), need)
+            if len(need) == before:
+                return need
+
+    def _need(self, block: Block, need: Set[str]) -> None:
+        blocks = self.program.blocks
+
+        def add(name: str) -> None:
+            if self.dynamic(name):
+                need.add(name)
+        for op in reversed(block.ops):
+            if op.type == "cond":
+                tb, fb = blocks[op.attrs["true_block"]], blocks[op.attrs["false_block"]]
+                for i, o in enumerate(op.outputs):
+                    if o in need:
+                        add(tb.results[i])
+                        add(fb.results[i])
+                for b in (tb, fb):
+                    self._need(b, need)
+                    for p, s in zip(b.params, op.inputs[1:]):
+                        if p in need:
+                            add(s)
+            elif op.type == "while":
+                cb, bb = blocks[op.attrs["cond_block"]], blocks[op.attrs["body_block"]]
+                n = op.attrs["n_loop_vars"]
+                for j, o in enumerate(op.outputs[:n]):
+                    if o in need:
+                        add(bb.params[j])
+                for j in range(n):
+                    if bb.params[j] in need or cb.params[j] in need:
+                        need.add(bb.params[j])
+                        add(bb.results[j])
+                        add(op.inputs[j])
+                self._need(bb, need)
+                self._need(cb, need)
+                for b in (cb, bb):
+                    for p, s in zip(b.params, op.inputs):
+                        if p in need:
+                            add(s)
+            elif op.type in RULES and any(o in need for o in op.outputs):
+                for n in gradient_inputs(op):
+                    add(n)
+
+
+class PathFlags:
+    """The flag words a training forward fetches last, and per output (fetch index) whose need
+    of a gradient depends on the path: which of them are its own. Bit k of an output's words is
+    set when it depends on the k-th tensor needing a gradient on this call's path."""
+
+    def __init__(self, names: List[str], words: Dict[int, List[int]],
+                 wrt_positions: List[int]) -> None:
+        self.names = names
+        self.words = words
+        self.wrt_positions = wrt_positions   # per bit: its position among the call's tensors
+
+    def read(self, fetched: List[object]) -> Dict[int, Set[int]]:
+        """From the fetched words: per output with flags, the positions (among the call's
+        tensors) it depends on this call."""
+        found = {}
+        for k, idx in self.words.items():
+            words = [int(fetched[i]) for i in idx]
+            found[k] = {pos for bit, pos in enumerate(self.wrt_positions)
+                        if words[bit // BITS] >> (bit % BITS) & 1}
+        return found
+
+
+def path_flags(program: Program, outputs: List[str], wrt_names: List[Optional[str]]
+               ) -> Optional[PathFlags]:
+    """Add to `program` (a training forward) the ops computing the flags of the outputs whose
+    need of a gradient depends on the path taken; None (the program unchanged) when none does."""
+    positions = [i for i, n in enumerate(wrt_names) if n]
+    if not positions or not any(op.type in ("cond", "while")
+                                for op in program.global_block().ops):
+        return None
+    analysis = PathAnalysis(program, [wrt_names[i] for i in positions])
+    # Flags where a path stops a gradient, or where an output needs none on some path (a loop
+    # that may run no turn over a constant). A loop that only may not reach some tensors (an
+    # RNN over its inputs: none of them but the initial state is read when it runs no turn)
+    # keeps its program: those get zeros, not None, from a backward after no turn.
+    if not analysis.stops_on_a_path and \
+            not any(analysis.dynamic(o) and not analysis.state(o)[1] for o in outputs):
+        return None
+    need = analysis.needed(outputs)
+    if not need:
+        return None
+    writer = FlagWriter(program, analysis.state, need, len(positions))
+    writer.block(program.global_block())
+    program.version += 1
+    names: List[str] = []
+    words: Dict[int, List[int]] = {}
     for k, name in enumerate(outputs):
-        if name in made:
-            rule = _rule(program, name, req, made, 0)
-            if isinstance(rule, tuple):
-                rules[k] = rule
-    return rules
-
-
-def predicates(rules: Dict[int, Rule]) -> List[str]:
-    """The predicate names the rules read, each once."""
-    out: List[str] = []
-
-    def walk(rule: Rule) -> None:
-        if isinstance(rule, tuple):
-            if rule[0] not in out:
-                out.append(rule[0])
-            walk(rule[1])
-            walk(rule[2])
-    for rule in rules.values():
-        walk(rule)
-    return out
-
-
-def needs_grad(rule: Rule, values: Dict[str, Any]) -> bool:
-    """Whether the output of `rule` needs a gradient on this call's path (predicate values)."""
-    while isinstance(rule, tuple):
-        rule = rule[1] if bool(np.asarray(values[rule[0]])) else rule[2]
-    return rule
-
-
+        if name in need:
+            words[k] = list(range(len(names), len(names) + writer.n_words))
+            names += [v.name for v in writer.flags[name]]
+    return PathFlags(names, words, positions)

@@ -32,7 +32,7 @@ from .absent_keys import ABSENT, drop_absent
 from .errors import raise_run_error
 from .leaf_values import picked
 from .partial_backward import PartialBackwards
-from .path_grads import needs_grad, path_rules, predicates
+from .path_grads import PathFlags, path_flags
 from .program_replay import JointProgram, random_outputs, replay, snapshot
 
 
@@ -152,10 +152,9 @@ class GradProgram:
         self.ancestors = ancestors
         # the backward of some outputs alone (None: a single differentiable output)
         self.partial = partial
-        # per output whose need of a gradient depends on the path taken: its rule over the
-        # predicates fetched last (path_grads.py)
-        self.path_rules: Dict[int, Any] = {}
-        self.predicates: List[str] = []
+        # the flags of the outputs whose need of a gradient depends on the path taken, fetched
+        # last (path_grads.py)
+        self.path_flags: Optional[PathFlags] = None
 
     def joint_program(self) -> JointProgram:
         if self._joint is None:
@@ -222,16 +221,16 @@ def _build(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict, flags: Tuple[b
     optimize(backward)
     g.ops = g.ops[:split]
     program.feed_names = inputs
-    # outputs a tensor `if` computes with gradients on one path only: its predicates, last
-    rules = path_rules(program, outputs, req)
-    preds = predicates(rules)
-    program.fetch_names = outputs + [new for _, new in writes] + residuals + preds
+    # outputs computed with gradients on some paths only: their flags, last
+    flags_of = path_flags(program, outputs, wrt_names)
+    program.fetch_names = outputs + [new for _, new in writes] + residuals + \
+        (flags_of.names if flags_of is not None else [])
     optimize(program)
     gp = GradProgram(compile_for(backend, program, inputs, program.fetch_names), len(outputs),
                      [program.write_targets[old] for old, _ in writes],
                      compile_for(backend, backward, backward.feed_names, fetch), seeded,
                      fetch_of, joint, bindings(program), reaches, ancestors, partial)
-    gp.path_rules, gp.predicates = rules, preds
+    gp.path_flags = flags_of
     return gp
 
 
@@ -272,9 +271,9 @@ def call_with_grad(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict,
     outs = entry.last_outs = fetched[:n_out]
     node = Node("to_static", {}, tensors, [edge_of(t) if f else None for t, f in zip(tensors, flags)],
                 list(outs), user_origin(2))
-    n_preds = len(gp.predicates)
+    n_flags = 0 if gp.path_flags is None else len(gp.path_flags.names)
     backward = node.backward_fn = _Backward(
-        gp, list(feeds) + fetched[n_out + n_writes:len(fetched) - n_preds], flags, len(inputs))
+        gp, list(feeds) + fetched[n_out + n_writes:len(fetched) - n_flags], flags, len(inputs))
     concrete = entry.concrete
     values, results = [], []
     for kind, v in concrete.output_leaves:
@@ -291,10 +290,14 @@ def call_with_grad(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict,
                     results.append((index, t))
             values.append(t)
     differentiable = grad_state.differentiable_outputs(entry, flags)
-    if gp.path_rules:
-        taken = dict(zip(gp.predicates, fetched[len(fetched) - n_preds:]))
-        differentiable = [d and (k not in gp.path_rules or needs_grad(gp.path_rules[k], taken))
-                          for k, d in enumerate(differentiable)]
+    if n_flags:
+        # what each such output depends on along this call's path: an output that depends
+        # on nothing needing a gradient stops gradients, and a tensor it does not depend on
+        # gets no gradient from it (None, not zeros), as in eager code
+        on = gp.path_flags.read(fetched[len(fetched) - n_flags:])
+        differentiable = [d and (k not in on or bool(on[k])) for k, d in enumerate(differentiable)]
+        backward.reaches = [frozenset(k for k in reached if k not in on or i in on[k])
+                            for i, reached in enumerate(gp.reaches)]
     for index, t in results:
         if differentiable[index] and t._value.dtype in INEXACT_NUMPY:
             attach(node, [None] * index + [t])
@@ -311,6 +314,8 @@ class _Backward:
                  n_inputs: int) -> None:
         self.gp, self.feeds, self.flags, self.n_inputs = gp, feeds, flags, n_inputs
         self.live: set = set()      # the outputs returned as tensors on the tape
+        # per input-then-captured tensor: the outputs that depend on it on this call's path
+        self.reaches = gp.reaches
         self.spent: set = set()     # forward ops a backward without retain_graph went through
 
     def check(self, node: Node, outputs: set) -> None:
@@ -355,7 +360,7 @@ class _Backward:
                 for i, k in enumerate(fetch_of)]
 
     def _reached(self, i: int, grads: List[Any]) -> bool:
-        return any(grads[k] is not None for k in self.gp.reaches[i])
+        return any(grads[k] is not None for k in self.reaches[i])
 
     def _differentiable(self, node: Node, grads: List[Any]) -> List[Any]:
         """The gradients as recorded tensors: the call's program replayed eagerly from its
