@@ -306,7 +306,8 @@ class _Branches(paddle.nn.Layer):
     def forward(self, x):
         if x.sum() > 0:
             if x[0, 0] > 0:
-                h = self.a(x).detach()
+                with paddle.no_grad():
+                    h = self.a(x)
             else:
                 h = self.a(x) * 2.0
         else:
@@ -327,9 +328,9 @@ def _fine_tune(model, x):
                                        for p in model.parameters()]
 
 
-def test_a_loaded_model_fine_tuned_through_a_nested_detach(tmp_path):
-    # the saved program keeps the `detach` (no_grad's are the export's part): the loaded model's
-    # training forward flags its output by the path taken, as the eager Layer's
+def test_a_loaded_model_fine_tuned_through_a_nested_no_grad(tmp_path):
+    # the saved program keeps no_grad's `detach`: the loaded model's training forward flags its
+    # output by the path taken, as the eager Layer's
     net = _Branches()
     paddle.jit.save(net, str(tmp_path / "m"),
                     input_spec=[paddle.static.InputSpec([None, 3], "float32")])
