@@ -16,7 +16,7 @@ from ..runtime.program import EscapedTensorError, Variable
 from ..runtime.side_effects import IS_NONE, MISSING_KEY, check_defined
 from ..runtime.state import is_exporting
 from ..runtime.tensor import Tensor
-from ..runtime.widened import WIDENED, value_before
+from ..runtime.widened import WIDENED, same_value, value_before
 from .leaf_values import picked
 from .run_program import wrap_output
 
@@ -37,7 +37,7 @@ def describe(out_leaves: List[Any]) -> Tuple[List[Tuple[str, Any]], List[str]]:
                 continue
             # a returned value that one path of a tensor `if` never assigned fails there
             entry = leaf.block.program.maybe_undefined.get(leaf.name)
-            if entry is not None:
+            if entry is not None and not same_value(leaf):
                 check_defined(*entry)
             desc.append(("var", len(fetch)))
             fetch.append(leaf.name)

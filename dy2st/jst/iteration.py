@@ -9,6 +9,7 @@ from ..runtime.control_flow.loop_growth import refuse_listing
 from ..runtime.control_flow.unrolled import UnrolledLoop, unrolled_loop
 from ..runtime.control_flow.while_loop import static_while
 from ..runtime.program import Variable
+from ..runtime.python_value import PythonValue
 from ..runtime.tensor import Tensor, TensorLike
 from .branches import IfElse
 from .loops import run_static_loop
@@ -47,9 +48,14 @@ class TensorRange:
         return ops.maximum(n, _as_int64(0))
 
     def item(self, k: Any) -> Any:
+        """Item k: a Python int in eager code, so a PythonValue (runtime/python_value.py)."""
         if isinstance(self.step, int) and self.step == 1:
-            return ops.add(k, self.start) if not (isinstance(self.start, int) and self.start == 0) else k
-        return ops.add(ops.multiply(k, self.step), self.start)
+            out = ops.add(k, self.start) if not (isinstance(self.start, int) and self.start == 0) else k
+        else:
+            out = ops.add(ops.multiply(k, self.step), self.start)
+        if type(out) is Variable and out.dtype == "int64" and not out._shape:
+            out.__class__ = PythonValue
+        return out
 
 
 def _sign(step: Any) -> Any:

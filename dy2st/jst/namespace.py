@@ -32,6 +32,7 @@ from .operators import (  # noqa: F401
     Not,
     Or,
     Round,
+    Str,
     Sum,
 )
 from .printing import Assert, Print  # noqa: F401

@@ -13,7 +13,7 @@ from ..runtime.control_flow.loop_growth import dict_length, presence_flag
 from ..runtime.control_flow.values import as_pred
 from ..runtime.dtype import dtype_name
 from ..runtime.program import Variable
-from ..runtime.python_value import number_result, python_value
+from ..runtime.python_value import PythonValue, number_result, number_sample, python_value
 from ..runtime.side_effects import IS_NONE, MISSING_KEY
 from ..runtime.tensor import Tensor, TensorLike
 from .loop_functions import LoopFunction
@@ -31,7 +31,7 @@ def And(left: Callable, right: Callable) -> Any:
         if _ambiguous(x) or _ambiguous(y):
             # Python tests x's truth here, and y's only where x is true (in the `if` using it)
             return _short_circuit(x, y, on_true=True)
-        return _operand(x, y, on_true=True)
+        return _bools(_operand(x, y, on_true=True), x, y)
     if not x:
         return x
     return right()
@@ -43,7 +43,7 @@ def Or(left: Callable, right: Callable) -> Any:
         y = _guarded_reads(right, x, on_true=False)
         if _ambiguous(x) or _ambiguous(y):
             return _short_circuit(x, y, on_true=False)
-        return _operand(x, y, on_true=False)
+        return _bools(_operand(x, y, on_true=False), x, y)
     if x:
         return x
     return right()
@@ -91,6 +91,14 @@ def _as_dtype(v: Any, dtype: str) -> Any:
     if isinstance(v, TensorLike):
         return v if _dtype_name(v) == dtype else ops.cast(v, dtype)
     return ops.full([], v, dtype)
+
+
+def _bools(out: Any, *operands: Any) -> Any:
+    """out, a Python bool (a PythonValue) where the operands of `and` / `or` / `not` are Python
+    bools a trace holds (a flag a tensor loop carried): eager code has a bool there."""
+    if all(type(v) is PythonValue and v.dtype == "bool" or type(v) is bool for v in operands):
+        out.__class__ = PythonValue
+    return out
 
 
 def _guarded_reads(right: Callable, x: Any, on_true: bool) -> Any:
@@ -172,7 +180,8 @@ def Not(x: Any) -> Any:
     if _symbolic(x):
         if _ambiguous(x):
             return ops.logical_not(as_pred(x, defer=True))   # raises when run, as `not x` does
-        return ops.logical_not(as_bool(x))
+        return _bools(ops.logical_not(as_bool(x)), x) if type(x) is PythonValue else \
+            ops.logical_not(as_bool(x))
     return not x
 
 
@@ -227,6 +236,14 @@ def Bool(x: Any) -> Any:
     return bool(x)
 
 
+def Str(x: Any) -> str:
+    """str(); of a Python number only known when the program runs: a TypeError (Python code
+    would get the text of a symbolic value)."""
+    if type(x) is PythonValue:
+        return x.text()
+    return str(x)
+
+
 def _scalar(x: Any, what: str, value: Any) -> Any:
     """value made 0-d: eager code takes a number from a one-element tensor only."""
     if x.kind != "dense":
@@ -263,7 +280,10 @@ def Sum(items: Any) -> Any:
 
 
 def IsInstance(obj: Any, classinfo: Any) -> bool:
-    """isinstance, where a symbolic tensor counts as a Tensor (it stands for one)."""
+    """isinstance, where a symbolic tensor counts as a Tensor (it stands for one), and one that
+    stands for a Python number (`.item()`, a number a tensor loop carried) as that number."""
+    if type(obj) is PythonValue:
+        return isinstance(number_sample(obj), classinfo)
     if isinstance(obj, Variable):
         classes = classinfo if isinstance(classinfo, tuple) else (classinfo,)
         if any(isinstance(c, type) and issubclass(Tensor, c) for c in classes):
@@ -315,9 +335,21 @@ def Round(x: Any, ndigits: Any = None) -> Any:
     if not _symbolic(x):
         return round(x) if ndigits is None else round(x, ndigits)
     if ndigits is None:
+        if type(x) is PythonValue:
+            return _round_half_even(x)
         return number_result(ops.cast(ops.round(x), "int64"), [x])
     factor = 10.0 ** ndigits
     return number_result(ops.divide(ops.round(ops.multiply(x, factor)), factor), [x])
+
+
+def _round_half_even(x: PythonValue) -> PythonValue:
+    """round() of a Python number a trace holds: an int stays itself; a float rounds a half
+    to the even neighbour, as Python does (paddle.round rounds it away from zero)."""
+    if not x.dtype.is_floating:
+        return x
+    half = ops.equal(ops.subtract(x, ops.floor(x)), 0.5)
+    out = ops.where(half, ops.multiply(ops.round(ops.multiply(x, 0.5)), 2.0), ops.round(x))
+    return python_value(ops.cast(out, "int64"))
 
 
 def _join_truths(items: Any, builtin: Callable, decisive: bool, join: Callable) -> Any:

@@ -8,6 +8,7 @@ from typing import Any, Callable, Optional
 from ..runtime import ops
 from ..runtime.origin import user_origin
 from ..runtime.program import Variable
+from ..runtime.python_value import PythonValue
 from ..runtime.side_effects import assert_true, print_values
 
 
@@ -25,7 +26,8 @@ def _parts(value: Any, parts: list, tensors: list, top: bool = True) -> None:
     """Text and tensor pieces of str(value), tensors (also inside lists, tuples and dicts)
     filled in when the program runs."""
     if isinstance(value, Variable):
-        parts.append({"t": len(tensors)})
+        parts.append({"t": len(tensors), "number": True} if type(value) is PythonValue
+                     else {"t": len(tensors)})
         tensors.append(value)
     elif type(value) in (list, tuple) and _has_symbolic(value):
         open_, close = ("[", "]") if type(value) is list else ("(", ")")

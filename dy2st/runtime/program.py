@@ -264,6 +264,9 @@ class Block:
         # id(tensor) -> (tensor, new value) written by a branch being traced (control_flow)
         self.pending_writes: Dict[int, Tuple[Tensor, Variable]] = {}
         self.owner_kind = ""                # "while" for loop condition and body blocks
+        # a converted loop's body, whose params may widen their dtype on one path of a tensor
+        # `if` (runtime/control_flow/branch_widening.py)
+        self.widening = False
         # maybe-unassigned values whose "was it assigned?" check this block has (or must not have)
         self.checked_defined: Set[str] = set()
         # (array handle, position, tensor object, its variable name then) per `append` of a
@@ -360,6 +363,9 @@ class Program:
         # entry message of a loop variable a tensor loop widened -> its value before the loop
         # (runtime/widened.py: what eager code holds when the loop runs no turn)
         self.widened_before: Dict[str, Any] = {}
+        # name of a Python number a tensor loop carried (runtime/python_value.py) -> what it is
+        # (the user's name and the loop's line), for the errors of Python logic that reads it
+        self.number_sources: Dict[str, str] = {}
         # id(obj) -> [(other, pred, on_true)]: obj is the same Python object as `other` on the
         # path where the bool `pred` is on_true (names merged by a tensor `if`; runtime/inplace.py)
         self.cond_aliases: Dict[int, List[Tuple[Any, Variable, bool]]] = {}

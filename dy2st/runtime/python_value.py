@@ -27,18 +27,24 @@ class PythonValue(Variable):
     __slots__ = ()
 
     def __hash__(self) -> int:
-        raise TypeError(f"a Python number read from a tensor ({self.name}, by .item(), .tolist(), "
-                        f"float(), int() or bool()) is used as a dict, set or Counter key: {_HOW}")
+        raise TypeError(f"{_what(self)} is used as a dict, set or Counter key: {_HOW}")
 
     def __index__(self) -> int:
-        raise TypeError(f"a Python number read from a tensor ({self.name}) is used as an index "
-                        f"or size: {_HOW}")
+        raise TypeError(f"{_what(self)} is used as an index or size: {_HOW}")
 
     def __format__(self, spec: str) -> str:
-        raise TypeError(f"a Python number read from a tensor ({self.name}) is formatted as "
-                        f"text: {_HOW}")
+        raise TypeError(f"{_what(self)} is formatted as text: {_HOW}")
 
-    __str__ = __format__
+    def text(self) -> str:
+        """str() of it in converted code (jst.operators.Str); str() elsewhere (a build-time
+        print, an error message) shows the variable, as for any symbolic tensor."""
+        raise TypeError(f"{_what(self)} is made text (str): {_HOW}")
+
+    def __int__(self) -> int:
+        raise TypeError(f"{_what(self)} is used as a Python number (int(), float(), `%d`) "
+                        f"outside converted code: {_HOW}")
+
+    __float__ = __int__
 
     def item(self, *index: Any) -> "PythonValue":
         return self
@@ -55,6 +61,27 @@ class UnknownDim(PythonValue):
     __slots__ = ()
 
     __index__ = Variable.__index__
+    __int__ = Variable.__int__
+    __float__ = Variable.__float__
+
+
+def _what(x: PythonValue) -> str:
+    source = x.block.program.number_sources.get(x.name)
+    if source is not None:
+        return f"a Python number ({source})"
+    return (f"a Python number read from a tensor ({x.name}, by .item(), .tolist(), float(), "
+            "int() or bool(), or computed from one)")
+
+
+def number_sample(x: PythonValue) -> Any:
+    """A Python number of the type eager code has where x stands (for isinstance and for the
+    dtype a number gives when it meets a tensor)."""
+    d = x.dtype
+    if d == "bool":
+        return False
+    if d.is_complex:
+        return 0j
+    return 0.0 if d.is_floating else 0
 
 
 def _is_number(x: Any) -> bool:

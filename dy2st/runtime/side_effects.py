@@ -13,13 +13,14 @@ from .tensor import Tensor
 from .widened import WIDENED, WidenedReadError
 
 
-def _format(v: Any) -> str:
-    return repr(Tensor(np.asarray(v)))
+def _format(v: Any, number: bool = False) -> str:
+    # (a Python number a trace holds prints as that number, as eager code prints it)
+    return repr(np.asarray(v).item()) if number else repr(Tensor(np.asarray(v)))
 
 
 @register_op("print", infer=lambda *xs, parts, sep, end, stream="stdout": [], n_outputs=0)
 def _print_kernel(*xs, parts, sep, end, stream="stdout"):
-    texts = [p["s"] if "s" in p else _format(xs[p["t"]]) for p in parts]
+    texts = [p["s"] if "s" in p else _format(xs[p["t"]], p.get("number", False)) for p in parts]
     out = sys.stderr if stream == "stderr" else sys.stdout
     out.write(sep.join(texts) + end)
     out.flush()
@@ -28,7 +29,8 @@ def _print_kernel(*xs, parts, sep, end, stream="stdout"):
 
 def print_values(parts: List[dict], tensors: List[Any], sep: str = " ", end: str = "\n",
                  stream: str = "stdout") -> None:
-    """Append a print op: parts are {"s": text} or {"t": index into tensors}."""
+    """Append a print op: parts are {"s": text} or {"t": index into tensors} (with
+    "number": True for a Python number the program holds)."""
     attrs = {"parts": parts, "sep": sep, "end": end}
     if stream != "stdout":
         attrs["stream"] = stream

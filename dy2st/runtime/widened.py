@@ -13,21 +13,28 @@ from .program import Variable
 WIDENED = "<widened>"
 
 
+_NOTHING = (None, (), False)
+
+
 class WidenedReadError(TypeError):
     """A read of a widened loop variable that shows its dtype, met while a graph break may run
     it as Python (full_graph=False): the break's kind is "loop-dtype"."""
 
 
-def note_before(program: Any, where: str, before: Any, shape: Sequence[int] = ()) -> None:
+def note_before(program: Any, where: str, before: Any, shape: Sequence[int] = (),
+                same_value: bool = False) -> None:
     """Remember `before`, the value a loop variable whose entry message is `where` had before the
     loop widened it (what eager code returns when the loop runs no turn), and for a Python
-    number the shape of the tensor the loop starts from instead (it has no -1 dims)."""
-    program.widened_before[where] = (before, tuple(shape))
+    number the shape of the tensor the loop starts from instead (it has no -1 dims).
+    `same_value`: before is a Python number that the loop's 0-d tensor holds in the dtype the
+    number itself takes as a tensor (`acc = 0.0`, then float32 sums): every read gives eager's
+    value, only a returned value's Python type needs the flag."""
+    program.widened_before[where] = (before, tuple(shape), same_value)
 
 
 def value_before(program: Any, where: str) -> Optional[Any]:
     """The value noted for the widened variable whose entry message is `where`."""
-    return program.widened_before.get(where, (None, ()))[0]
+    return program.widened_before.get(where, _NOTHING)[0]
 
 
 def values_before(var: Any) -> List[Tuple[Any, Tuple[int, ...]]]:
@@ -39,7 +46,7 @@ def values_before(var: Any) -> List[Tuple[Any, Tuple[int, ...]]]:
     program = var.block.program
     entry = program.maybe_undefined.get(var.name)
     while entry is not None and entry[1] == WIDENED:
-        before, shape = program.widened_before.get(entry[2], (None, ()))
+        before, shape, _ = program.widened_before.get(entry[2], _NOTHING)
         out.append((before, shape))
         if not isinstance(before, Variable):
             break
@@ -47,9 +54,20 @@ def values_before(var: Any) -> List[Tuple[Any, Tuple[int, ...]]]:
     return out
 
 
+def same_value(var: Any) -> bool:
+    """Whether var is a widened loop variable noted with same_value (note_before)."""
+    program = var.block.program
+    entry = program.maybe_undefined.get(var.name)
+    return entry is not None and entry[1] == WIDENED and \
+        program.widened_before.get(entry[2], _NOTHING)[2]
+
+
 def narrow_dtypes(var: Any) -> List[Any]:
     """The dtypes of values_before(var) (empty when one of them is a Python number: an op on
-    it gives eager code a Python number, or a tensor of another shape)."""
+    it gives eager code a Python number, or a tensor of another shape; var's own dtype for a
+    number noted with same_value: reads give eager's value)."""
+    if same_value(var):
+        return [var.dtype]
     before = [b for b, _ in values_before(var)]
     if not all(isinstance(b, Variable) for b in before):
         return []

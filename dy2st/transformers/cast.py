@@ -1,4 +1,4 @@
-"""int() / float() / bool() / len() / sum() / all() / any() / max() / min() / round() /
+"""int() / float() / bool() / str() / len() / sum() / all() / any() / max() / min() / round() /
 isinstance() of tensors become helpers that keep them symbolic (and count a symbolic tensor as a
 Tensor).
 
@@ -13,8 +13,8 @@ from . import templates
 from .context import PassContext
 from .walk import all_nodes
 
-_CASTS = {"int": "Int", "float": "Float", "bool": "Bool", "len": "Len", "sum": "Sum",
-          "all": "AllOf", "any": "AnyOf"}
+_CASTS = {"int": "Int", "float": "Float", "bool": "Bool", "str": "Str", "len": "Len",
+          "sum": "Sum", "all": "AllOf", "any": "AnyOf"}
 _TWO_ARGS = {"isinstance": "IsInstance"}
 _ANY_ARGS = {"max": "Max", "min": "Min", "round": "Round"}
 

@@ -42,7 +42,8 @@ TRIGGERS = {
 }
 # Passes that can add what a later pass rewrites (ifs, loops, `not`): features are re-read after.
 ADDS_FEATURES = {"return", "break_continue", "walrus"}
-_CASTS = {"int", "float", "bool", "len", "sum", "all", "any", "max", "min", "round", "isinstance"}
+_CASTS = {"int", "float", "bool", "str", "len", "sum", "all", "any", "max", "min", "round",
+          "isinstance"}
 # Node kinds whose mere presence is a feature ("global" and "unsupported" are read by the
 # checks before the passes).
 _KIND_FEATURES = {

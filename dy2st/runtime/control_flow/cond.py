@@ -16,6 +16,7 @@ from ..python_value import PythonValue
 from ..pytree import describe, flatten, unflatten
 from ..registry import Meta, append_op, register_op
 from ..tensor import Tensor, TensorLike
+from .branch_widening import widened_on_one_path
 from .values import (
     align_captures,
     as_constant,
@@ -209,6 +210,16 @@ def _merge(pred: Variable, t_out: Any, f_out: Any, tb: Block, fb: Block,
                                 "the other branch of a tensor `if`")
             with block_guard(fb):
                 b = _number_like(label, b, a)
+        elif (type(a) is PythonValue) != (type(b) is PythonValue):
+            # a Python number a trace holds (a counter a loop carries, `.item()`) on one path
+            if type(a) is PythonValue:
+                with block_guard(tb):
+                    a = _number_like(label, a, b)
+            else:
+                with block_guard(fb):
+                    b = _number_like(label, b, a)
+        else:
+            a, b = widened_on_one_path(a, b, tb, fb)
         with block_guard(tb):
             la = local_value(tb, a)
         with block_guard(fb):
@@ -248,6 +259,16 @@ def _number_like(label: str, number: Any, other: Any) -> Any:
     if getattr(other, "kind", "dense") != "dense":
         raise TypeError(f"{label} is a tensor array in one branch and the number {number!r} in "
                         "the other branch of a tensor `if`")
+    if type(number) is PythonValue:
+        if number.dtype.is_floating and other.dtype != bool_ and not other.dtype.is_floating:
+            raise TypeError(f"{label} is a Python float in one branch and a "
+                            f"{dtype_name(other.dtype)} tensor in the other branch of a tensor "
+                            "`if`; the output of the `if` takes the tensor's dtype, which may "
+                            "not hold it: cast the tensor (e.g. `.astype('float32')`) in its "
+                            "branch")
+        shape = other._shape if isinstance(other, Variable) else other._value.shape
+        return ops.full([d if d >= 0 else 1 for d in shape], number, other.dtype) if shape \
+            else ops.cast(number, other.dtype)
     if other.dtype != bool_ and not other.dtype.is_floating and \
             isinstance(number, (float, np.floating)) and float(number) != int(number):
         raise TypeError(f"{label} is the Python float {number!r} in one branch and a "

@@ -9,7 +9,7 @@ from typing import Any, Iterator, List, Optional, Tuple
 from .. import ops, state
 from ..dtype import dtype_name
 from ..ops.infer import FLOATING
-from ..ops.operands import promote
+from ..ops.operands import promote, scalar_dtype
 from ..program import Block, Variable, block_guard
 from ..pytree import flatten, unflatten
 from ..registry import Meta
@@ -46,14 +46,18 @@ def widen(value: Any, dtype: Any, name: str = "", origin: Any = None) -> Any:
 
 def widen_number(value: Any, like: Any, name: str = "", origin: Any = None) -> Any:
     """The initial value of a loop variable that is a Python number before the loop and a
-    tensor of another dtype or shape after a turn (`s = 0; ... s = s + x[0]`): the number as
-    such a tensor, flagged as `widen` flags (eager code keeps the number if no turn runs)."""
+    tensor after a turn (`s = 0; ... s = s + x[0]`): the number as such a tensor, flagged as
+    `widen` flags (eager code keeps the number if no turn runs). A 0-d tensor in the number's
+    own tensor dtype (`acc = 0.0` summing float32 values) holds the same value: only what a
+    returned value is (a number or a tensor) needs the flag, no read is checked."""
     shape = [d if d >= 0 else 1 for d in like._shape]
     out = ops.full(shape, value, like.dtype) if like._shape else as_constant(value, like)
-    return _flagged(out, value, name, f"the Python number {value!r}", origin, like)
+    same = not like._shape and scalar_dtype(value) == like.dtype
+    return _flagged(out, value, name, f"the Python number {value!r}", origin, like, same)
 
 
-def _flagged(out: Any, before: Any, name: str, what: str, origin: Any, like: Any = None) -> Any:
+def _flagged(out: Any, before: Any, name: str, what: str, origin: Any, like: Any = None,
+             same: bool = False) -> Any:
     at = f" (line {origin.line}: {origin.source})" if origin is not None else ""
     like = out if like is None else like
     after = f"{dtype_name(like.dtype)}{list(like._shape)}"
@@ -63,7 +67,7 @@ def _flagged(out: Any, before: Any, name: str, what: str, origin: Any, like: Any
              "(or convert with full_graph=False, where this line then runs as Python)")
     program = out.block.program
     program.maybe_undefined[out.name] = (ops.full([], False, "bool"), WIDENED, where, origin)
-    note_before(program, where, before, out._shape)
+    note_before(program, where, before, out._shape, same)
     return out
 
 

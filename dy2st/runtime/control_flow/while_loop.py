@@ -28,6 +28,7 @@ from .loop_aliases import (
     undefined_entry,
 )
 from .loop_growth import grown, keep_deleted, kept, none_placeholder, widen, widen_number, widens
+from .loop_numbers import carried_numbers, initial_values, mark, mark_results, turn_numbers
 from .values import (
     align_captures,
     as_constant,
@@ -131,12 +132,13 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
     parent = state.current_block()
     program = parent.program
     leaves, tree = flatten(loop_vars)
+    labels = [_leaf_label(names, tree, i) for i in range(len(leaves))]
+    py_numbers = carried_numbers(leaves, labels)     # numbers the turns may keep numbers
     with block_guard(parent):
-        init = [(as_constant(v) if is_number(v) else v) for v in leaves]
+        init = initial_values(leaves, py_numbers)
     numbers = {i: v for i, v in enumerate(leaves) if is_number(v)}   # Python numbers made tensors
     is_var = [isinstance(v, TensorLike) for v in init]
     specs = [_spec(v) for v in init]
-    labels = [_leaf_label(names, tree, i) for i in range(len(init))]
     table = program.maybe_undefined
     carried: List[Variable] = []     # outer objects the body changes in place (h[0] = v)
     track_ran = False                # carry "did the body run?" (for path aliases, below)
@@ -149,8 +151,10 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
         cb = program.create_block(parent.idx)
         bb = program.create_block(parent.idx)
         cb.owner_kind = bb.owner_kind = "while"
+        bb.widening = adapt
         c_params, b_params, maybe, c_carry, b_carry, same_params = _declare_params(
             cb, bb, specs, init, is_var, table, carried, track_ran, followed, pairs)
+        mark(py_numbers, c_params, b_params)
         param_names = [p.name if isinstance(p, Variable) else None for p in b_params]
         with journal(cb.idx) as j:
             try:
@@ -194,7 +198,8 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
             if out_tree != tree:
                 _structure_changed(loop_vars, out, tree, out_tree, program, n_blocks, names,
                                    adapt)
-            results, learned = _turn_results(out_leaves, b_params, is_var, labels, changed, bb,
+            turn_leaves, lost = turn_numbers(out_leaves, b_params, py_numbers)
+            results, learned = _turn_results(turn_leaves, b_params, is_var, labels, changed, bb,
                                              adapt)
             flag_results = [local_value(bb, _flag_of(out_leaves[i])) for i in maybe]
             # (the flags of loop variables that were not refused before the loop are not
@@ -219,8 +224,10 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
             del program.blocks[n_blocks:]
             _learn_types(learned, init, is_var, specs, labels, parent)
             continue
-        new_specs = _next_specs(init, is_var, specs, labels, results, numbers, parent, adapt)
-        if new_specs == specs:
+        py_numbers -= lost
+        new_specs = _next_specs(init, is_var, specs, labels, results, numbers, parent, adapt,
+                                lost)
+        if new_specs == specs and not lost:
             break
         del program.blocks[n_blocks:]
         specs = new_specs
@@ -229,6 +236,7 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
     bb.results = [v.name for v in results + flag_results + carry_results]
     final, ran, same_out, pair_out = _append_while(parent, cb, bb, init, is_var, specs, maybe,
                                                    carried, track_ran, followed, pairs, leaves)
+    mark_results(final, py_numbers, labels)
     if track_ran:
         alias_outer_outputs(final, outer_outs, leaves, init, ran)
     for i, same in zip(followed, same_out):
@@ -393,9 +401,11 @@ def _turn_results(out_leaves: List[Any], b_params: List[Any], is_var: List[bool]
 
 def _next_specs(init: List[Any], is_var: List[bool], specs: List[Any], labels: List[str],
                 results: List[Variable], numbers: dict, parent: Block,
-                adapt: bool = False) -> List[Any]:
+                adapt: bool = False, lost: Any = ()) -> List[Any]:
     """The loop variables' specs after one turn: relaxed where the turn changed a shape; a
-    Python number takes the dtype and shape the loop computes (init and numbers change)."""
+    Python number takes the dtype and shape the loop computes (init and numbers change), and
+    is flagged when a turn made it a tensor (`lost`: eager code keeps the number only when
+    the loop runs no turn)."""
     new_specs = list(specs)
     k = 0
     for i in range(len(init)):
@@ -403,8 +413,8 @@ def _next_specs(init: List[Any], is_var: List[bool], specs: List[Any], labels: L
             continue
         out = results[k]
         k += 1
-        if i in numbers and out.kind == "dense" and \
-                (out.dtype != specs[i].dtype or out._shape != specs[i].shape):
+        if i in numbers and out.kind == "dense" and (
+                i in lost or out.dtype != specs[i].dtype or out._shape != specs[i].shape):
             # a Python number has no dtype or shape of its own: it takes those the loop
             # computes (acc = 0.0 summing float64 values, i = 0 stepping by 0.5, v = 0
             # adding [1]-shaped tensors), as adding it to them would broadcast it; an

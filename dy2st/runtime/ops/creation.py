@@ -9,6 +9,7 @@ from .. import state
 from ..config import get_default_dtype
 from ..dtype import COMPLEX_OF, DType, bool_, convert_dtype, dtype_name, int64
 from ..program import Variable
+from ..python_value import PythonValue
 from ..registry import Meta, apply, register_op
 from ..tensor import Tensor
 from ..widened import values_before
@@ -69,6 +70,8 @@ def to_tensor(data: Any, dtype: Any = None, place: Any = None, stop_gradient: bo
               name: Optional[str] = None) -> Any:
     """A tensor from Python data, a numpy array or another tensor (a copy)."""
     d = convert_dtype(dtype) if dtype is not None else None
+    if d is None and type(data) is PythonValue and data.dtype.is_floating:
+        d = default_float()     # a Python float (a loop carries it as float64) gives float32
     if is_tensor(data) and not isinstance(data, Tensor):     # a static Variable
         if getattr(data, "kind", None) == "array":
             # a Python list the program holds as a tensor array (`[float(v) for v in t]`):
@@ -199,8 +202,10 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, name: Optional[str] = N
     """A tensor of `shape` filled with `fill_value` (a number or a one-element tensor)."""
     template, dims = split_shape(shape)
     if dtype is None:
-        d = fill_value.dtype if is_tensor(fill_value) else (
-            bool_ if isinstance(fill_value, bool) else default_float())
+        # a Python number (also one a trace holds: a PythonValue) gives the default float dtype
+        d = fill_value.dtype if is_tensor(fill_value) and type(fill_value) is not PythonValue \
+            else (bool_ if isinstance(fill_value, bool) or getattr(fill_value, "dtype", None) ==
+                  bool_ else default_float())
     else:
         d = convert_dtype(dtype)
     if not dims and not is_tensor(fill_value):

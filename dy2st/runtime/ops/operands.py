@@ -16,10 +16,12 @@ from ..dtype import (
     convert_dtype,
     dtype_name,
     float32,
+    float64,
     int64,
 )
 from ..origin import user_origin
 from ..program import Variable
+from ..python_value import PythonValue, number_sample
 from ..registry import apply
 from ..tensor import Tensor, TensorLike
 from ..widened import values_before
@@ -125,8 +127,10 @@ def scalar_result_dtype(t: DType, value: Any) -> DType:
 def binary_operands(x: Any, y: Any) -> Tuple[Any, Any]:
     """Both operands as tensors of one dtype (a Python scalar takes the tensor's dtype)."""
     xt, yt = is_tensor(x), is_tensor(y)
-    if type(x) is Variable or type(y) is Variable:
+    if type(x) in _SYMBOLIC or type(y) in _SYMBOLIC:
         x, y = _released(x, y), _released(y, x)
+    if (type(x) is PythonValue) != (type(y) is PythonValue):
+        x, y = _as_number_operand(x, y), _as_number_operand(y, x)
     if xt and yt:
         if x.dtype != y.dtype:
             d = promote(x.dtype, y.dtype)
@@ -141,11 +145,24 @@ def binary_operands(x: Any, y: Any) -> Tuple[Any, Any]:
     raise TypeError("at least one operand must be a tensor")
 
 
+def _as_number_operand(x: Any, other: Any) -> Any:
+    """x, or when x stands for a Python number in a trace (a PythonValue), x in the dtype eager
+    code gives that number next to `other`: a tensor's dtype by the scalar rules (a Python
+    float times a float32 tensor is float32), float64 next to a Python float (int + float)."""
+    if type(x) is not PythonValue:
+        return x
+    if is_tensor(other):
+        return cast(x, scalar_result_dtype(other.dtype, number_sample(x)))
+    if isinstance(other, (float, np.floating)) and not x.dtype.is_inexact:
+        return cast(x, float64)
+    return x
+
+
 def _released(x: Any, other: Any) -> Any:
     """x, or when x is a widened loop variable (runtime/widened.py) that eager code promotes to
     the same dtype here whatever the loop ran (`s + x[0]` with an int64 s), a copy of it that
     is no longer checked: the result has eager's value and dtype on every trip count."""
-    if type(x) is not Variable or not x.block.program.maybe_undefined:
+    if type(x) not in _SYMBOLIC or not x.block.program.maybe_undefined:
         return x
     before = values_before(x)
     if not before:
@@ -155,6 +172,8 @@ def _released(x: Any, other: Any) -> Any:
         if isinstance(b, TensorLike):
             if _result_dtype(b.dtype, other) != wide:
                 return x
+        elif type(x) is PythonValue and _is_float(other):
+            continue        # a number (int or float) with a float is that float in Python
         elif not is_tensor(other) or scalar_result_dtype(other.dtype, b) != wide or \
                 not _broadcasts_into(shape, other._shape):
             return x        # a Python number: only a tensor of its shape and dtype is eager's
@@ -166,6 +185,13 @@ def _released(x: Any, other: Any) -> Any:
     finally:
         if fresh:
             block.checked_defined.discard(x.name)
+
+
+_SYMBOLIC = (Variable, PythonValue)
+
+
+def _is_float(v: Any) -> bool:
+    return isinstance(v, (float, np.floating)) or type(v) is PythonValue and v.dtype.is_floating
 
 
 def _result_dtype(dtype: DType, other: Any) -> DType:
