@@ -1,5 +1,5 @@
-"""Python state a saved forward keeps between calls (`self.cache["k"] = h` on one path, read on
-another): carried by the saved program as a persistable variable, read at the start of a call
+"""Python state a saved forward keeps between calls (`self.cache["k"] = h` or `self.buf[0] = h`
+on one path, read on another): carried by the saved program as a persistable variable, read at the start of a call
 and written back at its end, as a buffer is; refused when that cannot be done exactly."""
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ class CarriedStateError(ConversionError):
 
 
 def state_before(owner: Any, depth: int = 0) -> List[Tuple[Any, Any, Any]]:
-    """(table, key, value) of the attributes of `owner` (a Layer), of the entries of its dict
-    attributes and of its sublayers', before an export's trace changes them."""
+    """(table, key, value) of the attributes of `owner` (a Layer), of the entries of its dict and
+    list attributes and of its sublayers', before an export's trace changes them."""
     d = getattr(owner, "__dict__", None)
     if type(d) is not dict or depth > 3:
         return []
@@ -25,6 +25,8 @@ def state_before(owner: Any, depth: int = 0) -> List[Tuple[Any, Any, Any]]:
     for v in list(d.values()):
         if type(v) is dict:
             out += [(v, k, x) for k, x in v.items()]
+        elif type(v) is list:
+            out += [(v, i, x) for i, x in enumerate(v)]
     for sub in (d.get("_sub_layers") or {}).values():
         out += state_before(sub, depth + 1)
     return out
@@ -37,7 +39,7 @@ def _shown(owner: Any, table: Any, key: Any) -> str:
     for name, v in (d or {}).items():
         if v is table:
             return f"self.{name}[{key!r}]"
-    return f"an entry {key!r} of a dict the forward changes"
+    return f"an entry {key!r} of a container the forward changes"
 
 
 def carry_state(program: Program, kept: List[Tuple[Any, Any, Any]], owner: Any,
@@ -49,9 +51,10 @@ def carry_state(program: Program, kept: List[Tuple[Any, Any, Any]], owner: Any,
     code = getattr(function, "__code__", None)
     where = f"{code.co_filename}:{code.co_firstlineno}" if code is not None else "forward"
     for table, key, before in kept:
-        if not isinstance(before, Tensor) or not isinstance(table, dict):
+        if not isinstance(before, Tensor) or not isinstance(table, (dict, list)):
             continue
-        after = table.get(key)
+        after = table.get(key) if isinstance(table, dict) else \
+            (table[key] if key < len(table) else None)
         read = next((n for n, t in program.persistables.items() if t is before), None)
         if read is None or after is before or not isinstance(after, (Variable, Tensor)):
             continue                # not read, or unchanged: nothing to carry

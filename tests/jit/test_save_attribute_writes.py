@@ -92,6 +92,21 @@ class AttributeCache(paddle.nn.Layer):
         return out
 
 
+class ListCache(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = paddle.nn.Linear(3, 3)
+        self.buf = [paddle.zeros([3]), paddle.zeros([3])]
+
+    def forward(self, x):
+        h = self.fc(x)
+        if h.sum() > 0:
+            self.buf[0] = h.mean(axis=0)
+        else:
+            self.buf[1] = h.mean(axis=0)
+        return h + self.buf[0] - self.buf[1]
+
+
 def _cache_inputs():
     return [np.full((2, 3), v, "float32") for v in (1.0, -1.0, 2.0, -3.0, -1.0, 0.5)]
 
@@ -120,6 +135,12 @@ def _same_calls(make, tmp_path, spec, modes=(True, False)):
 def test_a_dict_entry_kept_between_calls_is_carried_by_the_saved_model(tmp_path):
     want = _same_calls(DictCache, tmp_path, InputSpec([2, 3], "float32"))
     assert len({float(w.sum()) for w in want}) > 2     # the cache changed what calls return
+
+
+def test_a_list_entry_kept_between_calls_is_carried_by_the_saved_model(tmp_path):
+    # (the loaded model read the entries of save time on every call)
+    want = _same_calls(ListCache, tmp_path, InputSpec([2, 3], "float32"))
+    assert len({float(w.sum()) for w in want}) > 2
 
 
 def test_an_attribute_kept_between_calls_is_carried_by_the_saved_model(tmp_path):
