@@ -27,7 +27,7 @@ GROUPS = {1: "try/except/finally", 2: "with / context managers", 3: "generators"
 
 
 # errors that are refusals by design (tools/equivalence.py counts only TypeError as one)
-REFUSALS = ("TypeError", "ConversionError", "HiddenStateError", "ValueError")
+REFUSALS = ("TypeError", "ConversionError", "HiddenStateError", "ValueError", "RecursionError")
 
 
 def _kind(result, refusal_ok: bool = False) -> str:

@@ -77,6 +77,12 @@ def raise_in_user_code(e: BaseException, tb: Optional[TracebackType] = None) -> 
         raise e
     # an eager op's error names its line in its text too: the block below says it once
     plain = e.__dict__.pop("dy2st_plain", None) if hasattr(e, "__dict__") else None
+    if isinstance(e, RecursionError):
+        frames = frames[:2] + frames[-1:] if len(frames) > 3 else frames
+        plain = (f"{plain or e}: the function recursed past Python's limit while traced; a "
+                 "recursion that stops on a tensor value (a tensor `if`, or a test of an unknown "
+                 "dim such as a None batch) traces both paths at every level, so it never stops "
+                 "there: stop it on a Python value, or write it as a loop")
     message = f"{format_user_code(frames)}\n\n    {type(e).__name__}: {plain or e}"
     try:
         reraise_as(e, message, origin)

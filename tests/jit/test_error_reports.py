@@ -202,3 +202,23 @@ def test_loop_return_structure_mismatch_named():
         sf(_t([1.0]), _t(3, "int64"))
     msg = str(info.value) + "".join(getattr(info.value, "__notes__", []))
     assert __file__ in msg and "line " in msg, msg
+
+
+def _rows_halved(t):
+    if t.shape[0] == 1:
+        return t[0]
+    return t[0] + _rows_halved(t[1:]) * 0.5
+
+
+def test_a_recursion_that_stops_on_an_unknown_dim_says_why_in_a_few_lines():
+    """Eager code stops when one row is left; traced with a None batch the test is a tensor
+    `if` whose two paths are traced at every level, so the trace reaches Python's recursion
+    limit: the error says so, at the user's line, without a frame per level."""
+    x = paddle.ones([3, 2])
+    np.testing.assert_allclose(_rows_halved(x).numpy(), [1.75, 1.75])
+    sf = paddle.jit.to_static(_rows_halved, input_spec=[paddle.static.InputSpec([None, 2])],
+                              full_graph=True)
+    with pytest.raises(RecursionError, match="stops on a tensor value") as info:
+        sf(x)
+    text = str(info.value)
+    assert "return t[0] + _rows_halved(t[1:]) * 0.5" in text and text.count("\n") < 20
