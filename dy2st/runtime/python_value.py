@@ -90,6 +90,11 @@ def _is_number(x: Any) -> bool:
 
 def _number_op(name: str):
     def op(self: PythonValue, *other: Any) -> Any:
+        if any(type(o) is Variable for o in other):
+            # a plain symbolic tensor's own method makes the op, in the user's operand order
+            # (Python calls a subclass's reflected method first: `i < steps` with an unknown dim
+            # `steps` became greater_than(steps, i), which the counted-loop pass does not see)
+            return NotImplemented
         out = getattr(Variable, name)(self, *other)
         # number (op) number is a number; number (op) tensor is a tensor, as in eager code
         if type(out) is Variable and all(_is_number(o) for o in other):
