@@ -259,7 +259,7 @@ class StaticFunction:
             entry.last_outs = outs          # jit.save's output_spec finds returned tensors here
             value = entry.build(outs)
         if entry.identity is not None:
-            value = self._identity.restore(entry.identity, value, args, kwargs)
+            value = entry.identity.restore(value, args, kwargs)
         if entry.python_leaves is not None:
             tree = entry.identity.tree if entry.identity is not None else \
                 entry.concrete.output_tree
@@ -400,6 +400,9 @@ class StaticFunction:
         nested = iter(_nested_inputs(args, arg_names, specs) if positions is None else ())
         tracer = self._identity.Tracer() if self._identity is not None else None
         identity = None
+        # a function traced whole: its inputs, to write back the ones it changes in place
+        # (eager code sees the change; a saved model, as Paddle's, does not)
+        watched: Optional[List[Any]] = [] if tracer is None and not state.is_exporting() else None
         with program_guard(program):
             for leaf in leaves:
                 if not is_input(leaf):
@@ -419,6 +422,8 @@ class StaticFunction:
                     symbol.__class__ = PythonValue
                 # (a number made an input is no leaf of the call the identity restores: its
                 # indices count the call's tensors only; fuzz seed 9000940)
+                if watched is not None and not number:
+                    watched.append(symbol)
                 sym_leaves.append(tracer.input(leaf, symbol) if tracer and not number else symbol)
                 inputs.append(spec)
             _check_unique_names(inputs, self.__name__)
@@ -435,6 +440,10 @@ class StaticFunction:
                 python_leaves = number_leaves(out)
                 if tracer is not None:
                     out, identity = tracer.outputs(out)
+                elif watched and program.changed_in_place.intersection(map(id, watched)):
+                    # circle: graph_break imports this module (loaded when a trace needs it)
+                    from .graph_break.identity import written_back
+                    out, identity = written_back(out, watched, program.changed_in_place)
                 out_leaves, out_tree = flatten(out)
                 if plan is not None and auto_numbers.escapes(out_leaves):
                     raise TypeError("a Python number that is a program input is returned")

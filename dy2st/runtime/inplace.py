@@ -71,9 +71,12 @@ def add_path_alias(merged: Any, obj: Any, pred: Any, on_true: bool) -> None:
     table.setdefault(id(obj), []).append((merged, pred, on_true))
 
 
-def assign_in_place(handle: Any, new: Any) -> Any:
+def assign_in_place(handle: Any, new: Any, value_changes: bool = True) -> Any:
     """`handle` (a traced tensor object) takes the value `new` of an in-place op; objects that
-    are `handle` on some paths only (directly or through other such objects) take it there."""
+    are `handle` on some paths only (directly or through other such objects) take it there.
+    value_changes: False for a stop of gradients (detach_), which leaves the value as it is."""
+    if value_changes:
+        handle.block.program.changed_in_place.add(id(handle))
     if not state.build_state.grad_enabled:
         new = no_grad_update(new, handle)
     for other, paths in reachable(handle).values():
@@ -87,6 +90,8 @@ def assign_in_place(handle: Any, new: Any) -> Any:
         value = ops.where(pred, new, other) if on_true else ops.where(pred, other, new)
         if not state.build_state.grad_enabled:
             value = no_grad_update(value, other)    # the alias's gradient passes unchanged too
+        if value_changes:
+            other.block.program.changed_in_place.add(id(other))
         rebind(other, value)
     return rebind(handle, new)
 
@@ -104,7 +109,7 @@ def stop_in_place(var: Variable) -> Variable:
     # gradient on to the value before it)
     state.build_state.grad_enabled = True
     try:
-        return assign_in_place(var, apply("detach", [var]))
+        return assign_in_place(var, apply("detach", [var]), value_changes=False)
     finally:
         state.build_state.grad_enabled = saved
 

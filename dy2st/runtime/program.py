@@ -375,6 +375,9 @@ class Program:
         # body variables an object changed on some loop turns only stands for after the loop
         # (runtime/control_flow/while_loop.py): reading them names that in the escaped-tensor error
         self.unfollowed: Set[str] = set()
+        # id() of the traced tensor objects an in-place op changed (runtime/inplace.py): inputs
+        # among them are written back to the caller's tensors (not control flow's renames)
+        self.changed_in_place: Set[int] = set()
         self.feed_names: List[str] = []
         self.fetch_names: List[str] = []
         # Python loops tracing unrolled (runtime/control_flow/unrolled.py): hints for passes/roll.py

@@ -3,7 +3,7 @@ list entry and a local) stays one object through a region, a region's in-place c
 input reaches the caller's object, and two outputs that were one object in the trace are one."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 import numpy as np
 
@@ -95,6 +95,19 @@ class Identity:
                              any(k is not None for *_, k in self.undefined))
         self.trivial = not self.extended and not any(same) and not self.shared and \
             not self.undefined
+
+    def restore(self, value: Any, args: Tuple, kwargs: Dict) -> Any:
+        """A call's result with eager identities (the module's `restore`)."""
+        return restore(self, value, args, kwargs)
+
+
+def written_back(out: Any, inputs: List[Any], changed: Set[int]) -> Tuple[Any, Identity]:
+    """For a function traced whole: (its outputs extended by the new values of the `inputs`
+    (symbolic, in feed order) whose id is in `changed`, what the calls restore)."""
+    news = [(k, sym) for k, sym in enumerate(inputs) if id(sym) in changed]
+    leaves, whole = flatten((out, ()))
+    identity = Identity(flatten(out)[1], [k for k, _ in news], [], whole, [None] * len(leaves))
+    return (out, tuple(sym for _, sym in news), (), ()), identity
 
 
 def _contents(obj: Any) -> Tuple:
