@@ -58,6 +58,7 @@ class ParameterInTraceError(ConversionError, RuntimeError):
     """A parameter made while to_static traces a program that later calls reuse (a Layer built
     inside the converted function): eager code would make new ones on every call."""
 
+
 class Layer:
     """Base class of all layers (Paddle's `paddle.nn.Layer`)."""
 
