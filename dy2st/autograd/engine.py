@@ -216,8 +216,10 @@ def run_backward(roots: Sequence[Tensor], seeds: Sequence[Tensor], retain_graph:
                 for i, g in enumerate(grads):
                     if (node, i) in targets:
                         captured[(node, i)] = g
-            if (useful is None or node in useful) and \
-                    not (stops and all(g is None for g in grads)):  # all it gets is blocked
+            # a node no gradient reached (all it gets is None: blocked, or only through a
+            # detach) is not run, as eager's engine never visits it: its inputs get None, not
+            # zeros (a zero .grad moves a parameter under weight decay or momentum)
+            if (useful is None or node in useful) and not all(g is None for g in grads):
                 in_grads = _run_rule(node, grads, create_graph)
                 if len(in_grads) != len(node.edges):
                     raise GradientError(f"the gradient rule of {node.op_type} returned "

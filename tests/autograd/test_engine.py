@@ -333,3 +333,21 @@ def test_grad_through_a_long_chain():
         y = y * 1.01 + 0.0
     (g,) = paddle.grad([y.sum()], [x])
     np.testing.assert_allclose(g.numpy(), [1.01 ** 300] * 2)
+
+
+def test_a_node_no_gradient_reaches_leaves_its_inputs_none():
+    # the PyLayer gives its first input no gradient: the multiply before it is never run, so
+    # w.grad stays None (it was zeros, which weight decay or momentum would act on)
+    class FirstIgnored(paddle.autograd.PyLayer):
+        @staticmethod
+        def forward(ctx, a, b):
+            return a * 0.0 + b * 2.0
+
+        @staticmethod
+        def backward(ctx, g):
+            return None, g * 2.0
+    w = paddle.to_tensor(np.ones(3, "float32"), stop_gradient=False)
+    v = paddle.to_tensor(np.ones(3, "float32"), stop_gradient=False)
+    FirstIgnored.apply(w * 3.0, v * 1.0).sum().backward()
+    assert w.grad is None
+    np.testing.assert_allclose(v.grad.numpy(), [2.0, 2.0, 2.0])

@@ -214,3 +214,22 @@ def test_outputs_of_a_tensor_if_given_a_gradient_in_turn():
             got.append(wt.grad.numpy())
         for u, v in zip(got[:2], got[2:]):
             np.testing.assert_allclose(u, v, rtol=1e-5)
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_an_input_only_a_detach_joins_to_the_output_differentiated_gets_none(full_graph):
+    # fuzz_backward 31001394: the loss reads h through a detach, the other output reads h; the
+    # call's node gives h no gradient, and x.grad (behind h) was zeros where eager has None
+    w = paddle.create_parameter([3], "float32")
+
+    def f(h, s):
+        h[-2] = s
+        return (h.detach() * w).sum(), h * 1.0
+    static = paddle.jit.to_static(f, full_graph=full_graph)
+    for fn in (f, static):
+        x = paddle.to_tensor(np.ones((3, 3), "float32"), stop_gradient=False)
+        loss, _ = fn(x.mean(axis=0), x.sum())
+        loss.backward()
+        assert x.grad is None
+        assert w.grad is not None
+        w.clear_grad()
