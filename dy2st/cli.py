@@ -3,13 +3,11 @@ from __future__ import annotations
 
 import argparse
 import collections
-import contextlib
 import importlib
 import importlib.util
 import json
 import os
 import re
-import signal
 import sys
 from typing import Any, Iterator, List, NoReturn, Optional, Sequence, Tuple
 
@@ -22,6 +20,7 @@ from .runtime.dtype import dtype_name
 from .runtime.loop_limit import LoopLimitError
 from .runtime.pytree import LEAF, describe
 from .runtime.tensor import Tensor
+from .runtime.time_limit import TIME_LIMIT_AVAILABLE, time_limit
 
 USER_ERROR = 2
 RUN_FAILED = 1
@@ -178,26 +177,6 @@ class RunTimeout(Exception):
     """`dy2st run --timeout S`: the model ran longer than S seconds."""
 
 
-@contextlib.contextmanager
-def _time_limit(seconds: Optional[float]) -> Iterator[None]:
-    """Raise RunTimeout in the main thread after `seconds` (a SIGALRM timer; None: no limit)."""
-    if seconds is None:
-        yield
-        return
-    if not hasattr(signal, "setitimer"):
-        raise UserError("--timeout needs SIGALRM, which this platform does not have")
-
-    def expire(signum: int, frame: Any) -> None:
-        raise RunTimeout(f"the model ran longer than the --timeout of {seconds:g} s")
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 def _bound_text(e: BaseException) -> str:
     """A bound's error as one line: the user's file:line (the loop running then), the reason."""
     text = str(e).strip()
@@ -219,6 +198,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UserError(f"--max-loop-iterations must be >= 0, got {args.max_loop_iterations}")
     if args.timeout is not None and not args.timeout > 0:
         raise UserError(f"--timeout must be a number of seconds > 0, got {args.timeout}")
+    if args.timeout is not None and not TIME_LIMIT_AVAILABLE:
+        raise UserError("--timeout needs SIGALRM, which this platform does not have")
     layer = _load(args.path, args.max_loop_iterations)
     names = [s.name for s in layer.input_spec]
     positional, named = [], {}
@@ -232,7 +213,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     from .jit.translated_layer import InputMismatchError
     try:
         # no backward can follow a CLI run: recording one would keep every loop turn's values
-        with _time_limit(args.timeout), no_grad():
+        with time_limit(args.timeout, lambda: RunTimeout(
+                f"the model ran longer than the --timeout of {args.timeout:g} s")), no_grad():
             result = layer(*positional, **named)
     except InputMismatchError as e:
         raise UserError(str(e)) from None

@@ -2,9 +2,9 @@
 f while it still fails the same way."""
 from __future__ import annotations
 
-import contextlib
-import signal
 from typing import Any, List, Optional, Tuple
+
+from dy2st.runtime.time_limit import TIME_LIMIT_AVAILABLE, time_limit
 
 
 def _indent(line: str) -> str:
@@ -42,24 +42,6 @@ class _TooLong(Exception):
     """A candidate ran past its time (a loop whose step was dropped)."""
 
 
-@contextlib.contextmanager
-def _time_limited(seconds: float):
-    """Raise _TooLong in the block after `seconds` (where SIGALRM exists; elsewhere no limit)."""
-    if not hasattr(signal, "setitimer"):
-        yield
-        return
-
-    def expire(signum, frame):
-        raise _TooLong()
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 def minimize(fuzz: Any, source: str, seed: int, directory: str, save: bool = True,
              seconds: float = 20.0, gradient: bool = True) -> str:
     """Shrink f while the program still fails the same way: drop statements, make them `pass`,
@@ -71,7 +53,8 @@ def minimize(fuzz: Any, source: str, seed: int, directory: str, save: bool = Tru
         tries[0] += 1
         name = seed * 1000 + tries[0]   # a new file: converted code is cached per file
         try:
-            with _time_limited(seconds):
+            # where SIGALRM is missing, no limit: a candidate that loops for ever hangs there
+            with time_limit(seconds if TIME_LIMIT_AVAILABLE else None, _TooLong):
                 _, failure = fuzz.check_source(src, seed, directory, save, name, gradient)
         except _TooLong:
             return None
