@@ -25,6 +25,7 @@ from ..transformers.origin_info import attach_origins
 from ..transformers.pipeline import PASS_NAMES, features, run_passes
 from .errors import ConversionError, SourceUnavailableError
 from .logger import code_level, log
+from .source_match import is_pseudo_file, is_source_of
 
 FACTORY = "dy2st_factory"
 # Parsing, transforming and compiling run one thread at a time: CPython (3.11) keeps the ast
@@ -116,16 +117,16 @@ def _last_line(code: types.CodeType) -> int:
     return last
 
 
-def _find_lambda(tree: ast.Module, code: types.CodeType) -> Optional[ast.FunctionDef]:
-    """The lambda of code, rewritten as `def <lambda-name>(args): return body`; None when the
-    line holds several lambdas with the same parameters."""
+def _lambdas_at(tree: ast.Module, code: types.CodeType) -> List[ast.Lambda]:
+    """The lambdas on code's first line taking code's parameters."""
     params = list(code.co_varnames[:code.co_argcount + code.co_kwonlyargcount])
-    found = [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and
-             n.lineno == code.co_firstlineno and
-             [a.arg for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs] == params]
-    if len(found) != 1:
-        return None
-    lam = found[0]
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Lambda) and
+            n.lineno == code.co_firstlineno and
+            [a.arg for a in n.args.posonlyargs + n.args.args + n.args.kwonlyargs] == params]
+
+
+def _lambda_as_def(lam: ast.Lambda) -> ast.FunctionDef:
+    """The lambda rewritten as `def <lambda-name>(args): return body`."""
     fn_def = ast.FunctionDef(name=f"lambda_{lam.lineno}_{lam.col_offset}", args=lam.args,
                              body=[ast.Return(value=lam.body)], decorator_list=[], returns=None,
                              type_comment=None, type_params=[])
@@ -171,7 +172,11 @@ def _parse_function(fn: Callable) -> Tuple[gast.FunctionDef, List[gast.AST], Lis
     lines = linecache.getlines(filename, getattr(fn, "__globals__", None))
     if not lines:
         raise _no_source(fn, "no source lines are known for its file")
+    # a pseudo-file's text may be another code's (every exec'd string is "<string>"): check it
+    pseudo = is_pseudo_file(filename)
     found = _parse_block(lines, code) if code.co_name != "<lambda>" else None
+    if found is not None and pseudo and not is_source_of(found[0], code):
+        found = None
     nodes: List[gast.AST] = []
     if found is not None:
         # origins index source lines from the block's first line (only its own are needed)
@@ -183,12 +188,18 @@ def _parse_function(fn: Callable) -> Tuple[gast.FunctionDef, List[gast.AST], Lis
     except SyntaxError as e:
         raise ConversionError(f"cannot parse the source of {fn.__qualname__} "
                               f"({filename}, line {e.lineno}): {e.msg}") from None
-    node = _find_lambda(tree, code) if code.co_name == "<lambda>" else _find_def(tree, code)
-    if node is None:
-        if code.co_name == "<lambda>":
+    if code.co_name == "<lambda>":
+        lambdas = [n for n in _lambdas_at(tree, code) if not pseudo or is_source_of(n, code)]
+        if len(lambdas) > 1:
             raise ConversionError(f"cannot convert {fn.__qualname__} (line {code.co_firstlineno}): "
                                   "several lambdas on that line take the same arguments; give it "
                                   "a name with `def`")
+        node = _lambda_as_def(lambdas[0]) if lambdas else None
+    else:
+        node = _find_def(tree, code)
+        if node is not None and pseudo and not is_source_of(node, code):
+            node = None
+    if node is None:
         raise _no_source(fn, "its definition is not in the current text of its file")
     return ast_to_gast(node, nodes), nodes, [ln.rstrip("\n") for ln in lines], 1, filename
 
