@@ -65,10 +65,41 @@ def build_model(concrete: ConcreteProgram, opset: int, onnx: Any,
                             "model returns tensors and numbers only")
     graph = onnx.helper.make_graph(b.scopes[0], "dy2st", inputs, outputs,
                                    initializer=b.initializers, doc_string=doc or "")
+    name_nodes(graph)
     model = onnx.helper.make_model(graph, producer_name="dy2st",
                                    opset_imports=[onnx.helper.make_opsetid("", opset)])
     model.ir_version = _ir_version(onnx, opset)
     return model
+
+
+def name_nodes(graph: Any) -> None:
+    """Give every node of `graph` and of its If / Loop subgraphs a name unique in the model. A
+    runtime's graph rewrites name the nodes they fuse after the originals: onnxruntime 1.19's
+    GatherSliceToSplitFusion made two nodes called "/GatherSliceToSplitFusion/" out of unnamed
+    ones, and then refused the model it had made itself."""
+    taken: set = set()
+    pending = [graph]
+    nodes = []
+    while pending:
+        g = pending.pop()
+        for node in g.node:
+            nodes.append(node)
+            taken.add(node.name)
+            for attr in node.attribute:
+                if attr.HasField("g"):
+                    pending.append(attr.g)
+                pending.extend(attr.graphs)
+    count = 0
+    for node in nodes:
+        if node.name:
+            continue
+        name = f"{node.op_type}_{count}"
+        while name in taken:
+            count += 1
+            name = f"{node.op_type}_{count}"
+        node.name = name
+        taken.add(name)
+        count += 1
 
 
 def _ir_version(onnx: Any, opset: int) -> int:

@@ -35,13 +35,18 @@ def _as_matmuls(cx: OpContext, x: str, axes: Sequence[int], specs: Sequence[Dict
                       "equivalent (its sizes must be known at export time)")
     for axis, spec in zip(axes, specs):
         axis %= rank
-        m = matrix(spec, shape[axis]).T.astype(np.dtype(cx.out_dtype))    # [size, out]
-        swap = list(range(rank))
-        swap[axis], swap[-1] = swap[-1], swap[axis]
-        if axis != rank - 1:
+        m = matrix(spec, shape[axis]).astype(np.dtype(cx.out_dtype))       # [out, size]
+        if axis == rank - 1:
+            x = cx.node("MatMul", [x, cx.const(m.T)])
+        elif axis == rank - 2:
+            # from the left, without the Transposes: onnxruntime 1.19 fuses a Transpose of the
+            # last two dims into a FusedMatMul it has no float64 kernel for
+            x = cx.node("MatMul", [cx.const(m), x])
+        else:
+            swap = list(range(rank))
+            swap[axis], swap[-1] = swap[-1], swap[axis]
             x = cx.node("Transpose", [x], perm=swap)
-        x = cx.node("MatMul", [x, cx.const(m)])
-        if axis != rank - 1:
+            x = cx.node("MatMul", [x, cx.const(m.T)])
             x = cx.node("Transpose", [x], perm=swap)
     return x
 

@@ -31,6 +31,16 @@ def _from_ort(v, bf16):
     return bits.view(bf16)
 
 
+def _feeds_bfloat16():
+    """Whether this onnxruntime makes a bfloat16 OrtValue from Python: 1.19 (the newest on
+    Python 3.9) takes numpy types only in ortvalue_from_shape_and_type, and numpy has none."""
+    try:
+        ort.OrtValue.ortvalue_from_shape_and_type([1], onnx.TensorProto.BFLOAT16)
+    except RuntimeError:
+        return False
+    return True
+
+
 def run_onnx(path, *arrays):
     sess = ort.InferenceSession(path)
     feeds = {i.name: _to_ort(a) for i, a in zip(sess.get_inputs(), arrays)}
@@ -79,6 +89,9 @@ def test_bfloat16_programs_export_and_match_dy2st_bit_for_bit(tmp_path, model, i
         assert proto.graph.input[0].type.tensor_type.elem_type == bf16_type
         # the weight and the bias are stored as BFLOAT16, not widened
         assert sum(i.data_type == bf16_type for i in proto.graph.initializer) == 2
+    if in_dtype == "bfloat16" and not _feeds_bfloat16():
+        pytest.skip(f"onnxruntime {ort.__version__} cannot be fed a bfloat16 input from Python "
+                    "(the export was checked above; 1.23 runs it)")
     static = paddle.jit.to_static(m, input_spec=spec)
     for sign in (1.0, -1.0):         # both branches of Mixed's if
         x = (paddle.randn([2, 4]) * sign).astype(in_dtype)
