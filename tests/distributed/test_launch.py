@@ -71,9 +71,9 @@ def test_processes_get_paddles_environment_and_a_rank_prefix(tmp_path):
 
 
 def test_a_failing_rank_stops_the_others_leaving_no_process(tmp_path):
-    start = time.monotonic()
+    marker = tmp_path / "rank0-started"
     proc = launch(tmp_path, SPAWNS + f"""
-    marker = {str(tmp_path / "rank0-started")!r}
+    marker = {str(marker)!r}
     if rank == 0:
         open(marker, "w").close()
     else:
@@ -82,9 +82,14 @@ def test_a_failing_rank_stops_the_others_leaving_no_process(tmp_path):
         raise ValueError("rank 1 fails")
     time.sleep(120)
     """, "--nproc_per_node", "2")
+    # timed from rank 0's start, when rank 1 fails: starting Pythons on a loaded machine is slow
+    deadline = time.monotonic() + 60
+    while not marker.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    start = time.monotonic()
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 1
-    assert time.monotonic() - start < 30
+    assert time.monotonic() - start < 30      # not the 120 s the other rank sleeps
     assert "[rank 1] ValueError: rank 1 fails" in err
     assert "rank 1 failed (exit status 1); stopping the other processes" in err
     started = pids(out)
