@@ -102,7 +102,10 @@ class SymbolicEnumerate:
         return self.inner.length()
 
     def item(self, k: Any) -> Any:
+        """(index, item k of the inner iterable): the index is a Python int in eager code."""
         index = k if isinstance(self.start, int) and self.start == 0 else ops.add(k, self.start)
+        if type(index) is Variable and index.dtype == "int64" and not index._shape:
+            index.__class__ = PythonValue
         return index, self.inner.item(k)
 
 

@@ -23,6 +23,7 @@ from .operators import (  # noqa: F401
     AnyOf,
     Bool,
     Compare,
+    DivMod,
     Float,
     Int,
     IsInstance,
@@ -31,9 +32,11 @@ from .operators import (  # noqa: F401
     Min,
     Not,
     Or,
+    Repr,
     Round,
     Str,
     Sum,
+    Type,
 )
 from .printing import Assert, Print  # noqa: F401
 from .trace_paths import (  # noqa: F401

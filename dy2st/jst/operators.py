@@ -12,8 +12,15 @@ from ..runtime.control_flow import cond
 from ..runtime.control_flow.loop_growth import dict_length, presence_flag
 from ..runtime.control_flow.values import as_pred
 from ..runtime.dtype import dtype_name
+from ..runtime.origin import user_origin
 from ..runtime.program import Variable
-from ..runtime.python_value import PythonValue, number_result, number_sample, python_value
+from ..runtime.python_value import (
+    PythonValue,
+    counted_number,
+    number_result,
+    number_sample,
+    python_value,
+)
 from ..runtime.side_effects import IS_NONE, MISSING_KEY
 from ..runtime.tensor import Tensor, TensorLike
 from .loop_functions import LoopFunction
@@ -180,8 +187,10 @@ def Not(x: Any) -> Any:
     if _symbolic(x):
         if _ambiguous(x):
             return ops.logical_not(as_pred(x, defer=True))   # raises when run, as `not x` does
-        return _bools(ops.logical_not(as_bool(x)), x) if type(x) is PythonValue else \
-            ops.logical_not(as_bool(x))
+        out = ops.logical_not(as_bool(x))
+        if type(x) is PythonValue:
+            out.__class__ = PythonValue      # `not` of any Python number is a Python bool
+        return out
     return not x
 
 
@@ -259,17 +268,28 @@ def _scalar(x: Any, what: str, value: Any) -> Any:
 
 
 def Len(x: Any) -> Any:
+    """len(); of a list a tensor loop grew (a tensor array) or of a dict it may add keys to, a
+    count the program computes: eager code has a Python int there, so a PythonValue."""
     if isinstance(x, Variable):
         if x.kind == "array":
-            return ops.array_length(x)
+            return counted_number(ops.array_length(x), f"len() of a list grown by a tensor loop{_at()}")
         if x._shape and x._shape[0] >= 0:
             return x._shape[0]
         if not x._shape:
             raise TypeError("len() of a 0-d tensor")
         return ops.shape(x)[0]
     if type(x) is dict:
-        return dict_length(x)       # a tensor when a tensor loop may add or delete keys
+        n = dict_length(x)
+        if isinstance(n, Variable):     # a tensor loop or `if` may add or delete keys
+            return counted_number(n, f"len() of a dict whose keys a tensor loop or `if` "
+                                     f"changes{_at()}")
+        return n
     return len(x)
+
+
+def _at() -> str:
+    origin = user_origin()
+    return f", at line {origin.line}" if origin is not None else ""
 
 
 def Sum(items: Any) -> Any:
@@ -289,6 +309,31 @@ def IsInstance(obj: Any, classinfo: Any) -> bool:
         if any(isinstance(c, type) and issubclass(Tensor, c) for c in classes):
             return True
     return isinstance(obj, classinfo)
+
+
+def Type(obj: Any) -> type:
+    """type() of one argument, where a symbolic tensor is a Tensor and one that stands for a
+    Python number (`.item()`, a number a tensor loop carried, len() of a list it grew) is that
+    number's type, as in eager code (`type(i) is int`)."""
+    if type(obj) is PythonValue:
+        return type(number_sample(obj))
+    if type(obj) is Variable and obj.kind == "dense":
+        return Tensor
+    return type(obj)
+
+
+def Repr(x: Any) -> str:
+    """repr(); of a Python number only known when the program runs, refused as str() is."""
+    if type(x) is PythonValue:
+        return x.text()
+    return repr(x)
+
+
+def DivMod(a: Any, b: Any) -> Any:
+    """divmod(); of Python numbers a trace holds, (a // b, a % b) as Python computes it."""
+    if type(a) is PythonValue or type(b) is PythonValue:
+        return a // b, a % b
+    return divmod(a, b)
 
 
 def _items(args: tuple) -> list:
@@ -314,10 +359,22 @@ def _extreme(args: tuple, kwargs: dict, pick: Callable, elementwise: Callable,
     items = _items(args)
     if kwargs or not any(_symbolic(v) for v in items):
         return CALL(pick)(*args, **kwargs)
+    _one_number_type(items, pick.__name__)
     out = items[0]
     for v in items[1:]:
         out = elementwise(out, v) if (_symbolic(out) or _symbolic(v)) else pick(out, v)
     return number_result(out, items)
+
+
+def _one_number_type(items: list, name: str) -> None:
+    """max() / min() hand back one of their arguments: of Python numbers of different types (an
+    int and a float) that a trace holds, the type of the result depends on the values."""
+    kinds = {type(number_sample(v)) if type(v) is PythonValue else type(v) for v in items
+             if type(v) is PythonValue or isinstance(v, (bool, int, float))}
+    if len(kinds) > 1:
+        held = next(v for v in items if type(v) is PythonValue)
+        held.refuse(f"is compared with a number of another type by {name}(), whose result is "
+                    "one of them: its type (int or float) depends on the values")
 
 
 def Max(*args: Any, **kwargs: Any) -> Any:
@@ -338,6 +395,8 @@ def Round(x: Any, ndigits: Any = None) -> Any:
         if type(x) is PythonValue:
             return _round_half_even(x)
         return number_result(ops.cast(ops.round(x), "int64"), [x])
+    if type(x) is PythonValue and isinstance(ndigits, int):
+        return _round_digits(x, ndigits)
     factor = 10.0 ** ndigits
     return number_result(ops.divide(ops.round(ops.multiply(x, factor)), factor), [x])
 
@@ -347,9 +406,28 @@ def _round_half_even(x: PythonValue) -> PythonValue:
     to the even neighbour, as Python does (paddle.round rounds it away from zero)."""
     if not x.dtype.is_floating:
         return x
+    return python_value(ops.cast(_half_even(x), "int64"))
+
+
+def _half_even(x: Any) -> Any:
     half = ops.equal(ops.subtract(x, ops.floor(x)), 0.5)
-    out = ops.where(half, ops.multiply(ops.round(ops.multiply(x, 0.5)), 2.0), ops.round(x))
-    return python_value(ops.cast(out, "int64"))
+    return ops.where(half, ops.multiply(ops.round(ops.multiply(x, 0.5)), 2.0), ops.round(x))
+
+
+def _round_digits(x: PythonValue, ndigits: int) -> PythonValue:
+    """round(x, ndigits) of a Python number a trace holds: of the same type as x (an int stays
+    an int), halves to even as Python does; the scaled value is rounded in double precision."""
+    if not x.dtype.is_floating:
+        if ndigits >= 0:
+            return x
+        factor = 10 ** -ndigits
+        return python_value(ops.cast(ops.multiply(
+            _half_even(ops.divide(ops.cast(x, "float64"), float(factor))), float(factor)),
+            "int64"))
+    factor = 10.0 ** abs(ndigits)
+    if ndigits >= 0:
+        return python_value(ops.divide(_half_even(ops.multiply(x, factor)), factor))
+    return python_value(ops.multiply(_half_even(ops.divide(x, factor)), factor))
 
 
 def _join_truths(items: Any, builtin: Callable, decisive: bool, join: Callable) -> Any:

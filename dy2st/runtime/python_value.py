@@ -40,6 +40,11 @@ class PythonValue(Variable):
         print, an error message) shows the variable, as for any symbolic tensor."""
         raise TypeError(f"{_what(self)} is made text (str): {_HOW}")
 
+    def refuse(self, use: str) -> None:
+        """Raise the TypeError of Python logic that needs the number (`use` says how it is
+        used): a graph break with full_graph=False, an error at the user's line in one graph."""
+        raise TypeError(f"{_what(self)} {use}: {_HOW}")
+
     def __int__(self) -> int:
         raise TypeError(f"{_what(self)} is used as a Python number (int(), float(), `%d`) "
                         f"outside converted code: {_HOW}")
@@ -121,6 +126,14 @@ def number_result(out: Any, inputs: Sequence[Any]) -> Any:
             any(type(v) is PythonValue for v in inputs):
         out.__class__ = PythonValue
     return out
+
+
+def counted_number(x: Variable, source: str) -> PythonValue:
+    """x (a 0-d int64 count the program computes: len() of a list a tensor loop grew) as the
+    Python int eager code has, `source` saying what it is in the errors of Python logic."""
+    x.__class__ = PythonValue
+    x.block.program.number_sources[x.name] = source
+    return x
 
 
 def python_value(x: Variable) -> PythonValue:

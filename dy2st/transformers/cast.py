@@ -1,5 +1,5 @@
-"""int() / float() / bool() / str() / len() / sum() / all() / any() / max() / min() / round() /
-isinstance() of tensors become helpers that keep them symbolic (and count a symbolic tensor as a
+"""int() / float() / bool() / str() / repr() / len() / sum() / all() / any() / max() / min() /
+round() / isinstance() / type() / divmod() of tensors become helpers that keep them symbolic (and count a symbolic tensor as a
 Tensor).
 
     n = int(x.sum())            ->   n = _jst.Int(x.sum())
@@ -14,8 +14,8 @@ from .context import PassContext
 from .walk import all_nodes
 
 _CASTS = {"int": "Int", "float": "Float", "bool": "Bool", "str": "Str", "len": "Len",
-          "sum": "Sum", "all": "AllOf", "any": "AnyOf"}
-_TWO_ARGS = {"isinstance": "IsInstance"}
+          "sum": "Sum", "all": "AllOf", "any": "AnyOf", "type": "Type", "repr": "Repr"}
+_TWO_ARGS = {"isinstance": "IsInstance", "divmod": "DivMod"}
 _ANY_ARGS = {"max": "Max", "min": "Min", "round": "Round"}
 
 

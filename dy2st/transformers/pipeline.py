@@ -43,7 +43,7 @@ TRIGGERS = {
 # Passes that can add what a later pass rewrites (ifs, loops, `not`): features are re-read after.
 ADDS_FEATURES = {"return", "break_continue", "walrus"}
 _CASTS = {"int", "float", "bool", "str", "len", "sum", "all", "any", "max", "min", "round",
-          "isinstance"}
+          "isinstance", "type", "repr", "divmod"}
 # Node kinds whose mere presence is a feature ("global" and "unsupported" are read by the
 # checks before the passes).
 _KIND_FEATURES = {

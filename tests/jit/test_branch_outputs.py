@@ -1,6 +1,7 @@
 """A name that is a Python number on one path of a tensor `if` (or before a tensor loop) and a
 tensor on the other (issue 13): the number is broadcast to the tensor's shape and dtype, so that
-later arithmetic gives what eager code gives."""
+later arithmetic gives what eager code gives; Python numbers of one type on both paths stay
+Python numbers of that type (issue 24)."""
 import numpy as np
 import pytest
 
@@ -136,3 +137,36 @@ def test_tensor_array_and_number_is_refused():
     g = paddle.jit.to_static(f, full_graph=True, input_spec=[InputSpec([None, 3], "float32")])
     with pytest.raises(TypeError, match="tensor array"):
         g(paddle.to_tensor(INPUTS[0]))
+
+
+# ----------------------------------------------------------------------------- numbers on both paths
+def numbers_on_both_paths(x):
+    k, scale, flag = 0, 0.0, False
+    if x.sum() > 0:
+        k, scale, flag = 1, 1.5, True
+    elif x.mean() < -1.0:
+        k, scale = 2, 0.1
+    state = (k, scale)
+    return state, flag, type(k) is int, type(scale) is float, isinstance(flag, bool), x * scale
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_numbers_on_both_paths_stay_python_numbers(full_graph, tmp_path):
+    # eager code has a Python int / float / bool whichever path ran: so has the call, in a
+    # Python float's precision (0.1 is not float32's 0.1), and so has a loaded model
+    sf = paddle.jit.to_static(numbers_on_both_paths, full_graph=full_graph,
+                              input_spec=[InputSpec([None, 3], "float32")])
+    xs = [paddle.to_tensor(np.array(rows, "float32")) for rows in     # each path of the `if`
+          ([[1.0, 2.0, -0.5]], [[-3.0, -1.0, -2.0], [0.5, 0.0, -1.0]], [[-1.0, 0.5, 0.0]])]
+    results = [sf(x) for x in xs]
+    assert sf.num_programs == 1 and not sf.graph_breaks
+    path = str(tmp_path / "m")
+    paddle.jit.save(sf, path)
+    loaded = paddle.jit.load(path)
+    for x, static in zip(xs, results):
+        want = numbers_on_both_paths(x)
+        for got in (static, loaded(x)):
+            assert got[:5] == want[:5]
+            assert [type(v) for v in (*got[0], got[1])] == [type(v) for v in (*want[0], want[1])]
+            np.testing.assert_allclose(got[5].numpy(), want[5].numpy(), rtol=1e-6)
+

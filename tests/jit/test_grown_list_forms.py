@@ -226,15 +226,15 @@ def counter_in_dict(x):
 @pytest.mark.parametrize("full_graph", [True, False])
 def test_int_counter_in_dict_counts_the_turns(full_graph):
     # a Python int in a dict counted in a tensor loop holds the number of turns, as in eager
-    # code; as any loop variable a tensor loop carries, it is an int64 0-d tensor after it
+    # code; as any number a tensor loop carries, it is a Python int after it, as len() is
     sf = paddle.jit.to_static(counter_in_dict, full_graph=full_graph)
     for rows in (1, 3):
         x = paddle.to_tensor(np.ones((rows, 2), "float32"))
         want = counter_in_dict(x)
         got = sf(x)
         np.testing.assert_allclose(got[0].numpy(), want[0].numpy())
-        assert int(got[1]) == want[1] == rows
-        assert int(got[2]) == want[2] == rows + 1
+        assert type(got[1]) is int and got[1] == want[1] == rows
+        assert type(got[2]) is int and got[2] == want[2] == rows + 1
 
 
 def aliased_entry(x):

@@ -107,9 +107,99 @@ def best_so_far(x, n):
     return best, at
 
 
+def numbers_in_a_tuple(x, n):
+    state = (0, 0.0)
+    while state[0] < n:
+        state = (state[0] + 1, state[1] + 0.5)
+    return state
+
+
+def numbers_in_a_list_and_a_dict(x, n):
+    pair, d = [0, False], {"i": 0, "k": 1.0}
+    for j in range(n):
+        pair = [pair[0] + j, not pair[1]]
+        d["i"] = d["i"] + 2
+        d["k"] = d["k"] * 0.5
+    return pair, d
+
+
+def number_first_set_in_the_body(x, n):
+    last = -1
+    for t in range(n):
+        k = t * 2
+        g = 1.5
+        last = k
+    return last, g if n > 0 else 0.0
+
+
+def number_only_set_in_the_body(x, n):
+    for t in range(n):
+        j = t * 2           # eager: the last turn's int; UnboundLocalError when no turn ran
+    return j
+
+
+def number_read_by_item_in_the_body(x, n):
+    v = x[0, 0].item()      # a Python float: carried in double precision from here
+    for t in range(n):
+        v = v + x[t, 2].item() + 0.1
+    return v
+
+
+def length_of_a_grown_list(x, n):
+    acc = [x[0]]
+    for t in range(n):
+        acc.append(x[t] * 2.0)
+    return paddle.stack(acc), len(acc)
+
+
+def length_used_after_the_loop(x, n):
+    acc = []
+    for t in range(n):
+        acc.append(x[t])
+    m = len(acc)
+    s = x[0] * 0.0
+    for j in range(m):
+        s = s + acc[j]
+    y = x * 2.0 if m > 1 else x * 3.0
+    return s, y, m * 2, m / 2, isinstance(m, int), type(m) is int, paddle.zeros([m + 1])
+
+
+def types_of_carried_numbers(x, n):
+    i, k, f = 0, 0.0, False
+    for _ in range(n):
+        i += 1
+        k += 0.5
+        f = not f
+    return (type(i) is int, type(k) is float, type(f) is bool, type(i) == float,  # noqa: E721
+            type(x) is paddle.Tensor)
+
+
+def python_arithmetic(x, n):
+    i, k = 7, 7.5
+    for _ in range(n):
+        i += 3
+        k -= 2.25
+    return (divmod(i, 4), divmod(k, 2), i // 4, i % 4, -i // 4, -i % 4, k // 2, k % 2,
+            i ** 2, 2 ** i, k ** 2, i / 2, abs(-i), abs(k), bool(i), bool(k), not i, not k,
+            int(k), float(i), int(-k))
+
+
+def python_rounding(x, n):
+    k, i = 0.125, 15
+    for _ in range(n):
+        k += 1.0
+        i += 10
+    return (round(k), round(k, 2), round(k, 0), round(-k, 2), round(k * 10, -1), round(i, -1),
+            round(i, 1), max(i, 2), min(k, 0.5, 9.0))
+
+
 RETURNED = [best_so_far, while_counter, range_count, float_sum, flag_set_in_the_body,
             numbers_beside_a_tensor, int_becomes_float, number_becomes_a_tensor,
-            number_used_in_the_graph_after, numbers_used_as_numbers]
+            number_used_in_the_graph_after, numbers_used_as_numbers, numbers_in_a_tuple,
+            numbers_in_a_list_and_a_dict, number_first_set_in_the_body,
+            number_read_by_item_in_the_body,
+            length_of_a_grown_list, length_used_after_the_loop, types_of_carried_numbers,
+            python_arithmetic, python_rounding]
 
 
 def _call(fn, trips):
@@ -140,6 +230,16 @@ def test_returned_numbers_are_eagers_across_calls(fn, full_graph):
     for trips in (0, 3, 1, 0):          # one compiled program, every trip count
         _same(_call(sf, trips), _call(fn, trips))
     assert sf.num_programs == 1 and not sf.graph_breaks
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_a_number_only_set_in_the_body_is_eagers_or_unbound(full_graph):
+    sf = paddle.jit.to_static(number_only_set_in_the_body, full_graph=full_graph)
+    for trips in (3, 1):
+        _same(_call(sf, trips), _call(number_only_set_in_the_body, trips))
+    with pytest.raises(UnboundLocalError, match="'j'") as info:     # as in eager code
+        _call(sf, 0)
+    check_user_error(info.value, __file__, "    return j")
 
 
 def test_a_float_is_carried_in_double_precision():
@@ -199,10 +299,28 @@ def keys_a_dict(x, n):
     return seen[i], len(seen)
 
 
+def formats_with_a_spec(x, n):
+    k = 0.0
+    for _ in range(n):
+        k += 0.1
+    return x * 1.0, f"{k:.3f}", repr(k)
+
+
+def picks_an_int_or_a_float(x, n):
+    i, k = 0, 0.75
+    for _ in range(n):
+        i += 1
+    return x * 1.0, max(i, k)       # eager: 0.75 (a float) or the int i, by the values
+
+
 PYTHON_LOGIC = [(indexes_a_list, "return rows[i]", "'i'", "while i < n:"),
                 (formats_text, 'return x * 1.0, f"{count} turns"', "'count'",
                  "for _ in range(n):"),
-                (keys_a_dict, "seen = {i: x * 2.0}", "'i'", "while i < n:")]
+                (keys_a_dict, "seen = {i: x * 2.0}", "'i'", "while i < n:"),
+                (formats_with_a_spec, 'return x * 1.0, f"{k:.3f}", repr(k)', "'k'",
+                 "for _ in range(n):"),
+                (picks_an_int_or_a_float, "return x * 1.0, max(i, k)", "'i'",
+                 "for _ in range(n):")]
 
 
 @pytest.mark.parametrize("fn", [c[0] for c in PYTHON_LOGIC], ids=lambda f: f.__name__)
@@ -224,6 +342,25 @@ def test_python_logic_after_the_loop_fails_at_its_line_in_one_graph(fn, line, na
     lines, first = inspect.getsourcelines(fn)
     loop_line = first + next(k for k, text in enumerate(lines) if loop in text)
     assert f"at line {loop_line})" in str(info.value)
+
+
+def text_of_a_length(x, n):
+    acc = []
+    for t in range(n):
+        acc.append(x[t])
+    return x * 1.0, f"{len(acc)} rows"
+
+
+def test_text_of_a_grown_lists_length_is_a_break_or_fails_at_its_line():
+    sf = paddle.jit.to_static(text_of_a_length)
+    for trips in (0, 3):
+        _same(_call(sf, trips), _call(text_of_a_length, trips))
+    assert sf.graph_breaks
+    sf = paddle.jit.to_static(text_of_a_length, full_graph=True)
+    with pytest.raises(TypeError, match=r"a Python number \(len\(\) of a list grown by a "
+                                        r"tensor loop, at line \d+\) is formatted as text") as info:
+        _call(sf, 1)
+    check_user_error(info.value, __file__, 'return x * 1.0, f"{len(acc)} rows"')
 
 
 # ----------------------------------------------------------------------------- gradients
@@ -275,6 +412,18 @@ def test_a_loaded_model_returns_the_numbers(full_graph, tmp_path):
             assert [type(v) for v in got[1:]] == [int, float, bool]
             assert got[1:] == want[1:]
             np.testing.assert_allclose(got[0].numpy(), want[0].numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("fn", [numbers_in_a_tuple, numbers_in_a_list_and_a_dict,
+                                length_of_a_grown_list], ids=lambda f: f.__name__)
+def test_a_loaded_model_returns_numbers_in_containers_and_lengths(fn, tmp_path):
+    st = paddle.jit.to_static(fn, input_spec=[InputSpec([None, 3], "float32"),
+                                              InputSpec([], "int64")])
+    path = str(tmp_path / "m")
+    paddle.jit.save(st, path)
+    loaded = paddle.jit.load(path)
+    for trips in TRIPS:
+        _same(_call(loaded, trips), _call(fn, trips))
 
 
 def test_a_number_that_becomes_a_tensor_of_its_dtype_is_read_unchecked(tmp_path):

@@ -436,11 +436,25 @@ def test_a_dict_gaining_a_new_key_each_turn_is_refused_clearly_in_one_graph():
         s = x.sum() * 0.1
         dd = {"n": s}
         for r in x:
-            dd["m" + str(len(dd))] = r
+            dd["m" * len(list(dd))] = r     # the keys the trace holds: a new key per trace
         return x.mean(axis=0) + s
     with pytest.raises(RuntimeError, match="'dd'.* changes on every turn") as info:
         paddle.jit.to_static(f, full_graph=True)(paddle.to_tensor(np.ones((2, 3), "float32")))
     assert "for r in x:" in str(info.value)
+
+
+def test_a_key_made_from_the_length_of_a_changing_dict_fails_at_its_line():
+    # len(dd) is a Python int only known when the program runs: text made from it is refused
+    # at that line (it was the text of a symbolic value, a new key on every trace)
+    def f(x):
+        s = x.sum() * 0.1
+        dd = {"n": s}
+        for r in x:
+            dd["m" + str(len(dd))] = r
+        return x.mean(axis=0) + s
+    with pytest.raises(TypeError, match=r"len\(\) of a dict whose keys a tensor loop") as info:
+        paddle.jit.to_static(f, full_graph=True)(paddle.to_tensor(np.ones((2, 3), "float32")))
+    check_user_error(info.value, __file__, 'dd["m" + str(len(dd))] = r')
 
 
 def returns_the_dict(x, n):

@@ -18,11 +18,13 @@ from ..registry import Meta, append_op, register_op
 from ..tensor import Tensor, TensorLike
 from .branch_widening import widened_on_one_path
 from .values import (
+    CARRIED_DTYPES,
     align_captures,
     as_constant,
     as_pred,
     is_number,
     local_value,
+    number_constant,
     same_constant,
     unify,
 )
@@ -170,8 +172,10 @@ def _merge(pred: Variable, t_out: Any, f_out: Any, tb: Block, fb: Block,
     # list entry and a name) stay aliases after the `if`
     first_of: dict = {}
     same_as: List[Tuple[int, int]] = []
+    leaf_names = _leaf_names(names, t_out)
+    numbers: set = set()    # outputs that are Python numbers of one type on both paths
     for i, (a, b) in enumerate(zip(t_leaves, f_leaves)):
-        label = _label(names, i, f"output {i}")
+        label = f"'{leaf_names[i]}'" if leaf_names else _label(names, i, f"output {i}")
         if is_undefined(a) or is_undefined(b):
             result[i] = a if is_undefined(a) else b
             continue
@@ -188,7 +192,15 @@ def _merge(pred: Variable, t_out: Any, f_out: Any, tb: Block, fb: Block,
             if same_constant(a, b):
                 result[i] = a
                 continue
-            if is_number(a) and is_number(b):
+            if type(a) is type(b) and type(a) in CARRIED_DTYPES and leaf_names and \
+                    _user_name(leaf_names[i]):
+                # eager code has a Python number of that type on either path
+                numbers.add(i)
+                with block_guard(tb):
+                    a = number_constant(a)
+                with block_guard(fb):
+                    b = number_constant(b)
+            elif is_number(a) and is_number(b):
                 d = promote(scalar_dtype(a), scalar_dtype(b))
                 with block_guard(tb):
                     a = constant(a, d)
@@ -239,11 +251,23 @@ def _merge(pred: Variable, t_out: Any, f_out: Any, tb: Block, fb: Block,
         append_op("cond", [pred, *sources], {"true_block": tb.idx, "false_block": fb.idx}, metas=[])
     for i, v in zip(slots, outs):
         result[i] = v
-        if type(v) is Variable and _numbers(t_leaves[i], f_leaves[i]):
+        if type(v) is Variable and (i in numbers or _numbers(t_leaves[i], f_leaves[i])):
             v.__class__ = PythonValue   # a number read from a tensor on either path stays one
     for i, j in same_as:
         result[i] = result[j]
     return unflatten(t_tree, result)
+
+
+def _leaf_names(names: Optional[Sequence[str]], out: Any) -> Optional[List[str]]:
+    """The name each leaf of the branches' output belongs to (the name of the tuple or dict
+    holding it), where `names` name out's items; else None."""
+    if not names or type(out) is not tuple or len(out) != len(names):
+        return None
+    return [n for n, item in zip(names, out) for _ in flatten(item)[0]]
+
+
+def _user_name(name: str) -> bool:
+    return name.isidentifier() and not name.startswith(GENERATED_NAMES)
 
 
 def _numbers(a: Any, b: Any) -> bool:

@@ -24,6 +24,19 @@ def as_constant(v: Any, like: Optional[Any] = None) -> Variable:
     return ops.operands.constant(v, like.dtype if like is not None else ops.operands.scalar_dtype(v))
 
 
+# the dtype a Python number is carried in by a tensor loop or `if`: its own precision (a
+# Python float is a double)
+CARRIED_DTYPES = {bool: "bool", int: "int64", float: "float64"}
+
+
+def number_constant(value: Any) -> PythonValue:
+    """value (a Python bool, int or float) as a 0-d constant of its own precision, marked as the
+    Python number it stands for."""
+    out = ops.full([], value, CARRIED_DTYPES[type(value)])
+    out.__class__ = PythonValue
+    return out
+
+
 def meta_of(v: Variable) -> Meta:
     return Meta(v._shape, v.dtype, v.kind, v.elem)
 

@@ -3,7 +3,7 @@ body blocks once the condition is symbolic (shapes that change between iteration
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, List, Optional, Sequence, Set, Tuple
 
 from .. import ops, state
 from ..dtype import bool_, dtype_name
@@ -11,7 +11,7 @@ from ..inplace import add_path_alias, as_flag, journal
 from ..ops.array import rewrite_appended
 from ..origin import user_origin
 from ..program import Block, Variable, block_guard, rebind
-from ..pytree import LEAF, describe, flatten, unflatten
+from ..pytree import describe, flatten, unflatten
 from ..registry import Meta, append_op
 from ..tensor import Tensor, TensorLike
 from .cond import GENERATED_NAMES, is_undefined
@@ -28,7 +28,17 @@ from .loop_aliases import (
     undefined_entry,
 )
 from .loop_growth import grown, keep_deleted, kept, none_placeholder, widen, widen_number, widens
-from .loop_numbers import carried_numbers, initial_values, mark, mark_results, turn_numbers
+from .loop_numbers import (
+    carried_numbers,
+    initial_values,
+    is_carried_number,
+    leaf_labels,
+    mark,
+    mark_results,
+    number_placeholder,
+    read_numbers_made_tensors,
+    turn_numbers,
+)
 from .values import (
     align_captures,
     as_constant,
@@ -132,7 +142,7 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
     parent = state.current_block()
     program = parent.program
     leaves, tree = flatten(loop_vars)
-    labels = [_leaf_label(names, tree, i) for i in range(len(leaves))]
+    labels = leaf_labels(names, tree)
     py_numbers = carried_numbers(leaves, labels)     # numbers the turns may keep numbers
     with block_guard(parent):
         init = initial_values(leaves, py_numbers)
@@ -222,9 +232,9 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
             continue
         if learned:
             del program.blocks[n_blocks:]
-            _learn_types(learned, init, is_var, specs, labels, parent)
+            py_numbers |= _learn_types(learned, init, is_var, specs, labels, parent)
             continue
-        py_numbers -= lost
+        _drop_numbers(py_numbers, lost, leaves, init, specs)
         new_specs = _next_specs(init, is_var, specs, labels, results, numbers, parent, adapt,
                                 lost)
         if new_specs == specs and not lost:
@@ -288,10 +298,19 @@ def _trace_cond(cb: Block, cond: Callable, tree: Any, c_params: List[Any],
         cb.results = [cb.local(c).name]
 
 
+def _drop_numbers(py_numbers: Set[int], lost: Set[int], leaves: List[Any], init: List[Any],
+                  specs: List[Any]) -> None:
+    """The carried numbers in `lost`, which a turn made tensors, are no longer carried as
+    numbers; one read from a tensor before the loop starts again as that tensor."""
+    py_numbers -= lost
+    for i, v in read_numbers_made_tensors(lost, leaves).items():
+        init[i], specs[i] = v, _spec(v)
+
+
 def _learn_types(learned: dict, init: List[Any], is_var: List[bool], specs: List[Any],
-                 labels: List[str], parent: Block) -> None:
+                 labels: List[str], parent: Block) -> Set[int]:
     """Loop variables first defined in the body (or None before it) start as placeholders of
-    the type they got."""
+    the type they got. Returns those that are Python numbers (carried as numbers)."""
     with block_guard(parent):
         for i, o in learned.items():
             if init[i] is None:
@@ -304,6 +323,7 @@ def _learn_types(learned: dict, init: List[Any], is_var: List[bool], specs: List
                 specs[i] = _spec(init[i])
             else:
                 init[i] = o      # a Python value such as the None of a bare `return`
+    return carried_numbers(init, labels) & set(learned)
 
 
 def _append_while(parent: Block, cb: Block, bb: Block, init: List[Any], is_var: List[bool],
@@ -474,7 +494,8 @@ def _name_of(names: Optional[Sequence[str]], k: int) -> str:
 def unassigned_placeholder(value: Any, name: str) -> Any:
     """placeholder_like(value) recorded as never assigned: reading it before the loop assigns it
     fails when the program runs, as in Python."""
-    out = as_constant(value) if is_number(value) else placeholder_like(value)
+    out = number_placeholder(value) if is_carried_number(value) else \
+        as_constant(value) if is_number(value) else placeholder_like(value)
     leaves, _ = flatten(out)
     flag = None
     for v in leaves:
@@ -496,13 +517,6 @@ def _adapted(before: Any, after: Any, name: str) -> Optional[Callable[[], Any]]:
     if grown(before, after) is not None:
         return functools.partial(grown, before, after)
     return None
-
-
-def _leaf_label(names, tree, i) -> str:
-    if names and tree[0] in ("list", "tuple") and len(tree[1]) == len(names) and all(
-            s is LEAF for s in tree[1]):
-        return f"'{names[i]}'"
-    return f"#{i}"
 
 
 def _make_params(block: Block, specs, init) -> List[Any]:
