@@ -3,6 +3,7 @@ global dict written, `self.calls += 1`): found before tracing, since a trace run
 and a compiled call never again. They become islands."""
 from __future__ import annotations
 
+import builtins
 import collections
 import dis
 import functools
@@ -11,29 +12,56 @@ import types
 from typing import Any, Dict, List, Optional, Tuple
 
 import gast
+import numpy as np
 
 from ...runtime.tensor import Tensor
 from ..layer_tables import in_layer_tables
 from ..transform import parse_function
+from .library_mutations import changed_object, mentions
 
 MUTATING = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
             "popitem", "add", "discard", "sort", "reverse", "appendleft", "extendleft",
             "popleft"}
 CONTAINERS = (list, dict, set, collections.deque, bytearray)
+# what item assignment and `+=` change in place (a numpy array too: `w += 1`, `w[0] = v`)
+MUTABLE = CONTAINERS + (np.ndarray,)
 
 _STORES = frozenset(dis.opmap[n] for n in ("STORE_ATTR", "STORE_SUBSCR", "DELETE_SUBSCR", "STORE_GLOBAL")
                    if n in dis.opmap)
 
 
 def _may_mutate(code: types.CodeType) -> bool:
-    """A cheap look at the bytecode before parsing: no mutating method name and no attribute
-    or item store means no candidate (most functions; parsing costs 0.1-1 ms)."""
+    """A cheap look at the bytecode before parsing: no mutating method name, no attribute or
+    item store and no `+=` on a parameter means no candidate (most functions; parsing costs
+    0.1-1 ms)."""
     if not MUTATING.isdisjoint(code.co_names):
         return True
-    return not _STORES.isdisjoint(code.co_code[::2])
+    return not _STORES.isdisjoint(code.co_code[::2]) or _augments_parameter(code) or \
+        mentions(code)
 
 
-# (statement index, how: "call" | "item" | "attr" | "global" | "helper", root name, attribute
+_INPLACE = frozenset(op for name, op in dis.opmap.items() if name.startswith("INPLACE_"))
+
+
+@functools.lru_cache(maxsize=1024)
+def _augments_parameter(code: types.CodeType) -> bool:
+    """Whether the code stores an in-place operator's result into a parameter (`acc += [v]`,
+    `w *= 2`): a list or array argument then changes in place."""
+    params = code.co_argcount + code.co_kwonlyargcount
+    prev = None
+    for ins in dis.get_instructions(code):
+        # 3.13 pairs a store with the next LOAD_FAST / STORE_FAST: the store's slot is arg >> 4
+        slot = ins.arg if ins.opname == "STORE_FAST" else ins.arg >> 4 \
+            if ins.opname in ("STORE_FAST_LOAD_FAST", "STORE_FAST_STORE_FAST") else None
+        if slot is not None and slot < params and prev is not None and (
+                prev.opcode in _INPLACE or prev.opname == "BINARY_OP" and
+                prev.argrepr.endswith("=")):
+            return True
+        prev = ins
+    return False
+
+
+# (statement index, how: "call" | "item" | "attr" | "global" | "helper" | "aug", root name, attribute
 #  after the root or "", the method (for "helper": the arguments, see _call_args), line)
 Candidate = Tuple[int, str, str, str, Any, int]
 
@@ -44,6 +72,11 @@ def _root(node: gast.AST) -> Optional[Tuple[str, str]]:
     ("self", "sub.acc"), `self.d["k"].v` ("self", "d"))."""
     attrs: List[str] = []
     while True:
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and \
+                node.func.id == "vars" and len(node.args) == 1:
+            attrs.append("__dict__")    # `vars(obj).update(...)` changes obj's attributes
+            node = node.args[0]
+            continue
         if isinstance(node, gast.Name):
             return node.id, ".".join(reversed(attrs))
         if isinstance(node, gast.Attribute):
@@ -97,6 +130,8 @@ def _candidates_in(index: int, stmt: gast.stmt, declared: frozenset = frozenset(
                 out.append((index, "helper", f.id, "", _call_args(n), n.lineno))
             elif isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name):
                 out.append((index, "helper", f.value.id, f.attr, _call_args(n), n.lineno))
+        if isinstance(n, gast.Call):
+            out.extend(_library_call(index, n))
         if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and \
                 n.func.attr in MUTATING:
             root = _root(n.func.value)
@@ -117,7 +152,22 @@ def _candidates_in(index: int, stmt: gast.stmt, declared: frozenset = frozenset(
                     out.append((index, "attr", root[0], root[1], "", n.lineno))
             elif isinstance(t, gast.Name) and t.id in declared:
                 out.append((index, "global", t.id, "", "", n.lineno))
+            elif isinstance(t, gast.Name) and isinstance(n, gast.AugAssign):
+                # `acc += [v]`, `w *= 2` on a parameter: a list or array changes in place
+                out.append((index, "aug", t.id, "", "", n.lineno))
     return out
+
+
+def _library_call(index: int, call: gast.Call) -> List[Candidate]:
+    """`heapq.heappush(h, v)`, `setattr(o, k, v)`, `np.add(a, b, out=c)`: a candidate whose
+    function (library_mutations.py) is looked up when the call is scanned."""
+    f = call.func
+    changed = _call_args(call)[:1] + tuple(
+        _call_args(gast.Call(f, [k.value], []))[0] for k in call.keywords if k.arg == "out")
+    if not any(changed) or not isinstance(f, (gast.Name, gast.Attribute)):
+        return []
+    root = (f.id, "") if isinstance(f, gast.Name) else _root(f)
+    return [] if root is None else [(index, "lib", root[0], root[1], changed, call.lineno)]
 
 
 @functools.lru_cache(maxsize=512)
@@ -193,6 +243,8 @@ class StateCopy:
                 if type(d) is dict:
                     self.saved.append(("item", d, t[2], d.get(t[2], _NOTHING)))
                     self._copy(d.get(t[2]), seen, 1)
+                elif isinstance(t[1], type):    # a class: its __dict__ is read-only
+                    self.saved.append(("class", t[1], t[2], d.get(t[2], _NOTHING)))
             else:
                 self.saved.append(("item", t[1], t[2], t[1].get(t[2], _NOTHING)))
 
@@ -200,6 +252,9 @@ class StateCopy:
         return bool(self.saved)
 
     def _copy(self, obj: Any, seen: set, depth: int) -> None:
+        if isinstance(obj, np.ndarray) and id(obj) not in seen:
+            seen.add(id(obj))
+            self.saved.append(("array", obj, obj.copy()))
         if not isinstance(obj, CONTAINERS) or id(obj) in seen or depth > 3:
             return
         seen.add(id(obj))
@@ -211,6 +266,16 @@ class StateCopy:
 
     def restore(self) -> None:
         for entry in reversed(self.saved):
+            if entry[0] == "array":
+                entry[1][...] = entry[2]
+                continue
+            if entry[0] == "class":
+                _kind, cls, name, value = entry
+                if value is _NOTHING:
+                    delattr(cls, name)
+                else:
+                    setattr(cls, name, value)
+                continue
             if entry[0] == "item":
                 _kind, table, name, value = entry
                 if value is _NOTHING:
@@ -251,10 +316,18 @@ def _effects(fn: types.FunctionType, self_obj: Any, args: Tuple, kwargs: Dict,
     values.update(zip(names, args))
     values.update(kwargs)
     values = {k: v for k, v in values.items() if v is not _NOTHING}
+    _bind_defaults(fn, names[len(args):], kwargs, values)
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
     out = []
     for index, how, root, attr, method, line in found:
         obj = _lookup(root, values, cells, fn.__globals__)
+        if how == "lib":
+            if obj is _NOTHING:
+                obj = getattr(builtins, root, _NOTHING)     # setattr, delattr
+            effect = _library_effect(obj, attr, method, values, cells, fn.__globals__, _local)
+            if effect is not None:
+                out.append((index, line, effect[0], False, [("container", effect[1])]))
+            continue
         if obj is _NOTHING:
             continue
         is_self = bool(bound and params and root == params[0])
@@ -278,6 +351,44 @@ def _effects(fn: types.FunctionType, self_obj: Any, args: Tuple, kwargs: Dict,
             out.append((index, line, reason, is_self and how != "global",
                         [_touched(how, obj, attr, root, fn.__globals__)]))
     return out
+
+
+def _bind_defaults(fn: types.FunctionType, unpassed: List[str], kwargs: Dict,
+                   values: Dict[str, Any]) -> None:
+    """The parameters the call leaves to their defaults are those objects: a default list or
+    array the function changes (`def f(x, acc=[]): acc.append(...)`) is state kept between
+    calls, as any argument's."""
+    defaults = fn.__defaults__ or ()
+    positional = fn.__code__.co_varnames[:fn.__code__.co_argcount]
+    for name, value in zip(positional[len(positional) - len(defaults):], defaults):
+        if name in unpassed and name not in kwargs:
+            values.setdefault(name, value)
+    for name, value in (fn.__kwdefaults__ or {}).items():
+        if name not in kwargs:
+            values.setdefault(name, value)
+
+
+def _library_effect(func: Any, attr: str, changed: Tuple, values: Dict[str, Any],
+                    cells: Dict[str, Any], globals_: Dict,
+                    local: frozenset) -> Optional[Tuple[str, Any]]:
+    """(reason, the container it changes) for a library call that changes an object the call
+    reaches (library_mutations.py); None otherwise."""
+    for part in attr.split(".") if attr else ():
+        func = _attribute_or(func, part, None)
+    objs = []
+    for arg in changed[:1] + (changed[1:] or (None,)):
+        value = None
+        if arg is not None and arg[0] not in local:
+            value = _lookup(arg[0], values, cells, globals_)
+            if arg[1] and value is not _NOTHING:
+                value = _attribute_or(value, arg[1], _NOTHING)
+        objs.append(None if value is _NOTHING else value)
+    target = changed_object(func, objs[0], objs[1])
+    if not isinstance(target, MUTABLE):
+        return None
+    name = getattr(func, "__name__", "a library function")
+    return (f"`{name}(...)` changes the {type(target).__name__} it is given, which a compiled "
+            "program would not repeat"), target
 
 
 def _touched(how: str, obj: Any, attr: str, root: str, globals_: Dict) -> Tuple:
@@ -370,7 +481,7 @@ def _may_call_mutating(fn: types.FunctionType, instance: Any, depth: int) -> boo
         if obj is None or isinstance(obj, (int, float, str, list, dict, tuple)):
             continue
         found = [_callee(obj, "")]
-        if found[0] is None and not isinstance(obj, types.ModuleType):
+        if found[0] is None:
             # `holder.method(...)`, `holder.fn_object(...)`: the attributes the code names
             found = [_callee(obj, a) for a in fn.__code__.co_names
                      if a != name and _has_attribute(obj, a)]
@@ -425,7 +536,7 @@ def _reason(how: str, root: str, attr: str, method: str, obj: Any, is_self: bool
         return (f"writing the global `{root}` changes Python state, which a compiled program "
                 "would not repeat")
     if how == "attr":
-        if isinstance(obj, (Tensor, Layer, type)) and not is_self or \
+        if isinstance(obj, (Tensor, Layer)) and not is_self or \
                 isinstance(obj, types.ModuleType) and obj.__name__.split(".")[0] == "dy2st":
             return ""
         current = _attribute_or(obj, attr, None)
@@ -435,11 +546,16 @@ def _reason(how: str, root: str, attr: str, method: str, obj: Any, is_self: bool
             return ""       # an object the loop machinery may give a tensor (attribute_writes)
         return (f"`{root}.{attr} = ...` {ATTRIBUTE_WRITE}, which a compiled "
                 "program would not repeat: keep it out of forward, or make it a tensor buffer")
+    if how == "aug":
+        if not isinstance(obj, MUTABLE):
+            return ""       # a number or a tensor: `+=` rebinds the name only
+        return (f"`{root} += ...` changes the {type(obj).__name__} `{root}` in place, which a "
+                "compiled program would not repeat")
     target = _attribute_or(obj, attr, _NOTHING) if attr else obj
     # an attribute the call sets before changing it (`self.acc = []`, then `self.acc.append`)
     # is no container yet when the function is scanned, but it is one when the change runs
     unset = attr and target is _NOTHING
-    if not unset and not isinstance(target, CONTAINERS):
+    if not unset and not isinstance(target, CONTAINERS if how == "call" else MUTABLE):
         return ""
     what = f"{root}.{attr}" if attr else root
     kind = "container" if unset else type(target).__name__

@@ -147,6 +147,12 @@ def _global_reader(g: Dict[str, Any], name: str) -> Callable[[], Any]:
     return read
 
 
+def _defaults_reader(fn: types.FunctionType) -> Callable[[], Any]:
+    def read() -> Any:
+        return fn.__defaults__, fn.__kwdefaults__
+    return read
+
+
 def _cell_reader(cell: types.CellType) -> Callable[[], Any]:
     def read() -> Any:
         try:
@@ -409,6 +415,11 @@ class _Builder:
     def function(self, fn: types.FunctionType, bound: Dict[str, Any]) -> None:
         reads = reads_of(fn.__code__)
         g = fn.__globals__
+        if fn.__defaults__ or fn.__kwdefaults__:
+            # a call that left a parameter to its default read it: `f.__defaults__ = (3.0,)`
+            # or a default dict changed in place between calls changes what the call computes
+            self.add(("defaults", id(fn)), _defaults_reader(fn),
+                     f"the default arguments of `{fn.__qualname__}`")
         cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
         roots: Dict[str, Tuple[Tuple, Callable[[], Any], str]] = {}
         for name in reads.globals:
