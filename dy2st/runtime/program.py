@@ -14,6 +14,7 @@ import numpy as np
 from . import state
 from .config import config
 from .dtype import DType, dtype_name
+from .numpy_protocol import array_ufunc, numpy_message
 from .origin import Origin
 from .tensor import Tensor, TensorLike
 
@@ -140,10 +141,10 @@ class Variable(TensorLike):
                         "known when the program runs; use dy2st functions on it instead")
 
     def __array_function__(self, func, types, args, kwargs):
-        raise TypeError(_numpy_message(getattr(func, "__name__", str(func)), self))
+        raise TypeError(numpy_message(getattr(func, "__name__", str(func)), self))
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        raise TypeError(_numpy_message(ufunc.__name__, self))
+        return array_ufunc(self, ufunc, method, inputs, kwargs)
 
     def __hash__(self) -> int:
         return id(self)
@@ -205,18 +206,6 @@ class EscapedTensorError(ValueError):
     def __init__(self, var: "Variable") -> None:
         super().__init__(escaped_message(var))
         self.dy2st_origin = defining_origin(var)
-
-
-def _numpy_message(name: str, var: "Variable") -> str:
-    # ops imports this module: the public op functions are looked up when the error is raised
-    from . import ops
-    alias = {"absolute": "abs", "negative": "neg", "true_divide": "divide", "power": "pow",
-             "arcsin": "asin", "arccos": "acos", "arctan": "atan", "concatenate": "concat",
-             "invert": "bitwise_not", "amax": "max", "amin": "min"}.get(name, name)
-    hint = (f"; use dy2st.{alias}(...) (paddle.{alias}) instead" if hasattr(ops, alias)
-            else "; express it with dy2st ops")
-    return (f"numpy.{name}() was applied to the symbolic tensor {var.name}, whose value is only "
-            f"known when the program runs{hint}")
 
 
 _VARIABLE_FIELDS = ("name", "_shape", "dtype", "persistable", "kind", "_stop_gradient")

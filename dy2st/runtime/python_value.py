@@ -163,7 +163,7 @@ def python_list(x: Variable) -> Any:
 def number_leaves(out: Any) -> Tuple[int, ...]:
     """The leaves of a traced result that eager code has as Python numbers."""
     leaves, _ = flatten(out)
-    return tuple(k for k, leaf in enumerate(leaves) if type(leaf) is PythonValue)
+    return tuple(k for k, leaf in enumerate(leaves) if isinstance(leaf, PythonValue))
 
 
 def as_numbers(value: Any, structure: Any, indices: Sequence[int]) -> Any:

@@ -13,6 +13,9 @@ class TensorLike:
     """Common base of eager Tensors and static Variables; operators and methods live here."""
 
     __slots__ = ()
+    # numpy defers to the tensor's reflected operator: `np_array + t` and `np.float64(2) * t`
+    # give a tensor, as in Paddle, not a numpy array made through __array__
+    __array_priority__ = 100
 
 
 class Tensor(TensorLike):
@@ -59,7 +62,9 @@ class Tensor(TensorLike):
         return False
 
     def numpy(self) -> np.ndarray:
-        return self._value
+        # a copy, as Paddle's: writing into it must not change the tensor (nor the values
+        # autograd kept of it)
+        return self._value.copy()
 
     def item(self, *index: int) -> Any:
         return self._value.item(*index)
@@ -75,6 +80,16 @@ class Tensor(TensorLike):
         return self._value.ndim
 
     def set_value(self, value: Any) -> None:
+        if isinstance(value, TensorLike) and not isinstance(value, Tensor):
+            # a value the program computes (`self.mean.set_value(self.mean * m + ...)` in a
+            # traced forward): the program writes it into this tensor, as a buffer update,
+            # with no gradient through it (eagerly set_value records nothing)
+            dims = tuple(value._shape)
+            if len(dims) != self._value.ndim or any(
+                    d >= 0 and d != n for d, n in zip(dims, self._value.shape)):
+                raise ValueError(f"set_value: shape {list(dims)} does not match {self.shape}")
+            self.copy_(value.detach())
+            return
         arr = np.asarray(value.numpy() if isinstance(value, Tensor) else value)
         if list(arr.shape) != list(self._value.shape):
             raise ValueError(f"set_value: shape {list(arr.shape)} does not match {self.shape}")

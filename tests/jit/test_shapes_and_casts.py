@@ -365,3 +365,23 @@ def test_text_or_keys_from_an_unknown_dim_are_never_the_symbols_name(fn):
                                         r"key)") as info:
         one(paddle.to_tensor(_rand(0, 2, 3)))
     assert "x.shape[0]" in str(info.value) and __file__ in str(info.value)
+
+
+def shapes_returned(x):
+    e = x[:0]
+    return e.sum(), e.shape, paddle.concat([e, x]).shape
+
+
+def test_a_returned_unknown_dim_is_a_python_int(tmp_path):
+    # audit round 5: once the batch dim is unknown (an InputSpec with None, or the third batch
+    # size), `x.shape` returned from the function gave a 0-d tensor where eager code has an int
+    spec = [InputSpec([None, 3], "float32")]
+    static = paddle.jit.to_static(shapes_returned, input_spec=spec, full_graph=True)
+    paddle.jit.save(static, str(tmp_path / "m"), input_spec=spec)
+    loaded = paddle.jit.load(str(tmp_path / "m"))
+    for n in (1, 4):
+        x = paddle.to_tensor(np.ones((n, 3), "float32"))
+        want = shapes_returned(x)
+        for got in (static(x), loaded(x)):
+            assert got[1] == want[1] == [0, 3]
+            assert got[2] == want[2] == [n, 3] and all(type(d) is int for d in got[2])

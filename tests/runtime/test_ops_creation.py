@@ -184,3 +184,24 @@ def test_to_tensor_with_a_float64_dtype_keeps_python_floats_exact():
     assert _paddle.to_tensor([0.3], "float64").numpy()[0] == 0.3
     assert _paddle.to_tensor(0.1, dtype="float64").numpy() == 0.1
     assert _paddle.to_tensor([0.3]).dtype == _paddle.float32
+
+
+def stacked_items(x):
+    t = paddle.to_tensor([x.sum(), x.mean(), x.max()])
+    return t * 2.0 + x.sum()
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_to_tensor_of_a_list_of_traced_tensors_stops_the_gradient(full_graph):
+    # eagerly (and in Paddle 3.3.1, both modes) the stacked copy is a new leaf: only the
+    # `+ x.sum()` reaches x; a traced stack let the items' gradients through too
+    data = np.arange(6, dtype="float32").reshape(2, 3)
+    grads = []
+    for call in (stacked_items, paddle.jit.to_static(stacked_items, full_graph=full_graph)):
+        x = paddle.to_tensor(data, stop_gradient=False)
+        out = call(x)
+        assert out.stop_gradient is False
+        out.sum().backward()
+        grads.append(x.grad.numpy())
+    np.testing.assert_allclose(grads[1], grads[0])
+    np.testing.assert_allclose(grads[0], np.full((2, 3), 3.0))

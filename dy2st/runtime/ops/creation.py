@@ -86,6 +86,9 @@ def to_tensor(data: Any, dtype: Any = None, place: Any = None, stop_gradient: bo
         # circle: runtime.ops.shape imports this module at import time
         from .shape import stack
         out = stack([v if is_tensor(v) else full([], v, d or scalar_dtype(v)) for v in data])
+        if stop_gradient:
+            # eagerly the stacked copy is a new leaf too: no gradient flows back to the items
+            out = apply("detach", [out])
         return _cast_to(out, d) if d is not None else out
     arr = _to_array(data, d)
     t = Tensor(arr, name=name or "", stop_gradient=stop_gradient)

@@ -45,6 +45,15 @@ def constant(value: Any, dtype: DType) -> Any:
     return Tensor(np.array(value, dtype=dtype.np))
 
 
+def array_operand(value: np.ndarray) -> Any:
+    """A numpy array next to a tensor, as Paddle takes it: a tensor of the array's own dtype,
+    which then promotes with the other as tensors do (float64 array, float32 tensor: float64)."""
+    if value.dtype.kind not in "biufc":
+        raise TypeError(f"unsupported operand type ndarray of {value.dtype}")
+    t = Tensor(np.array(value))
+    return apply("assign", [t]) if state.build_state.blocks else t
+
+
 def _py(value: Any, dtype: DType) -> Any:
     if dtype == bool_:
         return bool(value)
@@ -127,6 +136,9 @@ def scalar_result_dtype(t: DType, value: Any) -> DType:
 def binary_operands(x: Any, y: Any) -> Tuple[Any, Any]:
     """Both operands as tensors of one dtype (a Python scalar takes the tensor's dtype)."""
     xt, yt = is_tensor(x), is_tensor(y)
+    if xt != yt and isinstance(x if yt else y, np.ndarray):
+        x, y = (array_operand(x), y) if yt else (x, array_operand(y))
+        xt = yt = True
     if type(x) in _SYMBOLIC or type(y) in _SYMBOLIC:
         x, y = _released(x, y), _released(y, x)
     if (type(x) is PythonValue) != (type(y) is PythonValue):
