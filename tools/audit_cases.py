@@ -1,7 +1,8 @@
-"""Audit round 4 (issue 24's follow-up): programs in the forms earlier rounds did not write,
-each run eagerly, through to_static (full_graph True and False) and jit.save / jit.load by
+"""Audit rounds 4 and 5 (issue 24's follow-ups): programs in the forms earlier rounds did not
+write, each run eagerly, through to_static (full_graph True and False) and jit.save / jit.load by
 tools/equivalence.py, and compared with eager mode, with Python state changed between calls:
-`python tools/audit_cases.py [-k NAME] [--group N] [-v] [--modes full_graph,breaks,saved]`."""
+`python tools/audit_cases.py [-k NAME] [--group N] [--round 4|5] [-v]
+[--modes full_graph,breaks,saved]` (docs/fuzzing.md)."""
 import argparse
 import collections
 import os
@@ -12,18 +13,43 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import dy2st as paddle  # noqa: E402
-from tools import audit_cases_builtins, audit_cases_layers, audit_cases_python, audit_cases_tensors  # noqa: E402
+from tools import (  # noqa: E402
+    audit_cases_builtins,
+    audit_cases_dtypes,
+    audit_cases_layers,
+    audit_cases_library_state,
+    audit_cases_models,
+    audit_cases_numpy,
+    audit_cases_python,
+    audit_cases_sequences,
+    audit_cases_state,
+    audit_cases_tensors,
+)
 from tools.equivalence import MODES, report  # noqa: E402
 
 CASES = audit_cases_python.CASES + audit_cases_tensors.CASES + audit_cases_layers.CASES + \
-    audit_cases_builtins.CASES
+    audit_cases_builtins.CASES + audit_cases_models.CASES + audit_cases_numpy.CASES + \
+    audit_cases_dtypes.CASES + audit_cases_state.CASES + audit_cases_library_state.CASES + \
+    audit_cases_sequences.CASES
 GROUPS = {1: "try/except/finally", 2: "with / context managers", 3: "generators",
           4: "*args/**kwargs", 5: "classes, super, properties, callables", 6: "global/nonlocal",
           7: "del", 8: "in-place on views / item assignment", 9: "where / masked_fill",
           10: "shapes, len, enumerate, zip", 11: "loops, returns, recursion",
           12: "formatting, print, assert, isinstance", 13: "dtypes, int division, lists",
           14: "Layer state between calls", 15: "builtins over tensors", 16: "indexing",
-          17: "structured outputs", 18: "shapes in Python code", 19: "Layers (shared, buffers)"}
+          17: "structured outputs", 18: "shapes in Python code", 19: "Layers (shared, buffers)",
+          # round 5
+          20: "masking with -inf, softmax, losses", 21: "top-k, decoding and beam search",
+          22: "padding / unpadding, lists of tensors", 23: "caches in dicts, stateful Layers",
+          24: ".numpy() round trips", 25: "numpy scalars and arrays as operands",
+          26: "numpy state changed between calls",
+          27: "int32 / int64 arithmetic, signs", 28: "bool masks, float16",
+          29: "to_tensor of Python lists", 30: "0-d and 0-size tensors",
+          31: "None batch dims through jit.save", 32: "globals of another module",
+          33: "class attributes, functools.partial", 34: "default arguments",
+          35: "closures, dispatch tables, global tensors",
+          36: "library calls changing Python state", 37: "sequence models"}
+ROUND5 = 20     # the first group of round 5
 
 
 # errors that are refusals by design (tools/equivalence.py counts only TypeError as one)
@@ -71,10 +97,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("-k", default="", help="only cases whose name contains this")
     parser.add_argument("--group", type=int, default=0)
+    parser.add_argument("--round", type=int, default=0, choices=(0, 4, 5),
+                        help="only the cases of audit round 4 (groups 1-19) or 5 (20-37)")
     parser.add_argument("-v", action="store_true", help="print every outcome")
     parser.add_argument("--modes", default=",".join(MODES))
     args = parser.parse_args()
-    chosen = [c for c in CASES if args.k in c.name and (not args.group or c.item == args.group)]
+    chosen = [c for c in CASES if args.k in c.name and (not args.group or c.item == args.group)
+              and (not args.round or (c.item >= ROUND5) == (args.round == 5))]
     rows = report(chosen, tuple(args.modes.split(",")), verbose=args.v)
     worst = collections.Counter()
     allowed = {c.name: c.refusal_ok for c in chosen}
@@ -91,7 +120,7 @@ def main() -> None:
             if mine:
                 print(f"group {group:>2} {title:<40} {len(mine):>3} cases, "
                       f"{sum(r[3] == 'agrees' for r in mine)} agree or refuse clearly")
-    if not args.k and not args.group:
+    if not args.k and not args.group and args.round != 5:
         caller_view()
     print(f"{len(rows)} cases: " + ", ".join(f"{k} {worst[k]}" for k in
                                              ("agrees", "refused", "silent", "error",
