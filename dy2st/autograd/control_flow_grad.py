@@ -5,15 +5,18 @@ gradient ops; branch values those ops read leave the forward `cond` as extra out
 branch gives a placeholder). The gradient of a `while` is a `while` that runs the same number of
 turns backwards: the forward loop counts its turns and pushes each turn's values that the
 gradient reads onto a tape (a loop variable), which the gradient loop reads at its counter;
-gradients of values captured from outside the loop are summed over the turns."""
+gradients of values captured from outside the loop are summed over the turns. Values the same
+every turn are not pushed (loop_values.py), and runtime/passes/loop_tapes.py then keeps of the
+tapes only what the gradient ops read."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Set
 
 from ..runtime import ops
 from ..runtime.control_flow.values import align_captures, as_pred, unify
 from ..runtime.program import Block, Operator, Variable, block_guard
 from ..runtime.registry import Meta, append_op, apply
+from .loop_values import carried_position, constant_op, invariant_op, unchanged_source
 from .static_backward import accumulate, backprop, zeros_like_value
 
 
@@ -40,6 +43,16 @@ def _placeholder(block: Block, like: Variable) -> Variable:
 
 def _is_tape(v: Variable) -> bool:
     return v.kind == "array" and isinstance(v.elem, tuple) and len(v.elem) == 4
+
+
+def recompute(scope: Any, made: Operator, v: Variable) -> Variable:
+    """v computed again in the scope's gradient block by its forward op `made`, on the values
+    the scope resolves for that op's inputs."""
+    program = scope.fwd.program
+    with block_guard(scope.grad):
+        outs = apply(made.type, [scope.resolve(program.find_var(n)) for n in made.inputs],
+                     dict(made.attrs))
+    return outs[made.outputs.index(v.name)] if isinstance(outs, (tuple, list)) else outs
 
 
 class _SubScope:
@@ -69,6 +82,10 @@ class CondScope(_SubScope):
         if v.name in self.fwd.params:
             src = self.fwd.program.find_var(self.op.inputs[1 + self.fwd.params.index(v.name)])
         else:
+            made = constant_op(self.fwd, v.name)
+            if made is not None:
+                # a constant of the branch: made again, not an output a loop would push
+                return recompute(self, made, v)
             src = self._export(v)
         return self.parent.resolve(src)
 
@@ -166,6 +183,14 @@ def _tapes_of(op: Operator, op_block: Block) -> _LoopTapes:
     return tapes
 
 
+def forget_tapes(program: Any, names: Set[str]) -> None:
+    """The tapes `names` were dropped from their loops (runtime/passes/loop_tapes.py): a later
+    gradient of the same program pushes its values anew."""
+    for tapes in program.__dict__.get("loop_tapes", {}).values():
+        for key in [k for k, v in tapes.tapes.items() if v.name in names]:
+            del tapes.tapes[key]
+
+
 def _push(op: Operator, op_block: Block, v: Variable) -> Variable:
     tapes = _tapes_of(op, op_block)
     found = tapes.tapes.get(v.name)
@@ -176,18 +201,51 @@ def _push(op: Operator, op_block: Block, v: Variable) -> Variable:
     return found
 
 
+def _push_carried(op: Operator, op_block: Block, j: int) -> Variable:
+    """The tape of loop variable j: its value before the loop, then its value after each turn."""
+    tapes = _tapes_of(op, op_block)
+    key = f"carried {j}"
+    found = tapes.tapes.get(key)
+    if found is None:
+        program = op_block.program
+        body = program.blocks[op.attrs["body_block"]]
+        result = program.find_var(body.results[j])
+        init = program.find_var(op.inputs[j])
+        empty = _insert_before(op_block, op, "tape_create", [], {"dtype": init.dtype})
+        first = _insert_before(op_block, op, "tape_push", [empty, init], {})
+        found = tapes.tapes[key] = _add_loop_var(
+            op, op_block, first, lambda tape: apply("tape_push", [tape, result]))
+    return found
+
+
 class WhileScope(_SubScope):
     """Gradient ops of one turn of a forward `while`, run backwards by the gradient loop."""
 
     def __init__(self, fwd: Block, grad: Block, parent: Any, op: Operator, turn: Variable) -> None:
         self.fwd, self.grad, self.parent, self.op, self.turn = fwd, grad, parent, op, turn
         self.cache: Dict[str, Variable] = {}
+        self.made: Optional[Dict[str, Operator]] = None     # the forward body's ops by output
 
     def _own(self, v: Variable) -> Variable:
-        params = self.fwd.params
-        if v.name in params and params.index(v.name) >= self.op.attrs["n_loop_vars"]:
-            # captured from outside: the same value every turn
-            return self.parent.resolve(self.fwd.program.find_var(self.op.inputs[params.index(v.name)]))
+        program = self.fwd.program
+        same = unchanged_source(self.op, self.fwd, v.name)
+        if same is not None:
+            # captured from outside, or carried unchanged: the same value every turn
+            return self.parent.resolve(program.find_var(same))
+        if self.made is None:
+            self.made = {o: p for p in self.fwd.ops for o in p.outputs}
+        made = invariant_op(self.op, self.fwd, v.name, self.made)
+        if made is not None:
+            # computed from such values alone: computed again, not pushed every turn
+            return recompute(self, made, v)
+        carried = carried_position(self.op, self.fwd, v)
+        if carried is not None:
+            # a turn's input and output of one loop variable share a tape: [x0, x1, ..., xT]
+            j, offset = carried
+            tape = self.parent.resolve(_push_carried(self.op, self.parent.fwd, j))
+            with block_guard(self.grad):
+                at = self.turn if not offset else ops.add(self.turn, ops.full([], offset, "int64"))
+                return apply("tape_read", [tape, at])
         tape = self.parent.resolve(_push(self.op, self.parent.fwd, v))
         with block_guard(self.grad):
             return apply("tape_read", [tape, self.turn])

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Set
 
 from ..runtime import ops
+from ..runtime.passes.loop_tapes import minimize_tapes
 from ..runtime.program import Block, Operator, Program, Variable, block_guard
 from ..runtime.registry import apply
 from .absent_gradients import mask_untaken_paths
@@ -13,7 +14,7 @@ from .engine import GradientError
 from .rules import KEEPS_NONE, NO_GRAD, RULES, VjpContext, mark_no_grad
 
 # ops that only gradient programs contain: residual tapes carry no gradient
-mark_no_grad("tape_create", "tape_push", "tape_read")
+mark_no_grad("tape_create", "tape_push", "tape_read", "shape_holder")
 
 
 def is_differentiable_value(v: Variable) -> bool:
@@ -174,12 +175,19 @@ def append_backward_ops(program: Program, targets: Sequence[Variable], seeds: Se
                 if t.name in req:
                     accumulate(grads, t.name, s)
             forward = {id(op) for op in block.ops}
+            first_gradient_block = len(program.blocks)
             backprop(RootScope(block), list(block.ops), grads, req)
             # the gradient ops follow the last forward op (tapes go in before forward loops)
             start = 1 + max((i for i, op in enumerate(block.ops) if id(op) in forward),
                             default=-1)
             found = [None if grads.get(n) is None else grads[n].name for n in wrt]
             found = mask_untaken_paths(program, [s.name for s in seeds], start, found)
+        # loops push per turn only what their gradient loops read, as they read it
+        dropped = minimize_tapes(program, first_gradient_block)
+        if dropped:
+            # circle: autograd.control_flow_grad imports this module at import time
+            from .control_flow_grad import forget_tapes
+            forget_tapes(program, dropped)
     finally:
         program.maybe_undefined = maybe_undefined
     return {n: None if g is None else program.find_var(g) for n, g in zip(wrt, found)}

@@ -27,6 +27,12 @@ def reduce_as(cx: OpContext) -> List[str]:
     return [cx.node("Reshape", [x, cx.node("Shape", [cx.input(1)])])]
 
 
+@lowers("shape_holder")
+def shape_holder(cx: OpContext) -> List[str]:
+    # zeros of x's shape and dtype (what a loop tape keeps of a value read for its shape)
+    return [cx.node("Expand", [cx.const(0, cx.out_dtype), cx.node("Shape", [cx.input(0)])])]
+
+
 @lowers("getitem_grad", min_opset=16)
 def getitem_grad(cx: OpContext) -> List[str]:
     size = cx.node("Reshape", [cx.node("Size", [cx.input(0)]), cx.ints([1])])

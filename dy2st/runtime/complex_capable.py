@@ -26,9 +26,9 @@ COMPLEX_CAPABLE = frozenset((
     "array_concat", "array_join", "array_pop", "array_slice", "array_grad_add",
     "array_grad_clear", "array_grad_head", "array_grad_insert", "array_grad_put",
     "array_grad_read", "array_grad_split", "array_grad_tail", "array_grad_unslice",
-    "array_grad_unstack", "tape_create", "tape_push", "tape_read", "grad_accumulate", "grad_present",
-    "grad_clear", "reduce_as", "c_allreduce", "c_allgather", "c_broadcast", "c_reducescatter",
-    "c_alltoall",
+    "array_grad_unstack", "tape_create", "tape_push", "tape_read", "shape_holder",
+    "grad_accumulate", "grad_present", "grad_clear", "reduce_as", "c_allreduce", "c_allgather",
+    "c_broadcast", "c_reducescatter", "c_alltoall",
     # arithmetic and the holomorphic elementwise functions
     "add", "subtract", "multiply", "divide", "pow", "scale", "neg", "square", "reciprocal",
     "rsqrt", "sqrt", "exp", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "sinh", "cosh",

@@ -69,3 +69,9 @@ def _reduce_as(cx, x, target):
     axes = tuple(range(lead)) + tuple(
         lead + i for i, d in enumerate(target.shape) if d == 1 and x.shape[lead + i] != 1)
     return _m().jnp.sum(x, axis=axes).reshape(target.shape)
+
+
+@lowers("shape_holder")
+def _shape_holder(cx, x):
+    # zeros of x's shape and dtype (what a loop tape keeps of a value read for its shape)
+    return _m().jnp.zeros(x.shape, x.dtype)

@@ -231,6 +231,14 @@ def _tape_read_kernel(tape, i):
     return tape[int(i)]
 
 
+# What a loop pushes of a value whose gradient reads only its shape and dtype (a `reduce_as`
+# target, the zeros of a missing gradient): an array of that shape and dtype holding one element
+# (a read-only broadcast view), so a long loop's tape does not keep every turn's array.
+@register_op("shape_holder", infer=lambda x: Meta(x._shape, x.dtype))
+def _shape_holder_kernel(x):
+    return np.broadcast_to(np.zeros((), x.dtype), x.shape)
+
+
 # ----------------------------------------------------------------------------- gradient arrays
 # The gradient of a tensor array is a tensor array of the items' gradients; a missing or None
 # item stands for zeros (most items of a gradient array are never written).

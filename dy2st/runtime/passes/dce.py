@@ -38,6 +38,12 @@ def _sweep(program: Program, block: Block, live: Set[str]) -> None:
     block.ops = list(reversed(kept))
 
 
+def sweep_block(program: Program, block: Block) -> None:
+    """Drop the ops of a sub-block (and of the sub-blocks it keeps) that neither lead to its
+    results nor have an effect; safe at any time, whatever the program fetches."""
+    _sweep(program, block, set(block.results))
+
+
 def eliminate_dead_code(program: Program, facts: Optional[Facts] = None) -> None:
     g = program.global_block()
     _sweep(program, g, set(program.fetch_names))
