@@ -12,7 +12,9 @@ from ..backends import compile_for, resolve_backend
 from ..format.concrete import ConcreteProgram
 from ..format.input_spec import InputSpec
 from ..runtime.dtype import dtype_name
+from ..runtime.passes.detach import drop_detach
 from ..runtime.program import Program, Variable
+from ..runtime.program_clone import clone_program
 from ..runtime.python_value import as_numbers
 from ..runtime.pytree import LEAF, describe, unflatten
 from ..runtime.tensor import Tensor
@@ -81,7 +83,10 @@ class TranslatedLayer(_Base):
         else:
             compiled = self._compiled
             if compiled is None:
-                p = self._concrete.program
+                # a copy without the detach ops (they copy their input, and no gradient is
+                # built from this run): fine-tuning reads the saved program, which keeps them
+                p = clone_program(self._concrete.program)
+                drop_detach(p)
                 compiled = compile_for(self._backend, p, p.feed_names, p.fetch_names)
                 object.__setattr__(self, "_compiled", compiled)
             outs = compiled(feeds)
