@@ -25,11 +25,13 @@ def prune_absent(program: Program, seeds: Iterable[str], absent_seeds: Iterable[
     one (the gradient of a multi-output op) gets zeros, as eager fills a missing gradient with
     zeros, and one absent on some runs only is masked (see the edit below). Returns per fetch
     whether it is kept (one that ends up absent is left out of `program.fetch_names`). Raises
-    Unsupported (the program is then left half-edited)."""
+    Unsupported (the program is then left half-edited). The absent seeds stay fed, with zeros
+    (the call feeds them so): one stands for a zero of its own shape, also an unknown one."""
     block = program.global_block()
     cot = set(seeds)
     _mark_cotangents(program, block, cot)
     absent = set(absent_seeds)
+    program.__dict__["zero_fed"] = frozenset(absent)
     if absent:      # (else nothing is: a zero of both branches stays, flagged, for its fetch)
         _find_absent(program, block, absent, cot)
     alias: Dict[str, str] = {}
@@ -72,6 +74,10 @@ def _dense_grad(program: Program, name: str) -> bool:
 
 
 def _zero_ready(program: Program, name: str) -> bool:
+    """Whether a zero can stand for the gradient `name`: its shape is known, or it is an absent
+    seed (fed zeros)."""
+    if name in program.__dict__.get("zero_fed", ()):
+        return True
     v = program.find_var(name)
     return v is not None and v.kind == "dense" and all(d >= 0 for d in v._shape)
 
@@ -202,6 +208,8 @@ class _Cut:
         return self.emit(lambda: ops.full([], value, "bool"))
 
     def zeros(self, like: str) -> str:
+        if like in self.program.__dict__.get("zero_fed", ()):
+            return like         # an absent seed: fed zeros of its shape
         v = self.var(like)
         return self.emit(lambda: ops.full(list(v._shape), 0, v.dtype))
 

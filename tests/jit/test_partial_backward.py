@@ -261,17 +261,57 @@ def test_no_grad_sections_and_stop_gradient_inputs_leak_no_inf():
     np.testing.assert_allclose(got[1], got[0], rtol=1e-5)
 
 
-def test_a_zero_of_unknown_shape_is_refused_by_the_pruner():
-    # a present gradient beside an absent one needs zeros of the absent one's shape
+def _concat_program(absent_shape):
+    # the gradient of a multi-output op: a present gradient beside an absent one (computed from
+    # the absent seed gs) needs zeros of the absent one's shape
     program = Program()
     g = program.global_block()
-    for name in ("ga", "gb"):
+    for name in ("ga", "gs", "gb", "out"):
         g.create_var([-1], paddle.float32, name=name)
-    g.create_var([-1], paddle.float32, name="out")
+    g.vars["gb"]._shape = absent_shape
+    g.ops.append(Operator("sqrt", ["gs"], ["gb"], {}))
+    g.ops.append(Operator("concat", ["ga", "gb"], ["out"], {"axis": 0}))
+    program.feed_names, program.fetch_names = ["ga", "gs"], ["out"]
+    return program, g
+
+
+def test_a_zero_of_unknown_shape_is_refused_by_the_pruner():
+    program, g = _concat_program((-1,))
+    with pytest.raises(Unsupported, match="unknown shape"):
+        prune_absent(program, ["ga", "gs"], ["gs"])
+    program, g = _concat_program((2,))
+    assert prune_absent(program, ["ga", "gs"], ["gs"]) == [True]
+    assert [op.type for op in g.ops] == ["full", "concat"]
+
+
+def test_an_absent_seed_of_unknown_shape_stands_for_its_zeros():
+    # the call feeds an absent seed zeros of its output's shape: no zero needs making
+    program = Program()
+    g = program.global_block()
+    for name in ("ga", "gb", "out"):
+        g.create_var([-1], paddle.float32, name=name)
     g.ops.append(Operator("concat", ["ga", "gb"], ["out"], {"axis": 0}))
     program.feed_names, program.fetch_names = ["ga", "gb"], ["out"]
-    with pytest.raises(Unsupported, match="unknown shape"):
-        prune_absent(program, ["ga", "gb"], ["gb"])
-    g.vars["gb"]._shape = (2,)
     assert prune_absent(program, ["ga", "gb"], ["gb"]) == [True]
-    assert [op.type for op in g.ops] == ["full", "concat"]
+    assert [(op.type, op.inputs) for op in g.ops] == [("concat", ["ga", "gb"])]
+
+
+def test_a_loop_gradient_starting_from_an_absent_seed_of_unknown_shape():
+    # b's gradient starts absent (the seed of the output not used) and a later turn back gives
+    # it one; with a None dim the pruned program still runs, so sqrt at 0 makes no 0 * inf
+    def f(x, w):
+        a, b = x * w, x * 1.0
+        k = paddle.zeros([], "int64")
+        while k < 3:
+            a = a * 0.5 + b
+            b = (x - k.astype("float32")).abs().sqrt() + w
+            k = k + 1
+        return a, b
+
+    spec = [paddle.static.InputSpec([None], "float32")] * 2
+    static = paddle.jit.to_static(f, input_spec=spec)
+    x = np.array([2.0, 0.3, 5.0], "float32")
+    want, got = (_run(fn, x, 0, retain=False) for fn in (f, static))
+    assert np.isfinite(want[0]).all()
+    for u, v in zip(want, got):
+        np.testing.assert_allclose(v, u, rtol=1e-5, atol=1e-6)
