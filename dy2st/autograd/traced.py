@@ -31,6 +31,7 @@ from .traced_inputs import (
     note_own_backward,
     note_slot_write,
 )
+from .traced_reach import accumulate_where, forget_presence, path_reach, presence
 from .traced_retain import check_not_freed, free_branch
 
 
@@ -133,6 +134,9 @@ def traced_grad(tensor: Any, optional: bool = False) -> Optional[Any]:
         if not optional:
             raise GradientError(why)
         return _flagged(program, program.capture_tensor(slot))
+    if optional and presence(program, key) is not None:
+        # converted code may test `.grad is None`; library code asks grad_flag (an optimizer)
+        return _flagged(program, program.capture_tensor(slot))
     if key in _dropped(program):
         return None
     return program.capture_tensor(slot)
@@ -174,6 +178,8 @@ def traced_clear_grad(tensor: Any, set_to_zero: bool = True) -> None:
     cleared_value = apply("grad_clear", [owner], {"set_to_zero": bool(set_to_zero)})
     program.record_persistable_write(slot, cleared_value)
     note_slot_write(program, key)
+    if not chain:
+        forget_presence(program, key)
     if set_to_zero:
         _dropped(program).discard(key)
     else:
@@ -210,6 +216,7 @@ def traced_backward(outputs: List[Variable], grad_tensors: Any,
             fail(chain, _no_gradient(outputs))
             return
         grads, entered = found
+        reached = {}
         req = requires_grad(program, block, wrt)
         check_not_freed(program, entered, req, True)
         if not retain_graph:
@@ -219,6 +226,8 @@ def traced_backward(outputs: List[Variable], grad_tensors: Any,
         if not any(o.name in req for o in outputs):
             raise _no_gradient(outputs)
         check_not_freed(program, outputs, req, retain_graph)
+        # the tensors the outputs depend on along some paths only get a gradient only there
+        reached = path_reach(program, outputs, wrt)
         grads = append_backward_ops(program, outputs, seeds, wrt)
     for p in params:
         g = grads.get(names[id(p)])
@@ -228,21 +237,26 @@ def traced_backward(outputs: List[Variable], grad_tensors: Any,
         if chain:
             note_grad_read(program, p)      # whether it had one decides the program
             _branch_write(program, id(p), getattr(p, "_grad", None) is not None, chain)
-        _accumulate(program, id(p), slot, g, not chain)
+        _accumulate(program, id(p), slot, g, not chain, reached.get(names[id(p)]))
     if inputs:
         note_input_grads_used(program)
     for leader in dict.fromkeys(info.leader for info in inputs):
-        parts = [grads.get(info.name) for info in inputs if info.leader == leader]
-        parts = [g for g in parts if g is not None]
+        mine = [info.name for info in inputs if info.leader == leader]
+        parts = [g for g in map(grads.get, mine) if g is not None]
         if not parts:
             continue
+        # one tensor passed as several arguments is reached where any of them is
+        flags = [reached.get(n) for n in mine if n in grads]
+        hit = None if None in flags else flags[0]
+        for more in flags[1:] if hit is not None else []:
+            hit = apply("logical_or", [hit, more])
         g = parts[0]
         for more in parts[1:]:      # one tensor passed as several arguments
             g = apply("add", [g, more])
         info = input_of(program, block.vars[leader])
         if chain:
             _branch_write(program, leader, info.has_grad, chain)
-        _accumulate(program, leader, _input_slot(program, info), g, not chain)
+        _accumulate(program, leader, _input_slot(program, info), g, not chain, hit)
 
 
 def _captured_leaves(program: Program, outputs: List[Variable]) -> List[Tensor]:
@@ -266,12 +280,19 @@ def _captured_leaves(program: Program, outputs: List[Variable]) -> List[Tensor]:
     return found
 
 
-def _accumulate(program: Program, key: Any, slot: GradSlot, g: Variable, top: bool) -> None:
+def _accumulate(program: Program, key: Any, slot: GradSlot, g: Variable, top: bool,
+                reached: Optional[Variable] = None) -> None:
+    """The slot's gradient plus g (where `reached`, when the output reaches it on some paths)."""
     _dropped(program).discard(key)
     if top:                 # a gradient on every path now
         _maybe_none(program).pop(key, None)
         _dropped_in_branch(program).pop(key, None)
     note_slot_write(program, key)
+    if reached is not None:
+        accumulate_where(program, key, slot, g, reached)
+        return
+    if top:
+        forget_presence(program, key)
     program.record_persistable_write(
         slot, apply("grad_accumulate", [program.capture_tensor(slot), g]))
 

@@ -9,15 +9,10 @@ from ..autograd.rules import RULES
 from ..runtime.dtype import int64 as INT64
 from ..runtime.program import Block, Operator, Program, Variable
 from ..runtime.registry import Meta
+from .loop_flags import first_turn_runs, gradient_inputs, turn_summary
 
 BITS = 62      # bits of a flag word (an int64 scalar, kept positive)
 _WORD = Meta((), INT64)
-
-
-def gradient_inputs(op: Operator) -> List[str]:
-    """The inputs whose gradient flows to op's outputs."""
-    # an in-place change under no_grad passes its gradient to the value from before it only
-    return [op.inputs[1]] if op.type == "no_grad_update" else op.inputs
 
 
 class FlagWriter:
@@ -51,9 +46,13 @@ class FlagWriter:
         return found if found is not None else self._const(block, self.state(name)[0])
 
     def _const(self, block: Block, mask: int) -> List[Variable]:
-        return [block.append_op_with_outputs(
-            "full", [], [_WORD], {"shape": [], "value": mask >> (BITS * w) & ((1 << BITS) - 1),
-                                  "dtype": "int64"}, None)[0] for w in range(self.n_words)]
+        return [self.constant(block, mask >> (BITS * w) & ((1 << BITS) - 1))
+                for w in range(self.n_words)]
+
+    def constant(self, block: Block, value: int) -> Variable:
+        """An int64 scalar of `block`."""
+        return block.append_op_with_outputs(
+            "full", [], [_WORD], {"shape": [], "value": value, "dtype": "int64"}, None)[0]
 
     def _or(self, block: Block, names: List[str]) -> List[Variable]:
         fixed, dynamic = 0, []
@@ -62,6 +61,8 @@ class FlagWriter:
                 dynamic.append(self.flags[n])
             else:
                 fixed |= self.state(n)[0]
+        if not dynamic:
+            return self._const(block, fixed)
         words = dynamic[0]
         for other in dynamic[1:] + ([self._const(block, fixed)] if fixed else []):
             words = [block.append_op_with_outputs("bitwise_or", [a, b], [_WORD], {}, None)[0]
@@ -100,6 +101,33 @@ class FlagWriter:
         block.ops.append(op)
 
     def _while(self, block: Block, op: Operator) -> None:
+        if not self._summarized(block, op):
+            self._carried(block, op)
+        block.ops.append(op)
+
+    def _summarized(self, block: Block, op: Operator) -> bool:
+        """The flags of the loop's outputs from those of its inputs, before the loop: whether
+        every turn gives the flags of the first (loop_flags.py); the loop stays unchanged."""
+        summary = turn_summary(self.program, op)
+        if summary is None:
+            return False
+        wanted = [j for j, o in enumerate(op.outputs[:len(summary)]) if o in self.need]
+        ran = None
+        if any(summary[j] != {j} for j in wanted):
+            ran = first_turn_runs(block, op)
+            if ran is None:
+                return False
+        for j in wanted:
+            before = self.words(block, op.inputs[j])
+            if summary[j] != {j}:
+                after = self._or(block, [op.inputs[k] for k in sorted(summary[j])])
+                before = [block.append_op_with_outputs("where", [ran, a, b], [_WORD], {}, None)[0]
+                          for a, b in zip(after, before)]
+            self.flags[op.outputs[j]] = before
+        return True
+
+    def _carried(self, block: Block, op: Operator) -> None:
+        """The flags carried through the loop as extra loop variables, computed each turn."""
         blocks = self.program.blocks
         cb, bb = blocks[op.attrs["cond_block"]], blocks[op.attrs["body_block"]]
         n = op.attrs["n_loop_vars"]
@@ -120,4 +148,3 @@ class FlagWriter:
         op.outputs[n:n] = [v.name for v in outs]
         op.inputs[:] = op.inputs[:n] + inits + op.inputs[n:] + sources
         op.attrs["n_loop_vars"] = n + len(inits)
-        block.ops.append(op)

@@ -5,15 +5,20 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Set, Tuple
 
+from ..autograd import traced_reach
 from ..autograd.rules import RULES
 from ..autograd.static_backward import is_differentiable_value
-from ..runtime.program import Block, Program
-from .path_flag_ops import BITS, FlagWriter, gradient_inputs
+from ..runtime.dtype import bool_, int64
+from ..runtime.program import Block, Program, Variable
+from ..runtime.registry import Meta
+from .loop_flags import gradient_inputs
+from .path_flag_ops import BITS, FlagWriter
 
 # per value: (may, must) bit masks over the tensors that need a gradient: the ones it depends
 # on differentiably on some path / on every path. It needs a flag of its own where they differ.
 State = Tuple[int, int]
 ZERO: State = (0, 0)
+_WORD, _BOOL = Meta((), int64), Meta((), bool_)
 
 
 class PathAnalysis:
@@ -179,13 +184,10 @@ def path_flags(program: Program, outputs: List[str], wrt_names: List[Optional[st
                                 for op in program.global_block().ops):
         return None
     analysis = PathAnalysis(program, [wrt_names[i] for i in positions])
-    # Flags where a path stops a gradient, or where an output needs none on some path (a loop
-    # that may run no turn over a constant). A loop that only may not reach some tensors (an
-    # RNN over its inputs: none of them but the initial state is read when it runs no turn)
-    # keeps its program: those get zeros, not None, from a backward after no turn.
-    if not analysis.stops_on_a_path and \
-            not any(analysis.dynamic(o) and not analysis.state(o)[1] for o in outputs):
-        return None
+    # Flags wherever the tensors an output depends on differ by path: a path that stops a
+    # gradient, a branch not taken, a loop that may run no turn (an RNN's weights and inputs
+    # are read only when a turn runs). A loop whose turns all give the flags of the first one
+    # gets no loop variable for them: whether a turn ran decides them (loop_flags.py).
     need = analysis.needed(outputs)
     if not need:
         return None
@@ -199,3 +201,42 @@ def path_flags(program: Program, outputs: List[str], wrt_names: List[Optional[st
             words[k] = list(range(len(names), len(names) + writer.n_words))
             names += [v.name for v in writer.flags[name]]
     return PathFlags(names, words, positions)
+
+
+def reached_flags(program: Program, outputs: List[str], wrt: List[str]) -> Dict[str, Variable]:
+    """Per name of `wrt` that `outputs` depend on along some paths only (a loop that may run no
+    turn, a branch not taken, a stop on one path): a bool of the global block, computed by ops
+    added to `program` now, true when they depend on it along this run's path (a backward traced
+    in the program gives it no gradient where it is false, as eager code)."""
+    if not wrt or not any(op.type in ("cond", "while") for op in program.global_block().ops):
+        return {}
+    analysis = PathAnalysis(program, wrt)
+    may = must = 0
+    for o in outputs:
+        a, b = analysis.state(o)
+        may, must = may | a, must | b
+    dynamic = [k for k in range(len(wrt)) if (may & ~must) >> k & 1]
+    need = analysis.needed(outputs)
+    if not dynamic or not need:
+        return {}
+    writer = FlagWriter(program, analysis.state, need, len(wrt))
+    block = program.global_block()
+    writer.block(block)
+    found = {}
+    for k in dynamic:
+        hit = None
+        for o in outputs:
+            if o not in need:
+                continue
+            bit = writer.words(block, o)[k // BITS]
+            mask = writer.constant(block, 1 << (k % BITS))
+            zero = writer.constant(block, 0)
+            masked = block.append_op_with_outputs("bitwise_and", [bit, mask], [_WORD], {}, None)[0]
+            on = block.append_op_with_outputs("not_equal", [masked, zero], [_BOOL], {}, None)[0]
+            hit = on if hit is None else block.append_op_with_outputs(
+                "logical_or", [hit, on], [_BOOL], {}, None)[0]
+        found[wrt[k]] = hit
+    return found
+
+
+traced_reach.reached_flags = reached_flags

@@ -7,6 +7,7 @@ updates parameters at once in eager mode and, when a whole train step is traced 
 becomes ops of the compiled Program that update parameters and state in place at every run."""
 from __future__ import annotations
 
+import functools
 import numbers
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -15,9 +16,11 @@ import numpy as np
 from ..autograd.mode import no_grad
 from ..autograd.static_api import append_backward
 from ..autograd.traced_inputs import wrote_grad
+from ..autograd.traced_reach import grad_flag
 from ..nn.clip import GradientClipBase
 from ..regularizer import L2Decay, WeightDecayRegularizer
 from ..runtime import ops, state
+from ..runtime.control_flow.cond import cond
 from ..runtime.dtype import float32
 from ..runtime.persistable import write_persistable
 from ..runtime.program import Variable
@@ -298,7 +301,12 @@ class Optimizer:
         for p, g in params_grads:
             if g.dtype != p.dtype:
                 g = ops.cast(g, p.dtype)
-            self._update(p, g, self._param_lr(p, group), group)
+            lr = self._param_lr(p, group)
+            present = grad_flag(p)
+            if present is None:
+                self._update(p, g, lr, group)
+            else:   # a traced step where p has a gradient on some paths only: skipped elsewhere
+                cond(present, functools.partial(self._update, p, g, lr, group))
 
     def _update(self, param: Tensor, grad: Any, lr: Any, group: Dict[str, Any]) -> None:
         raise NotImplementedError(f"{type(self).__name__} does not define an update; use one of "

@@ -283,18 +283,33 @@ def _program(fn, *args):
     return program, list(program.fetch_names)
 
 
-def test_programs_without_such_paths_get_no_flags():
-    # an RNN whose state needs a gradient: it does on every path (the program is unchanged,
-    # though an input no turn reads gets zeros, not None, after a loop that ran no turn)
+def _loop_ops(program):
+    return [(op.attrs["n_loop_vars"], len(op.inputs), len(op.outputs))
+            for b in program.blocks for op in b.ops if op.type == "while"]
+
+
+def test_an_rnn_loop_gets_its_flags_outside_the_loop():
+    # an RNN whose state needs a gradient: the weights and inputs reach its output only when a
+    # turn runs, which the loop's condition on its initial values tells; the loop is unchanged
     x, h = paddle.to_tensor(X[0]), paddle.to_tensor(W)
     program, outputs = _program(_rnn, x, h, paddle.to_tensor(np.array(2)))
-    before = str(program)
-    assert path_flags(program, outputs, list(program.feed_names[:2])) is None
-    assert str(program) == before
+    loops = _loop_ops(program)
+    body = [str(b) for b in program.blocks[1:]]
+    found = path_flags(program, outputs, list(program.feed_names[:2]))
+    assert found is not None and list(found.words) == [0]
+    assert _loop_ops(program) == loops and [str(b) for b in program.blocks[1:]] == body
     program, outputs = _program(_trip_count, x, paddle.to_tensor(np.array(2)))
     found = path_flags(program, outputs, [program.feed_names[0]])
     assert found is not None and list(found.words) == [0]
-    assert found.names[0] in program.fetch_names or found.names[0] in str(program)
+
+
+def test_programs_without_such_paths_get_no_flags():
+    # the state alone needs a gradient: the output depends on it on every path
+    x, h = paddle.to_tensor(X[0]), paddle.to_tensor(W)
+    program, outputs = _program(_rnn, x, h, paddle.to_tensor(np.array(2)))
+    before = str(program)
+    assert path_flags(program, outputs, [None, program.feed_names[1]]) is None
+    assert str(program) == before
 
 
 class _Branches(paddle.nn.Layer):
