@@ -21,6 +21,7 @@ from ..autograd.traced_retain import backward_path
 from ..backends import compile_for
 from ..format.input_spec import InputSpec
 from ..runtime.dtype import INEXACT_NUMPY
+from ..runtime.inplace import new_leaves
 from ..runtime.origin import user_origin
 from ..runtime.passes import optimize
 from ..runtime.passes.roll import roll_loops
@@ -31,6 +32,7 @@ from ..runtime.tensor import Tensor
 from .absent_keys import ABSENT, drop_absent
 from .errors import raise_run_error
 from .leaf_values import picked
+from .new_leaves import made_leaves
 from .partial_backward import PartialBackwards
 from .path_grads import PathFlags, path_flags
 from .program_replay import JointProgram, random_outputs, replay, snapshot
@@ -57,6 +59,12 @@ class EntryGrad:
         self.captured: List[Tensor] = [t for t in program.persistables.values()
                                        if isinstance(t, Tensor)]
         self.own_backward = owns_backward(program)
+        noted = new_leaves(program)
+        self.makes_leaves = bool(noted)
+        # inputs the function sets `stop_gradient = False` on (not in a tensor `if` or loop):
+        # eager code changes the caller's tensor, which then needs a gradient
+        self.leaf_inputs = [i for i, n in enumerate(program.feed_names)
+                            if n in noted and not noted[n][0]]
         self.programs: Dict[Tuple[bool, ...], "GradProgram"] = {}
         self.differentiable: Dict[Tuple[bool, ...], List[bool]] = {}
 
@@ -107,6 +115,8 @@ def wants_grad(entry: Any, args: Tuple, kwargs: Dict) -> bool:
     state = _grad_state(entry)
     if state.own_backward:
         return False
+    if state.makes_leaves:      # its outputs may need a gradient whatever its inputs need
+        return True
     for t in state.captured:
         if not t.stop_gradient:
             return True
@@ -155,6 +165,11 @@ class GradProgram:
         # the flags of the outputs whose need of a gradient depends on the path taken, fetched
         # last (path_grads.py)
         self.path_flags: Optional[PathFlags] = None
+        # per new leaf the call returns (new_leaves.py): its output indices; they come after the
+        # call's tensors in fetch_of and reaches. With new leaves, per output: whether it is
+        # one that needs a gradient (they make some)
+        self.leaves: List[List[int]] = []
+        self.differentiable: Optional[List[bool]] = None
 
     def joint_program(self) -> JointProgram:
         if self._joint is None:
@@ -170,8 +185,11 @@ def _build(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict, flags: Tuple[b
     wrt_names = _wrt_names(program, _grad_state(entry).captured, flags)
     g = program.global_block()
     outputs = list(program.fetch_names)
-    reaches = _outputs_reached(program, wrt_names)
-    req = requires_grad(program, g, [n for n in wrt_names if n])
+    leaves = made_leaves(program, wrt_names)
+    # a new leaf gets its gradient through the call when it is returned (the caller's tensor)
+    returned = [n for n in leaves if n in outputs]
+    reaches = _outputs_reached(program, wrt_names + returned)
+    req = requires_grad(program, g, [n for n in wrt_names if n] + leaves)
     ancestors = [frozenset(backward_path(program, [name], req)) for name in outputs]
     inputs = list(program.feed_names)
     writes = list(program.persistable_writes.items())
@@ -188,9 +206,9 @@ def _build(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict, flags: Tuple[b
             seeds.append(seed.name)
             seeded.append(k)
     grads = append_backward_ops(program, targets, [g.vars[n] for n in seeds],
-                                [n for n in wrt_names if n])
+                                [n for n in wrt_names if n] + leaves)
     fetch, fetch_of = [], []
-    for n in wrt_names:
+    for n in wrt_names + returned:
         v = grads.get(n) if n else None
         if v is None:
             fetch_of.append(None)
@@ -208,9 +226,10 @@ def _build(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict, flags: Tuple[b
     residuals = list(dict.fromkeys(n for n in read if n in defined))
     joint_copy = snapshot(program)
     wrt = [n for n in wrt_names if n]
+    n_wrt = len(fetch) - sum(k is not None for k in fetch_of[len(wrt_names):])
 
     def joint() -> JointProgram:
-        return JointProgram(joint_copy, split, inputs, seeds, residuals, fetch, wrt)
+        return JointProgram(joint_copy, split, inputs, seeds, residuals, fetch[:n_wrt], wrt)
     backward = clone_program(program)
     backward.global_block().ops = backward.global_block().ops[split:]
     backward.feed_names = inputs + residuals + seeds
@@ -222,7 +241,8 @@ def _build(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict, flags: Tuple[b
     g.ops = g.ops[:split]
     program.feed_names = inputs
     # outputs computed with gradients on some paths only: their flags, last
-    flags_of = path_flags(program, outputs, wrt_names)
+    flags_of = path_flags(program, outputs, wrt_names + returned +
+                          [n for n in leaves if n not in returned])
     program.fetch_names = outputs + [new for _, new in writes] + residuals + \
         (flags_of.names if flags_of is not None else [])
     optimize(program)
@@ -231,6 +251,9 @@ def _build(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict, flags: Tuple[b
                      compile_for(backend, backward, backward.feed_names, fetch), seeded,
                      fetch_of, joint, bindings(program), reaches, ancestors, partial)
     gp.path_flags = flags_of
+    if leaves:
+        gp.leaves = [[k for k, o in enumerate(outputs) if o == n] for n in returned]
+        gp.differentiable = [o in req and o not in leaves for o in outputs]
     return gp
 
 
@@ -256,6 +279,9 @@ def call_with_grad(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict,
     """Run the entry's training forward and record one tape node for its outputs."""
     grad_state = _grad_state(entry)
     inputs = _input_tensors(entry, args, kwargs)
+    for i in grad_state.leaf_inputs:
+        if isinstance(inputs[i], Tensor) and inputs[i]._value.dtype in INEXACT_NUMPY:
+            inputs[i].stop_gradient = False
     tensors = [t if isinstance(t, Tensor) else Tensor(np.asarray(t)) for t in inputs]
     tensors += grad_state.captured
     flags = tuple(_needs(t) for t in tensors)
@@ -269,16 +295,20 @@ def call_with_grad(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict,
     for i, tensor in enumerate(gp.writes):
         store(tensor, np.asarray(fetched[n_out + i]))
     outs = entry.last_outs = fetched[:n_out]
-    node = Node("to_static", {}, tensors, [edge_of(t) if f else None for t, f in zip(tensors, flags)],
-                list(outs), user_origin(2))
+    edges = [edge_of(t) if f else None for t, f in zip(tensors, flags)]
+    leaf_of = _new_leaves(gp, outs)
+    leaves = list({id(t): t for t in leaf_of.values()}.values())
+    node = Node("to_static", {}, tensors + leaves, edges + [(t, 0) for t in leaves], list(outs),
+                user_origin(2))
     n_flags = 0 if gp.path_flags is None else len(gp.path_flags.names)
     backward = node.backward_fn = _Backward(
-        gp, list(feeds) + fetched[n_out + n_writes:len(fetched) - n_flags], flags, len(inputs))
+        gp, list(feeds) + fetched[n_out + n_writes:len(fetched) - n_flags],
+        flags + (False,) * len(leaves), len(inputs))
     concrete = entry.concrete
     values, results = [], []
     for kind, v in concrete.output_leaves:
         if kind == "var":
-            t = wrap_output(outs[v])
+            t = leaf_of[v] if v in leaf_of else wrap_output(outs[v])
             values.append(t)
             if isinstance(t, Tensor):
                 results.append((v, t))
@@ -289,7 +319,7 @@ def call_with_grad(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict,
                 if isinstance(t, Tensor):
                     results.append((index, t))
             values.append(t)
-    differentiable = grad_state.differentiable_outputs(entry, flags)
+    differentiable = gp.differentiable or grad_state.differentiable_outputs(entry, flags)
     if n_flags:
         # what each such output depends on along this call's path: an output that depends
         # on nothing needing a gradient stops gradients, and a tensor it does not depend on
@@ -304,6 +334,16 @@ def call_with_grad(static_fn: Any, entry: Any, args: Tuple, kwargs: Dict,
             backward.live.add(index)
     out = unflatten(concrete.output_tree, values)
     return drop_absent(out) if any(v is ABSENT for v in values) else out
+
+
+def _new_leaves(gp: GradProgram, outs: List[Any]) -> Dict[int, Tensor]:
+    """Per output index: the new leaf tensor the call returns there (new_leaves.py)."""
+    found = {}
+    for indices in gp.leaves:
+        t = Tensor(np.asarray(outs[indices[0]]))
+        t.stop_gradient = False
+        found.update((k, t) for k in indices)
+    return found
 
 
 class _Backward:
@@ -343,6 +383,11 @@ class _Backward:
                     f"{node.where()} used it, and backward needs its old value")
         gp = self.gp
         if create_graph:
+            if gp.leaves:
+                raise GradientError(
+                    f"create_graph=True through the to_static call {node.where()}, which makes "
+                    "a new leaf (`stop_gradient = False` on a value that needs no gradient), is "
+                    "not supported; make the leaf before the call and pass it in")
             return self._differentiable(node, grads)
         given = frozenset(k for k in gp.seeded if grads[k] is not None)
         found = gp.partial.get(given) if gp.partial is not None and given and \

@@ -9,6 +9,7 @@ from typing import Any, Dict, Iterator, List, Sequence, Tuple
 
 from . import ops, state
 from .dtype import dtype_name
+from .origin import user_origin
 from .program import Variable, rebind
 from .pytree import flatten, unflatten
 from .registry import apply, no_grad_update
@@ -114,7 +115,24 @@ def stop_in_place(var: Variable) -> Variable:
         state.build_state.grad_enabled = saved
 
 
+def note_new_leaf(var: Variable) -> None:
+    """`var.stop_gradient = False` in traced code: noted with the user's line and the block it
+    is in, by name. A call on which the value needs no gradient makes it a new leaf there, as
+    eager autograd does (jit/run_program.py); on a value that needs one it changes nothing."""
+    block = state.current_block()
+    if block is None or not block.program.grad_stops or var.block.program is not block.program \
+            or var.kind != "dense" or not var.dtype.is_inexact or var.persistable:
+        return
+    new_leaves(block.program)[var.name] = (block.idx, user_origin(2))
+
+
+def new_leaves(program: Any) -> Dict[str, Tuple[int, Any]]:
+    """name -> (the block it was set in, the user's origin) of each `stop_gradient = False`."""
+    return program.__dict__.setdefault("new_leaves", {})
+
+
 Variable.on_stop_gradient = stop_in_place
+Variable.on_needs_gradient = note_new_leaf
 
 
 def _unchecked(other: Any) -> None:

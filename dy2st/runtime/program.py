@@ -28,6 +28,9 @@ class Variable(TensorLike):
     # `var.stop_gradient = True` in traced code calls it with var (set by runtime/inplace.py,
     # which can append ops): later uses then read a value gradients do not flow through
     on_stop_gradient: Optional[Callable[["Variable"], None]] = None
+    # `var.stop_gradient = False` in traced code calls it with var (set by runtime/inplace.py,
+    # which notes a new leaf there)
+    on_needs_gradient: Optional[Callable[["Variable"], None]] = None
 
     def __init__(self, block: "Block", name: str, shape: Sequence[int], dtype: DType,
                  persistable: bool = False, kind: str = "dense", elem: Any = None) -> None:
@@ -47,8 +50,8 @@ class Variable(TensorLike):
 
     @stop_gradient.setter
     def stop_gradient(self, value: bool) -> None:
-        hook = Variable.on_stop_gradient
-        if value and hook is not None:
+        hook = Variable.on_stop_gradient if value else Variable.on_needs_gradient
+        if hook is not None:
             hook(self)
         self._stop_gradient = bool(value)
 
