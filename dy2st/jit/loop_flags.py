@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from typing import Dict, FrozenSet, List, Optional
 
+import numpy as np
+
 from ..autograd.rules import RULES
 from ..autograd.static_backward import is_differentiable_value
 from ..runtime.passes.effects import UNTOUCHABLE
 from ..runtime.program import Block, Operator, Program, Variable
+from ..runtime.registry import OPS
 
 Symbols = FrozenSet[int]       # positions among a while op's inputs
 
@@ -94,3 +97,23 @@ def first_turn_runs(block: Block, op: Operator) -> Optional[Variable]:
         pred = block.append_op_with_outputs(
             "reshape", [pred], [((), pred.dtype, "dense", None)], {"shape": []}, None)[0]
     return pred
+
+
+def surely_runs(program: Program, op: Operator, consts: Dict[str, Operator]) -> bool:
+    """Whether while op `op` runs a first turn whatever the call's inputs: its condition, on the
+    initial values that `full` ops in `consts` (by output name) give, is true (a rolled `for`
+    over a constant range)."""
+    cond = program.blocks[op.attrs["cond_block"]]
+    known = {p: OPS["full"].kernel(**consts[s].attrs)
+             for p, s in zip(cond.params, op.inputs) if s in consts}
+    for o in cond.ops:
+        if o.type in UNTOUCHABLE or not all(i in known for i in o.inputs):
+            continue
+        opdef = OPS[o.type]
+        try:
+            out = opdef.kernel(*[known[i] for i in o.inputs], **o.attrs)
+        except Exception:  # noqa: BLE001 - not evaluable here: not known to run
+            return False
+        known.update(zip(o.outputs, out if opdef.n_outputs > 1 else [out]))
+    found = known.get(cond.results[0])
+    return found is not None and bool(np.all(found))

@@ -9,9 +9,9 @@ from ..autograd import traced_reach
 from ..autograd.rules import RULES
 from ..autograd.static_backward import is_differentiable_value
 from ..runtime.dtype import bool_, int64
-from ..runtime.program import Block, Program, Variable
+from ..runtime.program import Block, Operator, Program, Variable
 from ..runtime.registry import Meta
-from .loop_flags import gradient_inputs
+from .loop_flags import gradient_inputs, surely_runs
 from .path_flag_ops import BITS, FlagWriter
 
 # per value: (may, must) bit masks over the tensors that need a gradient: the ones it depends
@@ -27,6 +27,7 @@ class PathAnalysis:
     def __init__(self, program: Program, wrt: List[str]) -> None:
         self.program = program
         self.states: Dict[str, State] = {}
+        self.consts: Dict[str, Operator] = {}     # value -> the `full` op giving it
         # a `detach` in a branch or loop body of a value that may need a gradient (no_grad,
         # .detach(), stop_gradient = True on some paths)
         self.stops_on_a_path = False
@@ -48,6 +49,8 @@ class PathAnalysis:
     def _block(self, block: Block) -> None:
         st = self.states
         for op in block.ops:
+            if op.type == "full":
+                self.consts[op.outputs[0]] = op
             if op.type == "cond":
                 self._cond(op)
             elif op.type == "while":
@@ -100,8 +103,11 @@ class PathAnalysis:
             if not changed:
                 break
         self._block(cb)
+        # a loop that surely runs a turn (a rolled `for` over a constant range) gives its
+        # variables a turn's results, never their values from before it
+        after = bb.results if surely_runs(self.program, op, self.consts) else bb.params
         for j, o in enumerate(op.outputs[:n]):
-            st[o] = st.get(bb.params[j], ZERO)
+            st[o] = st.get(after[j], ZERO)
 
     def needed(self, outputs: List[str]) -> Set[str]:
         """The values whose flags the program must compute for `outputs`' (dynamic ones only;

@@ -8,6 +8,7 @@ import pytest
 
 import dy2st as paddle
 from dy2st.jit.path_grads import path_flags
+from dy2st.runtime.passes.roll import roll_loops
 
 X = [np.array(v, "float32") for v in ([0.5, 1.0, 1.5], [-1.0, 2.0, 0.25], [-2.0, -3.0, 1.5],
                                       [1.0, -3.0, 1.0])]
@@ -301,6 +302,23 @@ def test_an_rnn_loop_gets_its_flags_outside_the_loop():
     program, outputs = _program(_trip_count, x, paddle.to_tensor(np.array(2)))
     found = path_flags(program, outputs, [program.feed_names[0]])
     assert found is not None and list(found.words) == [0]
+
+
+def _rnn_constant_turns(x, h):
+    for _ in range(20):
+        h = paddle.tanh(h * x + 1.0)
+    return h
+
+
+def test_a_loop_over_a_constant_range_gets_no_flags():
+    # rolled into a tensor loop, it surely runs a turn: x reaches the output on every call
+    x, h = paddle.to_tensor(X[0]), paddle.to_tensor(W)
+    program, outputs = _program(_rnn_constant_turns, x, h)
+    roll_loops(program)
+    assert [op.type for op in program.global_block().ops].count("while") == 1
+    before = str(program)
+    assert path_flags(program, outputs, list(program.feed_names[:2])) is None
+    assert str(program) == before
 
 
 def test_programs_without_such_paths_get_no_flags():

@@ -165,6 +165,28 @@ def test_a_train_step_keeps_grad_none_where_no_turn_ran():
     assert all(p.grad is not None for p in net.parameters())
 
 
+def _reads_grad(net, x, n):
+    out = net(x, n)
+    (out * out).sum().backward()
+    if net.w.grad is None:          # converted code sees None where no turn ran, as eager
+        found = paddle.zeros([]) - 1.0
+    else:
+        found = net.w.grad.sum()
+    net.clear_gradients(set_to_zero=False)
+    return found
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_converted_code_sees_grad_none_where_no_turn_ran(full_graph):
+    eager, net = _Cell(), _Cell()
+    step = paddle.jit.to_static(_reads_grad, full_graph=full_graph)
+    for n in (0, 2, 0):
+        count = paddle.to_tensor(np.array(n, "int64"))
+        want = float(_reads_grad(eager, paddle.to_tensor(XS), count))
+        assert (want == -1.0) == (n == 0)
+        np.testing.assert_allclose(float(step(net, paddle.to_tensor(XS), count)), want, rtol=1e-5)
+
+
 def test_a_loaded_model_after_no_turn(tmp_path):
     net = _Cell()
     spec = [paddle.static.InputSpec([3], "float32"), paddle.static.InputSpec([], "int64")]
