@@ -170,3 +170,18 @@ def test_numbers_on_both_paths_stay_python_numbers(full_graph, tmp_path):
             assert [type(v) for v in (*got[0], got[1])] == [type(v) for v in (*want[0], want[1])]
             np.testing.assert_allclose(got[5].numpy(), want[5].numpy(), rtol=1e-6)
 
+
+def returns_numbers_on_both_paths(x):
+    if x.sum() > 0:
+        return 1, 0.5, True
+    return 2, 1.5, False
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_numbers_returned_on_both_paths_stay_python_numbers(full_graph):
+    sf = paddle.jit.to_static(returns_numbers_on_both_paths, full_graph=full_graph)
+    for rows in ([[1.0, 2.0, -0.5]], [[-3.0, -1.0, -2.0]]):
+        x = paddle.to_tensor(np.array(rows, "float32"))
+        got, want = sf(x), returns_numbers_on_both_paths(x)
+        assert got == want and [type(v) for v in got] == [int, float, bool]
+    assert sf.num_programs == 1 and not sf.graph_breaks

@@ -522,3 +522,18 @@ def test_a_dtype_changed_on_one_path_by_new_code_is_refused_at_its_line():
     with pytest.raises(TypeError, match="'s' has dtype float32 in the true branch") as info:
         _call(sf, 3)
     check_user_error(info.value, __file__, "if x[i].mean() > 0:")
+
+
+def returns_a_turn(x, n):
+    for t in range(n):
+        if x[t].sum() > 0:
+            return t, 0.5       # eager: Python numbers, from the turn that returned
+    return -1, 1.5
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_numbers_returned_from_a_tensor_loop_are_eagers(full_graph):
+    sf = paddle.jit.to_static(returns_a_turn, full_graph=full_graph)
+    for trips in (0, 3, 1):     # row 2 is the first with a positive sum
+        _same(_call(sf, trips), _call(returns_a_turn, trips))
+    assert sf.num_programs == 1 and not sf.graph_breaks

@@ -267,7 +267,10 @@ def _leaf_names(names: Optional[Sequence[str]], out: Any) -> Optional[List[str]]
 
 
 def _user_name(name: str) -> bool:
-    return name.isidentifier() and not name.startswith(GENERATED_NAMES)
+    """A name of the user's or the value the function returns, not one of the converter's
+    own flags and counters."""
+    return name.isidentifier() and (name.startswith("return_value_") or
+                                     not name.startswith(GENERATED_NAMES))
 
 
 def _numbers(a: Any, b: Any) -> bool:

@@ -50,7 +50,12 @@ def carried_numbers(leaves: Sequence[Any], labels: Sequence[str]) -> Set[int]:
     earlier loop carried), named by the user (not the converter's own flags and counters): the
     loop carries them as numbers while its turns compute them from numbers."""
     return {i for i, v in enumerate(leaves) if is_carried_number(v) and labels[i][:1] == "'"
-            and not labels[i].strip("'").startswith(GENERATED_NAMES)}
+            and _users(labels[i].strip("'"))}
+
+
+def _users(name: str) -> bool:
+    # the value the function returns (`return t` in the loop) is the user's too
+    return name.startswith("return_value_") or not name.startswith(GENERATED_NAMES)
 
 
 def is_carried_number(v: Any) -> bool:
