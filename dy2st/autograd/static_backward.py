@@ -171,10 +171,11 @@ def append_backward_ops(program: Program, targets: Sequence[Variable], seeds: Se
     maybe_undefined, program.maybe_undefined = program.maybe_undefined, {}
     try:
         with block_guard(block):
+            # before the seeds: the add of two seeds of a value returned twice is a gradient op
+            forward = {id(op) for op in block.ops}
             for t, s in zip(targets, seeds):
                 if t.name in req:
                     accumulate(grads, t.name, s)
-            forward = {id(op) for op in block.ops}
             first_gradient_block = len(program.blocks)
             backprop(RootScope(block), list(block.ops), grads, req)
             # the gradient ops follow the last forward op (tapes go in before forward loops)

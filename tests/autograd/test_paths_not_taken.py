@@ -83,3 +83,32 @@ def test_static_gradients_of_a_program_with_cond():
     finally:
         paddle.disable_static()
     np.testing.assert_allclose(g, [3.0, 3.0, 3.0])
+
+
+def _returned_twice(x):
+    h = x.mean(axis=0)
+    g = x.max(axis=0) * 0.5
+    if g.mean() > x.sum() * 0.1:
+        pass
+    else:
+        g = g * h       # h read on the path not taken only
+    return h, g, h
+
+
+@pytest.mark.parametrize("seeded", ["all", "last"])
+def test_a_value_returned_twice_keeps_its_seeds_beside_a_path_not_taken(seeded):
+    # the add of h's two seeds was counted among the forward ops, so the masking took it for
+    # a forward value and flagged the whole sum with the branch's flag: h's gradient was
+    # zeros on the path where the branch that reads h did not run (fuzz 7013021186)
+    x0 = np.array([[-0.5, -0.4, -0.5], [-0.9, -0.8, -0.6], [-0.7, 0.5, -0.4]], "float32")
+    static_f = paddle.jit.to_static(_returned_twice)
+    for xv in (x0, -x0):    # the branch not taken, then the one that reads h
+        grads = []
+        for fn in (_returned_twice, static_f):
+            x = paddle.to_tensor(xv, stop_gradient=False)
+            outs = fn(x)
+            picked = outs if seeded == "all" else outs[-1:]
+            sum((o ** 2).sum() for o in picked).backward()
+            grads.append(x.grad.numpy())
+        np.testing.assert_allclose(grads[1], grads[0], rtol=1e-5, atol=1e-6)
+        assert np.abs(grads[0]).sum() > 0
