@@ -8,10 +8,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..runtime import ops, state
-from ..runtime.control_flow import cond
 from ..runtime.control_flow.loop_growth import dict_length, presence_flag
-from ..runtime.control_flow.values import as_pred
-from ..runtime.dtype import dtype_name
+from ..runtime.control_flow.values import as_pred, is_number
 from ..runtime.origin import user_origin
 from ..runtime.program import Variable
 from ..runtime.python_value import (
@@ -24,6 +22,15 @@ from ..runtime.python_value import (
 from ..runtime.side_effects import IS_NONE, MISSING_KEY
 from ..runtime.tensor import Tensor, TensorLike
 from .loop_functions import LoopFunction
+from .picked_operands import (
+    as_dtype,
+    common_dtype,
+    one_element,
+    pick,
+    recorded_truth,
+    select,
+    short_circuit,
+)
 
 
 def _symbolic(x: Any) -> bool:
@@ -31,29 +38,34 @@ def _symbolic(x: Any) -> bool:
 
 
 # ----------------------------------------------------------------------------- logic
-def And(left: Callable, right: Callable) -> Any:
+def And(left: Callable, right: Callable, test: bool = False) -> Any:
+    """`left and right`; with `test`, only its truth is used (an `if` test, `not`'s operand)."""
     x = left()
     if _symbolic(x):
-        y = _guarded_reads(right, x, on_true=True)
-        if _ambiguous(x) or _ambiguous(y):
-            # Python tests x's truth here, and y's only where x is true (in the `if` using it)
-            return _short_circuit(x, y, on_true=True)
-        return _bools(_operand(x, y, on_true=True), x, y)
+        return _symbolic_operands(x, _guarded_reads(right, x, on_true=True), True, test)
     if not x:
         return x
     return right()
 
 
-def Or(left: Callable, right: Callable) -> Any:
+def Or(left: Callable, right: Callable, test: bool = False) -> Any:
     x = left()
     if _symbolic(x):
-        y = _guarded_reads(right, x, on_true=False)
-        if _ambiguous(x) or _ambiguous(y):
-            return _short_circuit(x, y, on_true=False)
-        return _bools(_operand(x, y, on_true=False), x, y)
+        return _symbolic_operands(x, _guarded_reads(right, x, on_true=False), False, test)
     if x:
         return x
     return right()
+
+
+def _symbolic_operands(x: Variable, y: Any, on_true: bool, test: bool) -> Any:
+    """`x and y` (on_true) / `x or y` with a symbolic x, whose truth Python tests."""
+    if not recorded_truth(x) and _ambiguous(x):
+        return _short_circuit(x, y, on_true)     # raises when run, as eager code's test does
+    if recorded_truth(x) or not one_element(y):
+        # x or y have sizes that differ: as a test, its truth; as a value, the operand eager
+        # code returns, selected (y's truth is tested only where Python tests it)
+        return _short_circuit(x, y, on_true) if test else pick(x, y, on_true)
+    return _bools(_operand(x, y, on_true), x, y)
 
 
 def _operand(x: Any, y: Any, on_true: bool) -> Any:
@@ -63,41 +75,14 @@ def _operand(x: Any, y: Any, on_true: bool) -> Any:
     if _is_bool(x) and _is_bool(y):
         return ops.logical_and(as_bool(x), as_bool(y)) if on_true else \
             ops.logical_or(as_bool(x), as_bool(y))
-    dtype = _common_dtype(x, y)
-    a, b = _as_dtype(x, dtype), _as_dtype(y, dtype)
+    dtype = common_dtype(x, y)
+    a, b = as_dtype(x, dtype), as_dtype(y, dtype)
     picked = ops.where(as_bool(x), b, a) if on_true else ops.where(as_bool(x), a, b)
     return picked
 
 
 def _is_bool(v: Any) -> bool:
     return type(v) is bool or isinstance(v, TensorLike) and v.dtype == "bool"
-
-
-def _dtype_name(v: Any) -> str:
-    if isinstance(v, TensorLike):
-        return dtype_name(v.dtype)
-    return "bool" if type(v) is bool else "int64" if isinstance(v, int) else "float32"
-
-
-def _common_dtype(x: Any, y: Any) -> str:
-    """Eager's result dtype on either path, as one: a Python number takes a tensor's dtype
-    (bool aside), two tensors the wider one."""
-    dx, dy = _dtype_name(x), _dtype_name(y)
-    if dx == dy or dy == "bool":
-        return dx
-    if dx == "bool":
-        return dy
-    if not isinstance(y, TensorLike):
-        return dx if np.dtype(dx).kind in "fc" or np.dtype(dy).kind in "iu" else dy
-    if not isinstance(x, TensorLike):
-        return dy if np.dtype(dy).kind in "fc" or np.dtype(dx).kind in "iu" else dx
-    return str(np.result_type(dx, dy))
-
-
-def _as_dtype(v: Any, dtype: str) -> Any:
-    if isinstance(v, TensorLike):
-        return v if _dtype_name(v) == dtype else ops.cast(v, dtype)
-    return ops.full([], v, dtype)
 
 
 def _bools(out: Any, *operands: Any) -> Any:
@@ -207,13 +192,7 @@ def _ambiguous(x: Any) -> bool:
 def _short_circuit(x: Any, y: Any, on_true: bool) -> Any:
     """`x and y` (on_true) or `x or y` as one bool, where x or y has several elements: each
     truth test that Python would make raises when the program makes it, and only then."""
-    px = as_pred(x, defer=True)
-    if not _symbolic(y):
-        py = ops.full([], bool(y), "bool")
-        return ops.logical_and(px, py) if on_true else ops.logical_or(px, py)
-    decided = lambda: ops.full([], not on_true, "bool")  # noqa: E731
-    test_y = lambda: as_pred(y, defer=True)  # noqa: E731
-    return cond(px, test_y, decided) if on_true else cond(px, decided, test_y)
+    return short_circuit(as_pred(x, defer=True), y, on_true)
 
 
 def as_bool(x: Any) -> Any:
@@ -241,6 +220,8 @@ def Float(x: Any) -> Any:
 
 def Bool(x: Any) -> Any:
     if _symbolic(x):
+        if recorded_truth(x):       # picked by `c or y`: tested as eager code tests it
+            return python_value(as_pred(x, defer=True))
         return python_value(_scalar(x, "bool()", as_bool(x)))
     return bool(x)
 
@@ -350,20 +331,46 @@ CALL: Callable[[Any], Any] = _as_is
 
 
 def _extreme(args: tuple, kwargs: dict, pick: Callable, elementwise: Callable,
-             reduce: Callable) -> Any:
+             reduce: Callable, better: Callable) -> Any:
     if len(args) == 1 and not kwargs and isinstance(args[0], Variable) and \
             args[0].kind == "array":
         # a list grown in a tensor loop: the extreme of its entries, not the array itself
         # (`max([r.sum() for r in x])` with an unknown batch multiplied by all the sums)
         return reduce(ops.array_stack(args[0]), axis=0)
+    if set(kwargs) - {"key", "default"} or "default" in kwargs and len(args) != 1:
+        return CALL(pick)(*args, **kwargs)          # the builtin's own TypeError
     items = _items(args)
-    if kwargs or not any(_symbolic(v) for v in items):
-        return CALL(pick)(*args, **kwargs)
-    _one_number_type(items, pick.__name__)
-    out = items[0]
+    key = kwargs.get("key")
+    if len(args) == 1 and isinstance(args[0], TensorLike) and key is not None:
+        return CALL(pick)(*args, **kwargs)          # the rows of a tensor, as the builtin
+    if not items or key is None and not any(_symbolic(v) for v in items):
+        return CALL(pick)(*args, **kwargs)          # `default`, or the builtin's ValueError
+    if any(type(v) is PythonValue for v in items):
+        _one_number_type(items, pick.__name__)
+    if key is None:
+        out = items[0]
+        for v in items[1:]:
+            out = elementwise(out, v) if (_symbolic(out) or _symbolic(v)) else pick(out, v)
+        return number_result(out, items)
+    return _keyed_extreme(items, CALL(key), pick.__name__, better)
+
+
+def _keyed_extreme(items: list, key: Callable, name: str, better: Callable) -> Any:
+    """max / min with a key function: the first item whose key is the extreme, as the builtin
+    picks it; where keys are symbolic, the item is selected by their comparison."""
+    best, best_key = items[0], key(items[0])
     for v in items[1:]:
-        out = elementwise(out, v) if (_symbolic(out) or _symbolic(v)) else pick(out, v)
-    return number_result(out, items)
+        k = key(v)
+        if not (_symbolic(k) or _symbolic(best_key)):
+            if better(k, best_key):
+                best, best_key = v, k
+            continue
+        replace = as_pred(better(k, best_key), defer=True)
+        what = f"{name}(..., key=...)"
+        best, best_key = select(replace, v, best, what), select(replace, k, best_key, what)
+    if type(best) is Variable and all(type(v) is PythonValue or is_number(v) for v in items):
+        best.__class__ = PythonValue      # picked among Python numbers: a number, as eager's
+    return best
 
 
 def _one_number_type(items: list, name: str) -> None:
@@ -378,13 +385,15 @@ def _one_number_type(items: list, name: str) -> None:
 
 
 def Max(*args: Any, **kwargs: Any) -> Any:
-    """max(); with symbolic scalars (e.g. an unknown dim) the elementwise maximum."""
-    return _extreme(args, kwargs, max, lambda a, b: ops.maximum(a, b), ops.max)
+    """max(); with symbolic scalars (e.g. an unknown dim) the elementwise maximum; with a key,
+    the item whose key is greatest."""
+    return _extreme(args, kwargs, max, lambda a, b: ops.maximum(a, b), ops.max, operator.gt)
 
 
 def Min(*args: Any, **kwargs: Any) -> Any:
-    """min(); with symbolic scalars the elementwise minimum."""
-    return _extreme(args, kwargs, min, lambda a, b: ops.minimum(a, b), ops.min)
+    """min(); with symbolic scalars the elementwise minimum; with a key, the item whose key is
+    least."""
+    return _extreme(args, kwargs, min, lambda a, b: ops.minimum(a, b), ops.min, operator.lt)
 
 
 def Round(x: Any, ndigits: Any = None) -> Any:

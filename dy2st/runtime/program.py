@@ -361,6 +361,10 @@ class Program:
         # id(obj) -> [(other, pred, on_true)]: obj is the same Python object as `other` on the
         # path where the bool `pred` is on_true (names merged by a tensor `if`; runtime/inplace.py)
         self.cond_aliases: Dict[int, List[Tuple[Any, Variable, bool]]] = {}
+        # var name -> how eager code tests that value's truth: `x or y` used as a value selects
+        # x or y, and a later `if` on it tests x, then y only where x does not decide
+        # (jst/picked_operands.py); made when a test needs it, so no test is traced otherwise
+        self.truths: Dict[str, Callable[[], Variable]] = {}
         # errors of tensor loop bodies that fail on every turn, raised when a turn runs: the
         # first is what a later failure of the same trace reports (eager stops there first)
         self.deferred_errors: List[BaseException] = []

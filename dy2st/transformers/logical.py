@@ -2,6 +2,7 @@
 
     a and b   ->  _jst.And(lambda: a, lambda: b)
     a or b    ->  _jst.Or(lambda: a, lambda: b)
+    if a or b ->  if _jst.Or(lambda: a, lambda: b, test=True)     (only its truth is used)
     not a     ->  _jst.Not(a)
     a < b < c ->  _jst.Compare(('<', '<'), lambda: a, lambda: b, lambda: c)
     x is None ->  _jst.Compare(('is',), lambda: x, lambda: None)     (k in d too)
@@ -19,17 +20,38 @@ from .presence import presence_test
 
 
 class LogicalTransformer(Transformer):
+    def __init__(self, ctx: PassContext) -> None:
+        super().__init__(ctx)
+        # id() of the expressions whose value is only tested for truth (an `if` test, an
+        # operand of `not`): `x or y` there need not be one of its operands, only its truth
+        self._tested: set = set()
+
+    def visit_If(self, node: gast.If) -> Any:
+        self._tested.add(id(node.test))
+        return self.generic_visit(node)
+
+    visit_While = visit_IfExp = visit_Assert = visit_If
+
+    def visit_comprehension(self, node: gast.comprehension) -> Any:
+        self._tested.update(map(id, node.ifs))
+        return self.generic_visit(node)
+
     def visit_BoolOp(self, node: gast.BoolOp) -> Any:
+        tested = id(node) in self._tested
+        if tested:          # each operand's truth decides, and the last one's is the result's
+            self._tested.update(map(id, node.values))
         self.generic_visit(node)
         helper = "And" if isinstance(node.op, gast.And) else "Or"
         values = list(node.values)
         result = values[-1]
+        form = f"_jst.{helper}(lambda: left, lambda: right{', test=True' if tested else ''})"
         for left in reversed(values[:-1]):
-            result = templates.replace_expr(f"_jst.{helper}(lambda: left, lambda: right)",
-                                            left=left, right=result)
+            result = templates.replace_expr(form, left=left, right=result)
         return result
 
     def visit_UnaryOp(self, node: gast.UnaryOp) -> Any:
+        if isinstance(node.op, gast.Not):
+            self._tested.add(id(node.operand))
         self.generic_visit(node)
         if isinstance(node.op, gast.Not):
             return templates.replace_expr("_jst.Not(operand)", operand=node.operand)

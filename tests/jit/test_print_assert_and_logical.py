@@ -6,6 +6,7 @@ import pytest
 
 import dy2st as paddle
 from dy2st.static import InputSpec
+from tests.support import check_user_error
 
 
 def _i(v):
@@ -226,3 +227,108 @@ def break_in_python_loop_tensor_cond(x):
 
 def test_break_in_python_loop_with_tensor_cond(check, arr):
     check(break_in_python_loop_tensor_cond, (arr([5.0]),), (arr([0.5]),), (arr([-10.0]),))
+
+
+# `x or y` / `x and y` as a value, x a one-element tensor and y of several elements: eager code
+# returns an operand without testing y's truth; the program selects it (x broadcast on x's path,
+# so elementwise uses give eager's values on both paths) and tests y only where Python does
+def or_value_of_several(x):
+    return x + ((x.mean() < 0) or x * 5.0)
+
+
+def and_value_of_several(x):
+    return x * ((x.mean() > 0) and x - 1.0)
+
+
+def or_chain_value(x):
+    return x + ((x.mean() > 5) or (x.max() > 10) or x * 2.0)
+
+
+def or_value_tested_later(x):
+    z = (x.mean() > 0) or x            # eager tests x's truth only at the `if`, and only when
+    if z:                              # the mean is not positive: then it is ambiguous
+        return x + 1.0
+    return x - 1.0
+
+
+def or_in_an_if_test(x, flag):
+    if x.mean() > 0 or flag:
+        return x + 1.0
+    return x - 1.0
+
+
+def not_of_and(x):
+    if not ((x.mean() < 0) and x):
+        return x + 1.0
+    return x - 1.0
+
+
+def or_value_a_tuple(x):
+    z = (x.mean() > 0) or (x, x * 2.0)
+    return z
+
+
+VALUE_INPUTS = [[1.0, 2.0, 3.0], [-1.0, -2.0, -3.0], [20.0, -9.0, 0.0], [3.0, 4.0, 11.0]]
+
+
+@pytest.mark.parametrize("fn", [or_value_of_several, and_value_of_several, or_chain_value])
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_and_or_value_with_an_operand_of_several_elements(check, arr, fn, full_graph):
+    sf = check(fn, *[(arr(v),) for v in VALUE_INPUTS], full_graph=full_graph)
+    assert not sf.graph_breaks
+
+
+@pytest.mark.parametrize("fn", [or_value_of_several, and_value_of_several, or_chain_value,
+                                or_value_tested_later, not_of_and])
+def test_and_or_value_with_an_operand_of_several_elements_saved(tmp_path, arr, fn):
+    spec = [InputSpec([None], "float32")]
+    path = str(tmp_path / "m")
+    paddle.jit.save(paddle.jit.to_static(fn, input_spec=spec, full_graph=True), path)
+    loaded = paddle.jit.load(path)
+    for v in VALUE_INPUTS:
+        try:
+            want = fn(paddle.to_tensor(arr(v))).numpy()
+        except ValueError:
+            # (an unknown size: the message is the reshape's to a scalar, at the user's line)
+            with pytest.raises(ValueError, match="ambiguous|reshape") as e:
+                loaded(paddle.to_tensor(arr(v)))
+            assert f"in {fn.__name__}" in str(e.value)
+            continue
+        np.testing.assert_allclose(loaded(paddle.to_tensor(arr(v))).numpy(), want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_a_picked_value_is_tested_as_eager_code_tests_it(check, arr, full_graph):
+    """`if z:` after `z = c or x` tests c, and x (ambiguous: a ValueError at the user's line
+    when the program runs) only where c is false; `not (c and x)` likewise."""
+    for fn, fine, ambiguous, line in ((or_value_tested_later, [1.0, 2.0], [-1.0, -2.0], "if z:"),
+                                      (not_of_and, [1.0, 2.0], [-1.0, -2.0], "if not")):
+        sf = check(fn, (arr(fine),), full_graph=full_graph)
+        with pytest.raises(ValueError, match="ambiguous") as e:
+            sf(paddle.to_tensor(arr(ambiguous)))
+        assert line in str(e.value)
+    check(or_in_an_if_test, (arr([1.0, 2.0]), False), (arr([-1.0, -2.0]), False),
+          (arr([-1.0, -2.0]), True), full_graph=full_graph)
+
+
+def test_and_or_value_no_one_value_holds_refused_in_one_graph(arr):
+    x = paddle.to_tensor(arr([1.0, 2.0, 3.0]))
+    with pytest.raises(TypeError) as e:
+        paddle.jit.to_static(or_value_a_tuple, full_graph=True)(x)
+    check_user_error(e.value, __file__, "z = (x.mean() > 0) or (x, x * 2.0)")
+    assert "`x or y` used as a value" in str(e.value) and "tuple" in str(e.value)
+
+
+def test_and_or_value_no_one_value_holds_breaks_the_graph(arr):
+    """full_graph=False: the statement runs as Python, giving eager's operand on each path."""
+    sf = paddle.jit.to_static(or_value_a_tuple)
+    for v in ([1.0, 2.0], [-1.0, -2.0], [3.0, 1.0]):
+        x = paddle.to_tensor(arr(v))
+        want, got = or_value_a_tuple(x), sf(x)
+        if isinstance(want, tuple):
+            assert isinstance(got, tuple) and len(got) == 2
+            for a, b in zip(want, got):
+                np.testing.assert_array_equal(a.numpy(), b.numpy())
+        else:
+            assert bool(got) is True and got.shape == want.shape
+    assert [b.lineno - or_value_a_tuple.__code__.co_firstlineno for b in sf.graph_breaks] == [1]

@@ -284,6 +284,53 @@ def test_builtin_max_min_of_unknown_dim(check):
           input_spec=[InputSpec([None, 2], "float32")])
 
 
+def max_min_with_keywords(x):
+    a = min(x.sum(), x.mean(), key=None)             # key=None: the plain form
+    b = max([x.min(), x.mean()], default=0.0)        # a default of a non-empty list is unused
+    c = max(x[0], x[1] * 2.0, x[2], key=lambda t: t.abs())   # the item, by its key
+    d = min([x * 2.0, x - 1.0], key=lambda t: t.sum())
+    e = max([], default=x.sum())
+    i = max(range(3), key=lambda k: x[k])            # a Python int in eager code
+    return a + b + c + e, d * i, i
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_builtin_max_min_with_key_and_default(check, full_graph):
+    # ties too ([1, 1, 1]: the first extreme item, as the builtins pick it)
+    sf = check(max_min_with_keywords, (r(38, 3),), (r(39, 3, shift=-2.0),),
+               (np.array([1.0, 1.0, 1.0], "float32"),), (np.array([3.0, -9.0, 2.0], "float32"),),
+               full_graph=full_graph)
+    assert not sf.graph_breaks
+    assert type(sf(paddle.to_tensor(r(40, 3)))[2]) is int
+
+
+def test_builtin_max_min_with_key_saved(tmp_path):
+    path = str(tmp_path / "m")
+    paddle.jit.save(paddle.jit.to_static(max_min_with_keywords,
+                                         input_spec=[InputSpec([3], "float32")]), path)
+    loaded = paddle.jit.load(path)
+    for x in (r(41, 3), r(42, 3, shift=-2.0), np.array([3.0, -9.0, 2.0], "float32")):
+        want, got = max_min_with_keywords(paddle.to_tensor(x)), loaded(paddle.to_tensor(x))
+        for a, b in zip(want[:2], got[:2]):
+            np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-6)
+        assert got[2] == want[2]
+
+
+def max_by_key_of_two_shapes(x):
+    return max([x[:2], x], key=lambda t: t.sum())
+
+
+def test_builtin_max_by_key_of_items_no_one_value_holds():
+    x = paddle.to_tensor(np.array([1.0, 2.0, -5.0], "float32"))
+    with pytest.raises(TypeError, match=r"max\(\.\.\., key=\.\.\.\): eager code gives a "
+                                        r"float32 tensor of shape \[3\] or .* shape \[2\]"):
+        paddle.jit.to_static(max_by_key_of_two_shapes, full_graph=True)(x)
+    sf = paddle.jit.to_static(max_by_key_of_two_shapes)      # the statement runs as Python
+    for v in ([1.0, 2.0, -5.0], [1.0, 2.0, 3.0]):
+        t = paddle.to_tensor(np.array(v, "float32"))
+        np.testing.assert_array_equal(sf(t).numpy(), max_by_key_of_two_shapes(t).numpy())
+
+
 def builtin_round_of_unknown_dim(x):
     n = x.shape[0]
     return round(n / 3)

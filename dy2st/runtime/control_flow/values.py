@@ -57,7 +57,12 @@ def ambiguous_truth_message(n: int) -> str:
 
 def as_pred(pred: Variable, defer: bool = False) -> Variable:
     """pred as a bool scalar. With `defer` (converted code), a predicate of several elements
-    raises when the program tests it, as Python does only on the paths that test it."""
+    raises when the program tests it, as Python does only on the paths that test it; a value
+    picked by `x or y` is tested as eager code tests it (program.truths)."""
+    if defer:
+        truth = pred.block.program.truths.get(pred.name)
+        if truth is not None:
+            return truth()
     if pred.kind != "dense":
         raise TypeError("a tensor array cannot be used as a condition")
     shape = pred._shape
