@@ -57,7 +57,10 @@ def _tree_doc(tree: Any, where: str) -> Any:
     if kind == "dict":
         return {"kind": "dict", "keys": [encode_value(k, where) for k, _ in items],
                 "items": [_tree_doc(s, where) for _, s in items]}
-    return {"kind": kind, "items": [_tree_doc(s, where) for s in items]}
+    # a namedtuple (its kind is its class) is saved as a tuple: a model file names no user
+    # class, so the loaded model hands out a plain tuple in its place
+    return {"kind": kind if kind in ("tuple", "list") else "tuple",
+            "items": [_tree_doc(s, where) for s in items]}
 
 
 def _leaf_doc(leaf: Tuple[str, Any], where: str) -> Dict[str, Any]:

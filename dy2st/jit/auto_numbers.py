@@ -13,6 +13,7 @@ import numpy as np
 
 from ..format.input_spec import InputSpec
 from ..runtime.python_value import PythonValue
+from ..runtime.pytree import is_namedtuple
 from .logger import log
 
 ENABLED = True          # set False on this module to key every Python number by its value
@@ -78,7 +79,7 @@ def before_trace(sf: Any, args: Tuple, kwargs: Dict, same_key: Any) -> bool:
         return False
     grew = False
     # (number arguments are fed by position: only in calls whose arguments hold no containers)
-    flat = not any(type(a) in (list, tuple, dict) for a in args)
+    flat = not any(type(a) in (list, tuple, dict) or is_namedtuple(a) for a in args)
     for i, a in enumerate(args if flat else ()):
         t = _number(a)
         if t is None or i in layout.positions or not _fits(a, t):

@@ -14,6 +14,7 @@ import numpy as np
 from ..format.input_spec import InputSpec
 from ..runtime.control_flow.cond import is_undefined
 from ..runtime.dtype import DType, dtype_name
+from ..runtime.pytree import is_namedtuple
 from ..runtime.tensor import Tensor
 
 
@@ -134,7 +135,7 @@ def value_key(v: Any) -> Any:
         return (type(v), v)
     if isinstance(v, np.ndarray):
         return ("T", v.shape, v.dtype.char)
-    if type(v) in (list, tuple):
+    if type(v) in (list, tuple) or is_namedtuple(v):    # (a namedtuple's tensors are inputs)
         return (type(v), tuple(value_key(x) for x in v))
     if type(v) is dict:
         return (dict, tuple((k, value_key(x)) for k, x in v.items()))

@@ -21,7 +21,7 @@ from ..runtime.passes import optimize
 from ..runtime.persistable import store
 from ..runtime.program import Program, program_guard
 from ..runtime.python_value import PythonValue, as_numbers, number_leaves
-from ..runtime.pytree import flatten, unflatten
+from ..runtime.pytree import flatten, is_namedtuple, unflatten
 from ..runtime.registry import hooks as _hooks
 from ..runtime.state import dynamic_view
 from ..runtime.tensor import Tensor, TensorLike
@@ -585,7 +585,7 @@ def _flat_positions(args: Tuple, kwargs: Dict) -> Optional[List[int]]:
     for i, a in enumerate(args):
         if is_input(a):
             positions.append(i)
-        elif type(a) in (list, tuple, dict):
+        elif type(a) in (list, tuple, dict) or is_namedtuple(a):
             inner, _ = flatten(a, is_leaf=is_input)
             if any(is_input(x) for x in inner):
                 return None
@@ -646,7 +646,7 @@ def _input_structure(args: Tuple, kwargs: Dict, arg_names: List[str], leaves: Li
     """How a saved program is called when some argument is a container of tensors:
     (argument names, the structure of the positional arguments, per leaf ("var", input index)
     or ("const", Python value)); None when every tensor is an argument of its own."""
-    if kwargs or not any(type(a) in (list, tuple, dict) and any(
+    if kwargs or not any((type(a) in (list, tuple, dict) or is_namedtuple(a)) and any(
             is_input(x) for x in flatten(a, is_leaf=is_input)[0]) for a in args):
         return None
     n_input = 0

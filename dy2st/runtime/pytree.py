@@ -1,4 +1,5 @@
-"""Flatten nested tuples / lists / dicts into leaves and a structure that can rebuild them."""
+"""Flatten nested tuples / lists / dicts / namedtuples into leaves and a structure that can
+rebuild them (a namedtuple's kind is its class)."""
 from __future__ import annotations
 
 from typing import Any, Callable, List, Tuple
@@ -30,6 +31,8 @@ def flatten(obj: Any, is_leaf: Callable[[Any], bool] = None) -> Tuple[List[Any],
             return LEAF
         if type(o) is tuple:
             return ("tuple", tuple(walk(v) for v in o))
+        if is_namedtuple(o):
+            return (type(o), tuple(walk(v) for v in o))
         if type(o) is list:
             return ("list", tuple(walk(v) for v in o))
         if type(o) is dict:
@@ -38,6 +41,11 @@ def flatten(obj: Any, is_leaf: Callable[[Any], bool] = None) -> Tuple[List[Any],
         return LEAF
 
     return leaves, walk(obj)
+
+
+def is_namedtuple(o: Any) -> bool:
+    """o is an instance of a class made by collections.namedtuple or typing.NamedTuple."""
+    return isinstance(o, tuple) and hasattr(type(o), "_fields") and hasattr(type(o), "_make")
 
 
 def unflatten(structure: Any, leaves: List[Any]) -> Any:
@@ -51,7 +59,9 @@ def unflatten(structure: Any, leaves: List[Any]) -> Any:
             return tuple(build(v) for v in items)
         if kind == "list":
             return [build(v) for v in items]
-        return {k: build(v) for k, v in items}
+        if kind == "dict":
+            return {k: build(v) for k, v in items}
+        return kind._make(build(v) for v in items)
 
     return build(structure)
 
@@ -84,4 +94,6 @@ def describe(structure: Any) -> str:
     if kind == "dict":
         return "{" + ", ".join(f"{k!r}: {describe(v)}" for k, v in items) + "}"
     inner = ", ".join(describe(v) for v in items)
+    if isinstance(kind, type):
+        return f"{kind.__name__}({inner})"
     return f"({inner})" if kind == "tuple" else f"[{inner}]"

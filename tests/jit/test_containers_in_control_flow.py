@@ -1,9 +1,13 @@
 """Scenarios: Python lists and dicts of tensors grown, popped, indexed and updated inside tensor
-loops and tensor ifs."""
+loops and tensor ifs; namedtuples rebound in them."""
+import collections
+import typing
+
 import numpy as np
 import pytest
 
 import dy2st as paddle
+from dy2st.static import InputSpec
 
 
 def _i(v):
@@ -305,3 +309,114 @@ def test_a_set_changed_under_a_tensor_if_is_refused_or_breaks(full_graph):
     for x in xs + [-xs[1]]:
         np.testing.assert_allclose(same(paddle.to_tensor(x)).numpy(),
                                    set_changed_alike_on_both_paths(paddle.to_tensor(x)).numpy())
+
+
+# namedtuples rebound under a tensor `if` or in a tensor loop: merged field by field, the result
+# of the namedtuple's own class (a saved model hands out a plain tuple in its place)
+Pair = collections.namedtuple("Pair", "a b")
+
+
+class Scaled(typing.NamedTuple):
+    t: object
+    k: int = 3
+
+
+def namedtuple_replaced_in_if(x):
+    p = Pair(x, x * 2.0)
+    if x.sum() > 0:
+        p = p._replace(a=x + 1.0)
+    return p.a + p.b
+
+
+def namedtuple_made_on_both_paths(x):
+    p = Pair(x, x * 2.0)
+    if x.mean() > 1:
+        p = Pair(x * 3.0, x)
+    else:
+        p = Pair(p.b, p.a - 1.0)
+    return p
+
+
+def typed_namedtuple_in_if(x):
+    q = Scaled(x)
+    if x.sum() > 0:
+        q = Scaled(x * 2.0)
+    return q.t * q.k
+
+
+def namedtuple_in_tensor_loop(x, n):
+    p = Pair(x, x * 2.0)
+    i = 0
+    while i < n:
+        p = Pair(p.a + 1.0, p.b * 0.5)
+        i += 1
+    return p
+
+
+def namedtuples_of_two_classes(x):
+    p = Pair(x, x)
+    if x.sum() > 0:
+        p = Scaled(x, 3)
+    return p[0]
+
+
+NT_INPUTS = [([1.0, 2.0, 3.0],), ([-1.0, -2.0, -3.0],), ([0.5, 0.1, 0.2],)]
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_namedtuple_rebound_under_a_tensor_if(check, arr, full_graph):
+    for fn in (namedtuple_replaced_in_if, namedtuple_made_on_both_paths, typed_namedtuple_in_if):
+        sf = check(fn, *[(arr(v),) for (v,) in NT_INPUTS], full_graph=full_graph)
+        assert not sf.graph_breaks
+    out = paddle.jit.to_static(namedtuple_made_on_both_paths,
+                               full_graph=full_graph)(paddle.to_tensor(arr([1.0])))
+    assert type(out) is Pair
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_namedtuple_carried_by_a_tensor_loop(check, arr, full_graph):
+    sf = check(namedtuple_in_tensor_loop, (arr([1.0, 2.0]), _i(0)), (arr([1.0, 2.0]), _i(3)),
+               full_graph=full_graph)
+    assert type(sf(paddle.to_tensor(arr([1.0])), paddle.to_tensor(_i(2)))) is Pair
+
+
+@pytest.mark.parametrize("fn", [namedtuple_replaced_in_if, namedtuple_made_on_both_paths,
+                                typed_namedtuple_in_if])
+def test_namedtuple_rebound_under_a_tensor_if_saved(tmp_path, arr, fn):
+    path = str(tmp_path / "m")
+    paddle.jit.save(paddle.jit.to_static(fn, input_spec=[InputSpec([None], "float32")]), path)
+    loaded = paddle.jit.load(path)
+    for (v,) in NT_INPUTS:
+        want, got = fn(paddle.to_tensor(arr(v))), loaded(paddle.to_tensor(arr(v)))
+        if isinstance(want, tuple):
+            assert type(got) is tuple and len(got) == len(want)     # no user class in a file
+        for a, b in zip(want if isinstance(want, tuple) else [want],
+                        got if isinstance(got, tuple) else [got]):
+            np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-6)
+
+
+def test_namedtuples_of_two_classes_under_a_tensor_if(arr):
+    x = paddle.to_tensor(arr([1.0, 2.0]))
+    with pytest.raises(ValueError, match=r"'p' has a different structure .*Scaled\(value, "
+                                         r"value\) on one and Pair\(value, value\)"):
+        paddle.jit.to_static(namedtuples_of_two_classes, full_graph=True)(x)
+    sf = paddle.jit.to_static(namedtuples_of_two_classes)        # runs as Python there
+    for v in ([1.0, 2.0], [-1.0, -2.0]):
+        np.testing.assert_array_equal(sf(paddle.to_tensor(arr(v))).numpy(), arr(v))
+
+
+def namedtuple_argument(p):
+    if p.a.sum() > 0:
+        p = p._replace(b=p.b * 2.0)
+    return p.a + p.b
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_a_namedtuple_argument_feeds_its_tensors(arr, full_graph):
+    """Its tensors are inputs of the program: one program serves new values (they were
+    constants of a program traced again for each new namedtuple)."""
+    sf = paddle.jit.to_static(namedtuple_argument, full_graph=full_graph)
+    for v in ([1.0, 2.0], [-1.0, -3.0], [4.0, 0.5]):
+        p = Pair(paddle.to_tensor(arr(v)), paddle.to_tensor(arr(v) * 3.0))
+        np.testing.assert_allclose(sf(p).numpy(), namedtuple_argument(p).numpy())
+    assert sf.num_programs == 1

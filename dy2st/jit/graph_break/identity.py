@@ -13,7 +13,7 @@ from ...runtime import ops
 from ...runtime.control_flow.cond import UndefinedVar, is_undefined
 from ...runtime.inplace import as_flag, condition, is_dense_var, reachable
 from ...runtime.program import Variable
-from ...runtime.pytree import flatten, leaves_at, unflatten
+from ...runtime.pytree import flatten, is_namedtuple, leaves_at, unflatten
 from ...runtime.side_effects import IS_NONE, REFUSED
 from ...runtime.tensor import Tensor
 from ...runtime.widened import WIDENED
@@ -50,7 +50,7 @@ def _containers_in(root: Any, path: Tuple = ()) -> List[Tuple[Tuple, Any]]:
     found: List[Tuple[Tuple, Any]] = []
     if type(root) in (list, dict) and path:
         found.append((path, root))
-    if type(root) in (list, tuple):
+    if type(root) in (list, tuple) or is_namedtuple(root):
         for k, v in enumerate(root):
             found += _containers_in(v, path + (k,))
     elif type(root) is dict:
