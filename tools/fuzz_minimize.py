@@ -71,7 +71,7 @@ def minimize(fuzz: Any, source: str, seed: int, directory: str, save: bool = Tru
 
     target = outcome(source)
     lines = source.splitlines()
-    start = lines.index("def f(x):") + 1
+    start = next(i for i, line in enumerate(lines) if line.startswith("def f(")) + 1
     changed = True
     while changed:
         changed = False

@@ -99,14 +99,28 @@ def _mark_cotangents(program: Program, block: Block, cot: Set[str], start: int =
             cot.update(o for i, o in enumerate(op.outputs)
                        if tb.results[i] in cot or fb.results[i] in cot)
         elif op.type == "while":
-            n = op.attrs["n_loop_vars"]
-            for b in _blocks(program, op, "cond_block", "body_block"):
-                cot.update(p for j, (p, s) in enumerate(zip(b.params, op.inputs))
-                           if s in cot or (j < n and _inexact(program, p)))
-                _mark_cotangents(program, b, cot)
-            cot.update(o for o in op.outputs if _inexact(program, o))
+            _mark_while(program, op, cot)
         elif op.type not in _SHAPE_ONLY and any(n in cot for n in op.inputs):
             cot.update(o for o in op.outputs if _inexact(program, o))
+
+
+def _mark_while(program: Program, op: Operator, cot: Set[str]) -> None:
+    """A loop variable is a gradient if it starts as one or some turn makes it one (a sum it
+    accumulates); one that starts as zeros no seed reaches and that each turn passes on or
+    overwrites with zeros is a zero, as the branch of a `cond` that gives none."""
+    n = op.attrs["n_loop_vars"]
+    cb, bb = _blocks(program, op, "cond_block", "body_block")
+    carried = {j for j in range(n) if op.inputs[j] in cot}
+    while True:
+        for b in (cb, bb):
+            cot.update(p for j, (p, s) in enumerate(zip(b.params, op.inputs))
+                       if (j in carried if j < n else s in cot))
+            _mark_cotangents(program, b, cot)
+        more = carried | {j for j in range(n) if bb.results[j] in cot}
+        if more == carried:
+            break
+        carried = more
+    cot.update(op.outputs[j] for j in carried if _inexact(program, op.outputs[j]))
 
 
 # ----------------------------------------------------------------------------- analysis
@@ -219,13 +233,15 @@ class _Cut:
         v, f = self.var(name), self.var(self.flags[name])
         if v.kind != "dense":
             return name     # (flags start at dense values; an array made of one stays whole)
-        return self.emit(lambda: ops.where(f, v, ops.zeros_like(v)))
+        masked = self.emit(lambda: ops.where(f, v, ops.zeros_like(v)))
+        self.program.absent_masks.add(masked)
+        return masked
 
     def run(self, start: int = 0) -> None:
         for op in self.block.ops[start:]:
             op.inputs = [self.alias.get(n, n) for n in op.inputs]
             if op.type == "cond":
-                op.inputs = [self.mask(n) for n in op.inputs]
+                _carry_flags(self, op, _blocks(self.program, op, "true_block", "false_block"), 1)
                 _cut_cond(self, op)
             elif op.type == "while":
                 _cut_while(self, op)
@@ -286,6 +302,30 @@ def _drop_params(blocks: List[Block], op: Operator, drop: List[int], offset: int
                                       if i not in drop]
 
 
+def _carry_flags(cut: _Cut, op: Operator, blocks: List[Block], first: int) -> None:
+    """Give the sub-blocks of `op` the flags of its flagged inputs from `first` on: extra
+    inputs whose params flag the block's params, so the block's ops pass them on and mask
+    where they meet others. Masking at the input instead would turn the gradient into zeros
+    that the block's own ops (a sqrt's gradient at 0) make `0 * inf` from."""
+    passed: Dict[str, List[str]] = {}
+    for i in range(first, len(op.inputs)):
+        name = op.inputs[i]
+        if name not in cut.flags:
+            continue
+        if cut.var(name).kind != "dense":
+            op.inputs[i] = cut.mask(name)
+            continue
+        flag = cut.flags[name]
+        if flag not in passed:
+            dtype = cut.var(flag).dtype
+            passed[flag] = [b.create_var([], dtype, prefix="live").name for b in blocks]
+            for b, p in zip(blocks, passed[flag]):
+                b.params.append(p)
+            op.inputs.append(flag)
+        for b, p in zip(blocks, passed[flag]):
+            cut.flags[b.params[i - first]] = p
+
+
 def _branch_flag(cut: _Cut, b: Block, r: str) -> str:
     """The flag of branch result r: its own, or a constant (no seed reaches a zero result)."""
     if r in cut.flags:
@@ -335,17 +375,70 @@ def _zeros_in(cut: _Cut, b: Block, like: str) -> str:
     return sub.zeros(like)
 
 
+def _sub_blocks(program: Program, op: Operator) -> List[Block]:
+    keys = ("true_block", "false_block", "cond_block", "body_block")
+    found = [program.blocks[op.attrs[k]] for k in keys if k in op.attrs]
+    return found + [s for b in found for o in b.ops for s in _sub_blocks(program, o)]
+
+
+def _snapshot(cut: _Cut, op: Operator) -> Callable[[], None]:
+    """What the edit of `op` changes (its blocks and ops, the flags, the ops kept so far); the
+    function returned puts it back."""
+    blocks = _sub_blocks(cut.program, op)
+    ops_ = [op] + [o for b in blocks for o in b.ops]
+    saved_ops = [(o, list(o.inputs), list(o.outputs), dict(o.attrs)) for o in ops_]
+    saved_blocks = [(b, list(b.ops), list(b.params), list(b.results), dict(b.captures))
+                    for b in blocks]
+    flags, alias, kept = dict(cut.flags), dict(cut.alias), len(cut.kept)
+
+    def restore() -> None:
+        for o, ins, outs, attrs in saved_ops:
+            o.inputs, o.outputs, o.attrs = ins, outs, attrs
+        for b, bops, params, results, captures in saved_blocks:
+            b.ops, b.params, b.results, b.captures = bops, params, results, captures
+        cut.flags.clear()
+        cut.flags.update(flags)
+        cut.alias.clear()
+        cut.alias.update(alias)
+        del cut.kept[kept:]
+    return restore
+
+
 def _cut_while(cut: _Cut, op: Operator) -> None:
+    """Edit a gradient `while`; a loop variable whose turn ends flagged (a branch inside gave
+    it none) is flagged from the start, so each turn's ops pass the flag on: edited again."""
+    restore = _snapshot(cut, op)
+    late = _cut_while_once(cut, op, set())
+    if late:
+        restore()
+        _cut_while_once(cut, op, late)
+
+
+def _seedless_start(cut: _Cut, op: Operator, body: Block, j: int) -> bool:
+    """Whether loop variable j starts as zeros no seed reaches (a later turn gives it a
+    gradient) and a turn reads it other than in a sum: such a read (a log's gradient dividing
+    it) makes `0 * inf` of turns eager never visits. A gradient sum starting from zeros (of a
+    value read in every turn) needs no flag: its zeros stay zeros."""
+    start = op.inputs[j]
+    if start in cut.cot or start in cut.absent:
+        return False
+    param = body.params[j]
+    return any(param in o.inputs and o.type not in _SUMS for o in body.ops)
+
+
+def _cut_while_once(cut: _Cut, op: Operator, late: Set[int]) -> Set[int]:
     program, absent, flags = cut.program, cut.absent, cut.flags
     n = op.attrs["n_loop_vars"]
     cb, bb = _blocks(program, op, "cond_block", "body_block")
-    op.inputs = op.inputs[:n] + [cut.mask(s) for s in op.inputs[n:]]
+    _carry_flags(cut, op, [cb, bb], n)
     # loop variables present from some turn on: a flag each, carried by the loop
     # (and those a turn gives zeros, no seed reaching them: overwritten in the body)
     tracked = [j for j in range(n) if op.outputs[j] not in absent and _dense_grad(program, op.outputs[j])
-               and (op.inputs[j] in absent or op.inputs[j] in flags or bb.results[j] not in cut.cot)]
+               and (op.inputs[j] in absent or op.inputs[j] in flags or bb.results[j] not in cut.cot
+                    or j in late or _seedless_start(cut, op, bb, j))]
     starts = [flags[op.inputs[j]] if op.inputs[j] in flags else
-              cut.constant(op.inputs[j] not in absent) for j in tracked]
+              cut.constant(op.inputs[j] not in absent and op.inputs[j] in cut.cot)
+              for j in tracked]
     for j in range(n):
         if op.outputs[j] not in absent and op.inputs[j] in absent:
             op.inputs[j] = cut.zeros(op.inputs[j])      # a gradient a later turn gives
@@ -357,9 +450,12 @@ def _cut_while(cut: _Cut, op: Operator) -> None:
         _cut(program, b, absent, cut.cot, cut.alias, flags)
     body = _Cut(program, bb, absent, cut.cot, cut.alias, flags)
     body.kept = bb.ops
+    untracked = [j for j in range(n) if j not in tracked and bb.results[j] in flags]
+    if untracked and not late:
+        return set(untracked)
     new_live = [flags.get(bb.results[j]) or body.constant(bb.results[j] in cut.cot)
                 for j in tracked]
-    _mask_results(cut, bb, [j for j in range(n) if j not in tracked and bb.results[j] in flags])
+    _mask_results(cut, bb, untracked)
     gone = [j for j in range(n) if op.outputs[j] in absent]
     bb.results = [r for j, r in enumerate(bb.results) if j not in gone]
     outs = [op.outputs[j] for j in range(n) if j not in gone]
@@ -375,3 +471,4 @@ def _cut_while(cut: _Cut, op: Operator) -> None:
     op.outputs = outs + live_outs
     op.attrs["n_loop_vars"] = m + len(tracked)
     cut.kept.append(op)
+    return set()

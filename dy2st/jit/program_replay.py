@@ -64,6 +64,7 @@ def snapshot(program: Program) -> Program:
         nb.params, nb.results = list(b.params), list(b.results)
         new.blocks.append(nb)
     new.persistables = dict(program.persistables)
+    new.absent_masks = set(program.absent_masks)
     return new
 
 
@@ -160,6 +161,10 @@ def _run_op(program: Program, op: Operator, env: Dict[str, Any]) -> None:
         while _truth(_run_block(program, cb, carried + captured)[0]):
             carried = _run_block(program, bb, carried + captured)
         outs = carried
+    elif kind == "where" and op.outputs[0] in program.absent_masks:
+        # a gradient absent on this run: zeros that lead back to none of its ops, whose
+        # `0 * inf` a second-order gradient would meet (eager never ran them)
+        outs = [ins[1] if _truth(ins[0]) else Tensor(np.zeros_like(np.asarray(ins[1]._value)))]
     elif any(type(x) is list for x in ins) or kind in _ARRAY_OPS:
         outs = [_array_op(op, ins)]
     else:

@@ -374,6 +374,9 @@ class Program:
         # id() of the traced tensor objects an in-place op changed (runtime/inplace.py): inputs
         # among them are written back to the caller's tensors (not control flow's renames)
         self.changed_in_place: Set[int] = set()
+        # outputs of the `where`s masking a gradient absent on some runs (autograd/
+        # absent_gradients.py): a create_graph replay gives them no tape link when masked
+        self.absent_masks: Set[str] = set()
         self.feed_names: List[str] = []
         self.fetch_names: List[str] = []
         # Python loops tracing unrolled (runtime/control_flow/unrolled.py): hints for passes/roll.py
