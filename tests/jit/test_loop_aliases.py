@@ -84,7 +84,31 @@ def value_handed_to_another_loop_variable(x):
     return h + g + keep[0] * 10.0
 
 
-CASES = [alias_under_a_tensor_if_in_the_body, list_entry_aliased_under_a_tensor_if_in_the_body,
+def alias_from_before_a_loop_that_may_run_no_turn(x):
+    # with no turn, g is still h's object after the loop: g.multiply_ changes h too
+    h = x.mean(axis=0)
+    g = h
+    k = paddle.zeros([], "int64")
+    while k < (x[:, 0] > 0.0).astype("int64").sum():
+        g = g + 0.25
+        k = k + 1
+    g.multiply_(x[0])
+    return h + g
+
+
+def alias_from_before_a_counted_loop_changed_through_the_other_name(x):
+    h = x.mean(axis=0)
+    g = h
+    for _ in range((x[:, 0] > 0.0).astype("int64").sum()):
+        g = g * 0.5 + 1.0
+    if x.sum() < 100.0:
+        h.add_(x[0])
+    return h + g
+
+
+CASES = [alias_from_before_a_loop_that_may_run_no_turn,
+         alias_from_before_a_counted_loop_changed_through_the_other_name,
+         alias_under_a_tensor_if_in_the_body, list_entry_aliased_under_a_tensor_if_in_the_body,
          two_loop_variables_made_one_object, alias_made_in_an_inner_loop,
          alias_changed_in_place_on_later_turns, value_handed_to_another_loop_variable]
 

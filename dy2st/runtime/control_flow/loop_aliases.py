@@ -36,6 +36,15 @@ def alias_outer_outputs(final: List[Any], outer_outs: List[Tuple[int, Variable]]
                 add_path_alias(final[i], leaves[i], ran, False)
 
 
+def alias_unrun_outputs(final: List[Any], rebound: List[int], leaves: List[Any],
+                        ran: Variable) -> None:
+    """A loop variable the body rebinds is its object from before the loop when the body did
+    not run (`g = h`, a loop of `g = g + 1` that runs no turn, then `g.add_(...)` changes `h`)."""
+    for i in rebound:
+        if isinstance(final[i], Variable) and final[i] is not leaves[i]:
+            add_path_alias(final[i], leaves[i], ran, False)
+
+
 def follow_in_place(final: List[Any], leaves: List[Any], init: List[Any], is_var: List[bool],
                      b_params: List[Any], param_names: List[Optional[str]],
                      out_leaves: List[Any], followed: List[int], program: Any) -> None:

@@ -17,6 +17,7 @@ from ..tensor import Tensor, TensorLike
 from .cond import GENERATED_NAMES, is_undefined
 from .loop_aliases import (
     alias_outer_outputs,
+    alias_unrun_outputs,
     check_refused,
     follow_in_place,
     kept_on_some_paths,
@@ -222,11 +223,16 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
             outer_outs = [(i, o) for i, o in enumerate(out_leaves) if is_var[i] and
                           isinstance(o, Variable) and o is not b_params[i] and
                           o.block.idx < cb.idx and o.kind == "dense"]
+            # a loop variable the body rebinds is still its object from before the loop when
+            # no turn runs: other names holding that object see in-place changes after it
+            rebound = [i for i, o in enumerate(out_leaves) if is_var[i] and o is not b_params[i]
+                       and isinstance(leaves[i], Variable) and leaves[i] is init[i]
+                       and leaves[i].kind == "dense" and all(i != k for k, _ in outer_outs)]
             if track_ran:
                 carry_results.append(local_value(bb, ops.full([], True, "bool")))
             carry_results += [local_value(bb, same) for same in same_now]
             carry_results += [local_value(bb, pair_now[k][1]) for k in pairs]
-        if outer_outs and not track_ran and not learned:
+        if (outer_outs or rebound) and not track_ran and not learned:
             del program.blocks[n_blocks:]
             track_ran = True
             continue
@@ -249,6 +255,7 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
     mark_results(final, py_numbers, labels)
     if track_ran:
         alias_outer_outputs(final, outer_outs, leaves, init, ran)
+        alias_unrun_outputs(final, rebound, leaves, ran)
     for i, same in zip(followed, same_out):
         if isinstance(final[i], Variable) and final[i] is not leaves[i]:
             add_path_alias(final[i], leaves[i], same, True)

@@ -24,10 +24,44 @@ def _has_effect(program: Program, op) -> bool:
     return False
 
 
+def _reads(block: Block, name: str) -> bool:
+    return name in block.results or any(name in op.inputs for op in block.ops)
+
+
+def _drop_dead_loop_vars(program: Program, op, live: Set[str]) -> None:
+    """Drop the loop variables of a `while` that nothing reads: unused after the loop and
+    unread by the condition and the body but for their own update (a "did the body run?" flag
+    kept for in-place changes that never came)."""
+    if set(op.attrs) != {"cond_block", "body_block", "n_loop_vars"}:
+        return      # (other while ops number their loop variables in other attrs too)
+    cb, bb = program.blocks[op.attrs["cond_block"]], program.blocks[op.attrs["body_block"]]
+    n = op.attrs["n_loop_vars"]
+    dead = []
+    for j in range(n):
+        cp, bp, res = cb.params[j], bb.params[j], bb.results[j]
+        if op.outputs[j] in live or _reads(cb, cp) or any(bp in o.inputs for o in bb.ops) \
+                or bp in bb.results or res in bb.params or bb.results.count(res) > 1:
+            continue
+        dead.append(j)
+    if not dead:
+        return
+    keep = [j for j in range(len(op.inputs)) if j not in dead]
+    op.inputs = [op.inputs[j] for j in keep]
+    op.outputs = [o for j, o in enumerate(op.outputs) if j not in dead]
+    for b in (cb, bb):
+        gone = {b.params[j] for j in dead}
+        b.params = [b.params[j] for j in keep]
+        b.captures = {k: v for k, v in b.captures.items() if v not in gone}
+    bb.results = [r for j, r in enumerate(bb.results) if j not in dead]
+    op.attrs["n_loop_vars"] = n - len(dead)
+
+
 def _sweep(program: Program, block: Block, live: Set[str]) -> None:
     live = set(live)
     kept = []
     for op in reversed(block.ops):
+        if op.type == "while":
+            _drop_dead_loop_vars(program, op, live)
         if not live.isdisjoint(op.outputs) or _has_effect(program, op):
             kept.append(op)
             live.update(op.inputs)
