@@ -58,6 +58,14 @@ def input_of(program: Program, var: Variable) -> Optional[InputGrad]:
     return info
 
 
+def fed_input(program: Program, tensor: Any) -> Optional[InputGrad]:
+    """The input of the trace that `tensor` itself was given as (None when it is no input)."""
+    for info in program.__dict__.get("grad_inputs", {}).values():
+        if info.tensor is tensor:
+            return info
+    return None
+
+
 def needing_inputs(program: Program) -> List[InputGrad]:
     """The inputs a traced backward computes gradients for; an input computed by eager ops that
     need a gradient is refused: the program cannot reach those ops."""

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..autograd.mode import no_grad
 from ..autograd.static_api import append_backward
-from ..autograd.traced_inputs import wrote_grad
+from ..autograd.traced_inputs import fed_input, wrote_grad
 from ..autograd.traced_reach import grad_flag
 from ..nn.clip import GradientClipBase
 from ..regularizer import L2Decay, WeightDecayRegularizer
@@ -264,9 +264,19 @@ class Optimizer:
     # ----------------------------------------------------------------------------- stepping
     def _params_grads(self, params: Sequence[Tensor]) -> ParamsGrads:
         out = []
+        program = state.current_program()
         for p in params:
             if p.stop_gradient:
                 continue
+            fed = fed_input(program, p) if program is not None else None
+            if fed is not None and fed.needs:
+                # its gradient goes to the feed standing for the argument, and an update could
+                # not reach the parameter: the step would be lost silently
+                raise TypeError(
+                    f"optimizer.step() in a to_static function updates the parameter "
+                    f"{p.name or ''} that the function takes as the argument {fed.name!r}: a "
+                    "traced step cannot update a parameter passed as an argument; read it from "
+                    "a Layer passed in, or from a global")
             g = p.grad
             if g is not None:
                 out.append((p, g))

@@ -112,3 +112,39 @@ def test_minimize_inside_to_static(with_backward):
         assert ls == pytest.approx(le, rel=1e-6)
         for a, b in zip(pe, pst):
             np.testing.assert_allclose(b, a, rtol=1e-5, atol=1e-7)
+
+
+def _step_of_an_argument(w, x, opt):
+    loss = ((w * x).sum() - 1.0) ** 2
+    loss.backward()
+    opt.step()
+    opt.clear_grad()
+    return loss
+
+
+def _parameter_and_sgd():
+    w = paddle.create_parameter([3], "float32")
+    w.set_value(paddle.to_tensor(np.array([0.5, -0.25, 1.0], "float32")))
+    return w, paddle.optimizer.SGD(0.1, parameters=[w])
+
+
+def test_a_step_of_a_parameter_passed_as_an_argument_breaks_the_graph():
+    # the loss reaches the feed that stands for the argument, not the parameter the optimizer
+    # updates: the step used to leave the parameter as it was, silently, on every call
+    x = paddle.to_tensor(np.array([1.0, 2.0, 3.0], "float32"))
+    (w, opt), (w2, opt2) = _parameter_and_sgd(), _parameter_and_sgd()
+    fn = paddle.jit.to_static(_step_of_an_argument, full_graph=False)
+    for _ in range(3):
+        want = _step_of_an_argument(w, x, opt).numpy()
+        np.testing.assert_allclose(fn(w2, x, opt2).numpy(), want, rtol=1e-6)
+        np.testing.assert_allclose(w2.numpy(), w.numpy(), rtol=1e-6)
+
+
+def test_a_step_of_a_parameter_passed_as_an_argument_is_refused_in_one_graph():
+    w, opt = _parameter_and_sgd()
+    step = _step_of_an_argument
+    fn = paddle.jit.to_static(step, full_graph=True)
+    with pytest.raises(TypeError, match="takes as the argument 'w'") as info:
+        fn(w, paddle.to_tensor(np.ones(3, "float32")), opt)
+    assert "opt.step()" in str(info.value)
+    np.testing.assert_array_equal(w.numpy(), [0.5, -0.25, 1.0])
