@@ -444,7 +444,7 @@ class StaticFunction:
                     # circle: graph_break imports this module (loaded when a trace needs it)
                     from .graph_break.identity import written_back
                     out, identity = written_back(out, watched, program.changed_in_place)
-                out_leaves, out_tree = flatten(out)
+                out_leaves, out_tree = flatten(out, objects=True)
                 if plan is not None and auto_numbers.escapes(out_leaves):
                     raise TypeError("a Python number that is a program input is returned")
                 leaves_desc, fetch = output_leaves.describe(out_leaves)

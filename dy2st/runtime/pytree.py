@@ -1,7 +1,9 @@
 """Flatten nested tuples / lists / dicts / namedtuples into leaves and a structure that can
-rebuild them (a namedtuple's kind is its class)."""
+rebuild them (a namedtuple's kind is its class); a function's returned dataclass objects too."""
 from __future__ import annotations
 
+import copy
+import dataclasses
 from typing import Any, Callable, List, Tuple
 
 from .tensor import TensorLike
@@ -18,8 +20,35 @@ class Leaf:
 LEAF = Leaf()
 
 
-def flatten(obj: Any, is_leaf: Callable[[Any], bool] = None) -> Tuple[List[Any], Any]:
-    """(leaves, structure): leaves are every non-container value, in order."""
+class DataclassKind:
+    """The kind of a dataclass object in a structure: rebuilt as a copy of the object with its
+    fields set to the new leaves (frozen classes and fields outside __init__ included)."""
+
+    def __init__(self, obj: Any) -> None:
+        self.template = obj
+        self.names = tuple(f.name for f in dataclasses.fields(obj))
+
+    def build(self, values: Any) -> Any:
+        new = copy.copy(self.template)
+        for name, value in zip(self.names, values):
+            object.__setattr__(new, name, value)
+        return new
+
+    def __eq__(self, other: Any) -> bool:
+        return isinstance(other, DataclassKind) and type(other.template) is \
+            type(self.template) and other.names == self.names
+
+    def __hash__(self) -> int:
+        return hash((type(self.template), self.names))
+
+    def __repr__(self) -> str:
+        return type(self.template).__name__
+
+
+def flatten(obj: Any, is_leaf: Callable[[Any], bool] = None,
+            objects: bool = False) -> Tuple[List[Any], Any]:
+    """(leaves, structure): leaves are every non-container value, in order; with `objects`
+    (a function's outputs), a dataclass object's fields are walked too."""
     leaves: List[Any] = []
 
     def walk(o: Any) -> Any:
@@ -37,6 +66,9 @@ def flatten(obj: Any, is_leaf: Callable[[Any], bool] = None) -> Tuple[List[Any],
             return ("list", tuple(walk(v) for v in o))
         if type(o) is dict:
             return ("dict", tuple((k, walk(v)) for k, v in o.items()))
+        if objects and dataclasses.is_dataclass(o) and not isinstance(o, type):
+            kind = DataclassKind(o)
+            return (kind, tuple(walk(getattr(o, n)) for n in kind.names))
         leaves.append(o)
         return LEAF
 
@@ -61,6 +93,8 @@ def unflatten(structure: Any, leaves: List[Any]) -> Any:
             return [build(v) for v in items]
         if kind == "dict":
             return {k: build(v) for k, v in items}
+        if isinstance(kind, DataclassKind):
+            return kind.build([build(v) for v in items])
         return kind._make(build(v) for v in items)
 
     return build(structure)
@@ -79,6 +113,9 @@ def leaves_at(value: Any, structure: Any) -> List[Any]:
         if kind == "dict":
             for k, sub in items:
                 walk(v[k], sub)
+        elif isinstance(kind, DataclassKind):
+            for name, sub in zip(kind.names, items):
+                walk(getattr(v, name), sub)
         else:
             for x, sub in zip(v, items):
                 walk(x, sub)
@@ -94,6 +131,7 @@ def describe(structure: Any) -> str:
     if kind == "dict":
         return "{" + ", ".join(f"{k!r}: {describe(v)}" for k, v in items) + "}"
     inner = ", ".join(describe(v) for v in items)
-    if isinstance(kind, type):
-        return f"{kind.__name__}({inner})"
+    if isinstance(kind, (type, DataclassKind)):
+        return f"{kind!r}({inner})" if isinstance(kind, DataclassKind) else \
+            f"{kind.__name__}({inner})"
     return f"({inner})" if kind == "tuple" else f"[{inner}]"

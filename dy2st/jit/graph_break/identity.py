@@ -106,7 +106,7 @@ def written_back(out: Any, inputs: List[Any], changed: Set[int]) -> Tuple[Any, I
     (symbolic, in feed order) whose id is in `changed`, what the calls restore)."""
     news = [(k, sym) for k, sym in enumerate(inputs) if id(sym) in changed]
     leaves, whole = flatten((out, ()))
-    identity = Identity(flatten(out)[1], [k for k, _ in news], [], whole, [None] * len(leaves))
+    identity = Identity(flatten(out, objects=True)[1], [k for k, _ in news], [], whole, [None] * len(leaves))
     return (out, tuple(sym for _, sym in news), (), ()), identity
 
 
@@ -187,7 +187,7 @@ class Tracer:
         undefined, flags, leaves = _undefined_outputs(leaves)
         maybe = [(j, how, len(flags) + k) for j, how, k in maybe]
         flags += alias_flags
-        identity = Identity(flatten(out)[1], changed, [p for p, _ in found], whole, same,
+        identity = Identity(flatten(out, objects=True)[1], changed, [p for p, _ in found], whole, same,
                             kept, shared, undefined, maybe)
         if flags:
             out, contents = unflatten(whole, leaves)
