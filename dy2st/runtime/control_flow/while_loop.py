@@ -225,9 +225,12 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
                           o.block.idx < cb.idx and o.kind == "dense"]
             # a loop variable the body rebinds is still its object from before the loop when
             # no turn runs: other names holding that object see in-place changes after it
+            # (in a to_static trace, whose Python names follow eager objects: the trace notes its
+            # inputs as `grad_inputs`; a static-mode while_loop returns new values by design)
             rebound = [i for i, o in enumerate(out_leaves) if is_var[i] and o is not b_params[i]
                        and isinstance(leaves[i], Variable) and leaves[i] is init[i]
-                       and leaves[i].kind == "dense" and all(i != k for k, _ in outer_outs)]
+                       and leaves[i].kind == "dense" and all(i != k for k, _ in outer_outs)
+                       ] if "grad_inputs" in program.__dict__ else []
             if track_ran:
                 carry_results.append(local_value(bb, ops.full([], True, "bool")))
             carry_results += [local_value(bb, same) for same in same_now]
