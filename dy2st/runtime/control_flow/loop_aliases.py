@@ -25,15 +25,32 @@ def undefined_entry(v: Any):
 
 
 def alias_outer_outputs(final: List[Any], outer_outs: List[Tuple[int, Variable]],
-                         leaves: List[Any], init: List[Any], ran: Variable) -> None:
+                         leaves: List[Any], init: List[Any], ran: Variable,
+                         rebound: List[int]) -> None:
     """A loop variable the body sets to an object from before the loop is that object after
-    the loop if the body ran (and still its own object from before if it did not)."""
+    the loop if the body ran (and still its own object from before if it did not); one the
+    body rebinds (`rebound`) is its object from before if the body did not run."""
+    alias_unrun_outputs(final, rebound, leaves, ran)
     for i, o in outer_outs:
         if isinstance(final[i], Variable) and final[i] is not o:
             add_path_alias(final[i], o, ran, True)
             if isinstance(leaves[i], Variable) and leaves[i] is init[i] and \
                     leaves[i] is not final[i] and leaves[i].kind == "dense":
                 add_path_alias(final[i], leaves[i], ran, False)
+
+
+def rebound_objects(out_leaves: List[Any], b_params: List[Any], leaves: List[Any],
+                    init: List[Any], outer_outs: List[Tuple[int, Any]], program: Any) -> List[int]:
+    """The loop variables the body rebinds that hold an object from before the loop: still that
+    object when no turn runs, so other names holding it see in-place changes after the loop.
+    Only in a to_static trace, whose Python names follow eager objects (the trace notes its
+    inputs as `grad_inputs`); a static-mode while_loop returns new values by design."""
+    if "grad_inputs" not in program.__dict__:
+        return []
+    outer = {k for k, _ in outer_outs}
+    return [i for i, o in enumerate(out_leaves) if o is not b_params[i] and
+            isinstance(leaves[i], Variable) and leaves[i] is init[i] and
+            leaves[i].kind == "dense" and i not in outer]
 
 
 def alias_unrun_outputs(final: List[Any], rebound: List[int], leaves: List[Any],

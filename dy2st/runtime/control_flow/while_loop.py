@@ -17,7 +17,6 @@ from ..tensor import Tensor, TensorLike
 from .cond import GENERATED_NAMES, is_undefined
 from .loop_aliases import (
     alias_outer_outputs,
-    alias_unrun_outputs,
     check_refused,
     follow_in_place,
     kept_on_some_paths,
@@ -25,6 +24,7 @@ from .loop_aliases import (
     note_pairs,
     pair_flags,
     pair_test,
+    rebound_objects,
     still_same,
     undefined_entry,
 )
@@ -223,14 +223,7 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
             outer_outs = [(i, o) for i, o in enumerate(out_leaves) if is_var[i] and
                           isinstance(o, Variable) and o is not b_params[i] and
                           o.block.idx < cb.idx and o.kind == "dense"]
-            # a loop variable the body rebinds is still its object from before the loop when
-            # no turn runs: other names holding that object see in-place changes after it
-            # (in a to_static trace, whose Python names follow eager objects: the trace notes its
-            # inputs as `grad_inputs`; a static-mode while_loop returns new values by design)
-            rebound = [i for i, o in enumerate(out_leaves) if is_var[i] and o is not b_params[i]
-                       and isinstance(leaves[i], Variable) and leaves[i] is init[i]
-                       and leaves[i].kind == "dense" and all(i != k for k, _ in outer_outs)
-                       ] if "grad_inputs" in program.__dict__ else []
+            rebound = rebound_objects(out_leaves, b_params, leaves, init, outer_outs, program)
             if track_ran:
                 carry_results.append(local_value(bb, ops.full([], True, "bool")))
             carry_results += [local_value(bb, same) for same in same_now]
@@ -257,8 +250,7 @@ def _static_while(cond: Callable, body: Callable, loop_vars: List[Any],
                                                    carried, track_ran, followed, pairs, leaves)
     mark_results(final, py_numbers, labels)
     if track_ran:
-        alias_outer_outputs(final, outer_outs, leaves, init, ran)
-        alias_unrun_outputs(final, rebound, leaves, ran)
+        alias_outer_outputs(final, outer_outs, leaves, init, ran, rebound)
     for i, same in zip(followed, same_out):
         if isinstance(final[i], Variable) and final[i] is not leaves[i]:
             add_path_alias(final[i], leaves[i], same, True)
