@@ -112,3 +112,23 @@ def test_an_input_set_to_need_a_gradient_changes_the_callers_tensor(full_graph):
         z.backward()
         np.testing.assert_allclose(x.grad.numpy(), W)
         assert w.grad is None
+
+
+def _to_tensor_copy(x, w):
+    # eagerly a copy that is a new leaf: x's gradient comes through `* x` only
+    y = paddle.to_tensor(x * 2.0, stop_gradient=False)
+    return (y * x * w).sum(), y
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_a_to_tensor_copy_that_needs_a_gradient_is_a_new_leaf(full_graph):
+    # the copy was an `assign`, so the gradient flowed back through it into x (audit round 5)
+    grads = []
+    for fn in (_to_tensor_copy, paddle.jit.to_static(_to_tensor_copy, full_graph=full_graph)):
+        x = paddle.to_tensor(X, stop_gradient=False)
+        loss, y = fn(x, paddle.to_tensor(W))
+        loss.backward()
+        assert not y.stop_gradient
+        grads.append((x.grad.numpy(), y.grad.numpy()))
+    np.testing.assert_allclose(grads[1][0], grads[0][0], rtol=1e-6)
+    np.testing.assert_allclose(grads[1][1], grads[0][1], rtol=1e-6)

@@ -79,9 +79,14 @@ def to_tensor(data: Any, dtype: Any = None, place: Any = None, stop_gradient: bo
             # circle: runtime.ops.shape imports this module at import time
             from .shape import stack
             data = stack(data)
-        # eagerly the copy is a new leaf (stop_gradient=True by default): no gradient flows back
-        out = apply("detach" if stop_gradient else "assign", [data])
-        return _cast_to(out, d) if d is not None else out
+        # eagerly the copy is a new leaf: no gradient flows back, and with stop_gradient=False
+        # it takes gradients of its own (`stop_gradient = False` on a detached value)
+        out = apply("detach", [data])
+        if d is not None:
+            out = _cast_to(out, d)
+        if not stop_gradient:
+            out.stop_gradient = False
+        return out
     if state.build_state.blocks and isinstance(data, (list, tuple)) and any(is_tensor(v) for v in data):
         # circle: runtime.ops.shape imports this module at import time
         from .shape import stack
