@@ -412,7 +412,7 @@ def Round(x: Any, ndigits: Any = None) -> Any:
 
 def _round_half_even(x: PythonValue) -> PythonValue:
     """round() of a Python number a trace holds: an int stays itself; a float rounds a half
-    to the even neighbour, as Python does (paddle.round rounds it away from zero)."""
+    to the even neighbour, as Python (and paddle.round) does."""
     if not x.dtype.is_floating:
         return x
     return python_value(ops.cast(_half_even(x), "int64"))

@@ -166,14 +166,9 @@ def log1p(cx: OpContext) -> List[str]:
 
 
 @lowers("round")
-def round_half_away(cx: OpContext) -> List[str]:
-    d = cx.out_dtype
-    x = cx.input_as(0, d)
-    a = cx.node("Abs", [x])
-    f = cx.node("Floor", [a])
-    up = cx.node("Cast", [cx.node("GreaterOrEqual", [cx.node("Sub", [a, f]), cx.const(0.5, d)])],
-                 to=cx.b.tensor_type(d))
-    return [cx.node("Mul", [cx.node("Sign", [x]), cx.node("Add", [f, up])])]
+def round_half_even(cx: OpContext) -> List[str]:
+    # ONNX Round rounds halves to even, as Paddle 3.3.1 on CPU
+    return [cx.node("Round", [cx.input_as(0, cx.out_dtype)])]
 
 
 @lowers("isnan", "isinf", "isfinite")

@@ -114,20 +114,17 @@ logical_or = _logical("logical_or")
 logical_xor = _logical("logical_xor")
 
 # ----------------------------------------------------------------------------- unary
-def _round_half_away(x):
-    """Paddle rounds halves away from zero; np.round rounds them to even. A complex x has both
-    parts rounded, as in Paddle."""
-    if x.dtype.kind == "c":
-        return _round_half_away(x.real) + 1j * _round_half_away(x.imag)
-    t = np.trunc(x)
-    return np.where(np.abs(x - t) == 0.5, t + np.sign(x), np.round(x))
+def _round_half_even(x):
+    """Paddle 3.3.1 rounds halves to even on CPU ([0.5, 1.5, 2.5, -0.5] -> [0, 2, 2, -0]), as
+    np.round does; a complex x has both parts rounded."""
+    return np.round(x)
 
 
 UNARY_FLOAT = {
     "exp": np.exp, "log": np.log, "log2": np.log2, "log10": np.log10, "log1p": np.log1p,
     "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos, "tan": np.tan, "tanh": np.tanh,
     "sinh": np.sinh, "cosh": np.cosh, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
-    "floor": np.floor, "ceil": np.ceil, "round": _round_half_away,
+    "floor": np.floor, "ceil": np.ceil, "round": _round_half_even,
 }
 _UNARY_SAME = {"neg": np.negative, "sign": np.sign, "square": np.square}
 
