@@ -15,28 +15,15 @@ from __future__ import annotations
 from typing import Optional
 
 from ..program import Block, Program
-from .effects import Renames, is_ssa, keep_names, per_block
+from .effects import drop_forwarding, is_ssa, per_block
 from .facts import Facts, facts_for
 
 
 def _drop_block(program: Program, block: Block, facts: Facts) -> int:
     if not any(op.type == "detach" for op in block.ops) or not is_ssa(block):
         return 0
-    keep = keep_names(program, block)
-    kept, removed = [], 0
-    renames = Renames()
-    for op in block.ops:
-        renames.apply(op)
-        if op.type == "detach" and op.outputs[0] not in keep and op.inputs[0] in facts.dense \
-                and op.outputs[0] in facts.dense:
-            renames.add({op.outputs[0]: op.inputs[0]})
-            removed += 1
-            continue
-        kept.append(op)
-    renames.finish(block)
-    if removed:
-        block.ops = kept
-    return removed
+    return drop_forwarding(program, block, lambda op: op.type == "detach" and
+                           op.inputs[0] in facts.dense and op.outputs[0] in facts.dense)
 
 
 def drop_detach(program: Program, facts: Optional[Facts] = None) -> int:

@@ -95,6 +95,26 @@ class Renames(dict):
             rename_captures(block, self)
 
 
+def drop_forwarding(program: Program, block: Block, drops: Callable[[Operator], bool]) -> int:
+    """Remove from an SSA block the one-input ops `drops` picks, renaming later reads of each
+    one's output to its input; an op whose output leaves the block (a result, a fetch) is kept,
+    so a returned tensor never shares its array with an input. Returns how many went."""
+    keep = keep_names(program, block)
+    kept, removed = [], 0
+    renames = Renames()
+    for op in block.ops:
+        renames.apply(op)
+        if op.outputs and op.outputs[0] not in keep and drops(op):
+            renames.add({op.outputs[0]: op.inputs[0]})
+            removed += 1
+            continue
+        kept.append(op)
+    renames.finish(block)
+    if removed:
+        block.ops = kept
+    return removed
+
+
 def rename_captures(block: Block, mapping: Dict[str, str]) -> None:
     for sub_idx in _sub_blocks_of(block):
         sub = block.program.blocks[sub_idx]

@@ -13,7 +13,7 @@ from typing import Optional
 
 from ..dtype import convert_dtype
 from ..program import Block, Program
-from .effects import Renames, is_ssa, keep_names, per_block
+from .effects import drop_forwarding, is_ssa, per_block
 from .facts import Facts, facts_for
 
 # The only op types this pass removes.
@@ -47,21 +47,8 @@ def _is_noop(program: Program, op, facts: Facts) -> bool:
 def _remove_block(program: Program, block: Block, facts: Facts) -> int:
     if not any(op.type in CANDIDATES for op in block.ops) or not is_ssa(block):
         return 0
-    keep = keep_names(program, block)
-    kept, removed = [], 0
-    renames = Renames()
-    for op in block.ops:
-        renames.apply(op)
-        if op.type in CANDIDATES and op.outputs and \
-                op.outputs[0] not in keep and _is_noop(program, op, facts):
-            renames.add({op.outputs[0]: op.inputs[0]})
-            removed += 1
-            continue
-        kept.append(op)
-    renames.finish(block)
-    if removed:
-        block.ops = kept
-    return removed
+    return drop_forwarding(program, block,
+                           lambda op: op.type in CANDIDATES and _is_noop(program, op, facts))
 
 
 def remove_noops(program: Program, facts: Optional[Facts] = None) -> int:
