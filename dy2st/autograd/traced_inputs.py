@@ -44,12 +44,6 @@ def note_inputs(program: Program, inputs: Sequence[Any]) -> None:
     program.__dict__["grad_inputs"] = infos
 
 
-def is_to_static_trace(program: Program) -> bool:
-    """Whether `program` is being traced from a to_static function (not built in static mode):
-    gradient calls in it follow eager semantics."""
-    return "grad_inputs" in program.__dict__
-
-
 def input_of(program: Program, var: Variable) -> Optional[InputGrad]:
     """The input `var` stands for, when it is a feed of the trace (None otherwise)."""
     info = program.__dict__.get("grad_inputs", {}).get(var.name)

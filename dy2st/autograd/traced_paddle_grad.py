@@ -6,14 +6,14 @@ from __future__ import annotations
 from typing import Any, List, Optional, Set
 
 from ..runtime.dtype import INEXACT_NUMPY
-from ..runtime.program import Block, Program, Variable
+from ..runtime.program import Block, Program, Variable, is_to_static_trace
 from ..runtime.registry import apply
 from ..runtime.tensor import Parameter, Tensor
 from .engine import GradientError, unused_input
 from .static_api import as_var, gradients, seed_gradients
 from .static_backward import append_backward_ops, zeros_like_value
 from .traced_branch import branch_gradients, chain_requires_grad, enclosing, fail
-from .traced_inputs import is_to_static_trace, note_input_grads_used
+from .traced_inputs import note_input_grads_used
 from .traced_retain import backward_path, check_not_freed, has_loop, holds_loop
 
 

@@ -539,6 +539,13 @@ class Program:
         return f"<Program: {len(self.blocks)} blocks, {self.num_ops()} ops>"
 
 
+def is_to_static_trace(program: Program) -> bool:
+    """Whether `program` is being traced from a to_static function (not built in static mode):
+    its Python names follow eager objects and gradient calls follow eager semantics (the trace
+    notes its inputs as `grad_inputs`: autograd/traced_inputs.py)."""
+    return "grad_inputs" in program.__dict__
+
+
 @contextlib.contextmanager
 def program_guard(main_program: Program, startup_program: Optional[Program] = None) -> Iterator[Program]:
     """Ops created inside append to `main_program`. Parameters are created (initialised) at

@@ -13,7 +13,7 @@ from ..inplace import (
     leaf_aliases,
     reachable,
 )
-from ..program import Block, Variable, escaped_message, rebind
+from ..program import Block, Variable, escaped_message, is_to_static_trace, rebind
 from ..side_effects import REFUSED, check_entry, refused_value
 
 
@@ -43,9 +43,9 @@ def rebound_objects(out_leaves: List[Any], b_params: List[Any], leaves: List[Any
                     init: List[Any], outer_outs: List[Tuple[int, Any]], program: Any) -> List[int]:
     """The loop variables the body rebinds that hold an object from before the loop: still that
     object when no turn runs, so other names holding it see in-place changes after the loop.
-    Only in a to_static trace, whose Python names follow eager objects (the trace notes its
-    inputs as `grad_inputs`); a static-mode while_loop returns new values by design."""
-    if "grad_inputs" not in program.__dict__:
+    Only in a to_static trace, whose Python names follow eager objects; a static-mode
+    while_loop returns new values by design."""
+    if not is_to_static_trace(program):
         return []
     outer = {k for k, _ in outer_outs}
     return [i for i, o in enumerate(out_leaves) if o is not b_params[i] and

@@ -39,8 +39,8 @@ def _drop_dead_loop_vars(program: Program, op, live: Set[str]) -> None:
     dead = []
     for j in range(n):
         cp, bp, res = cb.params[j], bb.params[j], bb.results[j]
-        if op.outputs[j] in live or _reads(cb, cp) or any(bp in o.inputs for o in bb.ops) \
-                or bp in bb.results or res in bb.params or bb.results.count(res) > 1:
+        if op.outputs[j] in live or _reads(cb, cp) or _reads(bb, bp) or res in bb.params \
+                or bb.results.count(res) > 1:
             continue
         dead.append(j)
     if not dead:
