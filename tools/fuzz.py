@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import dis
-import importlib.util
 import os
 import random
 import re
@@ -25,22 +24,14 @@ from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
 
+# this checkout's tools and dy2st (run as a script, sys.path[0] is tools/), not installed ones
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-def _sibling(name: str):
-    """tools/<name>.py, however this file was loaded (a script, or by path from the tests)."""
-    full = f"dy2st_tools_{name}"
-    if full not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            full, os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[full] = module
-        spec.loader.exec_module(module)
-    return sys.modules[full]
-
-
-add_silent = _sibling("fuzz_silent").add_silent
-add_loop_changes = _sibling("fuzz_loops").add_loop_changes
-add_backward = _sibling("fuzz_backward").add_backward
+from tools import fuzz_guards, fuzz_minimize, fuzz_silent, fuzz_workers  # noqa: E402
+from tools.fuzz_backward import add_backward  # noqa: E402
+from tools.fuzz_common import Failure, load_program  # noqa: E402
+from tools.fuzz_loops import add_loop_changes  # noqa: E402
+from tools.fuzz_silent import add_silent  # noqa: E402
 
 # ----------------------------------------------------------------------------- generator
 TENSORS = ("h", "g")              # [3] float32 tensors, always assigned
@@ -396,7 +387,7 @@ class Outcome:
         return np.array2string(self.value, precision=5)
 
 
-def _kind(e: BaseException) -> str:
+def error_kind(e: BaseException) -> str:
     # UnboundLocalError subclasses raised by dy2st count as UnboundLocalError
     for t in type(e).__mro__:
         if t.__module__ == "builtins":
@@ -462,7 +453,7 @@ def _run(fn, x, path: str, eager: bool, gradient: bool = False) -> Outcome:
         return Outcome(value=np.asarray(out.numpy(), dtype=np.float64), stop=stop)
     except Exception as e:  # noqa: BLE001 - every outcome is compared
         line = _eager_line(e, path) if eager else _static_line(e, path)
-        return Outcome(error=(_kind(e), line), text=f"{type(e).__name__}: {e}")
+        return Outcome(error=(error_kind(e), line), text=f"{type(e).__name__}: {e}")
 
 
 def _kind_of(o: Outcome) -> str:
@@ -489,17 +480,6 @@ def inputs(seed: int) -> List[np.ndarray]:
     out.append(np.full((2, 3), 0.01, np.float32))
     out.append(rng.uniform(0.5, 2.0, size=(3, 3)).astype(np.float32))
     return out
-
-
-@dataclass
-class Failure:
-    seed: int
-    source: str
-    detail: str
-    kind: str = ""          # "eager outcome -> other outcome" kinds, e.g. "value -> NameError"
-
-    def __str__(self) -> str:
-        return f"--- seed {self.seed}: {self.detail}\n{self.source}"
 
 
 # dy2st's documented refusal (docs/fuzzing.md): an object changed in place on some turns of a
@@ -533,16 +513,6 @@ class Report:
         return ", ".join(f"{n} {k}" for k, n in sorted(counts.items(), key=lambda kv: -kv[1]))
 
 
-def _load_module(source: str, directory: str, seed: int):
-    path = os.path.join(directory, f"fuzz_{seed}.py")
-    with open(path, "w") as fh:
-        fh.write(source)
-    spec = importlib.util.spec_from_file_location(f"dy2st_fuzz_{seed}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module, path
-
-
 def check_program(seed: int, directory: str, save: bool = True, gradient: bool = True,
                   report: Optional["Report"] = None) -> Tuple[int, Optional[Failure]]:
     """Run program `seed` on its inputs in every mode; (runs, the first disagreement). With
@@ -558,7 +528,7 @@ def check_source(source: str, seed: int, directory: str, save: bool = True,
     import dy2st as paddle
     from dy2st.static import InputSpec
     name = seed if name is None else name
-    module, path = _load_module(source, directory, name)
+    module, path = load_program(source, directory, f"fuzz_{name}", f"dy2st_fuzz_{name}")
     # strict (full_graph=True): a break would hide a conversion bug; only programs whose
     # Python code needs tensor values (FULL_GRAPH = False) run with graph breaks
     full_graph = getattr(module, "FULL_GRAPH", True)
@@ -625,8 +595,8 @@ def minimize(source: str, seed: int, directory: str, save: bool = True,
              seconds: float = 20.0, gradient: bool = True) -> str:
     """Shrink f while the program still fails the same way (tools/fuzz_minimize.py, over this
     module's check_source)."""
-    return _sibling("fuzz_minimize").minimize(sys.modules[__name__], source, seed, directory,
-                                               save, seconds, gradient)
+    return fuzz_minimize.minimize(sys.modules[__name__], source, seed, directory, save,
+                                  seconds, gradient)
 
 
 def add_outcome(report: Report, runs: int, failure: Optional[Failure], verbose: bool) -> None:
@@ -644,8 +614,7 @@ def add_outcome(report: Report, runs: int, failure: Optional[Failure], verbose: 
 def set_whole_function_breaks(on: bool) -> bool:
     """Place the graph-breaking snippets anywhere in f (True) or make f only the snippet and
     its return (False); tools/fuzz_silent.py's WHOLE_FUNCTION_BREAKS. Returns the old value."""
-    silent = _sibling("fuzz_silent")
-    before, silent.WHOLE_FUNCTION_BREAKS = silent.WHOLE_FUNCTION_BREAKS, on
+    before, fuzz_silent.WHOLE_FUNCTION_BREAKS = fuzz_silent.WHOLE_FUNCTION_BREAKS, on
     return before
 
 
@@ -663,8 +632,8 @@ def fuzz(seed: int, count: int, save: bool = True, stop_after: Optional[int] = N
          breaks_only: bool = False) -> Report:
     seeds = program_seeds(seed, count, breaks_only)
     if workers > 1:
-        return _sibling("fuzz_workers").fuzz_in_workers(sys.modules[__name__], seeds, save,
-                                                        verbose, gradient, workers)
+        return fuzz_workers.fuzz_in_workers(sys.modules[__name__], seeds, save, verbose,
+                                            gradient, workers)
     report = Report()
     with tempfile.TemporaryDirectory(prefix="dy2st_fuzz_") as directory:
         sys.path.insert(0, directory)
@@ -687,12 +656,7 @@ def fuzz(seed: int, count: int, save: bool = True, stop_after: Optional[int] = N
 def main(argv: Optional[Sequence[str]] = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if "--guards" in argv:      # the guard mode: state changed between calls (fuzz_guards.py)
-        spec = importlib.util.spec_from_file_location(
-            "dy2st_tools_fuzz_guards", os.path.join(os.path.dirname(__file__), "fuzz_guards.py"))
-        guards = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = guards
-        spec.loader.exec_module(guards)
-        return guards.main([a for a in argv if a != "--guards"])
+        return fuzz_guards.main([a for a in argv if a != "--guards"])
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--count", type=int, default=300)
@@ -742,6 +706,4 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 if __name__ == "__main__":
-    # run as a script, tools/ comes first on sys.path: test this checkout's dy2st, not another
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     sys.exit(main())

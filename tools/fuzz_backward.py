@@ -14,7 +14,6 @@ program that does not use them is generated as before.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import multiprocessing
 import os
 import random
@@ -23,6 +22,11 @@ import tempfile
 from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
+
+# this checkout's tools and dy2st (run as a script, sys.path[0] is tools/), not installed ones
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from tools.fuzz_common import load_program  # noqa: E402
 
 ALWAYS = False          # the runner below sets it: every program gets a snippet
 SHARE = 0.25            # else the share of tools/fuzz.py's programs that get one
@@ -136,15 +140,9 @@ def add_backward(gen, head: List[str], tail: List[str]) -> Tuple[List[str], List
 
 # ----------------------------------------------------------------------------- the runner
 def _fuzz():
-    """tools/fuzz.py, loaded as its tests load it."""
-    name = "dy2st_tools_fuzz"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            name, os.path.join(os.path.dirname(os.path.abspath(__file__)), "fuzz.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    """tools/fuzz.py, whose programs the runner below checks."""
+    from tools import fuzz  # fuzz.py imports add_backward from here: at import, a circle
+    return fuzz
 
 
 def _grads_after(fn, module, x: np.ndarray) -> Tuple[str, List[Optional[np.ndarray]]]:
@@ -163,7 +161,7 @@ def _grads_after(fn, module, x: np.ndarray) -> Tuple[str, List[Optional[np.ndarr
         # (its builtin base, as tools/fuzz.py compares errors; the `.grad` a failed call leaves
         # is not compared: eager code keeps what ran before the error, a program applies its
         # writes only when it completes)
-        return _fuzz()._kind(e), []
+        return _fuzz().error_kind(e), []
     for v in (t, w):
         g = None if v is None else v.grad
         values.append(None if g is None else g.numpy().copy())
@@ -188,7 +186,7 @@ def check_after(seed: int, directory: str) -> Optional[str]:
     _, failure = fuzz.check_source(source, seed, directory, True)
     if failure is not None:
         return str(failure)
-    module, path = fuzz._load_module(source, directory, -seed - 1)
+    module, _ = load_program(source, directory, f"fuzz_{-seed - 1}", f"dy2st_fuzz_{-seed - 1}")
     make = getattr(module, "make", None)
     eager = make() if make is not None else module.f
     static = paddle.jit.to_static(make() if make is not None else module.f,
@@ -226,7 +224,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                    help="place the graph-breaking snippets anywhere in f, or not (tools/fuzz.py's "
                         "option)")
     args = p.parse_args(argv)
-    fuzz = _fuzz()      # it calls its own copy of this module (tools/fuzz.py: _sibling)
+    fuzz = _fuzz()
+    # run as a script, this is __main__; fuzz.py draws its snippets from tools.fuzz_backward
     sys.modules[fuzz.add_backward.__module__].ALWAYS = True
     if args.whole_function_breaks is not None:
         fuzz.set_whole_function_breaks(args.whole_function_breaks)
@@ -249,5 +248,4 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     sys.exit(main())

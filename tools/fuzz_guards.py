@@ -14,7 +14,6 @@ each has its own globals and objects, and the same changes are applied to both."
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import random
 import sys
@@ -25,8 +24,10 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-# the checkout this file is in, not an installed dy2st
+# this checkout's tools and dy2st (run as a script, sys.path[0] is tools/), not installed ones
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from tools.fuzz_common import load_program  # noqa: E402
 
 HEADER = '''import functools
 import types
@@ -373,18 +374,6 @@ def generate(seed: int, n_calls: int = 5) -> Program:
     return Program(seed, source, layer, calls)
 
 
-def load_module(source: str, directory: str, name: str) -> Any:
-    """Module `name` made from `source` written to a file in `directory` (to_static reads a
-    function's source from its file), imported without touching sys.modules."""
-    path = os.path.join(directory, f"{name}.py")
-    with open(path, "w") as fh:
-        fh.write(source)
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _state(m: Any, layer: bool) -> Any:
     out = {k: getattr(m, k) for k in ("K", "N", "FLAG", "TOTAL")}
     out.update(L=list(m.L), D=dict(m.D), LOG=list(m.LOG), ARR=m.ARR.tolist(),
@@ -432,8 +421,8 @@ def check(program: Program, directory: str, show: bool = False,
     """(calls made, the first disagreement or None) of one program. With `stale` (a list),
     every call is made and the numbers of the calls that disagree are appended to it."""
     import dy2st as paddle
-    eager = load_module(program.source, directory, f"guards_{program.seed}_eager")
-    static = load_module(program.source, directory, f"guards_{program.seed}_static")
+    eager, _ = load_program(program.source, directory, f"guards_{program.seed}_eager")
+    static, _ = load_program(program.source, directory, f"guards_{program.seed}_static")
     if program.layer:
         e_fn, s_fn = eager.net, paddle.jit.to_static(static.net)
     else:

@@ -12,15 +12,19 @@ backward of the gradients: the second-order gradients against eager.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import random
 import sys
 import tempfile
-from dataclasses import dataclass
 from typing import List, Optional, Sequence, Tuple
 
 import numpy as np
+
+# this checkout's tools and dy2st (run as a script, sys.path[0] is tools/), not installed ones
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from tools import fuzz_minimize  # noqa: E402
+from tools.fuzz_common import Failure, load_program  # noqa: E402
 
 VARS = ("a", "b", "c")
 # a zero in x (the gradient of sqrt, log, rsqrt, 1/x is inf there) and every trip count
@@ -107,29 +111,6 @@ def generate(seed: int, statements: int = 4, depth: int = 3) -> str:
 
 
 # ----------------------------------------------------------------------------- the runner
-def _sibling(name: str):
-    """tools/<name>.py (tools/fuzz.py's loader, reused)."""
-    full = f"dy2st_tools_{name}"
-    if full not in sys.modules:
-        spec = importlib.util.spec_from_file_location(
-            full, os.path.join(os.path.dirname(os.path.abspath(__file__)), f"{name}.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[full] = module
-        spec.loader.exec_module(module)
-    return sys.modules[full]
-
-
-@dataclass
-class Failure:
-    seed: int
-    source: str
-    detail: str
-    kind: str
-
-    def __str__(self) -> str:
-        return f"--- seed {self.seed}: {self.detail}\n{self.source}"
-
-
 CREATE_GRAPH = False    # main() sets it: compare second-order gradients instead
 
 
@@ -170,23 +151,15 @@ def _outcome(fn, x: np.ndarray, first: int) -> Tuple[str, List[np.ndarray]]:
         return f"{type(e).__name__}: {str(e).splitlines()[0][:200]}", []
 
 
-def _load(source: str, directory: str, name: int):
-    path = os.path.join(directory, f"fuzz_partial_{name}.py")
-    with open(path, "w") as fh:
-        fh.write(source)
-    spec = importlib.util.spec_from_file_location(f"dy2st_fuzz_partial_{name}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def check_source(source: str, seed: int, directory: str, save: bool = True,
                  name: Optional[int] = None, gradient: bool = True
                  ) -> Tuple[int, Optional[Failure]]:
     """(comparisons, the first disagreement) of one program: per full_graph setting, input and
     output backwarded first. (tools/fuzz_minimize.py's signature; `save`, `gradient` unused.)"""
     import dy2st as paddle
-    module = _load(source, directory, seed if name is None else name)
+    name = seed if name is None else name
+    module, _ = load_program(source, directory, f"fuzz_partial_{name}",
+                             f"dy2st_fuzz_partial_{name}")
     compared = 0
     for full_graph in (True, False):
         static = paddle.jit.to_static(module.f, full_graph=full_graph)
@@ -251,8 +224,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         _, failure = check_source(source, args.program_seed, d)
         print(failure or "agree")
         if failure is not None and args.minimize:
-            small = _sibling("fuzz_minimize").minimize(sys.modules[__name__], source,
-                                                       args.program_seed, d)
+            small = fuzz_minimize.minimize(sys.modules[__name__], source, args.program_seed, d)
             print("--- minimized:")
             print(small)
             print(check_source(small, args.program_seed, d, name=-1)[1])
@@ -260,5 +232,4 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     sys.exit(main())

@@ -24,19 +24,18 @@ from typing import Any, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-# the checkout this file is in, not an installed dy2st; and this directory, for the cases
+# this checkout's tools and dy2st (run as a script, sys.path[0] is tools/), not installed ones
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from fuzz_guards import load_module  # noqa: E402
-from guard_attack_cases import (  # noqa: E402
-    CASES as PATH_CASES,  # noqa: E402
+from tools.fuzz_common import load_program  # noqa: E402
+from tools.guard_attack_cases import (  # noqa: E402
+    CASES as PATH_CASES,
     HEADER,
     Case,
 )
-from guard_attack_config import CONFIG_CASES, CONFIG_HEADER  # noqa: E402
-from guard_attack_layers import LAYER_CASES, LAYER_HEADER  # noqa: E402
-from guard_attack_methods import METHOD_CASES, METHOD_HEADER  # noqa: E402
+from tools.guard_attack_config import CONFIG_CASES, CONFIG_HEADER  # noqa: E402
+from tools.guard_attack_layers import LAYER_CASES, LAYER_HEADER  # noqa: E402
+from tools.guard_attack_methods import METHOD_CASES, METHOD_HEADER  # noqa: E402
 
 CASES = PATH_CASES + [c._replace(body=METHOD_HEADER + c.body) for c in METHOD_CASES] + \
     [c._replace(body=CONFIG_HEADER + c.body) for c in CONFIG_CASES] + \
@@ -89,8 +88,8 @@ def run_case(case: Case, full_graph: bool, brk: bool, directory: str,
     """The stale (or otherwise disagreeing) calls of one case in one mode, described."""
     import dy2st as paddle
     source = HEADER + case.body
-    eager = load_module(source, directory, f"attack_{tag}_eager")
-    static = load_module(source, directory, f"attack_{tag}_static")
+    eager, _ = load_program(source, directory, f"attack_{tag}_eager")
+    static, _ = load_program(source, directory, f"attack_{tag}_static")
     s_fn = paddle.jit.to_static(static.run, full_graph=full_graph)
     bad = []
     for i, change in enumerate([""] + list(case.changes)):

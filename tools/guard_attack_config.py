@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import List
 
-from guard_attack_cases import Case
+from tools.guard_attack_cases import Case
 
 CONFIG_HEADER = '''
 import argparse

@@ -3,9 +3,7 @@ snippets are drawn into tools/fuzz.py's programs, every kind appears, and progra
 agree with eager, `.grad` after each call included."""
 import sys
 
-from tests.fuzz.test_differential import fuzz
-
-backward = sys.modules["dy2st_tools_fuzz_backward"]
+from tools import fuzz, fuzz_backward as backward
 
 
 def _programs_with_snippets(count):

@@ -1,26 +1,11 @@
 """The differential fuzzer's fixed, seeded budget: random programs run eagerly, through to_static
 and through jit.save / jit.load must agree (tools/fuzz.py; `--count 5000` is the long run)."""
-import importlib.util
-import os
 import sys
 
 import numpy as np
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def _tool(name):
-    spec = importlib.util.spec_from_file_location(f"dy2st_tools_{name}",
-                                                  os.path.join(ROOT, "tools", f"{name}.py"))
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module          # (dataclasses look their module up there)
-    spec.loader.exec_module(module)
-    return module
-
-
-fuzz = _tool("fuzz")
-fuzz_minimize = _tool("fuzz_minimize")
+from tools import fuzz, fuzz_minimize
 
 # programs, each on 5 inputs in 3 modes (about 30 s on the quiet 2-core machine, 110 s under
 # a load of 13); the long run (`--count 5000`, `--workers`) is the tool's

@@ -1,25 +1,9 @@
 """The guard fuzzer's fixed, seeded budget: random functions and Layers whose Python state is
 changed between calls agree with eager on every call and in the state they leave
 (tools/fuzz_guards.py; `--count 2000` is the long run)."""
-import importlib.util
-import os
-import sys
-
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def _module():
-    spec = importlib.util.spec_from_file_location("dy2st_tools_fuzz_guards",
-                                                  os.path.join(ROOT, "tools", "fuzz_guards.py"))
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module          # (dataclasses look their module up there)
-    spec.loader.exec_module(module)
-    return module
-
-
-fuzz_guards = _module()
+from tools import fuzz_guards
 
 BUDGET = 120      # programs x 5 calls (about 10 s on the 2-core machine)
 

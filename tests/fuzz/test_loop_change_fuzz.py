@@ -1,12 +1,9 @@
 """The fuzzer's generators of tensor loops whose loop variables change (tools/fuzz_loops.py): they
 are drawn, every snippet appears, and programs holding them agree in every mode."""
 import os
-import sys
 
 import dy2st as paddle
-from tests.fuzz.test_differential import fuzz
-
-loops = sys.modules["dy2st_tools_fuzz_loops"]
+from tools import fuzz, fuzz_loops as loops
 
 
 def _programs_with_snippets(count):

@@ -7,8 +7,6 @@ tools/guard_attack.py changes the state it reads between 5 calls, and each call 
 eager: full_graph True and False, with and without a graph break, and a last unchanged call
 must not trace again. The attack also has the builtin-method and builtin-result cases of
 tools/guard_attack_methods.py."""
-import importlib.util
-import os
 import sys
 
 import numpy as np
@@ -16,21 +14,7 @@ import pytest
 
 import dy2st as paddle
 from dy2st.jit.guards import reads_of
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))))
-
-
-def _attack():
-    spec = importlib.util.spec_from_file_location("dy2st_tools_guard_attack",
-                                                  os.path.join(ROOT, "tools", "guard_attack.py"))
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-attack = _attack()
+from tools import guard_attack as attack
 
 
 @pytest.fixture(scope="module")
