@@ -10,6 +10,7 @@ program that does not use them is generated as before.
     python tools/fuzz_backward.py --count 500 --seed 0 --workers 2   # every program uses one
     python tools/fuzz_backward.py --count 2000 --seed 0 --breaks      # those with graph breaks
     python tools/fuzz_backward.py --count 2000 --seed 0 --breaks --whole-function-breaks
+    python tools/fuzz_backward.py --program-seed 2424007275 --minimize   # one program, shrunk
 """
 from __future__ import annotations
 
@@ -26,7 +27,8 @@ import numpy as np
 # this checkout's tools and dy2st (run as a script, sys.path[0] is tools/), not installed ones
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from tools.fuzz_common import load_program  # noqa: E402
+from tools import fuzz_minimize  # noqa: E402
+from tools.fuzz_common import Failure, load_program  # noqa: E402
 
 ALWAYS = False          # the runner below sets it: every program gets a snippet
 SHARE = 0.25            # else the share of tools/fuzz.py's programs that get one
@@ -176,17 +178,20 @@ def _same(a: List[Optional[np.ndarray]], b: List[Optional[np.ndarray]]) -> bool:
                for u, v in zip(a, b))
 
 
-def check_after(seed: int, directory: str) -> Optional[str]:
-    """Program `seed` (with a snippet) through tools/fuzz.py's checks, then each input again
-    with x needing a gradient: outputs, x.grad and W7.grad after the call, eager vs to_static."""
+def check_source_after(source: str, seed: int, directory: str, name: Optional[int] = None,
+                       gradient: bool = True):
+    """`source` (with a snippet; inputs from `seed`, `name` names its file) through
+    tools/fuzz.py's checks, then each input again with x needing a gradient: outputs, x.grad and
+    W7.grad after the call, eager vs to_static. The first disagreement (a Failure)
+    or None."""
     import dy2st as paddle
     from dy2st.static import InputSpec
     fuzz = _fuzz()
-    source = fuzz.generate(seed)
-    _, failure = fuzz.check_source(source, seed, directory, True)
+    name = seed if name is None else name
+    _, failure = fuzz.check_source(source, seed, directory, True, name, gradient)
     if failure is not None:
-        return str(failure)
-    module, _ = load_program(source, directory, f"fuzz_{-seed - 1}", f"dy2st_fuzz_{-seed - 1}")
+        return failure
+    module, _ = load_program(source, directory, f"fuzz_{-name - 1}", f"dy2st_fuzz_{-name - 1}")
     make = getattr(module, "make", None)
     eager = make() if make is not None else module.f
     static = paddle.jit.to_static(make() if make is not None else module.f,
@@ -196,10 +201,33 @@ def check_after(seed: int, directory: str) -> Optional[str]:
         (e_out, e_vals), (s_out, s_vals) = _grads_after(eager, module, x), \
             _grads_after(static, module, x)
         if e_out != s_out and not (e_vals and s_vals) or not _same(e_vals, s_vals):
-            return (f"--- seed {seed}: input {k}, x needing a gradient: outputs and .grad after "
-                    f"the call\n  eager:     {e_out} {e_vals[1:]}\n  to_static: {s_out} "
-                    f"{s_vals[1:]}\n{source}")
+            kinds = ["value" if vals else out for out, vals in ((e_out, e_vals), (s_out, s_vals))]
+            return Failure(
+                seed, source, f"input {k}, x needing a gradient: outputs and .grad after the call"
+                f"\n  eager:     {e_out} {e_vals[1:]}\n  to_static: {s_out} {s_vals[1:]}",
+                f"after the call: {kinds[0]} -> {kinds[1]}")
     return None
+
+
+def check_after(seed: int, directory: str) -> Optional[str]:
+    """Program `seed` through check_source_after: its failure's report, or None."""
+    failure = check_source_after(_fuzz().generate(seed), seed, directory)
+    return None if failure is None else str(failure)
+
+
+class _AfterChecks:
+    """tools/fuzz_minimize.py's view of these checks (it calls `check_source`)."""
+
+    @staticmethod
+    def check_source(source: str, seed: int, directory: str, save: bool = True,
+                     name: Optional[int] = None, gradient: bool = True):
+        return 0, check_source_after(source, seed, directory, name, gradient)
+
+
+def minimize(source: str, seed: int, directory: str, seconds: float = 20.0) -> str:
+    """Shrink f while the program still fails the same way (tools/fuzz_minimize.py over these
+    checks)."""
+    return fuzz_minimize.minimize(_AfterChecks, source, seed, directory, True, seconds)
 
 
 def _check(seed: int) -> Tuple[int, Optional[str], bool]:
@@ -213,6 +241,26 @@ def _check(seed: int) -> Tuple[int, Optional[str], bool]:
             sys.path.remove(d)
 
 
+def _one(seed: int, minimized: bool) -> int:
+    """--program-seed: the program (with its snippet), its first disagreement, and with
+    `minimized` the smallest f that still fails the same way."""
+    source = _fuzz().generate(seed)
+    print(source)
+    with tempfile.TemporaryDirectory(prefix="dy2st_fuzzb_") as d:
+        sys.path.insert(0, d)
+        try:
+            failure = check_source_after(source, seed, d)
+            print(failure or "agree")
+            if failure is not None and minimized:
+                small = minimize(source, seed, d)
+                print("--- minimized:")
+                print(small)
+                print(check_source_after(small, seed, d, -2) or "agree (flaky?)")
+        finally:
+            sys.path.remove(d)
+    return 1 if failure else 0
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seed", type=int, default=0)
@@ -223,12 +271,17 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     p.add_argument("--whole-function-breaks", action=argparse.BooleanOptionalAction,
                    help="place the graph-breaking snippets anywhere in f, or not (tools/fuzz.py's "
                         "option)")
+    p.add_argument("--program-seed", type=int, help="check only this program seed")
+    p.add_argument("--minimize", action="store_true",
+                   help="with --program-seed: drop statements while it still fails")
     args = p.parse_args(argv)
     fuzz = _fuzz()
     # run as a script, this is __main__; fuzz.py draws its snippets from tools.fuzz_backward
     sys.modules[fuzz.add_backward.__module__].ALWAYS = True
     if args.whole_function_breaks is not None:
         fuzz.set_whole_function_breaks(args.whole_function_breaks)
+    if args.program_seed is not None:
+        return _one(args.program_seed, args.minimize)
     seeds = fuzz.program_seeds(args.seed, args.count, args.breaks)
     failures, with_backward = 0, 0
     if args.workers > 1:

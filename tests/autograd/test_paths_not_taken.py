@@ -188,3 +188,37 @@ def test_second_order_gradients_agree_with_finite_differences():
     num = [(first_order_norm(x + eps * e) - first_order_norm(x - eps * e)) / (2 * eps)
            for e in np.eye(3)]
     np.testing.assert_allclose(got, num, rtol=2e-2, atol=1e-2)
+
+
+GT9 = None
+
+
+def _handed_out_twice_across_a_break(x):
+    h = x.mean(axis=0)
+    v = x.max(axis=0)
+    k = paddle.zeros([], "int64")
+    while k < (x[:, 2] > -0.2).astype("int64").sum():    # 0 to 4 turns: v kept or overwritten
+        v = h * 2.0
+        k = k + 1
+    acc = [v]
+    global GT9
+    GT9 = v * 2.0       # a tensor written to a global: the region before it ends here
+    return v + acc[0]
+
+
+def test_a_region_handing_one_value_out_twice_beside_a_tensor_loop_keeps_both_seeds():
+    # the region before the break returns v and acc (holding v): the add of v's two seeds was
+    # taken for a forward value and masked with the loop's flag, so x's gradient lost a seed
+    # on some trip counts (fuzz_backward 2424007275, minimised; fixed with 7013021186)
+    rng = np.random.default_rng(2424007275)
+    xs = [rng.uniform(-1.0, 1.0, (4, 3)), np.full((2, 3), 0.01), rng.uniform(0.5, 2.0, (3, 3)),
+          rng.uniform(-1.0, 1.0, (1, 3))]
+    static_f = paddle.jit.to_static(_handed_out_twice_across_a_break, full_graph=False,
+                                    input_spec=[static.InputSpec([None, 3], "float32")])
+    for xv in xs:
+        grads = []
+        for fn in (_handed_out_twice_across_a_break, static_f):
+            x = paddle.to_tensor(xv.astype("float32"), stop_gradient=False)
+            (fn(x) ** 2).sum().backward()
+            grads.append(x.grad.numpy())
+        np.testing.assert_allclose(grads[1], grads[0], rtol=1e-4, atol=1e-5)
