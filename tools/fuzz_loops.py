@@ -1,8 +1,8 @@
 """Generators of the differential fuzzer (tools/fuzz.py) for tensor loops whose loop variables
 change from turn to turn (issue 24, items 9 and 10): dict keys added or deleted, a variable that
-starts as None, a dtype that widens. The trip counts come from the data (0 on some inputs). They
-draw from their own random stream (`loops <seed>`), so every other program is generated as
-before."""
+starts as None, a dtype that widens, also in programs with graph breaks. The trip counts come
+from the data (0 on some inputs). They draw from their own random stream (`loops <seed>`), so
+every other program is generated as before."""
 from __future__ import annotations
 
 from typing import List
@@ -43,10 +43,8 @@ def add_loop_changes(gen, head: List[str]) -> List[str]:
     """Insert one snippet drawn from gen.loop_change_rng before a statement of gen's f (its
     lines); returns the head unchanged (the snippets need no helper)."""
     r = gen.loop_change_rng
-    if not gen.full_graph:
-        # f is already cut to a graph-breaking snippet and its return: a tensor computed before
-        # such a break and read after it gets a wrong gradient (open; reported with issue 24)
-        return head
+    # (programs with graph breaks get one too since regions keep object identity and seed every
+    # output: a tensor computed before a break and read after it had a wrong gradient there)
     snippet = [t.replace("{n}", r.choice(COUNTS)) for t in r.choice(SNIPPETS)]
     i = r.choice(gen.spots(before_the_last_return=True))
     indent = _indent(gen.lines[i])
