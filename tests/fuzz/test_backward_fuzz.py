@@ -34,3 +34,17 @@ def test_programs_with_a_backward_inside_agree_after_each_call(tmp_path):
             assert backward.check_after(seed, str(tmp_path)) is None
     finally:
         sys.path.remove(str(tmp_path))
+
+
+def test_minimize_keeps_a_failure_of_the_checks_after_the_call(tmp_path, monkeypatch):
+    # --program-seed N --minimize shrinks f while check_source_after fails the same way
+    def check_source_after(source, seed, directory, name=None, gradient=True):
+        fails = "    g = g * 3.0\n" in source and "    h = g + 1.0\n" in source
+        return fuzz.Failure(seed, source, "differs", "after the call: value -> value") \
+            if fails else None
+
+    monkeypatch.setattr(backward, "check_source_after", check_source_after)
+    source = ("def f(x):\n    h = x.mean(axis=0)\n    g = h * 2.0\n    if FLAG:\n"
+              "        g = g * 3.0\n    s = g.sum()\n    h = g + 1.0\n    return h\n")
+    small = backward.minimize(source, 0, str(tmp_path), seconds=5.0)
+    assert small == "def f(x):\n    g = g * 3.0\n    h = g + 1.0\n"
