@@ -380,11 +380,13 @@ class Outcome:
     error: Optional[Tuple[str, Optional[int]]] = None
     text: str = ""
     stop: Optional[bool] = None     # with gradients: the output's stop_gradient flag
+    no_grad: Optional[bool] = None  # with gradients: x.grad is None (eager leaves it so where
+                                    # no gradient reaches x; zeros there are another result)
 
     def __str__(self) -> str:
         if self.error is not None:
             return f"{self.error[0]} at line {self.error[1]}: {self.text[-300:]}"
-        return np.array2string(self.value, precision=5)
+        return "x.grad None" if self.no_grad else np.array2string(self.value, precision=5)
 
 
 def error_kind(e: BaseException) -> str:
@@ -445,12 +447,14 @@ def _run(fn, x, path: str, eager: bool, gradient: bool = False) -> Outcome:
         t.stop_gradient = not gradient
         with np.errstate(all="ignore"):
             out = fn(t)
-            stop = None
+            stop = no_grad = None
             if gradient:
                 stop = bool(out.stop_gradient)
                 (out * out).sum().backward()
+                no_grad = t.grad is None
                 out = t.grad if t.grad is not None else paddle.zeros_like(t)
-        return Outcome(value=np.asarray(out.numpy(), dtype=np.float64), stop=stop)
+        return Outcome(value=np.asarray(out.numpy(), dtype=np.float64), stop=stop,
+                       no_grad=no_grad)
     except Exception as e:  # noqa: BLE001 - every outcome is compared
         line = _eager_line(e, path) if eager else _static_line(e, path)
         return Outcome(error=(error_kind(e), line), text=f"{type(e).__name__}: {e}")
@@ -463,7 +467,7 @@ def _kind_of(o: Outcome) -> str:
 def _agree(a: Outcome, b: Outcome, tolerance: float = 1e-4) -> bool:
     if a.error is not None or b.error is not None:
         return a.error == b.error
-    if a.value.shape != b.value.shape or a.stop != b.stop:
+    if a.value.shape != b.value.shape or a.stop != b.stop or a.no_grad != b.no_grad:
         return False
     return bool(np.allclose(a.value, b.value, rtol=tolerance, atol=tolerance, equal_nan=True))
 

@@ -124,6 +124,10 @@ def test_outcomes_compare_values_and_error_lines():
                        fuzz.Outcome(error=("UnboundLocalError", 7)))
     assert not fuzz._agree(fuzz.Outcome(error=("UnboundLocalError", 7)),
                            fuzz.Outcome(error=("UnboundLocalError", 8)))
+    # a gradient: x.grad None (no gradient reached x) is not zeros
+    zeros = np.zeros((1, 3))
+    assert not fuzz._agree(fuzz.Outcome(value=zeros, stop=False, no_grad=True),
+                           fuzz.Outcome(value=zeros, stop=False, no_grad=False))
 
 
 def _dead_if(x):
