@@ -31,7 +31,7 @@ from tools import fuzz_guards, fuzz_minimize, fuzz_silent, fuzz_workers  # noqa:
 from tools.fuzz_backward import add_backward  # noqa: E402
 from tools.fuzz_common import Failure, load_program  # noqa: E402
 from tools.fuzz_loops import add_loop_changes  # noqa: E402
-from tools.fuzz_silent import add_silent  # noqa: E402
+from tools.fuzz_silent import add_silent, same_globals, written_globals  # noqa: E402
 
 # ----------------------------------------------------------------------------- generator
 TENSORS = ("h", "g")              # [3] float32 tensors, always assigned
@@ -547,6 +547,7 @@ def check_source(source: str, seed: int, directory: str, save: bool = True,
     runs = 0
     for k, x in enumerate(inputs(seed)):
         eager = _run(eager_fn, x, path, eager=True)
+        eager_globals = written_globals(module)
         static = _run(sf, x, path, eager=False)
         runs += 1
         if not _agree(eager, static):
@@ -554,6 +555,12 @@ def check_source(source: str, seed: int, directory: str, save: bool = True,
                 f"{_kind_of(eager)} -> {_kind_of(static)}"
             return runs, Failure(seed, source, f"input {k} shape {list(x.shape)}\n  eager:     "
                                  f"{eager}\n  to_static: {static}\n  x = {x.tolist()}", kind)
+        static_globals = written_globals(module)
+        if eager.error is None and not same_globals(eager_globals, static_globals):
+            return runs, Failure(seed, source, f"input {k} shape {list(x.shape)}: the globals f "
+                                 f"writes after the call\n  eager:     {eager_globals}\n  "
+                                 f"to_static: {static_globals}\n  x = {x.tolist()}",
+                                 "value -> other globals")
         grad_eager = None
         if gradient and eager.error is None:
             # (eager refuses a backward through a tensor changed in place after an op used

@@ -9,6 +9,8 @@ from __future__ import annotations
 import random
 from typing import List, Tuple
 
+import numpy as np
+
 # Snippets inserted before a statement of f (at its indent). Names end in 9 so that they never
 # meet the generator's own names. Those of PYTHON_LOGIC need the number itself in Python code
 # (a dict key, sorting, text): one graph cannot hold that, so such programs run with
@@ -170,3 +172,33 @@ def add_silent(gen, head: List[str]) -> Tuple[List[str], List[str]]:
         head = head[:at] + [f"{n} = 1" for n in names] + ["", ""] + head[at:]
         gen.lines.insert(0, f"    global {', '.join(names)}")
     return head, tail
+
+
+WRITTEN_GLOBALS = ("GN9", "GT9")     # the globals the snippets above make f assign
+
+
+def written_globals(module) -> dict:
+    """The values of the globals f writes, as numbers or numpy arrays (the eager and the static
+    run share the module: its state after each call is compared)."""
+    out = {}
+    for name in WRITTEN_GLOBALS:
+        if hasattr(module, name):
+            v = getattr(module, name)
+            out[name] = np.array(v.numpy()) if hasattr(v, "numpy") else v
+    return out
+
+
+def same_globals(a: dict, b: dict) -> bool:
+    """Whether two written_globals agree (numbers equal, arrays close)."""
+    if a.keys() != b.keys():
+        return False
+    for name in a:
+        u, v = a[name], b[name]
+        if isinstance(u, np.ndarray) != isinstance(v, np.ndarray):
+            return False
+        if isinstance(u, np.ndarray):
+            if u.shape != v.shape or not np.allclose(u, v, rtol=1e-4, atol=1e-4, equal_nan=True):
+                return False
+        elif type(u) is not type(v) or u != v:
+            return False
+    return True

@@ -114,6 +114,24 @@ def test_a_gradient_disagreement_is_reported(tmp_path, monkeypatch):
     assert failure is None
 
 
+def test_a_global_written_otherwise_is_reported(tmp_path, monkeypatch):
+    """Values agree; the global f writes (GT9) differs after the static call (made so here)."""
+    calls = []
+
+    def written(module):
+        calls.append(1)
+        return {"GT9": np.full(3, 1.0 + 0.5 * (len(calls) % 2 == 0), "float32")}
+
+    monkeypatch.setattr(fuzz, "written_globals", written)
+    runs, failure = fuzz.check_program(5, str(tmp_path), save=False, gradient=False)
+    assert failure is not None and failure.kind == "value -> other globals"
+    assert "the globals f writes" in str(failure) and runs == 1
+    same = fuzz.same_globals
+    assert same({"GN9": 3, "GT9": np.ones(3)}, {"GN9": 3, "GT9": np.ones(3) + 1e-6})
+    assert not same({"GN9": 3}, {"GN9": 3.0}) and not same({"GN9": 3}, {})
+    assert not same({"GT9": np.ones(3)}, {"GT9": np.ones(2)})
+
+
 def test_outcomes_compare_values_and_error_lines():
     import numpy as np
     a = fuzz.Outcome(value=np.array([1.0, np.nan]))
