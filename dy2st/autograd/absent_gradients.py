@@ -453,10 +453,17 @@ def _cut_while_once(cut: _Cut, op: Operator, late: Set[int]) -> Set[int]:
     untracked = [j for j in range(n) if j not in tracked and bb.results[j] in flags]
     if untracked and not late:
         return set(untracked)
-    new_live = [flags.get(bb.results[j]) or body.constant(bb.results[j] in cut.cot)
+    new_live = [flags.get(bb.results[j]) or
+                body.constant(bb.results[j] in cut.cot and bb.results[j] not in absent)
                 for j in tracked]
     _mask_results(cut, bb, untracked)
     gone = [j for j in range(n) if op.outputs[j] in absent]
+    for j in range(n):
+        if j not in gone and bb.results[j] in absent:
+            # a turn that gives this loop variable no gradient (its op was cut) passes zeros,
+            # flagged absent above; the cut op no longer defines the result
+            param = bb.params[j]
+            bb.results[j] = body.emit(lambda p=param: ops.zeros_like(body.var(p)))
     bb.results = [r for j, r in enumerate(bb.results) if j not in gone]
     outs = [op.outputs[j] for j in range(n) if j not in gone]
     m = n - len(gone)

@@ -122,8 +122,21 @@ def loops_over_an_if(x, w):
     return c, b
 
 
+def a_branch_local_in_a_loop(x, w):
+    # c, assigned under the `if` only, is a loop variable the seed of `a` never reaches: its
+    # gradient turn is cut, and the loop's result for it was left to the cut op, so the pruned
+    # program read a value nothing assigned (UnboundLocalError; tools/fuzz_partial.py 1000030)
+    a, b = x * w, x * 1.0
+    for _ in range((x >= 0.0).astype("int64").sum() - 1):
+        if b.sum() > 1.0:
+            c = (a * w).sin()
+            b = a * 0.5 + b
+    return a, b
+
+
 PROGRAMS = [cond_one_branch, cond_both, loop_body, loop_both, cond_in_loop,
-            branch_gives_none, branch_gives_none_in_loop, two_ifs, loops_over_an_if]
+            branch_gives_none, branch_gives_none_in_loop, two_ifs, loops_over_an_if,
+            a_branch_local_in_a_loop]
 
 
 def _grad(t):
@@ -212,6 +225,56 @@ def test_the_partial_gradient_agrees_with_finite_differences():
                            paddle.to_tensor(W))[0].numpy().sum() for s in (1, -1))
         num[i] = (up - down) / (2 * eps)
     np.testing.assert_allclose(got, num, rtol=2e-2, atol=2e-3)
+
+
+@pytest.mark.parametrize("first", [0, 1])
+def test_a_branch_local_in_a_loop_agrees_with_finite_differences(first):
+    static = paddle.jit.to_static(a_branch_local_in_a_loop)
+    x = np.array([0.5, 1.0, 4.0], "float32")     # 2 turns, the `if` taken in both
+    got = _run(static, x, first, retain=False)
+    eps = 1e-3
+    for k, arg in enumerate((x, W)):
+        num = np.zeros(3)
+        for i in range(3):
+            e = np.zeros(3, "float32")
+            e[i] = eps
+            args = [paddle.to_tensor(x), paddle.to_tensor(W)]
+            sums = []
+            for sign in (1, -1):
+                args[k] = paddle.to_tensor(arg + sign * e)
+                sums.append(float(static(*args)[first].numpy().astype("float64").sum()))
+            num[i] = (sums[0] - sums[1]) / (2 * eps)
+        np.testing.assert_allclose(got[k], num, rtol=2e-2, atol=2e-3)
+
+
+def item_then_a_loop_changing_a_list_entry(x):
+    # tools/fuzz.py 7021021152, minimised: the region after the `.item()` break returns the
+    # sum and the list entry it changes in place; the backward reaches the sum only, and the
+    # pruned gradient program failed with UnboundLocalError from the second input shape on
+    h = x.mean(axis=0)
+    g = x.max(axis=0) * 0.5
+    s = x.sum() * 0.1
+    acc = [h * 0.0]
+    text = f"{s.item():.3f}"
+    for _ in range(x.shape[0]):
+        for e in acc:
+            if e.sum() > s:
+                e.multiply_(g)
+    return h + g + paddle.stack(acc).sum(axis=0) + float(text)
+
+
+def test_a_graph_break_region_backwarded_from_one_of_its_outputs():
+    static = paddle.jit.to_static(item_then_a_loop_changing_a_list_entry, full_graph=False,
+                                  input_spec=[paddle.static.InputSpec([None, 3], "float32")])
+    x3 = np.array([[0.8, 0.85, -0.75], [0.05, -0.04, -0.7], [-0.84, -0.8, -0.48]], "float32")
+    for x in (x3[:1], x3, x3[:2], x3):
+        got = []
+        for fn in (item_then_a_loop_changing_a_list_entry, static):
+            xt = paddle.to_tensor(x, stop_gradient=False)
+            y = fn(xt)
+            (y * y).sum().backward()
+            got.append(xt.grad.numpy())
+        np.testing.assert_allclose(got[1], got[0], rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("fn", [cond_both, cond_in_loop], ids=lambda f: f.__name__)
