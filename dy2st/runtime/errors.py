@@ -1,5 +1,5 @@
-"""ConversionError, re-raising an exception with a better message while keeping its type, and
-the text of a broadcast mismatch (shared by static shape inference and eager kernels)."""
+"""ConversionError, InternalError, re-raising an exception with a better message while keeping its
+type, and the text of a broadcast mismatch (shared by static shape inference and eager kernels)."""
 from __future__ import annotations
 
 from typing import Any, NoReturn, Optional, Sequence
@@ -7,6 +7,11 @@ from typing import Any, NoReturn, Optional, Sequence
 
 class ConversionError(Exception):
     """The source of a function cannot be converted (unsupported syntax, no source, ...)."""
+
+
+class InternalError(RuntimeError):
+    """dy2st built something inconsistent (a Program reading a value nothing assigns): a bug of
+    dy2st, not of the user's code, reported where it is built instead of failing later."""
 
 
 class KeyErrorMessage(KeyError):

@@ -26,6 +26,7 @@ from .persistable import store
 from .program import Block, Operator, Program, Variable, default_main_program
 from .registry import ADAPTED_DTYPES, OPS, UNADAPTED
 from .tensor import Tensor
+from .unassigned import unassigned_read
 
 # Ops with no inputs whose result can be computed once when compiling (never mutated later).
 HOISTABLE = {"full", "full_range", "eye"}
@@ -146,6 +147,12 @@ class _Codegen:
             s = self.idents[name] = self.new_local()
         return s
 
+    def assigned(self, block: Block, names: Sequence[str]) -> List[str]:
+        """The locals holding `names`, a block's results (each assigned by then)."""
+        idents = self.idents
+        return [idents[n] if n in idents else unassigned_read(self.program, block, n)
+                for n in names]
+
     def new_local(self) -> str:
         if self.free:
             return self.free.pop()
@@ -193,7 +200,7 @@ class _Codegen:
         params = ", ".join(self.ident(p) for p in block.params)
         self.emit(f"def {fn_name}({params}):")
         self.body(block, "    ", block.results, 0)
-        res = [self.ident(r) for r in block.results]
+        res = self.assigned(block, block.results)
         if single_result:
             self.emit(f"    return {res[0]}")
         else:
@@ -245,8 +252,8 @@ class _Codegen:
                 expr = inlined.pop(n, None) if inlined else None
                 if expr is not None:
                     deepest = max(deepest, nesting.pop(n))
-                ins.append(expr if expr is not None else
-                           idents[n] if n in idents else self.ident(n))
+                ins.append(expr if expr is not None else idents[n] if n in idents else
+                           unassigned_read(self.program, block, n, op))
                 buffers.append(in_place.pop(n, None) if in_place else None)
             dying = [n for n in inputs if last_use[n] == i and n not in keep and n in idents]
             if len(dying) > 1:
@@ -403,7 +410,7 @@ class _Codegen:
         for j in direct:
             self.idents[block.results[j]] = outs[j]
         self.body(block, ind, keep, depth)
-        res = [self.ident(r) for r in block.results]
+        res = self.assigned(block, block.results)
         if loop is not None:
             self.emit(f"{ind}if not {res[0]}:", loop)
             self.emit(f"{ind}    break", loop)
@@ -708,7 +715,7 @@ class CompiledProgram:
         for n in self.persistable_names:
             gen.emit(f"    {gen.ident(n)} = {gen.const('T', program.persistables[n])}._value")
         gen.body(g, "    ", fetch_names, 0)
-        gen.emit(f"    return [{', '.join(gen.ident(n) for n in fetch_names)}]")
+        gen.emit(f"    return [{', '.join(gen.assigned(g, fetch_names))}]")
         gen.emit_pending_functions()
         source = "\n".join(gen.lines) + "\n"
         # two zlib checksums name the source (64 bits; hashlib's OpenSSL import would cost
