@@ -50,8 +50,11 @@ def _always_skipped(fn: types.FunctionType) -> bool:
 
 
 def _skip_function(fn: types.FunctionType) -> bool:
-    if _always_skipped(fn):
-        return True
+    return _always_skipped(fn) or _skip_function_options(fn)
+
+
+def _skip_function_options(fn: types.FunctionType) -> bool:
+    """Skipped by the user's choice (@not_to_static, ignored modules) or generated code."""
     module = fn.__module__ or ""
     return (getattr(fn, "_dy2st_not_to_static", False) or module in options.ignored_modules
             or module.split(".")[0] in options.ignored_modules
@@ -61,6 +64,19 @@ def _skip_function(fn: types.FunctionType) -> bool:
 def skips_conversion(fn: types.FunctionType) -> bool:
     """Whether convert_call calls fn as it is (library code, @not_to_static, ignored modules)."""
     return _skip_function(fn)
+
+
+def user_generator(fn: types.FunctionType) -> bool:
+    """Whether fn is a generator function of the user's own (not converted, so it runs as
+    Python inside converted code: what its body changes is the user's side effect)."""
+    if not inspect.isgeneratorfunction(fn) or _skip_function_options(fn):
+        return False
+    code = fn.__code__
+    module = fn.__module__ or ""
+    if module.split(".")[0] in _SKIP_ROOTS or code.co_filename.startswith("<frozen "):
+        return False
+    path = os.path.normcase(code.co_filename)
+    return not path.startswith(_STDLIB) or "site-packages" in path or "dist-packages" in path
 
 
 def convert_function_or_self(fn: types.FunctionType) -> Callable:

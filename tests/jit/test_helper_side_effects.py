@@ -101,6 +101,91 @@ def callable_object_attribute(x, brk):
     return OWNER.bump(x) * 2.0
 
 
+class Counting:
+    """A context manager counting its exits in a global object (made by the `with` itself)."""
+
+    def __enter__(self):
+        LOG.append("enter")
+        return self
+
+    def __exit__(self, *exc):
+        HOLD.calls += 1
+        return False
+
+
+class Made:
+    def __init__(self):
+        HOLD.calls += 1         # the class's __init__ changes a global object
+
+
+MANAGER = Counting()
+
+
+def with_user_manager(x, brk):
+    with Counting():
+        if brk:
+            graph_break(x)
+        y = x * 2.0
+        if y.sum() > 0:
+            y = y + 1.0
+    return y * HOLD.calls + len(LOG)
+
+
+def with_manager_instance(x, brk):
+    if brk:
+        graph_break(x)
+    with MANAGER:
+        y = x - 1.0
+    return y * HOLD.calls
+
+
+def _rows_logged(t):
+    try:
+        for r in t:
+            yield r * 2.0
+    finally:
+        LOG.append("done")      # a generator of the user's runs as Python: its change counts
+
+
+def generator_helper(x, brk):
+    if brk:
+        graph_break(x)
+    s = x[0] * 0.0
+    for v in _rows_logged(x):
+        s = s + v
+    return s * len(LOG)
+
+
+def nested_function(x, brk):
+    def step(t):
+        LOG.append(1)
+        return t * float(len(LOG))
+    if brk:
+        graph_break(x)
+    return step(x) + step(x)
+
+
+def nested_function_in_tensor_loop(x, brk):
+    def step(r):
+        with Counting():
+            return r * float(HOLD.calls + 1)
+    if brk:
+        graph_break(x)
+    s = x[0] * 0.0
+    for r in x:
+        if r.mean() < 0:
+            continue
+        s = s + step(r)
+    return s, HOLD.calls
+
+
+def class_init(x, brk):
+    if brk:
+        graph_break(x)
+    Made()
+    return x * HOLD.calls
+
+
 def _state():
     return HOLD.calls, list(LOG), BUMP.calls
 
@@ -129,6 +214,32 @@ def test_helper_changes_happen_on_every_call(fn, full_graph, brk):
         _set_state(before)
         expected = fn(paddle.to_tensor(X), brk).numpy()
         np.testing.assert_allclose(got, expected, err_msg=f"call {i + 1}")
+        assert after_static == _state(), f"call {i + 1}"
+
+
+def _outputs(out):
+    return [np.asarray(v.numpy() if isinstance(v, paddle.Tensor) else v)
+            for v in (out if isinstance(out, tuple) else (out,))]
+
+
+@pytest.mark.parametrize("full_graph,brk", BREAK_MODES)
+@pytest.mark.parametrize("fn", [with_user_manager, with_manager_instance, generator_helper,
+                                nested_function, nested_function_in_tensor_loop, class_init],
+                         ids=lambda f: f.__name__)
+def test_changes_made_by_managers_generators_and_nested_functions(fn, full_graph, brk):
+    # audit round 6: a `with` statement's __enter__/__exit__, a user generator's body, a
+    # function defined in the converted one and a class's __init__ changed global state in the
+    # trace only: the next calls reused the program and the state stopped moving
+    static = paddle.jit.to_static(fn, full_graph=full_graph)
+    xs = [X, -X, X[:1], X * 0.5]
+    for i, x in enumerate(xs):
+        before = _state()
+        got = _outputs(static(paddle.to_tensor(x), brk))
+        after_static = _state()
+        _set_state(before)
+        expected = _outputs(fn(paddle.to_tensor(x), brk))
+        for g, e in zip(got, expected):
+            np.testing.assert_allclose(g, e, err_msg=f"call {i + 1}")
         assert after_static == _state(), f"call {i + 1}"
 
 

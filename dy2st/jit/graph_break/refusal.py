@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any, List, Sequence
 
 from ..errors import ConversionError
+from .effect_reasons import ATTRIBUTE_WRITE, INSTANCE_CONTAINER
 from .reasons import LOOP_DTYPE, GraphBreakInfo
 from .result import state_of
-from .side_effects import ATTRIBUTE_WRITE, INSTANCE_CONTAINER
 
 
 class GraphBreakError(ConversionError):

@@ -4,7 +4,6 @@ and a compiled call never again. They become islands."""
 from __future__ import annotations
 
 import builtins
-import collections
 import dis
 import functools
 import os
@@ -12,19 +11,21 @@ import types
 from typing import Any, Dict, List, Optional, Tuple
 
 import gast
-import numpy as np
 
 from ...runtime.tensor import Tensor
-from ..layer_tables import in_layer_tables
 from ..transform import parse_function
+from .effect_reasons import reason as _reason
 from .library_mutations import changed_object, mentions
+from .state_copy import (
+    MISSING as _NOTHING,
+    MUTABLE,
+    StateCopy,
+    attribute_or as _attribute_or,
+)
 
 MUTATING = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
             "popitem", "add", "discard", "sort", "reverse", "appendleft", "extendleft",
             "popleft"}
-CONTAINERS = (list, dict, set, collections.deque, bytearray)
-# what item assignment and `+=` change in place (a numpy array too: `w += 1`, `w[0] = v`)
-MUTABLE = CONTAINERS + (np.ndarray,)
 
 _STORES = frozenset(dis.opmap[n] for n in ("STORE_ATTR", "STORE_SUBSCR", "DELETE_SUBSCR", "STORE_GLOBAL")
                    if n in dis.opmap)
@@ -36,8 +37,10 @@ def _may_mutate(code: types.CodeType) -> bool:
     0.1-1 ms)."""
     if not MUTATING.isdisjoint(code.co_names):
         return True
-    return not _STORES.isdisjoint(code.co_code[::2]) or _augments_parameter(code) or \
-        mentions(code)
+    if not _STORES.isdisjoint(code.co_code[::2]) or _augments_parameter(code) or mentions(code):
+        return True
+    # a function defined inside it and called by it (`def step(r): CALLS[0] += 1`)
+    return any(isinstance(c, types.CodeType) and _may_mutate(c) for c in code.co_consts)
 
 
 _INPLACE = frozenset(op for name, op in dis.opmap.items() if name.startswith("INPLACE_"))
@@ -119,9 +122,7 @@ def _call_args(call: gast.Call) -> Tuple[Optional[Tuple[str, str]], ...]:
 
 def _candidates_in(index: int, stmt: gast.stmt, declared: frozenset = frozenset()) -> List[Candidate]:
     out: List[Candidate] = []
-    for n in gast.walk(stmt):
-        if isinstance(n, (gast.FunctionDef, gast.Lambda, gast.AsyncFunctionDef)):
-            continue
+    for n in _walk_own(stmt):
         if isinstance(n, gast.Call) and not (isinstance(n.func, gast.Attribute) and
                                              n.func.attr in MUTATING):
             # a call of a helper: what it changes is found in its own code (helper_effect)
@@ -132,6 +133,8 @@ def _candidates_in(index: int, stmt: gast.stmt, declared: frozenset = frozenset(
                 out.append((index, "helper", f.value.id, f.attr, _call_args(n), n.lineno))
         if isinstance(n, gast.Call):
             out.extend(_library_call(index, n))
+        if isinstance(n, gast.With):
+            out.extend(_context_managers(index, n))
         if isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and \
                 n.func.attr in MUTATING:
             root = _root(n.func.value)
@@ -158,6 +161,35 @@ def _candidates_in(index: int, stmt: gast.stmt, declared: frozenset = frozenset(
     return out
 
 
+def _walk_own(stmt: gast.stmt):
+    """The nodes of stmt outside functions and lambdas defined in it (a nested function's
+    changes count where it is called: _nested_candidates)."""
+    todo = [stmt]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (gast.FunctionDef, gast.Lambda, gast.AsyncFunctionDef)):
+            continue
+        yield n
+        todo.extend(gast.iter_child_nodes(n))
+
+
+def _context_managers(index: int, stmt: gast.With) -> List[Candidate]:
+    """`with CM:` / `with make(...):` runs the manager's `__enter__` and `__exit__` (a user
+    class's, which may count entries in a class attribute): a candidate per item whose
+    methods are looked up when the call is scanned ("ctx"; the method slot says whether the
+    item is a call that makes the manager)."""
+    out: List[Candidate] = []
+    for item in stmt.items:
+        expr = item.context_expr
+        made = isinstance(expr, gast.Call)
+        f = expr.func if made else expr
+        if isinstance(f, gast.Name):
+            out.append((index, "ctx", f.id, "", made, stmt.lineno))
+        elif isinstance(f, gast.Attribute) and isinstance(f.value, gast.Name):
+            out.append((index, "ctx", f.value.id, f.attr, made, stmt.lineno))
+    return out
+
+
 def _library_call(index: int, call: gast.Call) -> List[Candidate]:
     """`heapq.heappush(h, v)`, `setattr(o, k, v)`, `np.add(a, b, out=c)`: a candidate whose
     function (library_mutations.py) is looked up when the call is scanned."""
@@ -179,9 +211,33 @@ def _candidates(code: types.CodeType, fn: Any) -> Tuple[Tuple[Candidate, ...], T
     params = tuple(x.id for x in a.posonlyargs + a.args + a.kwonlyargs)
     declared = _global_names(fdef)
     local = written_names(fdef.body, mutations=False) - set(params) - declared
-    found = tuple(c for i, s in enumerate(fdef.body) for c in _candidates_in(i, s, declared)
-                  if c[2] not in local)
-    return found, params, frozenset(local)
+    nested = {n.name: n for n in gast.walk(fdef)
+              if isinstance(n, gast.FunctionDef) and n is not fdef}
+    found: List[Candidate] = []
+    for i, s in enumerate(fdef.body):
+        for c in _candidates_in(i, s, declared):
+            if c[1] == "helper" and not c[3] and c[2] in nested:
+                # a function defined here and called here: what its code changes outside
+                # both (a global's entries, a class attribute) counts at the call
+                found.extend(n[:5] + (c[5],) for n in _nested_candidates(i, nested[c[2]], local))
+            elif c[2] not in local:
+                found.append(c)
+    return tuple(found), params, frozenset(local)
+
+
+def _nested_candidates(index: int, fdef: gast.FunctionDef, outer: set) -> List[Candidate]:
+    """The candidates of a nested function's body whose objects are neither its own locals nor
+    the enclosing function's (those are the call's own state), at the statement calling it
+    (the caller gives them the call's line: the island is the calling statement)."""
+    # lazy: keeps transformers.analysis out of a first to_static call (loaded on first use)
+    from ...transformers.analysis import written_names
+    a = fdef.args
+    own = {x.id for x in a.posonlyargs + a.args + a.kwonlyargs}
+    own.update(x.id for x in (a.vararg, a.kwarg) if x is not None)
+    declared = _global_names(fdef)
+    own |= written_names(fdef.body, mutations=False) - declared
+    return [c for s in fdef.body for c in _candidates_in(index, s, declared)
+            if c[2] not in own and (c[2] not in outer or c[2] in declared)]
 
 
 def side_effect_islands(sf: Any, args: Tuple, kwargs: Dict) -> List[Tuple[int, int, str]]:
@@ -225,72 +281,6 @@ def touched_state(sf: Any, args: Tuple, kwargs: Dict) -> "StateCopy":
     return StateCopy(touched)
 
 
-class StateCopy:
-    """Shallow copies of containers (and of the containers in them), attribute and global
-    values, taken before a trace that runs side effects once, and put back after it."""
-
-    def __init__(self, touched: List[Tuple]) -> None:
-        self.saved: List[Tuple] = []
-        seen = set()
-        for t in touched:
-            if t[0] == "container":
-                self._copy(t[1], seen, 0)
-                d = getattr(t[2], "__dict__", None) if len(t) > 2 else None
-                if type(d) is dict and t[3] in d:
-                    self.saved.append(("item", d, t[3], d[t[3]]))
-            elif t[0] == "attr":
-                d = getattr(t[1], "__dict__", None)
-                if type(d) is dict:
-                    self.saved.append(("item", d, t[2], d.get(t[2], _NOTHING)))
-                    self._copy(d.get(t[2]), seen, 1)
-                elif isinstance(t[1], type):    # a class: its __dict__ is read-only
-                    self.saved.append(("class", t[1], t[2], d.get(t[2], _NOTHING)))
-            else:
-                self.saved.append(("item", t[1], t[2], t[1].get(t[2], _NOTHING)))
-
-    def __bool__(self) -> bool:
-        return bool(self.saved)
-
-    def _copy(self, obj: Any, seen: set, depth: int) -> None:
-        if isinstance(obj, np.ndarray) and id(obj) not in seen:
-            seen.add(id(obj))
-            self.saved.append(("array", obj, obj.copy()))
-        if not isinstance(obj, CONTAINERS) or id(obj) in seen or depth > 3:
-            return
-        seen.add(id(obj))
-        items = list(obj.items()) if isinstance(obj, dict) else list(obj)
-        self.saved.append(("container", obj, items))
-        for v in (obj.values() if isinstance(obj, dict) else obj if isinstance(obj, list)
-                  else ()):
-            self._copy(v, seen, depth + 1)
-
-    def restore(self) -> None:
-        for entry in reversed(self.saved):
-            if entry[0] == "array":
-                entry[1][...] = entry[2]
-                continue
-            if entry[0] == "class":
-                _kind, cls, name, value = entry
-                if value is _NOTHING:
-                    delattr(cls, name)
-                else:
-                    setattr(cls, name, value)
-                continue
-            if entry[0] == "item":
-                _kind, table, name, value = entry
-                if value is _NOTHING:
-                    table.pop(name, None)
-                else:
-                    table[name] = value
-                continue
-            obj, items = entry[1], entry[2]
-            obj.clear()
-            if isinstance(obj, (dict, set)):
-                obj.update(items)
-            else:
-                obj.extend(items)
-
-
 MAX_HELPER_DEPTH = 3    # helpers calling helpers: how deep their own changes are looked for
 
 
@@ -331,6 +321,12 @@ def _effects(fn: types.FunctionType, self_obj: Any, args: Tuple, kwargs: Dict,
         if obj is _NOTHING:
             continue
         is_self = bool(bound and params and root == params[0])
+        if how == "ctx":
+            if depth < MAX_HELPER_DEPTH:
+                found_in = _manager_effect(obj, attr, method, depth)
+                if found_in is not None:
+                    out.append((index, line, found_in[0], False, found_in[1]))
+            continue
         if how == "helper":
             if depth < MAX_HELPER_DEPTH:
                 found_in = _helper_effect(obj, attr, method, values, cells, fn.__globals__,
@@ -433,10 +429,49 @@ def _helper_effect(obj: Any, attr: str, arg_roots: Tuple, values: Dict[str, Any]
         False, touched
 
 
+def _manager_effect(obj: Any, attr: str, made: bool,
+                    depth: int) -> Optional[Tuple[str, List[Tuple]]]:
+    """(reason, what it changes) when the `__enter__` / `__exit__` of a `with` item change
+    Python state the call reaches: those of obj (or obj.attr), or, for an item that calls a
+    user class (`with Tracked():`), of that class with its new instance unknown."""
+    if attr:
+        obj = _attribute_or(obj, attr, None)
+    if made and not isinstance(obj, type):
+        return None     # a function making the manager is scanned as a helper call
+    cls, self_obj = (obj, _NOTHING) if made else (type(obj), obj)
+    reason, touched = None, []
+    for name in ("__enter__", "__exit__"):
+        func = _user_method(cls, name)
+        found = [] if func is None else _effects(func, self_obj, (), {}, depth + 1)
+        if found and reason is None:
+            code = func.__code__
+            where = f"{os.path.basename(code.co_filename)}:{code.co_firstlineno + found[0][1] - 1}"
+            reason = (f"the `{name}` of a `with` statement's {cls.__name__} changes Python "
+                      f"state (at {where}), which a compiled program would not repeat: it runs "
+                      "as Python on every call")
+        touched.extend(t for e in found for t in e[4])
+    return None if reason is None else (reason, touched)
+
+
+def _user_method(cls: Any, name: str) -> Optional[types.FunctionType]:
+    """cls's own Python method `name` (`__init__`, `__enter__`, ...), None for a class of dy2st
+    or of a library, or a Layer (whose construction in converted code is handled apart)."""
+    from ...nn import Layer  # nn loads after jit: a Layer exists only once it is imported
+    from ..convert_call import skips_conversion  # convert_call imports graph_break lazily
+    if not isinstance(cls, type) or issubclass(cls, Layer):
+        return None
+    func = getattr(cls, name, None)
+    if type(func) is not types.FunctionType or skips_conversion(func):
+        return None
+    return func
+
+
 def _callee(obj: Any, attr: str) -> Optional[Tuple[types.FunctionType, Any]]:
     """(user function, its bound instance or _NOTHING) of a call of obj (or of obj.attr)."""
     from ...nn import Layer  # nn loads after jit: a Layer exists only once it is imported
-    from ..convert_call import skips_conversion  # convert_call imports graph_break lazily
+
+    # convert_call imports graph_break lazily
+    from ..convert_call import skips_conversion, user_generator
     if attr:
         if isinstance(obj, types.ModuleType) or isinstance(obj, Layer) and \
                 attr in obj.__dict__.get("_sub_layers", {}):
@@ -449,6 +484,11 @@ def _callee(obj: Any, attr: str) -> Optional[Tuple[types.FunctionType, Any]]:
                 obj = obj.__dict__.get(attr) if isinstance(getattr(obj, "__dict__", None),
                                                            dict) else None
     self_obj: Any = _NOTHING
+    if isinstance(obj, type):
+        # `Tracked()`: a user class's `__init__` may write class attributes or globals (what
+        # it does to the new instance is the call's own)
+        init = _user_method(obj, "__init__")
+        return None if init is None else (init, _NOTHING)
     if isinstance(obj, Layer):
         forward = type(obj).forward
         obj, self_obj = getattr(forward, "_function", forward), obj
@@ -462,8 +502,8 @@ def _callee(obj: Any, attr: str) -> Optional[Tuple[types.FunctionType, Any]]:
         if type(call) is types.FunctionType:
             obj, self_obj = call, obj
     obj = _attribute_or(obj, "_function", obj)      # a to_static function: its own code
-    if type(obj) is not types.FunctionType or skips_conversion(obj):
-        return None
+    if type(obj) is not types.FunctionType or skips_conversion(obj) and not user_generator(obj):
+        return None     # (a generator of the user's runs as Python: its changes count)
     return obj, self_obj
 
 
@@ -472,7 +512,7 @@ def _may_call_mutating(fn: types.FunctionType, instance: Any, depth: int) -> boo
     instance, or a sublayer's forward) whose code may change Python state."""
     if depth >= MAX_HELPER_DEPTH:
         return False
-    for name in fn.__code__.co_names:
+    for name in _names(fn.__code__):
         obj = fn.__globals__.get(name)
         if instance is not None and obj is None:
             obj = getattr(type(instance), name, None)
@@ -480,6 +520,8 @@ def _may_call_mutating(fn: types.FunctionType, instance: Any, depth: int) -> boo
                 obj = instance.__dict__.get("_sub_layers", {}).get(name)
         if obj is None or isinstance(obj, (int, float, str, list, dict, tuple)):
             continue
+        if _manager_may_mutate(obj, depth):
+            return True
         found = [_callee(obj, "")]
         if found[0] is None:
             # `holder.method(...)`, `holder.fn_object(...)`: the attributes the code names
@@ -495,25 +537,31 @@ def _may_call_mutating(fn: types.FunctionType, instance: Any, depth: int) -> boo
     return False
 
 
+def _names(code: types.CodeType) -> Tuple[str, ...]:
+    """The global and attribute names the code reads, those of functions defined in it too."""
+    names = code.co_names
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            names = names + _names(c)
+    return names
+
+
+def _manager_may_mutate(obj: Any, depth: int) -> bool:
+    """The cheap look for a context manager (a user class, or an instance of one) whose
+    `__enter__` / `__exit__` may change Python state."""
+    cls = obj if isinstance(obj, type) else type(obj)
+    for name in ("__enter__", "__exit__"):
+        func = _user_method(cls, name)
+        if func is not None and (_may_mutate(func.__code__) or _may_call_mutating(
+                func, None if isinstance(obj, type) else obj, depth + 1)):
+            return True
+    return False
+
+
 def _has_attribute(obj: Any, attr: str) -> bool:
     """Whether obj's class defines attr or its own __dict__ holds it (no user getattr runs)."""
     d = getattr(obj, "__dict__", None)
     return hasattr(type(obj), attr) or isinstance(d, dict) and attr in d
-
-
-_NOTHING = object()
-
-
-def _attribute_or(obj: Any, attr: str, default: Any) -> Any:
-    """getattr(obj, attr, default) for a user object, whose `__getattr__` may raise another
-    error than AttributeError for a missing name (an AttrDict config raises KeyError)."""
-    try:
-        return getattr(obj, attr, default)
-    except Exception:  # noqa: BLE001 - any error of user code means: no such attribute
-        return default
-# an export traces a copy of the layer tree, so such a write only touches the copy
-ATTRIBUTE_WRITE = "changes Python state of the object"
-INSTANCE_CONTAINER = "a container attribute of the instance"
 
 
 def _lookup(name: str, values: Dict[str, Any], cells: Dict[str, Any], globals_: Dict) -> Any:
@@ -527,45 +575,3 @@ def _lookup(name: str, values: Dict[str, Any], cells: Dict[str, Any], globals_: 
     return globals_.get(name, _NOTHING)
 
 
-def _reason(how: str, root: str, attr: str, method: str, obj: Any, is_self: bool) -> str:
-    # lazy: keeps nn out of a first to_static call (loaded on first use)
-    from ...nn import Layer
-    if how == "global":
-        if isinstance(obj, (Tensor, Layer)) or callable(obj):
-            return ""
-        return (f"writing the global `{root}` changes Python state, which a compiled program "
-                "would not repeat")
-    if how == "attr":
-        if isinstance(obj, (Tensor, Layer)) and not is_self or \
-                isinstance(obj, types.ModuleType) and obj.__name__.split(".")[0] == "dy2st":
-            return ""
-        current = _attribute_or(obj, attr, None)
-        if isinstance(current, Layer) or callable(current) or in_layer_tables(obj, attr):
-            return ""       # a buffer or parameter write is a write of the program's own
-        if not is_self and current is None:
-            return ""       # an object the loop machinery may give a tensor (attribute_writes)
-        return (f"`{root}.{attr} = ...` {ATTRIBUTE_WRITE}, which a compiled "
-                "program would not repeat: keep it out of forward, or make it a tensor buffer")
-    if how == "aug":
-        if not isinstance(obj, MUTABLE):
-            return ""       # a number or a tensor: `+=` rebinds the name only
-        return (f"`{root} += ...` changes the {type(obj).__name__} `{root}` in place, which a "
-                "compiled program would not repeat")
-    target = _attribute_or(obj, attr, _NOTHING) if attr else obj
-    # an attribute the call sets before changing it (`self.acc = []`, then `self.acc.append`)
-    # is no container yet when the function is scanned, but it is one when the change runs
-    unset = attr and target is _NOTHING
-    if not unset and not isinstance(target, CONTAINERS if how == "call" else MUTABLE):
-        return ""
-    what = f"{root}.{attr}" if attr else root
-    kind = "container" if unset else type(target).__name__
-    if is_self and attr:
-        # an export traces a copy of the layer tree whose containers are copies too
-        change = f"{method} on" if how == "call" else "item assignment into"
-        return (f"{kind}.{change} `{what}` changes {INSTANCE_CONTAINER}, which a compiled "
-                "program would not repeat: it runs as Python on every call")
-    if how == "call":
-        return (f"{kind}.{method} on `{what}` changes a Python object that a compiled program "
-                "cannot hold: return the value instead")
-    return (f"item assignment into the {kind} `{what}` changes a Python object that a compiled "
-            "program cannot hold: return the value instead")
