@@ -316,7 +316,8 @@ def _transform_tree(fn: Callable, until: Optional[str],
     if {"global", "unsupported"} & present or isinstance(node, gast.AsyncFunctionDef):
         check_supported(node, filename, start, nodes)
     attach_origins(node, filename, start, lines, node.name, nodes)
-    ctx = PassContext(Namer(names_in(node, nodes)), filename, node.name)
+    ctx = PassContext(Namer(names_in(node, nodes)), filename, node.name,
+                      freevars=_free_variables(getattr(fn, "__code__", None)))
     writes = global_writes(node, nodes) if "global" in present else {}
     self_writes = first_parameter_attribute_writes(node, nodes)
     _strip_signature_extras(node)
@@ -359,6 +360,22 @@ class _NeutralDefaults:
 
 
 @functools.lru_cache(maxsize=256)
+def _free_variables(code: Optional[types.CodeType]) -> Dict[str, frozenset]:
+    """{function name: its free variables} for code and the functions defined in it; a name
+    two functions share (with different free variables) is left out."""
+    out: Dict[str, frozenset] = {}
+    clash = set()
+    todo = [code] if code is not None else []
+    while todo:
+        c = todo.pop()
+        free = frozenset(c.co_freevars)
+        if out.get(c.co_name, free) != free:
+            clash.add(c.co_name)
+        out[c.co_name] = free
+        todo.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
+    return {k: v for k, v in out.items() if k not in clash}
+
+
 def _factory_template(name: str, freevars: Tuple[str, ...]) -> ast.FunctionDef:
     """`def dy2st_factory(_jst, <freevars>): [global name]; pass`, parsed once per shape (never
     modified: each use converts it to a new gast tree)."""

@@ -18,3 +18,7 @@ class PassContext:
     # pipeline.features of the tree as it enters the running pass (None outside run_passes):
     # lets a pass skip a walk of the whole tree to learn whether it holds some node kind
     features: Optional[set] = None
+    # the free variables of the converted function and of the functions defined in it, by
+    # function name (a name two of them share is left out): a generated helper writing one
+    # (through a nested function's `nonlocal`) reaches it with `nonlocal`, not a new local
+    freevars: dict = field(default_factory=dict)

@@ -230,8 +230,13 @@ class ControlFlowTransformer(Transformer):
         skip = params_of(node) | declared(node, _PASSED) | _initialized(node)
         skip |= _assigned_before_use(node, set(pending))
         inits: List[gast.stmt] = []
+        free = sorted((set(pending) - skip) & self.ctx.freevars.get(node.name, frozenset()))
+        if free:
+            # a variable of an enclosing function that a nested function writes (`nonlocal acc`
+            # in `inner`, called in a loop of this one): a local here would hide it
+            inits.append(gast.Nonlocal(names=free))
         for n in dict.fromkeys(pending):
-            if n not in skip:
+            if n not in skip and n not in free:
                 inits += templates.replace("name = _jst.UndefinedVar(text)", name=n,
                                            text=gast.Constant(value=n, kind=None))
         if inits:
@@ -246,14 +251,16 @@ class ControlFlowTransformer(Transformer):
     def called_local_writes(self, stmts: List[gast.stmt]) -> Set[str]:
         """Names that the statements write by calling a function of the enclosing one that
         declares them nonlocal (`def add(v): nonlocal total; ...` then `add(row)` in a loop)."""
-        fn = self.current_function
-        if fn is None:
+        if self.current_function is None:
             return set()
         writers = {}
-        for node in all_statements(fn):
-            if isinstance(node, gast.FunctionDef) and node is not fn and \
-                    not anno.getanno(node, anno.SKIP):
-                writers[node.name] = declared(node, gast.Nonlocal)
+        # the enclosing functions too, outermost first: an earlier pass may have moved the
+        # statements into a generated helper (a loop body) that does not define the writer
+        for fn in self.func_stack:
+            for node in all_statements(fn):
+                if isinstance(node, gast.FunctionDef) and node is not fn and \
+                        not anno.getanno(node, anno.SKIP):
+                    writers[node.name] = declared(node, gast.Nonlocal)
         if not writers:
             return set()
         out: Set[str] = set()

@@ -259,6 +259,49 @@ def test_nonlocal_assigned_in_tensor_if_of_helper(check, arr):
     check(nonlocal_with_tensor_if_in_helper, (arr([1.0, 2.0]),), (arr([-1.0]),))
 
 
+def flag_set_by_closure_in_tensor_loop(x):
+    seen = False
+    hits = 0
+
+    def mark():
+        nonlocal seen, hits
+        seen = True
+        hits += 1
+    for r in x:
+        if r.sum() > 1.0:
+            mark()
+    return x * (2.0 if seen else 1.0) + hits
+
+
+def test_nonlocal_written_by_a_closure_under_a_tensor_if_in_a_tensor_loop(check, arr):
+    # audit round 6: the loop body's `if` (converted after the loop) did not carry the names
+    # the closure writes, so the trace's `seen = True` held on every path (a silent x * 2)
+    for full_graph in (True, False):
+        check(flag_set_by_closure_in_tensor_loop, (arr([[1.0, 2.0], [0.0, 0.1]]),),
+              (arr([[-1.0, 0.5], [0.2, 0.1]]),), (arr([[3.0, 1.0]]),), full_graph=full_graph)
+
+
+def nonlocal_of_the_grandparent(x):
+    acc = x[0] * 0.0
+
+    def outer(t):
+        def inner(r):
+            nonlocal acc        # f's acc: outer itself does not bind it
+            acc = acc + r
+        for r in t:
+            inner(r)
+    outer(x)
+    return acc
+
+
+def test_a_nested_function_writing_its_grandparents_variable_in_a_loop(check, arr):
+    # audit round 6: the loop in `outer` carries `acc`, and its helpers bound it to a new local
+    # of `outer` (UndefinedVar) instead of f's variable: a false NameError
+    for full_graph in (True, False):
+        check(nonlocal_of_the_grandparent, (arr([[1.0, 2.0], [0.5, -1.0]]),),
+              (arr([[3.0, 1.0]]),), full_graph=full_graph)
+
+
 def nested_def_reads_loop_var(x):
     outs = []
     for k in range(3):
