@@ -15,6 +15,7 @@ import numpy as np
 from ...runtime.config import get_default_dtype
 from ...runtime.dtype import convert_dtype, dtype_name
 from ...runtime.errors import ConversionError
+from ...runtime.persistable import write_persistable
 from ...runtime.registry import hooks as _hooks
 from ...runtime.state import build_state
 from ...runtime.tensor import Parameter, Tensor, TensorLike
@@ -403,6 +404,14 @@ class Layer:
             if value is not None and not isinstance(value, TensorLike):
                 raise TypeError(f"{name} is a buffer of {type(self).__name__}: assign a Tensor or "
                                 f"None, not {type(value).__name__}")
+            current = self._buffers[name]
+            if build_state.blocks and type(current) is Tensor and value is not None and \
+                    not isinstance(value, Tensor):
+                # `self.steps = self.steps + 1` while a program is built: the program writes the
+                # buffer when it runs (a new symbolic value kept here would be read by no later
+                # call: every call then started from the buffer of before the trace)
+                write_persistable(current, value)
+                return
             self._buffers[name] = value
             Layer.structure_epoch += 1
         else:

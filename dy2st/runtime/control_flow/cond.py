@@ -143,6 +143,9 @@ def merge_branches(pred: Variable, t_out: Any, f_out: Any, tb: Block, fb: Block,
     if not written:
         return _merge(pred, t_out, f_out, tb, fb, names)
     tensors = [t for t, _ in written.values()]
+    # a branch output that is a written tensor itself (`self.n = self.n + 1` carried as an
+    # attribute of the `if`) is its new value on that branch, read before the writes are taken
+    t_out, f_out = _written_values(t_out, tb), _written_values(f_out, fb)
     t_new, f_new = [], []
     for block, values in ((tb, t_new), (fb, f_new)):
         with block_guard(block):
@@ -153,6 +156,17 @@ def merge_branches(pred: Variable, t_out: Any, f_out: Any, tb: Block, fb: Block,
     for t, v in zip(tensors, new_values):
         pred.block.program.record_persistable_write(t, v)
     return out
+
+
+def _written_values(out: Any, block: Block) -> Any:
+    """out with the tensors the branch wrote (pending writes) replaced by their new values."""
+    if not block.pending_writes:
+        return out
+    leaves, tree = flatten(out)
+    if not any(isinstance(v, Tensor) and id(v) in block.pending_writes for v in leaves):
+        return out
+    return unflatten(tree, [block.pending_writes[id(v)][1] if isinstance(v, Tensor) and
+                            id(v) in block.pending_writes else v for v in leaves])
 
 
 def _merge(pred: Variable, t_out: Any, f_out: Any, tb: Block, fb: Block,
