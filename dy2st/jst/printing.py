@@ -2,20 +2,23 @@
 tensors a build-time line plus a print / assert op that runs every time the program runs."""
 from __future__ import annotations
 
+import io
 import sys
 from typing import Any, Callable, Optional
 
-from ..runtime import ops
+from ..runtime import ops, state
 from ..runtime.origin import user_origin
 from ..runtime.program import Variable
 from ..runtime.python_value import PythonValue
 from ..runtime.side_effects import assert_true, print_values
+from ..runtime.size import Size
+from .trace_paths import refuse_inside_try
 
 
 def _has_symbolic(value: Any) -> bool:
     if isinstance(value, Variable):
         return True
-    if type(value) in (list, tuple):
+    if type(value) in (list, tuple, Size):
         return any(_has_symbolic(v) for v in value)
     if type(value) is dict:
         return any(_has_symbolic(v) for v in value.values())
@@ -26,11 +29,13 @@ def _parts(value: Any, parts: list, tensors: list, top: bool = True) -> None:
     """Text and tensor pieces of str(value), tensors (also inside lists, tuples and dicts)
     filled in when the program runs."""
     if isinstance(value, Variable):
-        parts.append({"t": len(tensors), "number": True} if type(value) is PythonValue
-                     else {"t": len(tensors)})
+        parts.append({"t": len(tensors), "number": True} if isinstance(value, PythonValue)
+                     else {"t": len(tensors)})     # (an unknown dim is one too)
         tensors.append(value)
-    elif type(value) in (list, tuple) and _has_symbolic(value):
-        open_, close = ("[", "]") if type(value) is list else ("(", ")")
+    elif type(value) in (list, tuple, Size) and _has_symbolic(value):
+        # a traced shape with an unknown dim prints as eager's paddle.Size
+        open_, close = {list: ("[", "]"), tuple: ("(", ")"),
+                        Size: ("paddle.Size([", "])")}[type(value)]
         parts.append({"s": open_})
         for k, v in enumerate(value):
             if k:
@@ -49,6 +54,14 @@ def _parts(value: Any, parts: list, tensors: list, top: bool = True) -> None:
 
 def Print(*args: Any, sep: str = " ", end: str = "\n", file: Any = None, flush: bool = False) -> None:
     if not any(_has_symbolic(a) for a in args):
+        if state.in_static_mode() and file in (None, sys.stdout, sys.stderr):
+            # a program being built prints its text on every run, as eager code does on every
+            # call (printed once, while tracing, later calls of the program showed nothing)
+            text = io.StringIO()
+            print(*args, sep=sep, end="", file=text)
+            print_values([{"s": text.getvalue()}], [], sep="", end=end,
+                         stream="stderr" if file is sys.stderr else "stdout")
+            return
         print(*args, sep=sep, end=end, file=file, flush=flush)
         return
     # Once, while the program is built: which symbolic tensors will be printed.
@@ -78,6 +91,7 @@ def Assert(test: Any, message: Optional[Callable[[], Any]] = None) -> None:
         if not test:
             raise AssertionError(message() if message is not None else "")
         return
+    refuse_inside_try("`assert`")    # its AssertionError is raised when the program runs
     text = ""
     if message is not None:
         msg = message()

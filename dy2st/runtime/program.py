@@ -16,6 +16,7 @@ from .config import config
 from .dtype import DType, dtype_name
 from .numpy_protocol import array_ufunc, numpy_message
 from .origin import Origin
+from .size import Size
 from .tensor import Tensor, TensorLike
 
 
@@ -94,9 +95,10 @@ class Variable(TensorLike):
 
     @property
     def shape(self) -> List[Any]:
-        """Known dims as ints, unknown dims as int64 scalar Variables."""
+        """Known dims as ints, unknown dims as int64 scalar Variables, in a paddle.Size as an
+        eager tensor's (`print(x.shape)` shows the same text in converted code)."""
         if all(d >= 0 for d in self._shape):
-            return list(self._shape)
+            return Size.of(self._shape)
         # circle: runtime.ops imports this module at import time (via runtime.ops.extra_math -> runtime.ops.infer -> runtime.registry)
         from . import ops
 
@@ -109,7 +111,7 @@ class Variable(TensorLike):
                 # an unknown dim is a Python int in eager code: text made from it (an f-string,
                 # a dict key) is refused, not built from the symbol's name
                 d.__class__ = UnknownDim
-        return dims
+        return Size.of(dims)
 
     def __bool__(self) -> bool:
         raise TypeError(

@@ -6,6 +6,7 @@ import copy
 import dataclasses
 from typing import Any, Callable, List, Tuple
 
+from .size import Size
 from .tensor import TensorLike
 
 
@@ -62,7 +63,7 @@ def flatten(obj: Any, is_leaf: Callable[[Any], bool] = None,
             return ("tuple", tuple(walk(v) for v in o))
         if is_namedtuple(o):
             return (type(o), tuple(walk(v) for v in o))
-        if type(o) is list:
+        if type(o) is list or type(o) is Size:     # (a traced shape: a list of dims)
             return ("list", tuple(walk(v) for v in o))
         if type(o) is dict:
             return ("dict", tuple((k, walk(v)) for k, v in o.items()))

@@ -98,7 +98,7 @@ class ReturnTransformer(Transformer):
         head = templates.replace("flag = False\nvalue = _jst.UndefinedVar(value_name)", flag=flag,
                                  value=value, value_name=gast.Constant(value=value, kind=None))
         stmts = node.body
-        if not isinstance(stmts[-1], (gast.Return, gast.Raise)):
+        if not _always_returns(stmts):
             # the end of the function returns None: made explicit, so that a tensor `if` whose
             # other path returns a tensor gives None on this path (eager's value), not the
             # unassigned return value's placeholder
@@ -111,6 +111,32 @@ class ReturnTransformer(Transformer):
         copy_origin(node.body[-1], tail)
         node.body = _docstring(node.body) + head + _after_docstring(body) + tail
         return node
+
+
+def _always_returns(stmts: List[gast.stmt]) -> bool:
+    """Whether every path through the statements ends in a return or a raise: the last one is
+    a return, a raise, an `if` both of whose branches always return, or a loop that no `break`
+    of its own leaves and whose `else` always returns (`while ...: ... else: return v`; an end
+    of the function after it, returning None, would be a path eager code never takes)."""
+    if not stmts:
+        return False
+    last = stmts[-1]
+    if isinstance(last, (gast.Return, gast.Raise)):
+        return True
+    if isinstance(last, gast.If):
+        return _always_returns(last.body) and _always_returns(last.orelse)
+    if isinstance(last, (gast.For, gast.While)):
+        return _always_returns(last.orelse) and not any(_breaks(s) for s in last.body)
+    return False
+
+
+def _breaks(node: gast.AST) -> bool:
+    """Whether node holds a `break` of the loop around it (not of a loop or function inside)."""
+    if isinstance(node, gast.Break):
+        return True
+    if isinstance(node, _NESTED + (gast.For, gast.While)) or isinstance(node, gast.expr):
+        return isinstance(node, (gast.For, gast.While)) and any(_breaks(s) for s in node.orelse)
+    return any(_breaks(c) for c in child_nodes(node))
 
 
 def _docstring(body: List[gast.stmt]) -> List[gast.stmt]:

@@ -1,5 +1,6 @@
-"""try statements are marked, so that tensor-dependent control flow inside them is refused:
-a Python `except` could never catch an error raised when the program runs.
+"""try statements with `except` clauses are marked, so that tensor-dependent control flow (and
+a tensor `assert`) inside them is refused: a Python `except` could never catch an error raised
+when the program runs. A try with only `finally` catches nothing: it is left as it is.
 
     try:                         with _jst.TryBlock(12):
         body            ->           try:
@@ -20,6 +21,8 @@ from .context import PassContext
 class TryTransformer(Transformer):
     def visit_Try(self, node: gast.Try) -> Any:
         self.generic_visit(node)
+        if not node.handlers:
+            return node
         origin = anno.getanno(node, anno.ORIGIN)
         line = gast.Constant(value=origin.line if origin else 0, kind=None)
         return templates.replace("with _jst.TryBlock(line):\n    stmt", line=line, stmt=[node])

@@ -258,3 +258,78 @@ def test_try_around_tensor_if_is_refused_naming_the_try(check):
     msg = str(info.value)
     assert f"`try` statement at line {start + 1}" in msg, msg
     assert f"line {start + 3}" in msg and "if y.sum() > 0:" in msg, msg
+
+
+def finally_around_tensor_if(x):
+    try:
+        y = x * 2.0
+        if y.sum() > 0:
+            y = y + 1.0
+    finally:
+        y = y * 0.5
+    return y
+
+
+def return_in_try_finally_in_loop(x):
+    for r in x:
+        try:
+            if r.sum() > 1.0:
+                return r * 3.0
+        finally:
+            pass
+    return x.sum(axis=0)
+
+
+@pytest.mark.parametrize("fn", [finally_around_tensor_if, return_in_try_finally_in_loop])
+def test_try_with_only_finally_around_tensor_control_flow_converts(check, fn):
+    # audit round 6: a try without `except` catches nothing, so nothing is refused
+    check(fn, (f32([[1.0, 2.0], [0.5, 0.1]]),), (f32([[-1.0, -2.0]]),), full_graph=True)
+
+
+def assert_caught(x):
+    try:
+        assert x.sum() > 0, "negative"
+        y = x * 2.0
+    except AssertionError:
+        y = -x
+    return y
+
+
+def test_tensor_assert_inside_try_is_refused_or_breaks():
+    # audit round 6: the assert op raised when the program ran, past the user's `except`
+    with pytest.raises(paddle.jit.ConversionError, match="`assert` inside the `try`"):
+        paddle.jit.to_static(assert_caught, full_graph=True)(paddle.to_tensor(f32([-1.0])))
+    static = paddle.jit.to_static(assert_caught)
+    for v in ([1.0, 2.0], [-1.0, -2.0], [3.0, 1.0]):
+        np.testing.assert_allclose(static(paddle.to_tensor(f32(v))).numpy(),
+                                   assert_caught(paddle.to_tensor(f32(v))).numpy())
+
+
+def return_in_while_else(x):
+    i = paddle.zeros([], "int64")
+    while i < x.shape[0]:
+        if x[i].sum() > 1.0:
+            return x[i], i
+        i = i + 1
+    else:
+        return x[0] * 0.0, i
+
+
+def return_in_for_else_after_inner_break(x):
+    for r in x:
+        for c in range(2):
+            if r[c] > 5.0:
+                break           # the inner loop's own: the outer one still always returns
+        if r.sum() > 1.0:
+            return r * 2.0
+    else:
+        return x[0] - 1.0
+
+
+@pytest.mark.parametrize("fn", [return_in_while_else, return_in_for_else_after_inner_break])
+def test_a_loop_whose_else_returns_always_returns(check, fn):
+    # audit round 6: the end of the function after such a loop was taken as a path returning
+    # None, so full_graph=True refused a tuple on the loop's paths ("different structure")
+    for full_graph in (True, False):
+        check(fn, (f32([[1.0, 2.0], [0.5, 0.1]]),), (f32([[-1.0, -2.0], [0.1, 0.2]]),),
+              (f32([[0.1, 0.2], [3.0, 1.0]]),), full_graph=full_graph)

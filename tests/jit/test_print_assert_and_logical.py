@@ -26,6 +26,30 @@ def test_print_in_tensor_loop(check, arr, n):
     check(print_in_loop, (arr([1.0]), _i(n)))
 
 
+def print_shape(x):
+    print("shape", x.shape)
+    if x.sum() > 0:
+        print(x.shape[1:], type(x.shape).__name__)
+    return x * 2.0
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+@pytest.mark.parametrize("batch", [2, None])
+def test_a_traced_shape_prints_as_eagers(capsys, full_graph, batch):
+    # audit round 6: a traced tensor's shape was a plain list, so print(x.shape) showed
+    # `[2, 3]` where eager code shows `paddle.Size([2, 3])` (an unknown dim: its value)
+    x = np.ones([2, 3], "float32")
+    print_shape(paddle.to_tensor(x))
+    eager = capsys.readouterr().out
+    static = paddle.jit.to_static(print_shape, full_graph=full_graph,
+                                  input_spec=[InputSpec([batch, 3], "float32")])
+    for _ in range(2):
+        static(paddle.to_tensor(x))
+        out = "".join(ln for ln in capsys.readouterr().out.splitlines(keepends=True)
+                      if not ln.startswith("[dy2st build]"))
+        assert out == eager == "shape paddle.Size([2, 3])\npaddle.Size([3]) Size\n"
+
+
 def assert_in_branch(x):
     if x.sum() > 0:
         assert x.min() > -10.0, "too small"

@@ -1,5 +1,6 @@
 """print pass: tensor values are printed at every run, in eager print's order and format."""
 import numpy as np
+import pytest
 
 import dy2st as paddle
 
@@ -66,6 +67,16 @@ def test_python_values_print_as_python(capsys):
     assert "_jst.Print(" in sf.code
 
 
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_python_values_print_on_every_call(capsys, full_graph):
+    # audit round 6: the text was printed while tracing only, so a second call of the same
+    # program printed nothing where eager code prints on every call
+    sf = paddle.jit.to_static(print_python_only, full_graph=full_graph)
+    for n in (4, 4, 4):
+        sf(paddle.to_tensor(X), n)
+        assert capsys.readouterr().out == "n = 4\n"
+
+
 def test_print_in_tensor_loop_prints_each_iteration(capsys):
     sf = paddle.jit.to_static(print_in_tensor_loop)
     sf(paddle.to_tensor(X), paddle.to_tensor(np.array(3)))
@@ -74,9 +85,6 @@ def test_print_in_tensor_loop_prints_each_iteration(capsys):
     assert len(steps) == 3, out
     sf(paddle.to_tensor(X), paddle.to_tensor(np.array(0)))
     assert [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("step")] == []
-
-
-import pytest  # noqa: E402
 
 
 def test_print_before_failure_printed_once(capsys):
