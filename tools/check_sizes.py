@@ -5,6 +5,7 @@ ALLOWED saying why (run by CI):
 """
 from __future__ import annotations
 
+import argparse
 import ast
 import sys
 from pathlib import Path
@@ -74,7 +75,12 @@ def check(paths: Sequence[Path]) -> Tuple[List[str], List[str]]:
 
 
 def main(argv: Sequence[str]) -> int:
-    paths = [Path(a).resolve() for a in argv[1:]] or [ROOT / p for p in DEFAULT_PATHS]
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help=f"files or folders (default: {' '.join(DEFAULT_PATHS)})")
+    args = p.parse_args(argv[1:])
+    paths = [Path(a).resolve() for a in args.paths] or [ROOT / d for d in DEFAULT_PATHS]
     problems, stale = check(paths)
     for line in problems:
         print(line)

@@ -6,6 +6,7 @@ circles, upward imports across the layers, imports inside functions and cross-mo
 tests/test_layering.py uses it to keep each count at or under its ceiling."""
 from __future__ import annotations
 
+import argparse
 import ast
 import re
 import sys
@@ -234,8 +235,11 @@ def _layer(package: str) -> int:
 
 
 def main(argv: Sequence[str]) -> int:
-    root = Path(argv[1]) if len(argv) > 1 else Path(__file__).resolve().parents[1] / "dy2st"
-    report = analyse(root.resolve())
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("root", nargs="?", default=Path(__file__).resolve().parents[1] / "dy2st",
+                   type=Path, help="the package tree (default: this repository's dy2st/)")
+    report = analyse(p.parse_args(argv[1:]).root.resolve())
     print(f"{'package':<16}{'lines':>7}")
     for pkg, n in report.package_lines.items():
         print(f"{pkg:<16}{n:>7}")

@@ -2,6 +2,7 @@
 Usage (with paddle importable, not needed in CI): python tools/refresh_paddle_api_names.py"""
 from __future__ import annotations
 
+import argparse
 import importlib
 import os
 import sys
@@ -44,6 +45,7 @@ def render(version: str, lists: Dict[str, List[str]]) -> str:
 
 
 def main() -> int:
+    argparse.ArgumentParser(description=__doc__).parse_args()   # (--help, before paddle is read)
     paddle = importlib.import_module("paddle")
     lists = read_lists()
     with open(OUT, "w") as f:
