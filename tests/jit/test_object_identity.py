@@ -326,3 +326,28 @@ def test_an_object_on_some_paths_only_stays_one_across_breaks(fn, full_graph, br
         for x in PATH_ALIAS_INPUTS:
             np.testing.assert_allclose(loaded(paddle.to_tensor(x)).numpy(),
                                        fn(paddle.to_tensor(x), False).numpy(), rtol=1e-5)
+
+
+def key_added_in_a_tensor_loop_then_python(x):
+    h = x.mean(axis=0)
+    inner = lambda t: t + h                 # noqa: E731 - `h = ...` below runs as Python
+    graph_break(x)
+    d = {"in": {"v": h * 1.0}}
+    for _ in range((x[:, 1] > 0.3).astype("int64").sum()):
+        d["in"]["w"] = d["in"]["v"] * 0.5
+    h = h + (d["in"]["w"] if "w" in d["in"] else h * 3.0)
+    return inner(h), len(d["in"])
+
+
+@pytest.mark.parametrize("spec", [None, [paddle.static.InputSpec([None, 3], "float32")]])
+def test_a_dict_entry_a_tensor_loop_did_not_add_is_left_out_after_a_region(spec):
+    """A region's cache hit wrote the entry back into the caller's dict as a placeholder for a
+    loop that ran no turn (`'w' in d` was true, reading it raised; fuzz seed 7121021382)."""
+    sf = paddle.jit.to_static(key_added_in_a_tensor_loop_then_python, input_spec=spec)
+    rows = [[0.5, 1.0, 2.0], [1.0, 0.1, 3.0], [-1.0, 0.9, 0.25]]
+    for x in (rows[:1], rows[:2], rows[1:2], rows, rows[1:2]):  # turns 1, 1, 0, 2, 0
+        x = np.array(x, "float32")
+        want = key_added_in_a_tensor_loop_then_python(paddle.to_tensor(x))
+        got = sf(paddle.to_tensor(x))
+        np.testing.assert_allclose(got[0].numpy(), want[0].numpy(), rtol=1e-6)
+        assert got[1] == want[1]

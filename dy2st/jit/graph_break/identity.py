@@ -14,9 +14,10 @@ from ...runtime.control_flow.cond import UndefinedVar, is_undefined
 from ...runtime.inplace import as_flag, condition, is_dense_var, reachable
 from ...runtime.program import Variable
 from ...runtime.pytree import flatten, is_namedtuple, leaves_at, unflatten
-from ...runtime.side_effects import IS_NONE, REFUSED
+from ...runtime.side_effects import IS_NONE, MISSING_KEY, REFUSED
 from ...runtime.tensor import Tensor
 from ...runtime.widened import WIDENED
+from ..absent_keys import ABSENT, strip_absent
 
 
 def _is_input(x: Any) -> bool:
@@ -253,9 +254,11 @@ def _undefined_outputs(leaves: List[Any]) -> Tuple[List[Tuple[int, Any, Optional
             if isinstance(leaf, Variable) else None
         if entry is not None and entry[1] not in (REFUSED, WIDENED):
             # a value None on some paths (a `.grad` a tensor `if` may leave None, fuzz seed
-            # 11001211) is None there, as eager code has it; an unassigned name fails when read
-            undefined.append((j, None if entry[1] == IS_NONE else UndefinedVar(entry[1], entry[2]),
-                              len(flags)))
+            # 11001211) is None there, as eager code has it; a dict entry a loop did not add is
+            # left out (fuzz seed 7121021382); an unassigned name fails when read
+            missing = None if entry[1] == IS_NONE else ABSENT if entry[1] == MISSING_KEY else \
+                UndefinedVar(entry[1], entry[2])
+            undefined.append((j, missing, len(flags)))
             flags.append(entry[0])
             table = leaf.block.program.maybe_undefined
             del table[leaf.name]                # a copy without the check of its value
@@ -323,6 +326,9 @@ def restore(identity: Identity, value: Any, args: Tuple, kwargs: Dict) -> Any:
         if k is None or not _true(flags[k]):
             leaves[j] = undefined
     value, contents = unflatten(identity.whole, leaves)
+    if any(leaf is ABSENT for leaf in leaves):
+        strip_absent(value)
+        strip_absent(contents)
     root = (args, kwargs)
     for path, content, kept in zip(identity.mutated, contents, identity.kept):
         target = _follow(root, path)
