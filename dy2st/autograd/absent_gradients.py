@@ -416,14 +416,33 @@ def _cut_while(cut: _Cut, op: Operator) -> None:
 
 def _seedless_start(cut: _Cut, op: Operator, body: Block, j: int) -> bool:
     """Whether loop variable j starts as zeros no seed reaches (a later turn gives it a
-    gradient) and a turn reads it other than in a sum: such a read (a log's gradient dividing
-    it) makes `0 * inf` of turns eager never visits. A gradient sum starting from zeros (of a
-    value read in every turn) needs no flag: its zeros stay zeros."""
+    gradient: a value read in the loop body sums the turns' gradients from zeros) and those
+    zeros would meet an op eager never runs: a turn reads it other than in a sum (a log's
+    gradient dividing it, in turns eager never visits), or an op after the loop does, when no
+    turn gave it a gradient (the loop ran none: the sqrt's gradient of `a = x.sqrt()` read
+    only in the loop made `0 * inf`). A sum from zeros that only meets other sums and the
+    program's results needs no flag: its zeros add nothing."""
     start = op.inputs[j]
     if start in cut.cot or start in cut.absent:
         return False
     param = body.params[j]
-    return any(param in o.inputs and o.type not in _SUMS for o in body.ops)
+    if any(param in o.inputs and o.type not in _SUMS for o in body.ops):
+        return True
+    return _read_after(cut, op, op.outputs[j])
+
+
+def _read_after(cut: _Cut, op: Operator, name: str) -> bool:
+    """Whether an op after `op` in its block reads `name`, or a sum of it, other than in a sum
+    (or for its shape alone); a sub-block's result counts as read (by the ops after its op)."""
+    ops_ = cut.block.ops
+    names = {name}
+    for later in ops_[next(i for i, o in enumerate(ops_) if o is op) + 1:]:
+        if names.isdisjoint(later.inputs) or later.type in _SHAPE_ONLY:
+            continue
+        if later.type not in _SUMS:
+            return True
+        names.update(later.outputs)
+    return cut.block.idx != 0 and not names.isdisjoint(cut.block.results)
 
 
 def _cut_while_once(cut: _Cut, op: Operator, late: Set[int]) -> Set[int]:

@@ -30,6 +30,7 @@ class JointProgram:
         self.seeds = seeds
         self.residuals = residuals
         self.fetch = fetch
+        self.wrt = wrt
         block = program.global_block()
         self.req = requires_grad(program, block, wrt)
         saved = set(residuals)

@@ -9,7 +9,7 @@ twice. They are compiled once per signature and per set of tensors that need gra
 that only runs inference uses the plain program and pays nothing for training."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
 import numpy as np
 
@@ -389,9 +389,8 @@ class _Backward:
                     "a new leaf (`stop_gradient = False` on a value that needs no gradient), is "
                     "not supported; make the leaf before the call and pass it in")
             return self._differentiable(node, grads)
-        given = frozenset(k for k in gp.seeded if grads[k] is not None)
-        found = gp.partial.get(given) if gp.partial is not None and given and \
-            len(given) < len(gp.seeded) else None
+        given = self._some_seeded(grads)
+        found = gp.partial.get(given) if given else None
         if found is not None:       # only the outputs reached: as eager, the others' ops never run
             compiled, seeded, fetch_of = found
         else:
@@ -404,6 +403,13 @@ class _Backward:
         return [Tensor(np.asarray(out[k])) if k is not None and self._reached(i, grads) else None
                 for i, k in enumerate(fetch_of)]
 
+    def _some_seeded(self, grads: List[Any]) -> Optional[FrozenSet[int]]:
+        """The outputs given a gradient when they are some of several, else None."""
+        gp = self.gp
+        given = frozenset(k for k in gp.seeded if grads[k] is not None)
+        return given if gp.partial is not None and given and len(given) < len(gp.seeded) \
+            else None
+
     def _reached(self, i: int, grads: List[Any]) -> bool:
         return any(grads[k] is not None for k in self.reaches[i])
 
@@ -411,11 +417,15 @@ class _Backward:
         """The gradients as recorded tensors: the call's program replayed eagerly from its
         input tensors (the residuals that need no gradient come from the forward run)."""
         gp, n_in = self.gp, self.n_inputs
-        joint = gp.joint_program()
+        joint, fetch_of = gp.joint_program(), gp.fetch_of
+        given = self._some_seeded(grads)
+        found = gp.partial.joint(given, joint) if given else None
+        if found is not None:       # only the outputs reached: as eager, the others' ops never run
+            joint, fetch_of = found
         inputs = [t if self.flags[i] else Tensor(np.asarray(self.feeds[i]))
                   for i, t in enumerate(node.inputs[:n_in])]
         seeds = [grads[k] if grads[k] is not None else Tensor(np.zeros_like(node.out_values[k]))
                  for k in gp.seeded]
         out = replay(joint, inputs, self.feeds[n_in:], seeds)
         return [out[k] if k is not None and self._reached(i, grads) else None
-                for i, k in enumerate(gp.fetch_of)]
+                for i, k in enumerate(fetch_of)]

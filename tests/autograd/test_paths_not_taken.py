@@ -222,3 +222,70 @@ def test_a_region_handing_one_value_out_twice_beside_a_tensor_loop_keeps_both_se
             (fn(x) ** 2).sum().backward()
             grads.append(x.grad.numpy())
         np.testing.assert_allclose(grads[1], grads[0], rtol=1e-4, atol=1e-5)
+
+
+# A value read only inside a tensor loop gets its gradient from the turns (a sum from zeros):
+# when no turn runs, eager never visits its ops, but the zeros went on through them and met
+# the inf of sqrt at 0 (0 * inf), the same when a turn's `if` never gives it one.
+def _read_in_a_while(x):
+    b = x * 1.0
+    a = (x * 0.5).sqrt()
+    k = paddle.zeros([], "int64")
+    while k < (x > 0.5).astype("int64").sum():
+        b = a.pow(0.5)
+        k = k + 1
+    return b
+
+
+def _summed_in_a_for(x):
+    b = x * 1.0
+    a = x.sqrt()
+    for _ in range((x > 0.5).astype("int64").sum()):
+        b = b + a * 2.0
+    return b
+
+
+def _given_by_an_if_in_the_loop(x):
+    b = x * 1.0
+    a = x.log()
+    for _ in range((x > 0.5).astype("int64").sum() + 1):
+        if b.sum() > 100.0:
+            b = b + a
+        b = b * 0.5
+    return b
+
+
+def _inner_loop_of_no_turn(x):
+    b = x * 1.0
+    a = x.rsqrt()
+    for _ in range((x > 0.5).astype("int64").sum() + 1):
+        for _ in range((x > 1.5).astype("int64").sum()):
+            b = b * a
+        b = b.tanh()
+    return b
+
+
+@pytest.mark.parametrize("fn", [_read_in_a_while, _summed_in_a_for, _given_by_an_if_in_the_loop,
+                                _inner_loop_of_no_turn], ids=lambda f: f.__name__.strip("_"))
+@pytest.mark.parametrize("create_graph", [False, True], ids=["first", "second"])
+def test_a_loop_that_runs_no_turn_gives_no_gradient_to_what_it_reads(fn, create_graph):
+    static = paddle.jit.to_static(fn)
+    # 0, 1 and 2 turns (x[0] = 0: the gradient of sqrt, log, rsqrt is inf there)
+    for xv in ([0.0, 0.2, 0.1], [0.0, 1.0, 0.3], [0.0, 1.0, 2.0]):
+        got = []
+        for f in (fn, static):
+            x = paddle.to_tensor(np.array(xv, "float32"), stop_gradient=False)
+            with np.errstate(all="ignore"):
+                out = f(x).sum()
+                if create_graph:
+                    (g,) = paddle.grad(out, [x], create_graph=True)
+                    if not g.stop_gradient:     # (a constant with no turn: 1 from b = x)
+                        (g * g).sum().backward()
+                    got.append([g.numpy(), np.zeros(3) if x.grad is None else x.grad.numpy()])
+                else:
+                    out.backward()
+                    got.append([x.grad.numpy()])
+        if xv[1] < 0.5:
+            assert np.isfinite(got[0][0]).all()
+        for u, v in zip(*got):
+            np.testing.assert_allclose(v, u, rtol=1e-4, atol=1e-6, equal_nan=True)
