@@ -63,6 +63,12 @@ def mask_untaken_paths(program: Program, seeds: Iterable[str], start: int,
     return [None if n is None else cut.mask(n) for n in grads]
 
 
+def _exact_zeros(program: Program) -> Set[str]:
+    """Flagged gradients that are zeros whenever their flag is false (a loop's sum from zeros
+    that no turn has added to yet): masking them would change nothing, so no `where` is made."""
+    return program.__dict__.setdefault("exact_zeros", set())
+
+
 def _inexact(program: Program, name: str) -> bool:
     v = program.find_var(name)
     return v is not None and v.dtype.is_inexact
@@ -228,7 +234,7 @@ class _Cut:
         return self.emit(lambda: ops.full(list(v._shape), 0, v.dtype))
 
     def mask(self, name: str) -> str:
-        if name not in self.flags:
+        if name not in self.flags or name in _exact_zeros(self.program):
             return name
         v, f = self.var(name), self.var(self.flags[name])
         if v.kind != "dense":
@@ -445,6 +451,28 @@ def _read_after(cut: _Cut, op: Operator, name: str) -> bool:
     return cut.block.idx != 0 and not names.isdisjoint(cut.block.results)
 
 
+def _zero_sum(cut: _Cut, op: Operator, body: Block, j: int) -> bool:
+    """Whether loop variable j starts as zeros and each turn only adds to it: unflagged (no
+    turn gave it a gradient) it is exactly zeros, in the body and after the loop (the terms
+    a sum takes are masked, the variable itself needs no mask: no `where` over it per turn)."""
+    start = next((o for o in reversed(cut.kept) if op.inputs[j] in o.outputs), None)
+    if start is None or start.type not in ("full_like", "full") or start.attrs.get("value") != 0:
+        return False
+    param, made = body.params[j], {o: p for p in body.ops for o in p.outputs}
+    if any(param in o.inputs and o.type not in _SUMS for o in body.ops):
+        return False
+    name = body.results[j]
+    while name != param:
+        o = made.get(name)
+        if o is None or o.type not in _SUMS:
+            return False
+        name = next((n for n in o.inputs if n == param or n in made and made[n].type in _SUMS),
+                    None)
+        if name is None:
+            return False
+    return True
+
+
 def _cut_while_once(cut: _Cut, op: Operator, late: Set[int]) -> Set[int]:
     program, absent, flags = cut.program, cut.absent, cut.flags
     n = op.attrs["n_loop_vars"]
@@ -465,6 +493,8 @@ def _cut_while_once(cut: _Cut, op: Operator, late: Set[int]) -> Set[int]:
     c_live = [cb.create_var([], dtype, prefix="live").name for _ in tracked]
     b_live = [bb.create_var([], dtype, prefix="live").name for _ in tracked]
     flags.update((bb.params[j], f) for j, f in zip(tracked, b_live))
+    _exact_zeros(program).update(n for j in tracked if _zero_sum(cut, op, bb, j)
+                                 for n in (bb.params[j], op.outputs[j]))
     for b in (cb, bb):
         _cut(program, b, absent, cut.cot, cut.alias, flags)
     body = _Cut(program, bb, absent, cut.cot, cut.alias, flags)
