@@ -16,7 +16,6 @@ from ..runtime.dtype import INEXACT_NUMPY
 from ..runtime.ops.grad_kernels import dropped, is_dropped
 from ..runtime.program import Program, Variable
 from ..runtime.registry import apply
-from ..runtime.side_effects import IS_NONE
 from ..runtime.tensor import Parameter, Tensor
 from .engine import GradientError
 from .static_api import seed_gradients, trainable_parameters
@@ -31,7 +30,15 @@ from .traced_inputs import (
     note_own_backward,
     note_slot_write,
 )
-from .traced_reach import accumulate_where, forget_presence, path_reach, presence
+from .traced_leaves import accumulate_leaf, leaf_grad, traced_leaves
+from .traced_reach import (
+    accumulate_where,
+    forget_presence,
+    none_where,
+    path_reach,
+    presence,
+    raise_unless,
+)
 from .traced_retain import check_not_freed, free_branch
 
 
@@ -110,8 +117,8 @@ def traced_grad(tensor: Any, optional: bool = False) -> Optional[Any]:
     program = state.current_program()
     if isinstance(tensor, Variable):
         info = input_of(program, tensor) if program is not None else None
-        if info is None:        # not a leaf: eager keeps no gradient for it
-            return None
+        if info is None:        # not a leaf (or a new one): eager keeps no gradient for it
+            return None if program is None else leaf_grad(program, tensor)
         note_input_grads_used(program)
         key = info.leader
         if key not in _slots(program) and not info.has_grad:
@@ -145,12 +152,10 @@ def traced_grad(tensor: Any, optional: bool = False) -> Optional[Any]:
 def _flagged(program: Program, value: Variable) -> Variable:
     """A copy of a gradient slot's value that stands for None where the slot holds the dropped
     gradient (the path left `.grad` None)."""
-    out = apply("assign", [value])
     message = ("`.grad` is None here: the tensor had no gradient on the path the tensor `if` "
                "took (its branch that ran backward() was not taken, or it ran "
                "clear_grad(set_to_zero=False)); test `.grad is None` before using it")
-    program.maybe_undefined[out.name] = (apply("grad_present", [value]), IS_NONE, message, None)
-    return out
+    return none_where(program, value, apply("grad_present", [value]), message)
 
 
 def _dropped(program: Program) -> set:
@@ -208,6 +213,8 @@ def traced_backward(outputs: List[Variable], grad_tensors: Any,
     names = {id(p): program.capture_tensor(p).name for p in params}
     inputs = needing_inputs(program)
     wrt = list(names.values()) + [info.name for info in inputs]
+    leaves = traced_leaves(program, wrt, chain)
+    wrt += leaves
     note_own_backward(program)
     seeds = seed_gradients(program, outputs, grad_tensors)
     if chain:
@@ -228,7 +235,12 @@ def traced_backward(outputs: List[Variable], grad_tensors: Any,
         check_not_freed(program, outputs, req, retain_graph)
         # the tensors the outputs depend on along some paths only get a gradient only there
         reached = path_reach(program, outputs, wrt)
+        if reached:
+            _no_gradient_on_some_paths(program, outputs, wrt, reached)
         grads = append_backward_ops(program, outputs, seeds, wrt)
+    for name in leaves:
+        if grads.get(name) is not None:
+            accumulate_leaf(program, name, grads[name], reached.get(name))
     for p in params:
         g = grads.get(names[id(p)])
         if g is None:
@@ -247,7 +259,7 @@ def traced_backward(outputs: List[Variable], grad_tensors: Any,
             continue
         # one tensor passed as several arguments is reached where any of them is
         flags = [reached.get(n) for n in mine if n in grads]
-        hit = None if None in flags else flags[0]
+        hit = None if any(f is None for f in flags) else flags[0]
         for more in flags[1:] if hit is not None else []:
             hit = apply("logical_or", [hit, more])
         g = parts[0]
@@ -257,6 +269,21 @@ def traced_backward(outputs: List[Variable], grad_tensors: Any,
         if chain:
             _branch_write(program, leader, info.has_grad, chain)
         _accumulate(program, leader, _input_slot(program, info), g, not chain, hit)
+
+
+def _no_gradient_on_some_paths(program: Program, outputs: List[Variable], wrt: List[str],
+                               reached: dict) -> None:
+    """Eager's error where the outputs depend on nothing that needs a gradient along the path a
+    run takes (each tensor they reach, they reach along some paths only)."""
+    block = program.global_block()
+    names = {o.name for o in outputs}
+    if any(v is None for v in reached.values()) or \
+            any(names & requires_grad(program, block, [n]) for n in wrt if n not in reached):
+        return      # (a flag of None: reached on every path)
+    hit = None
+    for flag in reached.values():
+        hit = flag if hit is None else apply("logical_or", [hit, flag])
+    raise_unless(hit, _no_gradient(outputs))
 
 
 def _captured_leaves(program: Program, outputs: List[Variable]) -> List[Tensor]:

@@ -14,6 +14,8 @@ from .static_api import as_var, gradients, seed_gradients
 from .static_backward import append_backward_ops, zeros_like_value
 from .traced_branch import branch_gradients, chain_requires_grad, enclosing, fail
 from .traced_inputs import note_input_grads_used
+from .traced_leaves import traced_leaves
+from .traced_reach import none_where, path_reach, raise_unless
 from .traced_retain import backward_path, check_not_freed, has_loop, holds_loop
 
 
@@ -45,7 +47,8 @@ def needing_gradient(program: Program, chain: List[Block]) -> Set[str]:
     (in the blocks of `chain` too)."""
     # whether an input needs a gradient decides the program: its callers key it by that
     note_input_grads_used(program)
-    return chain_requires_grad(program, chain, _leaves_needing(program))
+    start = _leaves_needing(program)
+    return chain_requires_grad(program, chain, start + traced_leaves(program, start, chain))
 
 
 def _check_reachable(program: Program, chain: List[Block], outputs: List[Variable],
@@ -137,11 +140,15 @@ def traced_paddle_grad(program: Program, outputs: List[Variable], inputs: List[A
             "differentiable twice) or use full_graph=False, which runs this line eagerly")
     seeds = seed_gradients(program, outputs, grad_outputs)
     wrt = [v.name for v in ins if v.name in need]
+    reached = {}
     if chain and wrt:
         found = branch_gradients(program, chain, outputs, seeds, wrt, blocked)
         grads, entered = found if found is not None else ({}, [])
         check_not_freed(program, entered, need.difference(blocked), True)
     else:
+        # the inputs the outputs depend on along some paths only (a loop that ran no turn, a
+        # branch not taken): eager's gradient is None (or its error) on the others
+        reached = path_reach(program, outputs, wrt) if wrt else {}
         grads = append_backward_ops(program, outputs, seeds, wrt, blocked) if wrt else {}
     result = []
     for i, v in enumerate(ins):
@@ -154,5 +161,17 @@ def traced_paddle_grad(program: Program, outputs: List[Variable], inputs: List[A
                 result.append(None)
                 continue
         # eager's gradient is a new tensor with no history unless create_graph=True
-        result.append(g if create_graph else apply("detach", [g]))
+        g = g if create_graph else apply("detach", [g])
+        hit = reached.get(v.name)
+        if hit is not None:
+            if not allow_unused:
+                raise_unless(hit, unused_input(i, v._shape))
+            else:
+                g = none_where(program, g, hit, _UNREACHED.format(i))
+        result.append(g)
     return result
+
+
+_UNREACHED = ("the gradient {} of paddle.grad(..., allow_unused=True) is None here: the outputs "
+              "do not depend on that input along the path this call took (a tensor loop that "
+              "ran no turn, a branch not taken); test `is None` before using it")

@@ -9,6 +9,7 @@ from ..runtime import state
 from ..runtime.control_flow.cond import cond
 from ..runtime.program import Program, Variable
 from ..runtime.registry import apply
+from ..runtime.side_effects import IS_NONE, raise_when_run
 
 # Set by jit/path_grads.py (a higher package): (program, output names, wrt names) -> per wrt name
 # the outputs depend on along some paths only, the bool (added to the program) of this run's path
@@ -20,6 +21,20 @@ def path_reach(program: Program, outputs: List[Variable], wrt: List[str]) -> Dic
     if reached_flags is None:
         return {}
     return reached_flags(program, [o.name for o in outputs], wrt)
+
+
+def none_where(program: Program, value: Variable, present: Variable, message: str) -> Variable:
+    """A copy of `value` that stands for None where `present` is false: converted code's `is
+    None` tests the flag, a returned one is None there, other reads fail with `message`."""
+    out = apply("assign", [value])
+    program.maybe_undefined[out.name] = (present, IS_NONE, message, None)
+    return out
+
+
+def raise_unless(present: Variable, exc: BaseException) -> None:
+    """An op that raises `exc` when the program runs with `present` false (eager raises it only
+    on such paths)."""
+    cond(apply("logical_not", [present]), lambda: raise_when_run(exc))
 
 
 def _present(program: Program) -> Dict[Any, Variable]:

@@ -12,13 +12,15 @@ from .engine import GradientError
 
 def backward_path(program: Program, outputs: Iterable[object], req: Set[str]) -> List[int]:
     """Positions of the global block's ops between what needs a gradient and the outputs
-    (Variables or names)."""
+    (Variables or names). An op none of whose inputs needs one records nothing eagerly: its
+    output is a new leaf (`stop_gradient = False`), where the graph starts."""
     ops = program.global_block().ops
     wanted = {getattr(o, "name", o) for o in outputs}
     found = []
     for i in range(len(ops) - 1, -1, -1):
         op = ops[i]
-        if any(o in wanted and o in req for o in op.outputs):
+        if any(o in wanted and o in req for o in op.outputs) and \
+                any(n in req for n in op.inputs):
             found.append(i)
             wanted.update(n for n in op.inputs if n in req)
     return found

@@ -18,6 +18,7 @@ from .concrete import ConcreteProgram
 from .errors import fail
 from .fields import dtype_field, get_field, int_list_field, name_field
 from .input_spec import InputSpec
+from .new_leaves import build_leaves
 from .number_leaves import check_number_leaf
 from .persistable_writes import build_writes
 from .validate import check_block, check_names, check_var_sizes
@@ -144,6 +145,7 @@ def build_concrete(doc: Dict[str, Any], values: Dict[str, np.ndarray], where: st
                                       Tensor(arr, name=name, persistable=True))
     check_names(program, where)
     build_writes(doc, program, where)
+    build_leaves(doc, program, where)
     owner: Dict[int, int] = {}
     for b in program.blocks:
         check_var_sizes(b, f"{where}: program.blocks[{b.idx}]")

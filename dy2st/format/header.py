@@ -10,8 +10,9 @@ FORMAT_NAME = "dy2st.model"
 # 2: adds `input_structure` (an argument that is a list / tuple / dict of tensors); files
 # without it are still written as version 1; 3: output leaves marked as Python numbers
 # (`{"var": i, "number": "float"}`) and `persistable_writes` (buffers a call updates), written
-# only by models that have them
-FORMAT_VERSION = 3
+# only by models that have them; 4: `new_leaves` (values `stop_gradient = False` makes leaves),
+# written only by models that have them
+FORMAT_VERSION = 4
 
 
 def check_header(doc: Any, where: str) -> int:

@@ -11,6 +11,7 @@ from .codec import encode_value
 from .concrete import ConcreteProgram
 from .errors import ModelFormatError
 from .header import FORMAT_NAME
+from .new_leaves import leaves_doc
 from .number_leaves import number_kind
 from .persistable_writes import writes_doc
 
@@ -98,6 +99,11 @@ def concrete_doc(concrete: ConcreteProgram, params: List[Dict[str, Any]],
         # a reader of version 2 would hand out 0-d tensors where eager code has numbers, or
         # forget the buffers a call updates
         doc["format_version"] = 3
+    leaves = leaves_doc(program, _live_blocks(program))
+    if leaves:
+        # a reader of version 3 would load a model whose new leaves need no gradient
+        doc["new_leaves"] = leaves
+        doc["format_version"] = 4
     if concrete.input_structure is not None:
         # a reader of version 1 would call the model with its tensors flattened: refuse there
         doc["format_version"] = max(doc["format_version"], 2)

@@ -34,6 +34,8 @@ class PathAnalysis:
         for k, name in enumerate(wrt):
             may, must = self.states.get(name, ZERO)
             self.states[name] = (may | 1 << k, must | 1 << k)
+        # a new leaf (new_leaves.py) is computed by an op, yet a gradient starts from it
+        self.seeds = dict(self.states)
         self._block(program.global_block())
 
     def state(self, name: str) -> State:
@@ -62,6 +64,8 @@ class PathAnalysis:
                     may, must = may | a, must | b
                 for o in op.outputs:
                     st[o] = (may, must) if may and self._differentiable(o) else ZERO
+                    if o in self.seeds:
+                        st[o] = (st[o][0] | self.seeds[o][0], st[o][1] | self.seeds[o][1])
             else:
                 if op.type == "detach" and block.idx and st.get(op.inputs[0], ZERO)[0]:
                     self.stops_on_a_path = True

@@ -14,6 +14,7 @@ from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 import numpy as np
 
 from ..autograd.engine import GradientError, freed_error
+from ..autograd.new_leaves import made_leaves
 from ..autograd.static_backward import append_backward_ops, is_differentiable_value, requires_grad
 from ..autograd.tape import Node, attach, edge_of
 from ..autograd.traced_inputs import bind, bindings, owns_backward
@@ -21,7 +22,7 @@ from ..autograd.traced_retain import backward_path
 from ..backends import compile_for
 from ..format.input_spec import InputSpec
 from ..runtime.dtype import INEXACT_NUMPY
-from ..runtime.inplace import new_leaves
+from ..runtime.leaf_notes import new_leaves
 from ..runtime.origin import user_origin
 from ..runtime.passes import optimize
 from ..runtime.passes.roll import roll_loops
@@ -32,7 +33,6 @@ from ..runtime.tensor import Tensor
 from .absent_keys import ABSENT, drop_absent
 from .errors import raise_run_error
 from .leaf_values import picked
-from .new_leaves import made_leaves
 from .partial_backward import PartialBackwards
 from .path_grads import PathFlags, path_flags
 from .program_replay import JointProgram, random_outputs, replay, snapshot
@@ -344,6 +344,19 @@ def _new_leaves(gp: GradProgram, outs: List[Any]) -> Dict[int, Tensor]:
         t.stop_gradient = False
         found.update((k, t) for k in indices)
     return found
+
+
+def output_tensor(outs: List[Any], k: int, leaves: Dict[int, Tuple[int, int]]) -> Any:
+    """Fetch k as the call returns it; a new leaf returned by a program that ran its own
+    backward (traced_leaves.returned_leaves) is a leaf tensor that needs a gradient, holding
+    the gradient that backward gave it (none where it did not reach it)."""
+    t = wrap_output(outs[k])
+    if k in leaves:
+        grad, present = leaves[k]
+        t.stop_gradient = False
+        if grad >= 0 and (present < 0 or bool(outs[present])):
+            t.grad = Tensor(np.asarray(outs[grad]))
+    return t
 
 
 class _Backward:

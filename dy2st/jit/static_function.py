@@ -10,6 +10,7 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tu
 
 import numpy as np
 
+from ..autograd.traced_leaves import returned_leaves
 from ..backends import compile_for, resolve_backend
 from ..format.concrete import ConcreteProgram
 from ..format.input_spec import InputSpec
@@ -35,7 +36,7 @@ from .guards.recorder import bound_arguments, top_frame, watch
 from .keywords import check_keywords
 from .logger import log
 from .options import TO_STATIC_KEYWORDS, options
-from .run_program import is_input, wrap_output
+from .run_program import is_input, output_tensor
 from .signature import CallBinder, describe_change, spec_key, value_key
 from .transform import convert_function, converted_source
 
@@ -65,6 +66,7 @@ class CacheEntry:
     numbers: Any = None     # the Python numbers that are inputs (auto_numbers), else None
     sibling: Optional["CacheEntry"] = None      # an older entry of the same key, other guards
     input_grads: Any = None     # (feed, slot) of the inputs' `.grad` it uses (input_grads.py)
+    leaves: Dict[int, Tuple[int, int]] = {}     # new leaves a step returns (returned_leaves)
 
     def __init__(self, concrete: ConcreteProgram, compiled: CompiledProgram, in_tree: Any,
                  flat_positions: Optional[List[int]], key: Tuple) -> None:
@@ -101,7 +103,7 @@ class CacheEntry:
             return Tensor(outs[0])
         values = []
         for kind, v in self.concrete.output_leaves:
-            values.append(wrap_output(outs[v]) if kind == "var" else
+            values.append(output_tensor(outs, v, self.leaves) if kind == "var" else
                           output_leaves.leaf_value(kind, v, outs))
         out = unflatten(self.concrete.output_tree, values)
         return drop_absent(out) if any(v is ABSENT for v in values) else out
@@ -360,6 +362,7 @@ class StaticFunction:
         n_out = len(program.fetch_names)
         writes = list(program.persistable_writes.items())
         program.fetch_names = program.fetch_names + [new for _, new in writes]
+        leaves = returned_leaves(program, n_out)
         optimize(program)
         # a saved model hands out the same numbers (a broken function's leaves are its own)
         numbers = traced.python_leaves if traced.identity is None else ()
@@ -376,6 +379,7 @@ class StaticFunction:
         entry.python_leaves = traced.python_leaves or None
         entry.sibling = same_key
         entry.input_grads = input_grads.slots_of(program)
+        entry.leaves, entry.single = leaves, entry.single and not leaves
         if traced.numbers is not None:
             auto_numbers.make_feeds(entry, *traced.numbers)
         self._entries[key] = entry

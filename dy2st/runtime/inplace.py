@@ -9,6 +9,7 @@ from typing import Any, Dict, Iterator, List, Sequence, Tuple
 
 from . import ops, state
 from .dtype import dtype_name
+from .leaf_notes import new_leaves
 from .origin import user_origin
 from .program import Variable, rebind
 from .pytree import flatten, unflatten
@@ -124,11 +125,6 @@ def note_new_leaf(var: Variable) -> None:
             or var.kind != "dense" or not var.dtype.is_inexact or var.persistable:
         return
     new_leaves(block.program)[var.name] = (block.idx, user_origin(2))
-
-
-def new_leaves(program: Any) -> Dict[str, Tuple[int, Any]]:
-    """name -> (the block it was set in, the user's origin) of each `stop_gradient = False`."""
-    return program.__dict__.setdefault("new_leaves", {})
 
 
 Variable.on_stop_gradient = stop_in_place

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import dy2st as paddle
+from dy2st.autograd.engine import UnusedInputError
 
 H = np.array([0.5, -1.0, 0.25], "float32")
 XS = np.array([0.1, 0.2, -0.3], "float32")
@@ -206,3 +207,73 @@ def test_a_loaded_model_after_no_turn(tmp_path):
         for g, w in zip(*grads):
             if w is not None:
                 np.testing.assert_allclose(g, w, rtol=1e-5)
+
+
+def _grad_inside(x, w, h, n):
+    for _ in range(n):
+        h = paddle.tanh(paddle.matmul(h, w) + x)
+    gx, gw, gh = paddle.grad([(h * h).sum()], [x, w, h], allow_unused=True)
+    if gw is None:                  # None where no turn ran, as eager
+        gw = paddle.zeros([3, 3]) - 1.0
+    return h, gx, gw, gh
+
+
+def _grad_inside_branch(x, w, h, n):
+    y = x * w[0] + h if n > 0 else h * 2.0
+    return tuple(paddle.grad([y.sum()], [x, w, h], allow_unused=True))
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+@pytest.mark.parametrize("fn", [_grad_inside, _grad_inside_branch], ids=lambda f: f.__name__)
+def test_paddle_grad_inside_gives_none_where_no_turn_ran(fn, full_graph):
+    # the gradients were zeros where eager's paddle.grad gives None
+    static = paddle.jit.to_static(fn, full_graph=full_graph)
+    for n in (0, 2, 0):
+        got, want = [[None if t is None else t.numpy() for t in run(
+            *[paddle.to_tensor(a, stop_gradient=False) for a in (XS, WS, H)],
+            paddle.to_tensor(np.array(n, "int64")))] for run in (static, fn)]
+        assert [g is None for g in got] == [w is None for w in want]
+        assert (want[1] is None) == (n == 0)
+        for g, w in zip(got, want):
+            if w is not None:
+                np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-7)
+
+
+def _grad_inside_strict(x, w, h, n):
+    for _ in range(n):
+        h = paddle.tanh(paddle.matmul(h, w) + x)
+    return paddle.grad([(h * h).sum()], [h, w])[1]
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_paddle_grad_inside_raises_eagers_error_where_no_turn_ran(full_graph):
+    static = paddle.jit.to_static(_grad_inside_strict, full_graph=full_graph)
+    ts = [paddle.to_tensor(a, stop_gradient=False) for a in (XS, WS, H)]
+    np.testing.assert_allclose(
+        static(*ts, paddle.to_tensor(np.array(1, "int64"))).numpy(),
+        _grad_inside_strict(*ts, paddle.to_tensor(np.array(1, "int64"))).numpy(), rtol=1e-5)
+    for run in (_grad_inside_strict, static):
+        # eager's UnusedInputError (a ValueError) for input 1; it gave zeros
+        with pytest.raises(UnusedInputError, match=r"input 1 \(shape \[3, 3\]\) is not us") as err:
+            run(*ts, paddle.to_tensor(np.array(0, "int64")))
+    assert "test_zero_turn_gradients.py\", line" in str(err.value)
+
+
+def _backward_only_through_the_loop(x, w, n):
+    h = w * 1.0                     # w needs no gradient: x is read only when a turn runs
+    for _ in range(n):
+        h = h * x
+    h.sum().backward()
+    return h
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_a_traced_backward_that_reaches_nothing_on_this_path_raises(full_graph):
+    # eager's backward() raises where the loop ran no turn; the traced one did nothing
+    static = paddle.jit.to_static(_backward_only_through_the_loop, full_graph=full_graph)
+    for run in (_backward_only_through_the_loop, static):
+        x = paddle.to_tensor(XS, stop_gradient=False)
+        run(x, paddle.to_tensor(H), paddle.to_tensor(np.array(2, "int64")))
+        np.testing.assert_allclose(x.grad.numpy(), 2 * XS * H, rtol=1e-5)
+        with pytest.raises(paddle.autograd.GradientError, match="does not depend on any tensor"):
+            run(x, paddle.to_tensor(H), paddle.to_tensor(np.array(0, "int64")))

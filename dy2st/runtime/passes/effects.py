@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, List, Optional,
 import numpy as np
 
 from ..collective import COLLECTIVE_OPS
+from ..leaf_notes import new_leaves
 from ..ops.math import UNARY_FLOAT
 from ..program import Block, Operator, Program
 from ..registry import INTO, OPS
@@ -50,10 +51,12 @@ def is_ssa(block: Block) -> bool:
 
 
 def keep_names(program: Program, block: Block) -> Set[str]:
-    """Names that leave the block: its results (or the program's fetches) and feeds."""
+    """Names that leave the block: its results (or the program's fetches) and feeds; and the
+    new leaves made in it, which a gradient built later starts from by name."""
+    leaves = {n for n, (idx, _) in new_leaves(program).items() if idx == block.idx}
     if block.idx == 0:
-        return set(program.fetch_names) | set(program.feed_names)
-    return set(block.results) | set(block.params)
+        return set(program.fetch_names) | set(program.feed_names) | leaves
+    return set(block.results) | set(block.params) | leaves
 
 
 class Renames(dict):

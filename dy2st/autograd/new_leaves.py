@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-from ..autograd.engine import GradientError
-from ..autograd.static_backward import requires_grad
-from ..runtime.inplace import new_leaves
-from ..runtime.program import Program
+from ..runtime.leaf_notes import new_leaves
+from ..runtime.program import Program, defining_origin
+from .engine import GradientError
+from .static_backward import requires_grad
 
 
 def made_leaves(program: Program, wrt: List[Optional[str]]) -> List[str]:
@@ -26,6 +26,8 @@ def made_leaves(program: Program, wrt: List[Optional[str]]) -> List[str]:
         if name in req or name in program.feed_names:
             continue
         if block_idx:
+            # (a loaded model's file keeps no line of its own: the value's op gives one)
+            origin = origin or defining_origin(program.blocks[block_idx].vars[name])
             where = f'File "{origin.file}", line {origin.line}: ' if origin is not None else ""
             raise GradientError(
                 f"{where}`stop_gradient = False` inside a tensor `if` or loop body makes a new "
