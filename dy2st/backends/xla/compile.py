@@ -26,6 +26,7 @@ from .buffers import (
     to_list,
 )
 from .device import placed
+from .grad_markers import GradMarkers
 from .loader import jax_modules, x64
 from .lower import LowerContext
 from .lowerings import LOWERINGS  # noqa: F401 - every op family registered before lowering
@@ -77,6 +78,7 @@ class XlaProgram:
         self.fetch_names = list(fetch_names)
         used = {n for op in program.global_block().ops for n in op.inputs} | set(fetch_names)
         self.persistable_names = [n for n in program.persistables if n in used]
+        self.markers = GradMarkers(program, self.persistable_names, self.fetch_names)
         self.random = any(op.type in RANDOM_OPS for b in program.blocks for op in b.ops)
         self.cache: "collections.OrderedDict[Tuple, Any]" = collections.OrderedDict()
         self.fallback: Optional[Fallback] = None
@@ -99,6 +101,9 @@ class XlaProgram:
         if fn is _NUMPY:
             return self.numpy_run(arrays)
         persistables = self.program.persistables
+        if self.markers.reads and self.markers.host_only(
+                [persistables[n]._value for n in self.persistable_names]):
+            return self.numpy_run(arrays)       # a `.grad` that is None on this call
         params = [device_value(persistables[n]) for n in self.persistable_names]
         seed = rng().integers(0, 2 ** 32, 2, dtype=np.uint32) if self.random else _NO_SEED
         with x64(), placed():
@@ -118,8 +123,8 @@ class XlaProgram:
             self.numpy_run(arrays)
             raise RuntimeError("a run-time check of the program failed under XLA, and did "
                                "not fail again when run on numpy (random draws differ)")
-        return remember_outputs([to_list(o.data, o.length) if isinstance(o, Buffer) else o
-                                  for o in outs])
+        return self.markers.restore(remember_outputs(
+            [to_list(o.data, o.length) if isinstance(o, Buffer) else o for o in outs]))
 
     def numpy_run(self, arrays: Sequence[Any]) -> List[Any]:
         if self._numpy is None:
@@ -131,6 +136,8 @@ class XlaProgram:
 
     # -- compiling -----------------------------------------------------------------------
     def _compile(self, key: Tuple, arrays: Sequence[Any]) -> Any:
+        if self.fallback is None and self.markers.refusal is not None:
+            self._fall_back("grad_clear", self.markers.refusal, None)
         if self.fallback is None and _bounds_loops(self.program):
             # lax.while_loop cannot raise on its turn count: the numpy executor enforces it
             self._fall_back("while", "max_loop_iterations bounds the model's loops, which "
