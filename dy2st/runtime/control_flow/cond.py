@@ -25,6 +25,7 @@ from .values import (
     is_number,
     local_value,
     number_constant,
+    other_object_hint,
     same_constant,
     unify,
 )
@@ -221,9 +222,10 @@ def _merge(pred: Variable, t_out: Any, f_out: Any, tb: Block, fb: Block,
                 with block_guard(fb):
                     b = constant(b, d)
             else:
+                hint = other_object_hint(a, b, "the tensor `if`")
                 raise TypeError(f"{label} is {a!r} in the true branch and {b!r} in the false "
                                 "branch of a tensor `if`; only tensors and numbers can differ "
-                                "between branches")
+                                "between branches" + hint)
         elif not at:
             if not is_number(a):
                 raise TypeError(f"{label} is a tensor in one branch and {type(a).__name__} in "

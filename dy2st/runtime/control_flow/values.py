@@ -3,6 +3,7 @@ merges two paths' values (unify), captured outer values (align_captures), consta
 placeholders of values a path does not assign."""
 from __future__ import annotations
 
+import dataclasses
 from typing import Any, List, Optional, Sequence
 
 import numpy as np
@@ -168,3 +169,16 @@ def placeholder_like(value: Any) -> Any:
     if type(value) is dict:
         return {k: placeholder_like(v) for k, v in value.items()}
     return value
+
+
+def other_object_hint(a: Any, b: Any, where: str) -> str:
+    """Why two objects of one dataclass (or other user class) cannot be merged by a tensor
+    `if` or loop (`where`), and what works: one graph cannot say which object a name is, and
+    merging their fields would lose which aliases see later changes. Empty for other values."""
+    if type(a) is not type(b) or type(a).__module__ == "builtins":
+        return ""
+    what = "dataclass" if dataclasses.is_dataclass(a) else "class"
+    return (f": the name is one {type(a).__name__} object or another ({what} objects made anew "
+            f"on some paths only, as `dataclasses.replace` does) after {where}, which one graph "
+            "cannot hold; change the object's fields in place instead (`obj.field = ...`), use a "
+            "namedtuple (merged field by field), or full_graph=False, which runs it eagerly")

@@ -48,6 +48,7 @@ from .values import (
     local_value,
     made_at,
     meta_of,
+    other_object_hint,
     placeholder_like,
     same_constant,
     unify_elem,
@@ -406,7 +407,8 @@ def _turn_results(out_leaves: List[Any], b_params: List[Any], is_var: List[bool]
             if not same_constant(o, p):
                 raise TypeError(f"loop variable {labels[i]} is the Python value {p!r} before "
                                 f"a tensor loop and {o!r} after an iteration; only tensors "
-                                "and numbers can change inside a tensor loop")
+                                "and numbers can change inside a tensor loop" +
+                                other_object_hint(p, o, "a turn of the tensor loop"))
             continue
         if is_number(o):
             o = as_constant(o, p)
