@@ -177,8 +177,13 @@ def test_xla_backend_agrees():
     x, y = paddle.to_tensor(bf(A)), paddle.to_tensor(bf(B))
     out = paddle.jit.to_static(f, backend="xla")(x, y)
     assert out.dtype == "bfloat16"
-    np.testing.assert_allclose(out.numpy().astype(np.float32),
-                               f(x, y).numpy().astype(np.float32), rtol=2 ** -7)
+    got, want = out.numpy().astype(np.float32), f(x, y).numpy().astype(np.float32)
+    # eager rounds every op to bfloat16; XLA may keep the fused exp, multiply and add in float32
+    # and round once (jax 0.4.30, the newest for Python 3.9, does). Where the two terms cancel,
+    # that is more than 2**-7 of the sum, but within a bfloat16 step of the terms themselves.
+    m = bf(A).astype(np.float32) @ bf(B).astype(np.float32).T
+    step = 2.0 ** -7 * (2.0 * np.exp(m) + np.abs(m))
+    assert (np.abs(got - want) <= step).all(), (got, want)
 
 
 def test_wrapped_kernels_keep_their_signatures():
