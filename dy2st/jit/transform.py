@@ -20,6 +20,7 @@ from ..runtime.origin import Origin, source_maps
 from ..transformers import anno
 from ..transformers.context import PassContext
 from ..transformers.gast_bridge import ast_to_gast, gast_to_ast, to_ast_in_place
+from ..transformers.mangle import mangle_function
 from ..transformers.naming import Namer, names_in
 from ..transformers.origin_info import attach_origins
 from ..transformers.pipeline import PASS_NAMES, features, run_passes
@@ -161,7 +162,9 @@ def parse_function(fn: Callable) -> Tuple[gast.FunctionDef, List[gast.AST], List
     through inspect, which tokenizes the file and follows functools.wraps `__wrapped__` to the
     wrong function). Under conversion_lock, as every ast.parse / compile of an ast tree."""
     with conversion_lock:
-        return _parse_function(fn)
+        parsed = _parse_function(fn)
+        mangle_function(parsed[0], parsed[1], fn)     # compiled outside its class from here on
+        return parsed
 
 
 def _parse_function(fn: Callable) -> Tuple[gast.FunctionDef, List[gast.AST], List[str], int, str]:
