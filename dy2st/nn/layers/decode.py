@@ -138,27 +138,6 @@ def _first_leaf(obj: Any) -> Any:
     return obj
 
 
-# while_loop flattens plain tuples/lists/dicts only: namedtuples cross the loop as plain tuples.
-def _plain(obj: Any) -> Any:
-    if isinstance(obj, tuple):
-        return tuple(_plain(v) for v in obj)
-    if isinstance(obj, list):
-        return [_plain(v) for v in obj]
-    if isinstance(obj, dict):
-        return {k: _plain(v) for k, v in obj.items()}
-    return obj
-
-
-def _like(template: Any, plain: Any) -> Any:
-    if isinstance(template, tuple) and hasattr(template, "_fields"):
-        return type(template)(*[_like(t, p) for t, p in zip(template, plain)])
-    if isinstance(template, (list, tuple)):
-        return type(template)(_like(t, p) for t, p in zip(template, plain))
-    if isinstance(template, dict):
-        return {k: _like(template[k], plain[k]) for k in template}
-    return plain
-
-
 def dynamic_decode(decoder: Any, inits: Any = None, max_step_num: Optional[int] = None,
                    output_time_major: bool = False, impute_finished: bool = False, is_test: bool = False,
                    return_length: bool = False, **kwargs: Any) -> Any:
@@ -184,8 +163,7 @@ def dynamic_decode(decoder: Any, inits: Any = None, max_step_num: Optional[int] 
     # the first step runs before the loop: it fixes the outputs' structure and starts their buffers
     step = ops.zeros([1], "int64")
     out, inputs, states, finished, lengths = advance(step, inputs, states, finished, lengths)
-    out_t, state_t, input_t = out, states, inputs
-    buffers = map_structure(lambda o: ops.unsqueeze(o, 0), _plain(out))
+    buffers = map_structure(lambda o: ops.unsqueeze(o, 0), out)
     step = ops.add(step, 1)
 
     def cond(step, inputs, states, finished, lengths, buffers):
@@ -195,13 +173,13 @@ def dynamic_decode(decoder: Any, inits: Any = None, max_step_num: Optional[int] 
         return going
 
     def body(step, inputs, states, finished, lengths, buffers):
-        o, i, s, f, ln = advance(step, _like(input_t, inputs), _like(state_t, states), finished, lengths)
-        buffers = map_structure(lambda b, x: ops.concat([b, ops.unsqueeze(x, 0)], axis=0), buffers, _plain(o))
-        return [ops.add(step, 1), _plain(i), _plain(s), f, ln, buffers]
+        o, i, s, f, ln = advance(step, inputs, states, finished, lengths)
+        buffers = map_structure(lambda b, x: ops.concat([b, ops.unsqueeze(x, 0)], axis=0), buffers, o)
+        return [ops.add(step, 1), i, s, f, ln, buffers]
 
     _, inputs, states, finished, lengths, buffers = while_loop(
-        cond, body, [step, _plain(inputs), _plain(states), finished, lengths, buffers])
-    outputs, states = _like(out_t, buffers), _like(state_t, states)
+        cond, body, [step, inputs, states, finished, lengths, buffers])
+    outputs = buffers
     try:
         outputs, states = decoder.finalize(outputs, states, lengths)
     except NotImplementedError:
