@@ -1,5 +1,7 @@
-"""How dtypes print, compared with the installed PaddlePaddle 3.3.1 itself (skipped without it;
-tests/runtime/test_dtype.py checks the same values, recorded from Paddle)."""
+"""How dtypes print and promote, compared with the installed PaddlePaddle 3.3.1 itself (skipped
+without it; tests/runtime/test_dtype.py and tests/runtime/test_dtype_promotion_parity.py check
+the same values, recorded from Paddle)."""
+import numpy as np
 import pytest
 
 import dy2st
@@ -33,3 +35,22 @@ def test_convert_dtype_gives_paddles_names():
         assert ours == real.base.data_feeder.convert_dtype(getattr(real, d))
     assert dy2st.base.data_feeder.convert_dtype("bfloat16") == \
         real.base.data_feeder.convert_dtype("bfloat16") == "uint16"
+
+
+def _tensor(m, dtype):
+    values = [1 + 1j, 2] if dtype == "complex64" else [1, 2]
+    return m.to_tensor(np.array(values)).astype(dtype)
+
+
+def test_binary_ops_promote_or_refuse_as_paddle():
+    names = ["bool", "int32", "int64", "float32", "float64", "complex64"]
+    for a in names:
+        for b in names:
+            for op in (lambda x, y: x + y, lambda x, y: x >= y):
+                outcome = []
+                for m in (dy2st, real):
+                    try:
+                        outcome.append(str(op(_tensor(m, a), _tensor(m, b)).dtype))
+                    except (TypeError, ValueError):
+                        outcome.append("refused")
+                assert outcome[0] == outcome[1], (a, b, outcome)

@@ -4,6 +4,9 @@ from __future__ import annotations
 import math
 from typing import List
 
+import numpy as np
+
+from ..runtime.ops.rounding import ten_power
 from .builder import OpContext
 from .table import lowers
 
@@ -29,6 +32,8 @@ def arith(cx: OpContext) -> List[str]:
 
 @lowers("divide")
 def divide(cx: OpContext) -> List[str]:
+    if cx.out_dtype == "bool":          # Paddle's bool / bool: True / True is True
+        return [cx.node("And", _same_dtype_inputs(cx, "bool"))]
     return [cx.node("Div", _same_dtype_inputs(cx, cx.out_dtype))]
 
 
@@ -167,8 +172,19 @@ def log1p(cx: OpContext) -> List[str]:
 
 @lowers("round")
 def round_half_even(cx: OpContext) -> List[str]:
-    # ONNX Round rounds halves to even, as Paddle 3.3.1 on CPU
-    return [cx.node("Round", [cx.input_as(0, cx.out_dtype)])]
+    # ONNX Round rounds halves to even, as Paddle 3.3.1 on CPU; Paddle's kernel scales by
+    # 10**|decimals| in the value's dtype (inf past its range: the result is then nan, as there)
+    d = cx.out_dtype
+    if not d.startswith(("float", "bfloat")):            # integers come back unchanged
+        return [cx.node("Identity", [cx.input(0)])]
+    x = cx.input_as(0, d)
+    decimals = cx.attrs.get("decimals", 0)
+    if decimals == 0:
+        return [cx.node("Round", [x])]
+    p = cx.const(ten_power(decimals, np.dtype(d) if d != "bfloat16" else np.float32), d)
+    if decimals > 0:
+        return [cx.node("Div", [cx.node("Round", [cx.node("Mul", [x, p])]), p])]
+    return [cx.node("Mul", [cx.node("Round", [cx.node("Div", [x, p])]), p])]
 
 
 @lowers("isnan", "isinf", "isfinite")

@@ -34,7 +34,14 @@ _REDUCE = {"sum": "ReduceSum", "mean": "ReduceMean", "max": "ReduceMax", "min": 
 @lowers(*_REDUCE)
 def reduce_op(cx: OpContext) -> List[str]:
     d = cx.out_dtype
-    work = "int32" if d == "bool" else d          # ONNX reduces numbers only
+    if cx.op.type == "mean" and not d.startswith(("float", "bfloat")):
+        # Paddle's integer mean truncates toward zero, its bool mean is "any": both are the
+        # float64 mean cast back (ONNX casts toward zero, nonzero to True)
+        work = "float64"
+    else:
+        # ONNX reduces numbers only, and no integer narrower than 32 bits (the sum of int8
+        # wraps around in int8 as Paddle's does, through the cast back)
+        work = "int32" if d in ("bool", "int8", "int16", "uint8") else d
     x = cx.input_as(0, work)
     out = reduce(cx, _REDUCE[cx.op.type], x, axes_attr(cx), cx.attrs["keepdim"])
     return [cx.cast(out, work, d)]

@@ -148,8 +148,9 @@ CASES: List[Case] = [
     Case("divide", lambda x, y: x / y, [f(2, 3), pos(3)]),
     Case("pow_tensor", lambda x, y: x ** y, [pos(2, 3), f(3)]),
     Case("pow_scalar", lambda x: x ** 3, [f(4)]),
-    Case("multiply_int_operand", lambda x, k: x * k, [f(2, 3), const([1, -2, 3])]),
-    Case("pow_int_exponent", lambda x, k: x ** k, [pos(3), const([2, 3, 1])]),
+    # a 0-d integer tensor next to a float one: Paddle promotes the pair (it refuses int64 [3])
+    Case("multiply_int_operand", lambda x, k: x * k, [f(2, 3), const(-2)]),
+    Case("pow_int_exponent", lambda x, k: x ** k, [pos(3), const(3)]),
     Case("maximum", paddle.maximum, [f(2, 3), f(3)]),
     Case("minimum", paddle.minimum, [f(2, 3), f(2, 1)]),
     Case("remainder", lambda x, y: x % y, [f(2, 3, low=-3, high=3), pos(3)]),

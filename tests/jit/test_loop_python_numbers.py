@@ -473,7 +473,7 @@ def widens_on_one_path(x, n):
     s = paddle.zeros([3], "int64")
     for i in range(n):
         if x[i].sum() > 0:
-            s = s + x[i]
+            s = s + x[i, 0]         # int64 [3] + 0-d float32 is float32 [3], as in Paddle
     return s
 
 
@@ -514,7 +514,7 @@ def test_a_dtype_changed_on_one_path_by_new_code_is_refused_at_its_line():
         s = paddle.zeros([3], "int64")
         for i in range(n):
             if x[i].mean() > 0:
-                s = s + x[i]
+                s = s + x[i, 0]
             else:
                 s = s * 2           # eager keeps int64 here: one output cannot hold both
         return s

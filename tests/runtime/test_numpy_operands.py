@@ -40,7 +40,13 @@ def array_left_matmul(x):
 
 
 def int_array_right_add_to_int_tensor(x):
-    return x.astype("int64") + np.array([1, 2, 3], "int32")
+    # an array of another integer dtype would be refused, as by Paddle (a tensor of its dtype)
+    return x.astype("int64") + np.array([1, 2, 3], "int64")
+
+
+def test_an_array_of_another_integer_dtype_is_refused_as_paddle():
+    with pytest.raises(TypeError, match="int64 and int32"):
+        paddle.to_tensor(X).astype("int64") + np.array([1, 2, 3], "int32")
 
 
 # (function, Paddle 3.3.1's result dtype)

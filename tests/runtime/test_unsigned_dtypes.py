@@ -37,12 +37,15 @@ def test_arithmetic_wraps_and_promotes():
         np.testing.assert_array_equal(got.numpy(), want)
     i32, i64 = paddle.to_tensor([1, 2, 3], "int32"), paddle.to_tensor([1, 2, 3])
     u8, u64 = paddle.to_tensor([1, 2, 3], "uint8"), paddle.to_tensor(X64)
-    assert (x * i32).dtype == "int64" and (x * i64).dtype == "int64"   # both ranges fit int64
-    assert (x * u8).dtype == "uint32" and (x * u64).dtype == "uint64"
-    assert (x + 1.5).dtype == "float32" and (x / y).dtype == "float32"
-    assert (x * paddle.ones([3], "float64")).dtype == "float64"
-    with pytest.raises(TypeError, match="no integer dtype holds both uint64 and int64"):
+    # Paddle's rule for two tensors: different integer dtypes (or an integer and a float) are
+    # refused; a 0-d tensor or a Python number takes the tensor's dtype
+    for other in (i32, i64, u8, u64, paddle.ones([3], "float64")):
+        with pytest.raises(TypeError, match=f"uint32 and {other.dtype.name.lower()}"):
+            x * other
+    with pytest.raises(TypeError, match="uint64 and int64"):
         u64 * i64
+    assert (x * paddle.to_tensor(2, "int64")).dtype == "uint32"
+    assert (x + 1.5).dtype == "float32" and (x / y).dtype == "float32"
 
 
 def test_sums_do_not_wrap():

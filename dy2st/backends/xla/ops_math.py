@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...runtime.ops.rounding import ten_power
 from .loader import jax_modules
 from .table import lowers
 
@@ -68,10 +69,15 @@ def _divide(cx, x, y):
 
 
 @lowers("round")
-def _round(cx, x):
+def _round(cx, x, decimals=0):
     jnp = _m().jnp
-    x = _float(cx, x)
-    return jnp.round(x)     # halves to even, as Paddle 3.3.1 on CPU
+    if x.dtype.kind in "iub":       # integers come back unchanged, as in Paddle
+        return x
+    if decimals == 0:
+        return jnp.round(x)         # halves to even, as Paddle 3.3.1 on CPU
+    # Paddle's kernel: 10**|decimals| in the value's (real) dtype, inf past its range
+    p = ten_power(decimals, jnp.real(x).dtype)
+    return jnp.round(x * p) / p if decimals > 0 else jnp.round(x / p) * p
 
 
 @lowers("rsqrt")

@@ -11,6 +11,7 @@ from .math import (add, bitwise_and, bitwise_or, bitwise_xor, clip, divide, equa
                    logical_and, logical_or, logical_xor, maximum, minimum, mod, multiply,
                    not_equal, pow, remainder, scale, subtract)
 from .operands import is_tensor
+from .rounding import round
 from .reduce import all, amax, amin, any, argmax, argmin, max, mean, min, prod, reduce_as, sum
 from .shape import (broadcast_to, concat, expand, expand_as, flatten, numel, rank, reshape, shape,
                     squeeze, stack, t, transpose, unsqueeze)

@@ -5,7 +5,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..dtype import REAL_OF, float32
+from ..dtype import REAL_OF, bool_, float32
 from ..registry import Meta, apply, register_op
 from ..tensor import Tensor
 from . import infer as I
@@ -28,6 +28,12 @@ def _pow(x, y):
 
 
 def _divide(x, y):
+    if x.dtype == np.bool_:
+        # Paddle 3.3.1 divides bools as integers into a bool (True / True is True), and
+        # refuses a division by False as an integer division by zero
+        if not np.all(y):
+            raise ZeroDivisionError("divide: integer division by zero (a bool divisor is False)")
+        return np.logical_and(x, y)
     out = np.true_divide(x, y)
     # Paddle: integer / integer is float32 (numpy would give float64).
     return out.astype(x.dtype if x.dtype.kind in "fc" else np.float32)
@@ -53,7 +59,7 @@ for _name, _fn in _COMPARE.items():
 
 def _divide_infer(x, y):
     shape = I.broadcast_shapes("divide", x._shape, y._shape)
-    return Meta(shape, x.dtype if x.dtype.is_inexact else float32)
+    return Meta(shape, x.dtype if x.dtype.is_inexact or x.dtype == bool_ else float32)
 
 
 register_op("divide", infer=_divide_infer)(_divide)
@@ -61,7 +67,7 @@ register_op("divide", infer=_divide_infer)(_divide)
 
 def _binary(op: str):
     def fn(x: Any, y: Any, name: Optional[str] = None) -> Any:
-        x, y = binary_operands(x, y)
+        x, y = binary_operands(x, y, op)
         return apply(op, [x, y])
     fn.__name__ = op
     fn.__doc__ = f"Elementwise {op.replace('_', ' ')} with broadcasting."
@@ -89,19 +95,19 @@ bitwise_xor = _binary("bitwise_xor")
 
 def divide(x: Any, y: Any, name: Optional[str] = None) -> Any:
     """Elementwise true division (integer inputs give float32)."""
-    x, y = binary_operands(x, y)
+    x, y = binary_operands(x, y, "divide")
     return apply("divide", [x, y])
 
 
 def pow(x: Any, y: Any, name: Optional[str] = None) -> Any:
     """x ** y elementwise."""
-    x, y = binary_operands(x, y)
+    x, y = binary_operands(x, y, "pow")
     return apply("pow", [x, y])
 
 
 def _logical(op: str):
     def fn(x: Any, y: Any, out: Any = None, name: Optional[str] = None) -> Any:
-        x, y = binary_operands(x, y)
+        x, y = binary_operands(x, y, op)
         result = apply(op, [x, y])
         # Paddle writes the result into `out` itself (its other holders see it)
         return result if out is None else out.copy_(result)
@@ -114,17 +120,11 @@ logical_or = _logical("logical_or")
 logical_xor = _logical("logical_xor")
 
 # ----------------------------------------------------------------------------- unary
-def _round_half_even(x):
-    """Paddle 3.3.1 rounds halves to even on CPU ([0.5, 1.5, 2.5, -0.5] -> [0, 2, 2, -0]), as
-    np.round does; a complex x has both parts rounded."""
-    return np.round(x)
-
-
 UNARY_FLOAT = {
     "exp": np.exp, "log": np.log, "log2": np.log2, "log10": np.log10, "log1p": np.log1p,
     "sqrt": np.sqrt, "sin": np.sin, "cos": np.cos, "tan": np.tan, "tanh": np.tanh,
     "sinh": np.sinh, "cosh": np.cosh, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
-    "floor": np.floor, "ceil": np.ceil, "round": _round_half_even,
+    "floor": np.floor, "ceil": np.ceil,
 }
 _UNARY_SAME = {"neg": np.negative, "sign": np.sign, "square": np.square}
 

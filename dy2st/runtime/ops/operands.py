@@ -133,8 +133,33 @@ def scalar_result_dtype(t: DType, value: Any) -> DType:
     raise TypeError(f"unsupported operand type {type(value).__name__}")
 
 
-def binary_operands(x: Any, y: Any) -> Tuple[Any, Any]:
-    """Both operands as tensors of one dtype (a Python scalar takes the tensor's dtype)."""
+def _kind(d: DType) -> int:
+    return 3 if d.is_complex else 2 if d in FLOATING else 0 if d == bool_ else 1
+
+
+def paddle_pair_dtype(x: Any, y: Any, op: str) -> DType:
+    """The dtype Paddle 3.3.1 computes `x op y` in, for tensors of two different dtypes. It
+    promotes floating dtypes with each other and complex with real ones, and refuses other
+    pairs (int32 with int64, bool with float32); a 0-d tensor next to a tensor of the same kind
+    (bool, integer, floating, complex) takes that tensor's dtype, as a Python scalar does, and
+    one of another kind, or two 0-d tensors, promote."""
+    a, b = x.dtype, y.dtype
+    ka, kb = _kind(a), _kind(b)
+    x0, y0 = x.ndim == 0, y.ndim == 0
+    if x0 != y0 and ka == kb:
+        return b if x0 else a
+    if x0 or y0 or ka == kb == 2 or 3 in (ka, kb):
+        return promote(a, b)
+    raise TypeError(
+        f"{op}: Paddle does not compute with {dtype_name(a)} and {dtype_name(b)} tensors together "
+        "(it promotes floating dtypes with each other and complex with real ones only): cast one "
+        f"of them first, e.g. y.astype(x.dtype)")
+
+
+def binary_operands(x: Any, y: Any, op: str = "") -> Tuple[Any, Any]:
+    """Both operands as tensors of one dtype (a Python scalar takes the tensor's dtype). Given
+    the name of a Paddle arithmetic, comparison or logic `op`, two tensors follow Paddle's rule
+    for their dtypes (paddle_pair_dtype); without it they promote."""
     xt, yt = is_tensor(x), is_tensor(y)
     if xt != yt and isinstance(x if yt else y, np.ndarray):
         x, y = (array_operand(x), y) if yt else (x, array_operand(y))
@@ -145,7 +170,8 @@ def binary_operands(x: Any, y: Any) -> Tuple[Any, Any]:
         x, y = _as_number_operand(x, y), _as_number_operand(y, x)
     if xt and yt:
         if x.dtype != y.dtype:
-            d = promote(x.dtype, y.dtype)
+            numbers = type(x) is PythonValue and type(y) is PythonValue    # Python's own rules
+            d = paddle_pair_dtype(x, y, op) if op and not numbers else promote(x.dtype, y.dtype)
             return cast(x, d), cast(y, d)
         return x, y
     if xt:

@@ -5,7 +5,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..dtype import convert_dtype, dtype_name, float32, int64
+from ..dtype import convert_dtype, dtype_name, int64
 from ..registry import Meta, apply, register_op
 from . import infer as I
 from .creation import cast
@@ -24,34 +24,38 @@ def np_axis(axis):
 # array of the op's dtype without copying it again when it already is one.
 # np.add.reduce is what np.sum runs, without its Python wrapper (a small tensor's loop reads a
 # sum every turn: the wrapper cost more than the sum).
+# Paddle 3.3.1 sums bool, int32 (and uint32) into int64 and keeps every other dtype: uint8,
+# int8 and int16 sums wrap around in their own dtype there; uint64 stays (int64 would wrap)
+_SUM_TO_INT64 = frozenset(("bool", "int32", "uint32"))
+
+
 def _sum_kernel(x, axis, keepdim, dtype):
     out = np.add.reduce(x, axis=np_axis(axis), keepdims=keepdim)
-    want = dtype or (np.int64 if x.dtype.kind in "biu" and x.dtype != np.uint64 else x.dtype)
+    want = dtype or (np.int64 if x.dtype.name in _SUM_TO_INT64 else x.dtype)
     if type(out) is np.ndarray and out.dtype == want:
         return out
-    return np.asarray(out, dtype=want)
+    return np.asarray(out).astype(want, copy=False)
 
 
 def _sum_infer(x, axis, keepdim, dtype):
     if dtype:
         d = convert_dtype(dtype)
     else:
-        # uint64 sums stay uint64: int64 would wrap its upper half
-        d = int64 if (x.dtype.is_integer or x.dtype == "bool") and x.dtype != "uint64" else x.dtype
+        d = int64 if dtype_name(x.dtype) in _SUM_TO_INT64 else x.dtype
     return Meta(I.reduced_shape(x._shape, axis, keepdim), d)
 
 
 register_op("sum", infer=_sum_infer)(_sum_kernel)
 
 
-def _float_reduce_infer(x, axis, keepdim):
-    return Meta(I.reduced_shape(x._shape, axis, keepdim), x.dtype if x.dtype.is_inexact else float32)
-
-
-@register_op("mean", infer=_float_reduce_infer)
+@register_op("mean", infer=I.reduce())
 def _mean_kernel(x, axis, keepdim):
-    out = np.mean(x, axis=np_axis(axis), keepdims=keepdim)
-    return np.asarray(out, dtype=x.dtype if x.dtype.kind in "fc" else np.float32)
+    """The mean in x's own dtype, as Paddle 3.3.1: an integer mean is truncated toward zero
+    (mean([-1, -2]) is -1), a bool mean is True where any value is."""
+    if x.dtype.kind in "fc":
+        return np.asarray(np.mean(x, axis=np_axis(axis), keepdims=keepdim), dtype=x.dtype)
+    out = np.mean(x, axis=np_axis(axis), keepdims=keepdim, dtype=np.float64)
+    return np.asarray(out != 0 if x.dtype == np.bool_ else np.trunc(out)).astype(x.dtype)
 
 
 def _same_reduce(np_fn):
