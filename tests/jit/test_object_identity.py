@@ -351,3 +351,39 @@ def test_a_dict_entry_a_tensor_loop_did_not_add_is_left_out_after_a_region(spec)
         got = sf(paddle.to_tensor(x))
         np.testing.assert_allclose(got[0].numpy(), want[0].numpy(), rtol=1e-6)
         assert got[1] == want[1]
+
+
+class Holder:
+    def __init__(self, h):
+        self.h = h
+
+
+def attribute_set_after_a_break(x):
+    s = Holder(x * 1.0)
+    k = graph_break(x)
+    s.h = s.h * 10.0 + k
+    return s.h
+
+
+def object_made_anew_under_a_tensor_if(x):
+    s = Holder(x * 1.0)
+    if x.sum() > 0:                         # two objects: the `if` runs as Python
+        s = Holder(s.h + 1.0)
+    s.h = s.h * 10.0
+    return s.h * x
+
+
+@pytest.mark.parametrize("fn", [attribute_set_after_a_break, object_made_anew_under_a_tensor_if])
+def test_a_region_setting_attributes_of_an_object_made_before_a_break(fn):
+    """The region's trace left symbolic values in the object, so from the second call its
+    eager run failed ("symbolic tensors can only be used while a Program is being built"); a
+    compiled call would not set the attribute at all. It runs as Python, with eager's values
+    and gradients."""
+    sf = paddle.jit.to_static(fn)
+    for row in ([1.0, 2.0, -0.5], [-1.0, -3.0, 0.5], [2.0, 1.0, 0.0], [-2.0, 0.5, 0.25]):
+        x = np.array(row, "float32")
+        want, want_grad = value_and_grad(fn, x)
+        got, got_grad = value_and_grad(sf, x)
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+        np.testing.assert_allclose(got_grad, want_grad, rtol=1e-6)
+    assert any("sets attributes of an object" in b.reason for b in sf.graph_breaks)

@@ -16,7 +16,7 @@ from ..logger import log
 from ..signature import describe_change
 from ..static_function import StaticFunction
 from ..transform import build_code, cache, parse_function
-from . import identity
+from . import identity, object_writes
 from .broken import mark_broken
 from .outline import REGIONS, Outline, Region, build, locate, set_cell, unfeed
 from .output_kinds import RegionCall, output_kinds, remember_kinds
@@ -207,13 +207,23 @@ class BreakState:
             entry = rsf._entries.get(key)
             if entry is not None:
                 return entry
+        saved = object_writes.snapshot(args, kwargs)
         try:
             _ensure_converted(region)
             entry = rsf._trace(args, kwargs, key)
         except Exception as e:  # noqa: BLE001 - a new break on this path
+            object_writes.put_back(saved)
             value = _eager(rsf.dygraph_function, _unfed(args), kwargs, e)
             self.record(e, region)
             return Result(value)
+        if object_writes.put_back(saved):
+            region.eager = True
+            _forget(rsf, entry)
+            fdef, _n, lines, start, filename = self.parsed
+            self._add(GraphBreakInfo(
+                filename, start + region.first_line - 1, fdef.name,
+                lines[region.first_line - 1].strip(), object_writes.REASON, "side-effect"))
+            return Result(_eager(rsf.dygraph_function, _unfed(args), kwargs))
         self._pass_unknown_dims(region, entry)
         # this call runs eagerly: its result tells which outputs eager code has as arrays or
         # numbers (see output_kinds.py)
