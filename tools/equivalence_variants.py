@@ -23,7 +23,10 @@ def main() -> None:
     chosen = [v for v in VARIANTS if args.k in v.name and (not args.item or v.item == args.item)]
     rows = report(chosen, tuple(args.modes.split(",")), verbose=args.v)
     bad = [r for r in rows if r[3] != "agrees"]
-    print(f"{len(rows)} variants, {len(bad)} disagree")
+    refused = [r for r in rows if r[3] == "agrees" and
+               any(str(res).startswith("refused") for res in r[2].values())]
+    print(f"{len(rows)} variants, {len(bad)} disagree, {len(refused)} of those that agree "
+          f"refuse clearly in some mode ({', '.join(r[1] for r in refused)})")
 
 
 if __name__ == "__main__":
