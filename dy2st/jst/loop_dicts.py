@@ -1,7 +1,7 @@
 """A dict whose keys a tensor loop may have added or deleted (each such entry carries a "does it
 hold a value?" flag, known when the program runs): `get` / `pop` / `setdefault` choose on the
-flag; what would list the keys (`keys()`, `items()`, `values()`) refuses (`len` and iteration:
-operators.Len, iteration.For)."""
+flag; what would list the keys (`keys()`, `items()`, `values()`, `sorted(d)`, `list(d)` & co)
+refuses (`len` and iteration: operators.Len, iteration.For)."""
 from __future__ import annotations
 
 import types
@@ -15,9 +15,26 @@ from .namespace import IfElseExpr
 _MISSING = object()
 
 
+# builtins that list what they are given: given a dict, its keys (`sorted(d)`, `list(d)`)
+_LISTING = frozenset((sorted, list, tuple, set, frozenset, iter, enumerate, zip, reversed, min,
+                      max, sum, any, all))
+
+
+def _listing(fn: Any) -> Callable:
+    def listing(*args: Any, **kwargs: Any) -> Any:
+        for a in args:
+            if type(a) is dict:
+                refuse_listing(a, f"`{fn.__name__}()`")
+        return fn(*args, **kwargs)
+    return listing
+
+
 def dict_method(fn: Any) -> Any:
     """`d.get` & co as converted code calls them: for a dict with flagged entries, a version
-    that chooses on the flag; else fn itself."""
+    that chooses on the flag; `sorted(d)` & co, which list its keys, refuse such a dict (with
+    graph breaks, Python lists them); else fn itself."""
+    if fn in _LISTING:
+        return _listing(fn)
     d = getattr(fn, "__self__", None)
     if type(d) is not dict or not isinstance(fn, types.BuiltinMethodType):
         return fn
