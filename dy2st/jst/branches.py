@@ -5,7 +5,13 @@ from __future__ import annotations
 from typing import Any, Callable, Optional, Sequence, Tuple
 
 from ..runtime import ops, state
-from ..runtime.control_flow.cond import GENERATED_NAMES, UndefinedVar, is_undefined, merge_branches
+from ..runtime.control_flow.cond import (
+    GENERATED_NAMES,
+    UndefinedVar,
+    is_undefined,
+    merge_branches,
+    note_converter_lambdas,
+)
 from ..runtime.control_flow.loop_growth import none_or_tensor
 from ..runtime.control_flow.values import as_pred, placeholder_like
 from ..runtime.inplace import changed_values, journal, replace_objects, union
@@ -321,6 +327,7 @@ def _grown_lists(a: Any, b: Any, tb: Block, fb: Block) -> Tuple[Any, Any]:
 def IfElseExpr(pred: Any, true_fn: Callable, false_fn: Callable) -> Any:
     """`a if pred else b`: an `if` whose one output is the expression's value, so that the
     value is `a` or `b` itself on its path (`h = g if c else h; h.add_(v)` changes g when c)."""
+    note_converter_lambdas(true_fn, false_fn)
     if not is_symbolic(pred):
         return true_fn() if pred else false_fn()
     refuse_inside_try("conditional expression")

@@ -8,6 +8,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..runtime import ops, state
+from ..runtime.control_flow.cond import note_converter_lambdas
 from ..runtime.control_flow.loop_growth import dict_length, presence_flag
 from ..runtime.control_flow.values import as_pred, is_number
 from ..runtime.origin import user_origin
@@ -40,6 +41,7 @@ def _symbolic(x: Any) -> bool:
 # ----------------------------------------------------------------------------- logic
 def And(left: Callable, right: Callable, test: bool = False) -> Any:
     """`left and right`; with `test`, only its truth is used (an `if` test, `not`'s operand)."""
+    note_converter_lambdas(left, right)
     x = left()
     if _symbolic(x):
         return _symbolic_operands(x, _guarded_reads(right, x, on_true=True), True, test)
@@ -49,6 +51,7 @@ def And(left: Callable, right: Callable, test: bool = False) -> Any:
 
 
 def Or(left: Callable, right: Callable, test: bool = False) -> Any:
+    note_converter_lambdas(left, right)
     x = left()
     if _symbolic(x):
         return _symbolic_operands(x, _guarded_reads(right, x, on_true=False), False, test)

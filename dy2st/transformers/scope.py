@@ -211,7 +211,11 @@ class ControlFlowTransformer(Transformer):
         # statements this pass converts in the function's own body.
         converts = any(type(s) in self.converts for s in all_statements(node, nested_scopes=False))
         top = not self.func_stack
-        if converts or top:
+        # a nested function of the user's (not a helper the converter wrote) has locals too:
+        # a helper reading one before it is assigned fails as Python's UnboundLocalError (fuzz
+        # seed 7160021548: a NameError of a free variable)
+        user = top or _HELPER_DEF.match(node.name) is None
+        if converts or user:
             facts = analysis.function_facts(node)    # (one walk serves both reads below)
         if converts:
             self._mutated_only[id(node)] = facts.mutated - facts.written - params_of(node) - \
@@ -219,7 +223,7 @@ class ControlFlowTransformer(Transformer):
         # a local of the user's function read where a helper does not bind it (`z` assigned
         # only inside a loop body, read before the loop) must fail as unassigned when read, not
         # be looked up as a global: bind every local that is read to UndefinedVar first
-        user_locals = _read_locals(node, facts) if top else []
+        user_locals = _read_locals(node, facts) if user else []
         node = super().visit_FunctionDef(node)
         if user_locals:
             as_globals, by_helpers = _read_as_globals(node, set(user_locals))

@@ -3,6 +3,7 @@ in static mode and run plain Python in eager mode."""
 from __future__ import annotations
 
 import re
+import weakref
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -48,6 +49,19 @@ class UndefinedFreeVarError(NameError):
 _CONTROL_FLOW_FUNCTION = re.compile(r"(true_fn|false_fn|while_cond|while_body|for_body)_\d+$")
 
 
+# the lambdas the converter writes for `a if c else b`, `x and y`, `x or y`: a name read there
+# is read by the user's function itself (UnboundLocalError), not by a nested function
+_CONVERTER_LAMBDAS: "weakref.WeakSet" = weakref.WeakSet()
+
+
+def note_converter_lambdas(*fns: Callable) -> None:
+    """Mark fns as lambdas the converter wrote (read_as_free_variable passes over them)."""
+    for fn in fns:
+        code = getattr(fn, "__code__", None)
+        if code is not None:
+            _CONVERTER_LAMBDAS.add(code)
+
+
 def read_as_free_variable(name: str) -> bool:
     """Whether the converted code reading `name` now is a user's nested function that reads it
     from an enclosing function (not a branch or loop body the converter wrote)."""
@@ -56,7 +70,7 @@ def read_as_free_variable(name: str) -> bool:
     while frame is not None:
         code = frame.f_code
         if source_maps.is_generated(code.co_filename) and \
-                not _CONTROL_FLOW_FUNCTION.match(code.co_name):
+                not _CONTROL_FLOW_FUNCTION.match(code.co_name) and code not in _CONVERTER_LAMBDAS:
             return name in code.co_freevars
         frame = frame.f_back
     return False
