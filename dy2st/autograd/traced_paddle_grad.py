@@ -3,7 +3,7 @@ outputs and inputs need a gradient, `allow_unused`, `no_grad_vars`, `create_grap
 earlier backward freed); in a static-mode program it is `static.gradients`."""
 from __future__ import annotations
 
-from typing import Any, List, Optional, Set
+from typing import Any, Dict, List, Optional, Set
 
 from ..runtime.dtype import INEXACT_NUMPY
 from ..runtime.program import Block, Program, Variable, is_to_static_trace
@@ -145,6 +145,8 @@ def traced_paddle_grad(program: Program, outputs: List[Variable], inputs: List[A
         found = branch_gradients(program, chain, outputs, seeds, wrt, blocked)
         grads, entered = found if found is not None else ({}, [])
         check_not_freed(program, entered, need.difference(blocked), True)
+        if all(b.owner_kind != "while" for b in chain):
+            reached = _reach_from_before(program, chain, outputs, wrt)
     else:
         # the inputs the outputs depend on along some paths only (a loop that ran no turn, a
         # branch not taken): eager's gradient is None (or its error) on the others
@@ -175,3 +177,31 @@ def traced_paddle_grad(program: Program, outputs: List[Variable], inputs: List[A
 _UNREACHED = ("the gradient {} of paddle.grad(..., allow_unused=True) is None here: the outputs "
               "do not depend on that input along the path this call took (a tensor loop that "
               "ran no turn, a branch not taken); test `is None` before using it")
+
+
+def _reach_from_before(program: Program, chain: List[Block], outputs: List[Variable],
+                       wrt: List[str]) -> Dict[str, Variable]:
+    """Inside tensor `if` branches: per input that the outputs reach only through values from
+    before the `if`, and those along some paths only (a loop before it that may run no turn),
+    whether this run's path does (eager's gradient is None where it does not)."""
+    producer = {o: op for b in chain for op in b.ops for o in op.outputs}
+    captured = {local: name for b in chain for name, local in b.captures.items()}
+    outer: set = set()
+    seen: set = set()
+    stack = [o.name for o in outputs]
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        op = producer.get(name)
+        if op is not None:
+            stack.extend(op.inputs)
+        elif name in captured:
+            stack.append(captured[name])
+        else:
+            outer.add(name)
+    block = program.global_block()
+    before = [block.vars[n] for n in sorted(outer) if n in block.vars]
+    rest = [w for w in wrt if w not in outer]       # (one read in the branch: reached always)
+    return path_reach(program, before, rest) if before and rest else {}

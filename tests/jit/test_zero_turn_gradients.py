@@ -277,3 +277,59 @@ def test_a_traced_backward_that_reaches_nothing_on_this_path_raises(full_graph):
         np.testing.assert_allclose(x.grad.numpy(), 2 * XS * H, rtol=1e-5)
         with pytest.raises(paddle.autograd.GradientError, match="does not depend on any tensor"):
             run(x, paddle.to_tensor(H), paddle.to_tensor(np.array(0, "int64")))
+
+
+def _grad_in_a_tensor_if_after_the_loop(x, w, h, n):
+    for _ in range(n):
+        h = paddle.tanh(paddle.matmul(h, w) + x)
+    if x.sum() > -100.0:
+        gx, gw = paddle.grad([(h * h).sum()], [x, w], allow_unused=True)
+        out = x * 5.0 if gw is None else gw.sum() + gx      # None where no turn ran
+    else:
+        out = x * 2.0
+    return h, out
+
+
+def _grad_in_a_tensor_if_reading_w_itself(x, w, h, n):
+    for _ in range(n):
+        h = h * x
+    if x.sum() > -100.0:
+        gw = paddle.grad([(h * w[0]).sum()], [w], allow_unused=True)[0]
+        out = x * 5.0 if gw is None else gw[0] + x
+    else:
+        out = x * 2.0
+    return out
+
+
+def _strict_grad_in_a_tensor_if(x, w, h, n):
+    for _ in range(n):
+        h = paddle.tanh(paddle.matmul(h, w) + x)
+    if x.sum() > -100.0:
+        out = paddle.grad([(h * h).sum()], [h, w])[1]
+    else:
+        out = w * 2.0
+    return out
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_paddle_grad_in_a_tensor_if_after_a_loop_that_ran_no_turn(full_graph):
+    """Inside a tensor `if`, paddle.grad of an input reached only through a loop before it gave
+    zeros where no turn ran (so `gw is None` was false: x * 5 silently became gw's path)."""
+    for fn in (_grad_in_a_tensor_if_after_the_loop, _grad_in_a_tensor_if_reading_w_itself):
+        static = paddle.jit.to_static(fn, full_graph=full_graph)
+        for n in (0, 2, 0, 1):
+            args = [paddle.to_tensor(a, stop_gradient=False) for a in (XS, WS, H)]
+            count = paddle.to_tensor(np.array(n, "int64"))
+            want, got = fn(*args, count), static(*args, count)
+            for a, b in zip(want if isinstance(want, tuple) else [want],
+                            got if isinstance(got, tuple) else [got]):
+                np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-5, atol=1e-7)
+    static = paddle.jit.to_static(_strict_grad_in_a_tensor_if, full_graph=full_graph)
+    args = [paddle.to_tensor(a, stop_gradient=False) for a in (XS, WS, H)]
+    for run in (_strict_grad_in_a_tensor_if, static):
+        with pytest.raises(UnusedInputError, match=r"input 1 \(shape \[3, 3\]\) is not us"):
+            run(*args, paddle.to_tensor(np.array(0, "int64")))
+        np.testing.assert_allclose(
+            run(*args, paddle.to_tensor(np.array(2, "int64"))).numpy(),
+            _strict_grad_in_a_tensor_if(*args, paddle.to_tensor(np.array(2, "int64"))).numpy(),
+            rtol=1e-5)
