@@ -1,7 +1,7 @@
 """Checked reads of JSON document fields: each failure names the field and what was expected."""
 from __future__ import annotations
 
-from typing import Any, List
+from typing import Any, List, Optional
 
 from ..runtime.dtype import DTYPES
 from .errors import fail
@@ -50,6 +50,18 @@ def get_field(d: Any, key: str, types: Any, where: str) -> Any:
     if not isinstance(v, types) or (isinstance(v, bool) and bool not in _as_tuple(types)):
         raise fail(f"{where}.{key}", f"expected {_type_names(types)}, got {type(v).__name__}")
     return v
+
+
+def versioned_list(doc: Any, key: str, since: int, where: str) -> Optional[List[Any]]:
+    """The optional list field `key` of a model file, part of the format from version `since`
+    on: None when the file has none; a file of an older version that has one is refused."""
+    if key not in doc:
+        return None
+    version = doc.get("format_version")
+    if type(version) is not int or version < since:
+        raise fail(f"{where}: {key}", f"is not part of format version {version} (the file "
+                   "claims it)")
+    return get_field(doc, key, list, where)
 
 
 def _as_tuple(types: Any) -> tuple:

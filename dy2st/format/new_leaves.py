@@ -8,7 +8,7 @@ from typing import Any, Dict, List
 from ..runtime.leaf_notes import new_leaves
 from ..runtime.program import Program
 from .errors import fail
-from .fields import get_field, name_field
+from .fields import name_field, versioned_list
 
 
 def leaves_doc(program: Program, renumber: Dict[int, int]) -> List[Dict[str, Any]]:
@@ -22,14 +22,12 @@ def leaves_doc(program: Program, renumber: Dict[int, int]) -> List[Dict[str, Any
 def build_leaves(doc: Dict[str, Any], program: Program, where: str) -> None:
     """Check the optional `new_leaves` (format version 4) and note them on the program: each a
     variable of its block, once."""
-    if "new_leaves" not in doc:
+    listed = versioned_list(doc, "new_leaves", 4, where)
+    if listed is None:
         return
     lw = f"{where}: new_leaves"
-    version = doc.get("format_version")
-    if type(version) is not int or version < 4:
-        raise fail(lw, f"is not part of format version {version} (the file claims it)")
     noted = new_leaves(program)
-    for i, d in enumerate(get_field(doc, "new_leaves", list, where)):
+    for i, d in enumerate(listed):
         iw = f"{lw}[{i}]"
         if not isinstance(d, dict) or set(d) != {"var", "block"} or type(d["block"]) is not int:
             raise fail(iw, f"expected {{'var': name, 'block': index}}, got {str(d)[:80]}")

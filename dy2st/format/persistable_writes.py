@@ -8,7 +8,7 @@ from typing import Any, Dict, List
 from ..runtime.dtype import dtype_name
 from ..runtime.program import Program
 from .errors import fail
-from .fields import get_field, name_field
+from .fields import name_field, versioned_list
 
 
 def writes_doc(program: Program) -> List[Dict[str, str]]:
@@ -20,14 +20,12 @@ def build_writes(doc: Dict[str, Any], program: Program, where: str) -> None:
     """Check the optional `persistable_writes` (format version 3) and install them on the
     program: each names a parameter of the table once and a fetched variable of its very shape
     and dtype."""
-    if "persistable_writes" not in doc:
+    listed = versioned_list(doc, "persistable_writes", 3, where)
+    if listed is None:
         return
     ww = f"{where}: persistable_writes"
-    version = doc.get("format_version")
-    if type(version) is not int or version < 3:
-        raise fail(ww, f"is not part of format version {version} (the file claims it)")
     g = program.global_block()
-    for i, d in enumerate(get_field(doc, "persistable_writes", list, where)):
+    for i, d in enumerate(listed):
         iw = f"{ww}[{i}]"
         if not isinstance(d, dict) or set(d) != {"param", "value"}:
             raise fail(iw, f"expected {{'param': name, 'value': name}}, got {str(d)[:80]}")
