@@ -185,8 +185,8 @@ def test_errors_every_process_raises_alike(ranks):
                                        "valid (it raised there)")
         # the source raises the pickling error itself; the others learn that it failed
         kind, message = got["err_unpicklable"]
-        if r == 0:
-            assert "pickle" in message.lower()
+        if r == 0:       # (3.13 says "Can't get local object ...", without the word pickle)
+            assert "pickle" in message.lower() or "local object" in message
         else:
             assert (kind, message) == ("RuntimeError", "broadcast_object_list: rank 0 could not "
                                        "pickle its objects (it raised there)")

@@ -17,12 +17,19 @@ def _state() -> Any:
     return distributed.global_state
 
 
+def _joined(jax: Any) -> bool:
+    # jax.distributed.is_initialized came in jax 0.4.31; 0.4.30 (the newest for Python 3.9)
+    # shows a joined process by the client it keeps
+    is_initialized = getattr(jax.distributed, "is_initialized", None)
+    return is_initialized() if is_initialized is not None else _state().client is not None
+
+
 def join(holder: str, coordinator: str, world_size: int, rank: int,
          device_ids: Optional[Sequence[int]] = None, timeout: int = 300) -> None:
     """Join the runtime as process `rank` of `world_size` meeting at `coordinator` (host:port),
     or share it when this process joined it already as that same process."""
     jax = jax_modules().jax
-    if jax.distributed.is_initialized():
+    if _joined(jax):
         state = _state()
         if (state.process_id, state.num_processes) != (rank, world_size):
             raise RuntimeError(

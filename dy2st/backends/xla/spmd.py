@@ -54,8 +54,7 @@ class OverProcesses:
             local = jax.tree.map(lambda a: a[0], args)
             return jax.tree.map(lambda a: m.jnp.expand_dims(a, 0), fn(*local))
 
-        self.jitted = jax.jit(jax.shard_map(body, mesh=self.mesh, in_specs=spec, out_specs=spec,
-                                            check_vma=False))
+        self.jitted = jax.jit(_shard_map(jax, body, self.mesh, spec))
 
     def _global(self, a: Any) -> Any:
         jax = jax_modules().jax
@@ -80,3 +79,13 @@ class OverProcesses:
     def __call__(self, *args: Any) -> Any:
         out = self.jitted(*self._globals(args))
         return jax_modules().jax.tree.map(self._local, out)
+
+
+def _shard_map(jax: Any, body: Any, mesh: Any, spec: Any) -> Any:
+    """body mapped over the mesh's processes, its replication left unchecked."""
+    public = getattr(jax, "shard_map", None)
+    if public is not None:
+        return public(body, mesh=mesh, in_specs=spec, out_specs=spec, check_vma=False)
+    # jax 0.4.30 (the newest for Python 3.9) has it in jax.experimental, the check as check_rep
+    from jax.experimental.shard_map import shard_map
+    return shard_map(body, mesh=mesh, in_specs=spec, out_specs=spec, check_rep=False)
