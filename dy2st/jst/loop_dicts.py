@@ -4,6 +4,7 @@ flag; what would list the keys (`keys()`, `items()`, `values()`, `sorted(d)`, `l
 refuses (`len` and iteration: operators.Len, iteration.For)."""
 from __future__ import annotations
 
+import functools
 import types
 from typing import Any, Callable, Optional
 
@@ -21,6 +22,7 @@ _LISTING = frozenset((sorted, list, tuple, set, frozenset, iter, enumerate, zip,
 
 
 def _listing(fn: Any) -> Callable:
+    @functools.wraps(fn)
     def listing(*args: Any, **kwargs: Any) -> Any:
         for a in args:
             if type(a) is dict:
@@ -29,12 +31,16 @@ def _listing(fn: Any) -> Callable:
     return listing
 
 
+# one pass-through per builtin, made once: converted code asks for one at every call
+_LISTING_CALLS = {fn: _listing(fn) for fn in _LISTING}
+
+
 def dict_method(fn: Any) -> Any:
     """`d.get` & co as converted code calls them: for a dict with flagged entries, a version
     that chooses on the flag; `sorted(d)` & co, which list its keys, refuse such a dict (with
     graph breaks, Python lists them); else fn itself."""
     if fn in _LISTING:
-        return _listing(fn)
+        return _LISTING_CALLS[fn]
     d = getattr(fn, "__self__", None)
     if type(d) is not dict or not isinstance(fn, types.BuiltinMethodType):
         return fn

@@ -199,8 +199,12 @@ def test_not_to_static_called_as_is(check):
 def test_library_functions_not_converted(check):
     from dy2st.jit.convert_call import convert_call
     check(calls_builtins, X)
-    for fn in (max, np.sum, functools.reduce, paddle.add, textwrap.dedent):
+    for fn in (np.sum, functools.reduce, paddle.add, textwrap.dedent):
         assert convert_call(fn) is fn
+    # builtins that list a dict's keys pass through a check of flagged keys (jst/loop_dicts.py)
+    for fn in (max, sorted, zip):
+        assert convert_call(fn).__wrapped__ is fn and convert_call(fn) is convert_call(fn)
+    assert convert_call(max)(3, 5) == 5 and convert_call(sorted)({"b": 1, "a": 2}) == ["a", "b"]
 
 
 @pytest.fixture
