@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, List, Sequence, Tuple
 
+from .dtype import dtype_name
 from .program import Variable
 from .pytree import flatten, leaves_at, unflatten
 from .registry import apply
@@ -141,10 +142,19 @@ def python_value(x: Variable) -> PythonValue:
     gradients never flow through a Python number)."""
     if type(x) is PythonValue:
         return x
-    # a new variable either way: the tensor it was read from stays a tensor
+    # a new variable either way: the tensor it was read from stays a tensor. Python's float is
+    # a double: a number read from a float32 tensor is computed with in float64, as eager code
+    # does (`round(float(t), 3)`, `s * 0.1` printed the float32 result's digits)
+    wider = _PYTHON_DTYPE.get(dtype_name(x.dtype))
     x = apply("detach" if x.dtype.is_inexact else "assign", [x])
+    if wider:
+        x = apply("cast", [x], {"dtype": wider})
     x.__class__ = PythonValue
     return x
+
+
+_PYTHON_DTYPE = {"float16": "float64", "bfloat16": "float64", "float32": "float64",
+                 "complex64": "complex128"}
 
 
 def python_list(x: Variable) -> Any:

@@ -243,3 +243,28 @@ def test_a_list_of_numbers_made_in_the_program_becomes_a_tensor_of_its_length(fu
         (want, want_grad), (got, got_grad) = results
         np.testing.assert_allclose(got, want, rtol=1e-5, err_msg=f"rows={rows}")
         np.testing.assert_allclose(got_grad, want_grad, rtol=1e-4, err_msg=f"rows={rows}")
+
+
+def _float_arithmetic(x):
+    s = float(x.sum())
+    r = round(s, 3)
+    m = x.max().item() * 0.1
+    print("numbers", r, s * 0.1, m)
+    return x * r, s * 0.1, m + r
+
+
+@pytest.mark.parametrize("full_graph", [True, False])
+def test_python_floats_read_from_float32_tensors_are_doubles(full_graph, capsys):
+    """Python's float is a double: `float(t)`, `.item()` and what Python computes from them are
+    float64, as eager code has them (the program computed in float32: `round(s, 3)` printed
+    5.7769999504089355 where eager prints 5.777, and `s * 0.1` differed in the 8th digit)."""
+    x = paddle.to_tensor(np.array([1.2345678, 4.5424322], "float32"))
+    want = _float_arithmetic(x)
+    eager_text = capsys.readouterr().out
+    static = paddle.jit.to_static(_float_arithmetic, full_graph=full_graph)
+    for _ in range(2):                      # the trace's call and a compiled one
+        got = static(x)
+        assert capsys.readouterr().out.splitlines()[-1] == eager_text.strip()
+        assert got[0].dtype == want[0].dtype == paddle.float32
+        np.testing.assert_array_equal(got[0].numpy(), want[0].numpy())
+        assert type(got[1]) is float and got[1] == want[1] and got[2] == want[2]
