@@ -26,20 +26,3 @@ def drop_absent(value: Any) -> Any:
         raise KeyError("a returned dict entry that the program did not add")
     return value
 
-
-def strip_absent(value: Any) -> Any:
-    """drop_absent, changing value's dicts in place: a region's outputs are written back into
-    the caller's dicts, which must stay those objects (graph_break/identity.py)."""
-    if type(value) is dict:
-        for k in [k for k, v in value.items() if v is ABSENT]:
-            del value[k]
-        for v in value.values():
-            strip_absent(v)
-    elif type(value) in (list, tuple):
-        if any(v is ABSENT for v in value):
-            raise KeyError("a returned dict entry that the program did not add")
-        for v in value:
-            strip_absent(v)
-    elif value is ABSENT:
-        raise KeyError("a returned dict entry that the program did not add")
-    return value

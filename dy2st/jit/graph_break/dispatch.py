@@ -189,18 +189,21 @@ class BreakState:
                 specs = rsf._input_spec or [None] * len(later.params)
                 rsf._input_spec = [specs[i] or found.get(p) for i, p in enumerate(later.params)]
 
+    def _region_break(self, region: Region, reason: str, kind: str) -> None:
+        """Record that `region` runs eagerly from now on, at its first line."""
+        fdef, _n, lines, start, filename = self.parsed
+        self._add(GraphBreakInfo(filename, start + region.first_line - 1, fdef.name,
+                                 lines[region.first_line - 1].strip(), reason, kind))
+
     def region_miss(self, rsf: Any, region: Region, args: Tuple, kwargs: Dict, key: Any) -> Any:
         if region.eager or rsf._programs >= RECOMPILE_LIMIT:
             if not region.eager:
                 region.eager = True
                 names = rsf._arg_names(len(args))
                 last = rsf._last.key if rsf._last is not None else key
-                fdef, _n, lines, start, filename = self.parsed
-                line = start + region.first_line - 1
-                self._add(GraphBreakInfo(
-                    filename, line, fdef.name, lines[region.first_line - 1].strip(),
-                    f"recompile limit ({RECOMPILE_LIMIT} traces) reached, the region runs "
-                    f"eagerly: {describe_change(names, last, key)}", "recompile-limit"))
+                self._region_break(
+                    region, f"recompile limit ({RECOMPILE_LIMIT} traces) reached, the region "
+                    f"runs eagerly: {describe_change(names, last, key)}", "recompile-limit")
             return Result(_eager(rsf.dygraph_function, _unfed(args), kwargs))
         if self.sf._input_spec and _unknown_dims_for_arrays(rsf, args):
             key = rsf._key(args, kwargs)
@@ -219,10 +222,7 @@ class BreakState:
         if object_writes.put_back(saved):
             region.eager = True
             _forget(rsf, entry)
-            fdef, _n, lines, start, filename = self.parsed
-            self._add(GraphBreakInfo(
-                filename, start + region.first_line - 1, fdef.name,
-                lines[region.first_line - 1].strip(), object_writes.REASON, "side-effect"))
+            self._region_break(region, object_writes.REASON, "side-effect")
             return Result(_eager(rsf.dygraph_function, _unfed(args), kwargs))
         self._pass_unknown_dims(region, entry)
         # this call runs eagerly: its result tells which outputs eager code has as arrays or

@@ -17,7 +17,7 @@ from ...runtime.pytree import flatten, is_namedtuple, leaves_at, unflatten
 from ...runtime.side_effects import IS_NONE, MISSING_KEY, REFUSED
 from ...runtime.tensor import Tensor
 from ...runtime.widened import WIDENED
-from ..absent_keys import ABSENT, strip_absent
+from ..absent_keys import ABSENT, drop_absent
 
 
 def _is_input(x: Any) -> bool:
@@ -327,8 +327,7 @@ def restore(identity: Identity, value: Any, args: Tuple, kwargs: Dict) -> Any:
             leaves[j] = undefined
     value, contents = unflatten(identity.whole, leaves)
     if any(leaf is ABSENT for leaf in leaves):
-        strip_absent(value)
-        strip_absent(contents)
+        value, contents = drop_absent(value), drop_absent(contents)
     root = (args, kwargs)
     for path, content, kept in zip(identity.mutated, contents, identity.kept):
         target = _follow(root, path)
